@@ -1,0 +1,146 @@
+/* cudanms: detection post-processing library (decode + exact greedy NMS).
+ *
+ * Plain C API, no GStreamer. Two backends sit behind it: an exact CPU
+ * reference and CUDA kernels. Both produce bit-identical results; the
+ * semantics are in DESIGN.md and README.md ("Exact NMS semantics").
+ *
+ * Threading: a context is used by one thread at a time. Different contexts
+ * are independent (each CUDA context owns its own stream).
+ */
+#ifndef CUDANMS_H
+#define CUDANMS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef enum {
+  CNMS_OK = 0,
+  CNMS_ERR_INVALID_ARG,   /* a parameter is out of range */
+  CNMS_ERR_BAD_TENSOR,    /* dtype, dims or byte size do not fit the layout */
+  CNMS_ERR_NO_MEMORY,     /* host, pinned or device allocation failed */
+  CNMS_ERR_NO_DEVICE,     /* CUDA asked for, but no usable device */
+  CNMS_ERR_UNSUPPORTED,   /* backend not compiled in */
+  CNMS_ERR_CUDA           /* a CUDA runtime call or kernel launch failed */
+} cnms_status;
+
+typedef enum {
+  CNMS_BACKEND_CPU = 0,
+  CNMS_BACKEND_CUDA = 1
+} cnms_backend;
+
+typedef enum {
+  CNMS_LAYOUT_AUTO = 0,
+  CNMS_LAYOUT_YOLOV5,     /* [1, N, 5+C]: cx cy w h obj cls...          */
+  CNMS_LAYOUT_YOLOV8,     /* [1, 4+C, N]: cx cy w h cls... (strided by N) */
+  CNMS_LAYOUT_END2END     /* [1, K, 6]:   x1 y1 x2 y2 score class         */
+} cnms_layout;
+
+typedef enum {
+  CNMS_DTYPE_FLOAT32 = 0,
+  CNMS_DTYPE_FLOAT16
+} cnms_dtype;
+
+#define CNMS_MAX_DIMS 8
+
+/* A raw detector output tensor, row-major. */
+typedef struct {
+  const void *data;
+  size_t size;                  /* bytes readable at data */
+  cnms_dtype dtype;
+  int n_dims;
+  int64_t dims[CNMS_MAX_DIMS];
+  int on_device;                /* data is a CUDA device pointer (CUDA backend only) */
+} cnms_tensor;
+
+/* What a tensor was recognised as. */
+typedef struct {
+  cnms_layout layout;           /* never AUTO */
+  int n_anchors;                /* N (or K for end2end) */
+  int n_classes;                /* C; 0 for end2end */
+} cnms_shape;
+
+typedef struct {
+  float score_threshold;        /* candidate iff score > this (strict) */
+  float iou;                    /* suppress iff IoU > this (strict, float32) */
+  int max_detections;           /* kept boxes cap, >= 1 */
+  int max_candidates;           /* pre-NMS cap, >= 1; keeps the best by (score desc, anchor asc) */
+  int class_agnostic;
+  int model_width, model_height;  /* model input, pixels */
+  int frame_width, frame_height;  /* output frame, pixels */
+  int letterbox;                /* undo symmetric letterbox; else undo a plain stretch */
+} cnms_params;
+
+/* One detection / candidate record (32 bytes). Boxes are frame pixels. */
+typedef struct {
+  float score;
+  float x1, y1, x2, y2;
+  int32_t class_id;
+  int32_t anchor;               /* index of the anchor in the tensor */
+  int32_t reserved;
+} cnms_det;
+
+/* Fills p with the defaults: score 0.25, iou 0.45, 300 detections,
+ * 30000 candidates, class-aware, 640x640 model and frame, letterbox. */
+void cnms_params_init (cnms_params *p);
+
+/* Recognises the layout of t. requested = AUTO applies the rule:
+ *   3 dims [1, a, b] (or 2 dims [a, b]);
+ *   b == 6                        -> end2end  [K = a]
+ *   b >= 6 and a > b              -> yolov5   [N = a, C = b - 5]
+ *   a >= 5 and b > a              -> yolov8   [N = b, C = a - 4]
+ * (a one-class yolov5 tensor [1, N, 6] therefore needs layout=yolov5)
+ *   anything else                 -> CNMS_ERR_BAD_TENSOR
+ * A forced layout only checks that the dims fit it. Also checks that
+ * t->size holds the whole tensor. On failure writes a one-line reason
+ * into msg (if msg != NULL). */
+cnms_status cnms_tensor_shape (const cnms_tensor *t, cnms_layout requested,
+    cnms_shape *out, char *msg, size_t msg_size);
+
+typedef struct cnms_ctx cnms_ctx;
+
+/* Creates a context on a backend. device_id selects the CUDA device,
+ * -1 for the current/first one; the CPU backend ignores it. */
+cnms_status cnms_ctx_new (cnms_backend backend, int device_id, cnms_ctx **out);
+void cnms_ctx_free (cnms_ctx *ctx);
+
+cnms_backend cnms_ctx_backend (const cnms_ctx *ctx);
+/* Message of the last failure of this context ("" when none). */
+const char *cnms_ctx_error (const cnms_ctx *ctx);
+/* How many buffer allocations (host, pinned or device) the context made so
+ * far. Stays constant in steady state: buffers only grow with the input. */
+uint64_t cnms_ctx_alloc_count (const cnms_ctx *ctx);
+/* Bytes currently held, per kind of memory. */
+void cnms_ctx_memory (const cnms_ctx *ctx, size_t *host_bytes,
+    size_t *pinned_bytes, size_t *device_bytes);
+/* Candidates found by the last cnms_detect before the max_candidates cap. */
+int cnms_ctx_last_candidates (const cnms_ctx *ctx);
+
+/* Decode + NMS. On success *dets points at *n_dets records in kept order
+ * (score desc, anchor asc), owned by ctx and valid until the next call. */
+cnms_status cnms_detect (cnms_ctx *ctx, const cnms_tensor *t,
+    const cnms_layout layout, const cnms_params *p,
+    const cnms_det **dets, int *n_dets);
+
+/* Plain torchvision-compatible NMS on host arrays.
+ * boxes: [n][4] x1 y1 x2 y2; scores: [n]; classes: [n] or NULL.
+ * Boxes or scores that are not finite take no part. Class-aware when
+ * classes != NULL and !class_agnostic. max_detections <= 0: no cap.
+ * keep must hold n entries; receives input indices in kept order. */
+cnms_status cnms_nms (cnms_ctx *ctx, const float *boxes, const float *scores,
+    const int32_t *classes, int n, float iou, int class_agnostic,
+    int max_detections, int64_t *keep, int *n_keep);
+
+/* Number of usable CUDA devices; 0 without a CUDA build or device. */
+int cnms_cuda_device_count (void);
+
+const char *cnms_status_str (cnms_status s);
+const char *cnms_layout_name (cnms_layout l);
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* CUDANMS_H */
