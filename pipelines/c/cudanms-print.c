@@ -1,0 +1,240 @@
+/* cudanms-print: a minimal app embedding cudanms.
+ *
+ * Builds a pipeline with gst_parse_launch(), puts a pad probe on the src pad
+ * of the cudanms element (the one named "nms", else the first cudanms) and
+ * prints the GstVideoRegionOfInterestMeta of every buffer, as readable text or
+ * (--json) one JSON line per frame in DL Streamer's gvametaconvert layout.
+ * Exits 0 on EOS, 1 on a pipeline error, 2 on bad usage.
+ *
+ *   cudanms-print [--json] [--quiet] 'videotestsrc num-buffers=10 ! tensorinject ! cudanms name=nms ! fakesink'
+ */
+#include <stdio.h>
+#include <string.h>
+#include <gst/gst.h>
+#include <gst/video/video.h>
+
+typedef struct {
+  gboolean json;
+  gboolean quiet;
+  guint64 frames;
+  guint64 detections;
+} PrintState;
+
+static void
+print_json_string (const gchar * s)
+{
+  putchar ('"');
+  for (; s && *s; s++) {
+    if (*s == '"' || *s == '\\')
+      printf ("\\%c", *s);
+    else if ((guchar) * s < 0x20)
+      printf ("\\u%04x", (guchar) * s);
+    else
+      putchar (*s);
+  }
+  putchar ('"');
+}
+
+static void
+print_roi (PrintState * st, GstVideoRegionOfInterestMeta * roi, gboolean first)
+{
+  GstStructure *det = gst_video_region_of_interest_meta_get_param (roi,
+      "detection");
+  gdouble conf = 0, x0 = 0, y0 = 0, x1 = 0, y1 = 0;
+  gint label_id = -1;
+  const gchar *label = g_quark_to_string (roi->roi_type);
+
+  if (det) {
+    gst_structure_get_double (det, "confidence", &conf);
+    gst_structure_get_int (det, "label_id", &label_id);
+    gst_structure_get_double (det, "x_min", &x0);
+    gst_structure_get_double (det, "y_min", &y0);
+    gst_structure_get_double (det, "x_max", &x1);
+    gst_structure_get_double (det, "y_max", &y1);
+    if (gst_structure_get_string (det, "label"))
+      label = gst_structure_get_string (det, "label");
+  }
+
+  if (st->json) {
+    printf ("%s{\"region_id\":%d,\"roi_type\":", first ? "" : ",", roi->id);
+    print_json_string (g_quark_to_string (roi->roi_type));
+    printf (",\"x\":%u,\"y\":%u,\"w\":%u,\"h\":%u,\"detection\":{"
+        "\"bounding_box\":{\"x_min\":%.6f,\"y_min\":%.6f,\"x_max\":%.6f,"
+        "\"y_max\":%.6f},\"confidence\":%.6f,\"label_id\":%d,\"label\":",
+        roi->x, roi->y, roi->w, roi->h, x0, y0, x1, y1, conf, label_id);
+    print_json_string (label);
+    printf ("}}");
+  } else {
+    printf ("  #%-3d %-14s %.3f  x=%-5u y=%-5u w=%-5u h=%-5u\n", roi->id,
+        label, conf, roi->x, roi->y, roi->w, roi->h);
+  }
+}
+
+static GstPadProbeReturn
+on_buffer (GstPad * pad, GstPadProbeInfo * info, gpointer user_data)
+{
+  PrintState *st = user_data;
+  GstBuffer *buf = GST_PAD_PROBE_INFO_BUFFER (info);
+  GstVideoInfo vinfo;
+  GstCaps *caps;
+  gpointer state = NULL;
+  GstMeta *meta;
+  guint n = 0;
+  gint width = 0, height = 0;
+
+  caps = gst_pad_get_current_caps (pad);
+  if (caps && gst_video_info_from_caps (&vinfo, caps)) {
+    width = GST_VIDEO_INFO_WIDTH (&vinfo);
+    height = GST_VIDEO_INFO_HEIGHT (&vinfo);
+  }
+  if (caps)
+    gst_caps_unref (caps);
+
+  while ((meta = gst_buffer_iterate_meta_filtered (buf, &state,
+              GST_VIDEO_REGION_OF_INTEREST_META_API_TYPE)))
+    n++;
+
+  if (!st->quiet) {
+    if (st->json) {
+      printf ("{\"timestamp\":%" G_GUINT64_FORMAT ",\"resolution\":{\"width\":%d,"
+          "\"height\":%d},\"objects\":[", GST_BUFFER_PTS_IS_VALID (buf) ?
+          GST_BUFFER_PTS (buf) : 0, width, height);
+    } else {
+      printf ("frame %-4" G_GUINT64_FORMAT " pts %" GST_TIME_FORMAT
+          "  %u detection%s\n", st->frames, GST_TIME_ARGS (GST_BUFFER_PTS (buf)),
+          n, n == 1 ? "" : "s");
+    }
+    state = NULL;
+    n = 0;
+    while ((meta = gst_buffer_iterate_meta_filtered (buf, &state,
+                GST_VIDEO_REGION_OF_INTEREST_META_API_TYPE)))
+      print_roi (st, (GstVideoRegionOfInterestMeta *) meta, n++ == 0);
+    if (st->json)
+      printf ("]}\n");
+  }
+  st->frames++;
+  st->detections += n;
+  return GST_PAD_PROBE_OK;
+}
+
+static GstElement *
+find_cudanms (GstElement * pipeline)
+{
+  GstElement *nms = NULL;
+  GstIterator *it;
+  GValue item = G_VALUE_INIT;
+  gboolean done = FALSE;
+
+  if (GST_IS_BIN (pipeline))
+    nms = gst_bin_get_by_name (GST_BIN (pipeline), "nms");
+  if (nms || !GST_IS_BIN (pipeline))
+    return nms;
+
+  it = gst_bin_iterate_recurse (GST_BIN (pipeline));
+  while (!done) {
+    switch (gst_iterator_next (it, &item)) {
+      case GST_ITERATOR_OK:{
+        GstElement *e = g_value_get_object (&item);
+        GstElementFactory *f = gst_element_get_factory (e);
+        if (f && g_strcmp0 (GST_OBJECT_NAME (f), "cudanms") == 0) {
+          nms = gst_object_ref (e);
+          done = TRUE;
+        }
+        g_value_reset (&item);
+        break;
+      }
+      case GST_ITERATOR_RESYNC:
+        gst_iterator_resync (it);
+        break;
+      default:
+        done = TRUE;
+        break;
+    }
+  }
+  g_value_unset (&item);
+  gst_iterator_free (it);
+  return nms;
+}
+
+int
+main (int argc, char **argv)
+{
+  PrintState st = { FALSE, FALSE, 0, 0 };
+  GstElement *pipeline = NULL, *nms = NULL;
+  GstPad *pad = NULL;
+  GstBus *bus;
+  GstMessage *msg;
+  GError *err = NULL;
+  gchar *desc;
+  gint first = 1, ret = 0;
+
+  gst_init (&argc, &argv);
+  for (; first < argc && argv[first][0] == '-' && argv[first][1] == '-'; first++) {
+    if (strcmp (argv[first], "--json") == 0)
+      st.json = TRUE;
+    else if (strcmp (argv[first], "--quiet") == 0)
+      st.quiet = TRUE;
+    else
+      goto usage;
+  }
+  if (first >= argc)
+    goto usage;
+
+  desc = g_strjoinv (" ", argv + first);
+  pipeline = gst_parse_launch (desc, &err);
+  g_free (desc);
+  if (!pipeline)
+    goto parse_error;
+
+  nms = find_cudanms (pipeline);
+  if (!nms)
+    goto no_cudanms;
+  pad = gst_element_get_static_pad (nms, "src");
+  gst_pad_add_probe (pad, GST_PAD_PROBE_TYPE_BUFFER, on_buffer, &st, NULL);
+  gst_object_unref (pad);
+
+  if (gst_element_set_state (pipeline,
+          GST_STATE_PLAYING) == GST_STATE_CHANGE_FAILURE)
+    fprintf (stderr, "cudanms-print: the pipeline did not start\n");
+
+  bus = gst_element_get_bus (pipeline);
+  msg = gst_bus_timed_pop_filtered (bus, GST_CLOCK_TIME_NONE,
+      GST_MESSAGE_EOS | GST_MESSAGE_ERROR);
+  if (GST_MESSAGE_TYPE (msg) == GST_MESSAGE_ERROR) {
+    GError *perr = NULL;
+    gchar *dbg = NULL;
+    gst_message_parse_error (msg, &perr, &dbg);
+    fprintf (stderr, "cudanms-print: error from %s: %s\n%s\n",
+        GST_OBJECT_NAME (GST_MESSAGE_SRC (msg)), perr->message,
+        dbg ? dbg : "");
+    g_clear_error (&perr);
+    g_free (dbg);
+    ret = 1;
+  }
+  gst_message_unref (msg);
+  gst_object_unref (bus);
+  gst_element_set_state (pipeline, GST_STATE_NULL);
+
+  if (!st.json)
+    printf ("%" G_GUINT64_FORMAT " frames, %" G_GUINT64_FORMAT
+        " detections\n", st.frames, st.detections);
+
+  gst_object_unref (nms);
+  gst_object_unref (pipeline);
+  return ret;
+
+usage:
+  fprintf (stderr, "usage: %s [--json] [--quiet] PIPELINE-DESCRIPTION\n"
+      "  the pipeline must hold a cudanms element (named \"nms\" or the first)\n",
+      argv[0]);
+  return 2;
+parse_error:
+  fprintf (stderr, "cudanms-print: bad pipeline: %s\n",
+      err ? err->message : "unknown error");
+  g_clear_error (&err);
+  return 2;
+no_cudanms:
+  fprintf (stderr, "cudanms-print: no cudanms element in the pipeline\n");
+  gst_object_unref (pipeline);
+  return 2;
+}
