@@ -1,0 +1,209 @@
+/* CUDA backend context: device selection, the context's own stream, the
+ * grow-only device and pinned buffers, and CUDA error mapping. */
+#include <stdlib.h>
+
+#include "cnms_cuda.cuh"
+
+static cnms_status
+status_of (cudaError_t e)
+{
+  switch (e) {
+    case cudaErrorMemoryAllocation:
+      return CNMS_ERR_NO_MEMORY;
+    case cudaErrorNoDevice:
+    case cudaErrorInsufficientDriver:
+    case cudaErrorInvalidDevice:
+    case cudaErrorDevicesUnavailable:
+      return CNMS_ERR_NO_DEVICE;
+    default:
+      return CNMS_ERR_CUDA;
+  }
+}
+
+cnms_status
+cnms_cuda_error (cnms_ctx *ctx, cudaError_t e, const char *what)
+{
+  /* clears the error unless it is sticky (then the context is lost) */
+  (void) cudaGetLastError ();
+  return cnms_ctx_fail (ctx, status_of (e), "CUDA: %s: %s (%s)", what,
+      cudaGetErrorString (e), cudaGetErrorName (e));
+}
+
+/* Grows b to at least bytes with alloc; old contents are not kept. The
+ * old buffer is freed first so that growing needs no double footprint. */
+static cnms_status
+reserve (cnms_ctx *ctx, cnms_cuda_buf *b, size_t bytes, bool pinned,
+    const char *what)
+{
+  size_t *held = pinned ? &ctx->pinned_bytes : &ctx->device_bytes;
+  cudaError_t e;
+  void *p = NULL;
+
+  if (b->cap >= bytes)
+    return CNMS_OK;
+  /* round up: small growth does not reallocate every frame */
+  bytes = (bytes + 4095) & ~(size_t) 4095;
+  if (b->p != NULL) {
+    e = pinned ? cudaFreeHost (b->p) : cudaFree (b->p);
+    *held -= b->cap;
+    b->p = NULL;
+    b->cap = 0;
+    if (e != cudaSuccess)
+      return cnms_cuda_error (ctx, e, what);
+  }
+  e = pinned ? cudaHostAlloc (&p, bytes, cudaHostAllocDefault)
+      : cudaMalloc (&p, bytes);
+  if (e != cudaSuccess) {
+    (void) cudaGetLastError ();
+    return cnms_ctx_fail (ctx, status_of (e),
+        "CUDA: cannot allocate %zu bytes of %s memory for the %s: %s",
+        bytes, pinned ? "pinned host" : "device", what,
+        cudaGetErrorString (e));
+  }
+  b->p = p;
+  b->cap = bytes;
+  *held += bytes;
+  ctx->alloc_count++;
+  return CNMS_OK;
+}
+
+cnms_status
+cnms_cuda_reserve_device (cnms_ctx *ctx, cnms_cuda_buf *b, size_t bytes,
+    const char *what)
+{
+  return reserve (ctx, b, bytes, false, what);
+}
+
+cnms_status
+cnms_cuda_reserve_pinned (cnms_ctx *ctx, cnms_cuda_buf *b, size_t bytes,
+    const char *what)
+{
+  return reserve (ctx, b, bytes, true, what);
+}
+
+cnms_status
+cnms_cuda_resolve_smem (cnms_ctx *ctx, size_t smem_bytes)
+{
+  cnms_cuda_priv *s = (cnms_cuda_priv *) ctx->priv;
+
+  if (smem_bytes <= s->resolve_smem_set)
+    return CNMS_OK;
+  if (smem_bytes > s->smem_optin)
+    return cnms_ctx_fail (ctx, CNMS_ERR_NO_MEMORY,
+        "CUDA: %zu candidates need %zu bytes of shared memory in the NMS "
+        "resolve, the device allows %zu", smem_bytes * 8, smem_bytes,
+        s->smem_optin);
+  CNMS_CUDA_TRY (ctx, cnms_cuda_resolve_allow_smem (smem_bytes),
+      "raising the resolve kernel's shared memory");
+  s->resolve_smem_set = smem_bytes;
+  return CNMS_OK;
+}
+
+static void
+release (cnms_ctx *ctx, cnms_cuda_buf *b, bool pinned)
+{
+  if (b->p == NULL)
+    return;
+  if (pinned) {
+    (void) cudaFreeHost (b->p);
+    ctx->pinned_bytes -= b->cap;
+  } else {
+    (void) cudaFree (b->p);
+    ctx->device_bytes -= b->cap;
+  }
+  b->p = NULL;
+  b->cap = 0;
+}
+
+static void
+release_all (cnms_ctx *ctx, cnms_cuda_priv *s)
+{
+  cnms_cuda_buf *dev[] = { &s->d_in, &s->d_cand, &s->d_keys[0],
+    &s->d_keys[1], &s->d_vals[0], &s->d_vals[1], &s->d_sort_tmp,
+    &s->d_boxes, &s->d_cls, &s->d_mask, &s->d_out
+  };
+  size_t i;
+
+  for (i = 0; i < sizeof dev / sizeof dev[0]; i++)
+    release (ctx, dev[i], false);
+  release (ctx, &s->h_stage, true);
+  release (ctx, &s->h_out, true);
+}
+
+extern "C" int
+cnms_cuda_backend_device_count (void)
+{
+  int n = 0;
+
+  if (cudaGetDeviceCount (&n) != cudaSuccess) {
+    (void) cudaGetLastError ();
+    return 0;
+  }
+  return n;
+}
+
+/* Picks the device (device_id, or the thread's current one for -1) and
+ * creates the context's non-blocking stream. Leaves nothing behind on
+ * failure. */
+cnms_status
+cnms_cuda_create (cnms_ctx *ctx, int device_id)
+{
+  cnms_cuda_priv *s;
+  int n = cnms_cuda_backend_device_count ();
+  int dev = device_id;
+  int optin = 0;
+  cudaError_t e;
+
+  if (n <= 0)
+    return cnms_ctx_fail (ctx, CNMS_ERR_NO_DEVICE, "no CUDA device");
+  if (device_id >= n)
+    return cnms_ctx_fail (ctx, CNMS_ERR_NO_DEVICE,
+        "no CUDA device %d (%d present)", device_id, n);
+  if (dev < 0) {
+    e = cudaGetDevice (&dev);
+    if (e != cudaSuccess)
+      return cnms_cuda_error (ctx, e, "cudaGetDevice");
+  }
+
+  cnms_device_scope scope (dev);
+  if (scope.err != cudaSuccess)
+    return cnms_cuda_error (ctx, scope.err, "selecting the CUDA device");
+  e = cudaDeviceGetAttribute (&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin,
+      dev);
+  if (e != cudaSuccess)
+    return cnms_cuda_error (ctx, e, "querying shared memory");
+
+  s = (cnms_cuda_priv *) calloc (1, sizeof *s);
+  if (s == NULL)
+    return cnms_ctx_fail (ctx, CNMS_ERR_NO_MEMORY,
+        "cannot allocate the CUDA backend state");
+  s->device = dev;
+  s->smem_optin = (size_t) optin;
+  /* every kernel launch of this context goes to this stream, never to
+   * the legacy default stream */
+  e = cudaStreamCreateWithFlags (&s->stream, cudaStreamNonBlocking);
+  if (e != cudaSuccess) {
+    free (s);
+    return cnms_cuda_error (ctx, e, "cudaStreamCreateWithFlags");
+  }
+  ctx->priv = s;
+  return CNMS_OK;
+}
+
+void
+cnms_cuda_destroy (cnms_ctx *ctx)
+{
+  cnms_cuda_priv *s = (cnms_cuda_priv *) ctx->priv;
+
+  if (s == NULL)
+    return;
+  {
+    cnms_device_scope scope (s->device);
+    (void) cudaStreamSynchronize (s->stream);
+    release_all (ctx, s);
+    (void) cudaStreamDestroy (s->stream);
+    (void) cudaGetLastError ();
+  }
+  free (s);
+  ctx->priv = NULL;
+}
