@@ -1,0 +1,278 @@
+/* The exact CPU backend: the reference that the CUDA backend must match
+ * bit for bit. Pipeline per call: decode -> sort -> cap -> greedy NMS.
+ * Buffers live in the context and only grow with the input, so a warm
+ * context allocates nothing. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "cpu_priv.h"
+
+typedef struct {
+  cnms_buf cand;                /* [header | N records] */
+  cnms_buf scratch;             /* float16 rows converted to float */
+  cnms_buf best, best_cls;      /* yolov8 per-anchor class maximum */
+  cnms_buf keys, perm, tmp_keys, tmp_perm;
+  cnms_buf boxes, areas, classes;       /* candidates in sorted order */
+  cnms_buf kept;
+  cnms_buf kbox, karea, klink, head;    /* greedy scratch */
+  cnms_buf table_keys, table_vals;      /* class id -> dense id */
+  cnms_buf out;                 /* kept records of cnms_detect */
+} cpu_state;
+
+#define ALL_BUFS(s) { &(s)->cand, &(s)->scratch, &(s)->best, &(s)->best_cls, \
+    &(s)->keys, &(s)->perm, &(s)->tmp_keys, &(s)->tmp_perm, &(s)->boxes, \
+    &(s)->areas, &(s)->classes, &(s)->kept, &(s)->kbox, &(s)->karea, \
+    &(s)->klink, &(s)->head, &(s)->table_keys, &(s)->table_vals, &(s)->out }
+#define N_BUFS 19
+
+cnms_status
+cnms_buf_reserve (cnms_ctx *ctx, cnms_buf *b, size_t bytes)
+{
+  void *p;
+
+  if (b->cap >= bytes)
+    return CNMS_OK;
+  /* Rounded up so that small growth does not reallocate every time. */
+  bytes = (bytes + 4095) & ~(size_t) 4095;
+  p = malloc (bytes);
+  if (p == NULL)
+    return cnms_ctx_fail (ctx, CNMS_ERR_NO_MEMORY,
+        "cannot allocate %zu bytes of host memory", bytes);
+  free (b->p);
+  ctx->host_bytes -= b->cap;
+  b->p = p;
+  b->cap = bytes;
+  ctx->host_bytes += bytes;
+  ctx->alloc_count++;
+  return CNMS_OK;
+}
+
+void
+cnms_buf_release (cnms_ctx *ctx, cnms_buf *b)
+{
+  free (b->p);
+  ctx->host_bytes -= b->cap;
+  b->p = NULL;
+  b->cap = 0;
+}
+
+static cnms_status
+cpu_create (cnms_ctx *ctx, int device_id)
+{
+  (void) device_id;
+  ctx->priv = calloc (1, sizeof (cpu_state));
+  if (ctx->priv == NULL)
+    return cnms_ctx_fail (ctx, CNMS_ERR_NO_MEMORY,
+        "cannot allocate the CPU backend state");
+  return CNMS_OK;
+}
+
+static void
+cpu_destroy (cnms_ctx *ctx)
+{
+  cpu_state *s = ctx->priv;
+  int i;
+
+  if (s == NULL)
+    return;
+  {
+    cnms_buf *bufs[N_BUFS] = ALL_BUFS (s);
+    for (i = 0; i < N_BUFS; i++)
+      cnms_buf_release (ctx, bufs[i]);
+  }
+  free (s);
+  ctx->priv = NULL;
+}
+
+/* Reserves the sort, gather and greedy buffers for n boxes and n_classes
+ * classes (0: class-agnostic). */
+static cnms_status
+reserve_common (cnms_ctx *ctx, cpu_state *s, size_t n, size_t n_classes)
+{
+  cnms_status st = CNMS_OK;
+
+  if (n_classes == 0)
+    n_classes = 1;
+#define RESERVE(buf, bytes) \
+  if (st == CNMS_OK) st = cnms_buf_reserve (ctx, &s->buf, (bytes))
+  RESERVE (keys, n * sizeof (uint64_t));
+  RESERVE (tmp_keys, n * sizeof (uint64_t));
+  RESERVE (perm, n * sizeof (uint32_t));
+  RESERVE (tmp_perm, n * sizeof (uint32_t));
+  RESERVE (boxes, n * 4 * sizeof (float));
+  RESERVE (areas, n * sizeof (float));
+  RESERVE (classes, n * sizeof (int32_t));
+  RESERVE (kept, n * sizeof (int32_t));
+  RESERVE (kbox, n * 4 * sizeof (float));
+  RESERVE (karea, n * sizeof (float));
+  RESERVE (klink, n * sizeof (int32_t));
+  RESERVE (head, n_classes * sizeof (int32_t));
+#undef RESERVE
+  return st;
+}
+
+static void
+greedy_ws (cpu_state *s, cnms_greedy_ws *ws)
+{
+  ws->kbox = s->kbox.p;
+  ws->karea = s->karea.p;
+  ws->klink = s->klink.p;
+  ws->head = s->head.p;
+}
+
+/* Puts a box at position i of the sorted order into the gather buffers,
+ * with its area. */
+static inline void
+gather_box (cpu_state *s, int i, float x1, float y1, float x2, float y2)
+{
+  float *dst = (float *) s->boxes.p + 4 * (size_t) i;
+
+  dst[0] = x1;
+  dst[1] = y1;
+  dst[2] = x2;
+  dst[3] = y2;
+  ((float *) s->areas.p)[i] = cnms_box_area (x1, y1, x2, y2);
+}
+
+static cnms_status
+cpu_detect (cnms_ctx *ctx, const cnms_tensor *t, const cnms_shape *shape,
+    const cnms_params *p, const cnms_map *map, const cnms_det **dets,
+    int *n_dets)
+{
+  cpu_state *s = ctx->priv;
+  size_t n = (size_t) shape->n_anchors;
+  size_t row = (size_t) shape->n_classes + 6;
+  cnms_cand_header *hdr;
+  cnms_det *recs, *out;
+  uint64_t *keys;
+  uint32_t *perm;
+  int32_t *classes, *kept;
+  cnms_greedy_ws ws;
+  cnms_status st;
+  int count, k, i, n_out;
+
+  st = cnms_buf_reserve (ctx, &s->cand, sizeof *hdr + n * sizeof *recs);
+  if (st == CNMS_OK)
+    st = cnms_buf_reserve (ctx, &s->scratch,
+        (n > row ? n : row) * sizeof (float));
+  if (st == CNMS_OK && shape->layout == CNMS_LAYOUT_YOLOV8) {
+    st = cnms_buf_reserve (ctx, &s->best, n * sizeof (float));
+    if (st == CNMS_OK)
+      st = cnms_buf_reserve (ctx, &s->best_cls, n * sizeof (int32_t));
+  }
+  if (st == CNMS_OK)
+    st = reserve_common (ctx, s, n, (size_t) shape->n_classes);
+  if (st == CNMS_OK)
+    st = cnms_buf_reserve (ctx, &s->out, n * sizeof (cnms_det));
+  if (st != CNMS_OK)
+    return st;
+
+  hdr = s->cand.p;
+  recs = (cnms_det *) (hdr + 1);
+  hdr->count = count = cnms_cpu_decode (t, shape, map, p->score_threshold,
+      s->scratch.p, s->best.p, s->best_cls.p, recs);
+  ctx->last_candidates = count;
+
+  keys = s->keys.p;
+  perm = s->perm.p;
+  for (i = 0; i < count; i++) {
+    keys[i] = cnms_sort_key (recs[i].score, (uint32_t) recs[i].anchor);
+    perm[i] = (uint32_t) i;
+  }
+  cnms_cpu_sort (keys, perm, s->tmp_keys.p, s->tmp_perm.p, count);
+  /* Overflow keeps the best max_candidates in sorted order. */
+  k = count < p->max_candidates ? count : p->max_candidates;
+
+  out = s->out.p;
+  if (shape->layout == CNMS_LAYOUT_END2END) {
+    n_out = k < p->max_detections ? k : p->max_detections;
+    for (i = 0; i < n_out; i++)
+      out[i] = recs[perm[i]];
+  } else {
+    classes = s->classes.p;
+    kept = s->kept.p;
+    for (i = 0; i < k; i++) {
+      const cnms_det *r = &recs[perm[i]];
+      gather_box (s, i, r->x1, r->y1, r->x2, r->y2);
+      classes[i] = r->class_id;
+    }
+    greedy_ws (s, &ws);
+    n_out = cnms_cpu_greedy (s->boxes.p, s->areas.p,
+        p->class_agnostic ? NULL : classes, shape->n_classes, k, p->iou,
+        p->max_detections, &ws, kept);
+    for (i = 0; i < n_out; i++)
+      out[i] = recs[perm[kept[i]]];
+  }
+  *dets = out;
+  *n_dets = n_out;
+  return CNMS_OK;
+}
+
+static cnms_status
+cpu_nms (cnms_ctx *ctx, const float *boxes, const float *scores,
+    const int32_t *classes, int n, float iou, int class_agnostic,
+    int max_detections, int64_t *keep, int *n_keep)
+{
+  cpu_state *s = ctx->priv;
+  int aware = classes != NULL && !class_agnostic;
+  size_t slots = 0;
+  uint64_t *keys;
+  uint32_t *perm;
+  int32_t *kept, *dense = NULL;
+  int i, m, n_kept, n_classes = 0;
+  cnms_greedy_ws ws;
+  cnms_status st;
+
+  if (aware) {
+    for (slots = 64; slots < 2 * (size_t) n; slots *= 2);
+  }
+  st = reserve_common (ctx, s, (size_t) n, aware ? (size_t) n : 0);
+  if (st == CNMS_OK && aware) {
+    st = cnms_buf_reserve (ctx, &s->table_keys, slots * sizeof (int32_t));
+    if (st == CNMS_OK)
+      st = cnms_buf_reserve (ctx, &s->table_vals, slots * sizeof (int32_t));
+  }
+  if (st != CNMS_OK)
+    return st;
+
+  /* torchvision takes every box; only non-finite input is left out,
+   * since no order or overlap is defined for it. */
+  keys = s->keys.p;
+  perm = s->perm.p;
+  for (i = 0, m = 0; i < n; i++) {
+    const float *b = boxes + 4 * (size_t) i;
+    if (!cnms_isfinite (scores[i]) || !cnms_isfinite (b[0])
+        || !cnms_isfinite (b[1]) || !cnms_isfinite (b[2])
+        || !cnms_isfinite (b[3]))
+      continue;
+    keys[m] = cnms_sort_key (scores[i], (uint32_t) i);
+    perm[m++] = (uint32_t) i;
+  }
+  cnms_cpu_sort (keys, perm, s->tmp_keys.p, s->tmp_perm.p, m);
+
+  for (i = 0; i < m; i++) {
+    const float *b = boxes + 4 * (size_t) perm[i];
+    gather_box (s, i, b[0], b[1], b[2], b[3]);
+  }
+  if (aware) {
+    dense = s->classes.p;
+    n_classes = cnms_cpu_dense_classes (classes, perm, m, dense,
+        s->table_keys.p, s->table_vals.p, (uint32_t) (slots - 1));
+  }
+  kept = s->kept.p;
+  greedy_ws (s, &ws);
+  n_kept = cnms_cpu_greedy (s->boxes.p, s->areas.p, dense, n_classes, m,
+      iou, max_detections > 0 ? max_detections : m, &ws, kept);
+  for (i = 0; i < n_kept; i++)
+    keep[i] = perm[kept[i]];
+  *n_keep = n_kept;
+  return CNMS_OK;
+}
+
+const cnms_backend_ops cnms_cpu_ops = {
+  "cpu",
+  cpu_create,
+  cpu_destroy,
+  cpu_detect,
+  cpu_nms,
+};

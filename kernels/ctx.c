@@ -1,2 +1,419 @@
+/* cudanms front end: argument checking, tensor shape rules, the
+ * model->frame mapping and backend dispatch. Backends only ever see
+ * validated input (see cnms_backend_ops). */
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
 #include "cnms_internal.h"
-int cnms_cuda_device_count (void) { return cnms_cuda_backend_device_count (); }
+
+void
+cnms_params_init (cnms_params *p)
+{
+  if (p == NULL)
+    return;
+  memset (p, 0, sizeof *p);
+  p->score_threshold = 0.25f;
+  p->iou = 0.45f;
+  p->max_detections = 300;
+  p->max_candidates = 30000;
+  p->class_agnostic = 0;
+  p->model_width = 640;
+  p->model_height = 640;
+  p->frame_width = 640;
+  p->frame_height = 640;
+  p->letterbox = 1;
+}
+
+static void
+set_msg (char *msg, size_t msg_size, const char *fmt, ...)
+#ifdef __GNUC__
+    __attribute__ ((format (printf, 3, 4)))
+#endif
+    ;
+
+static void
+set_msg (char *msg, size_t msg_size, const char *fmt, ...)
+{
+  va_list ap;
+
+  if (msg == NULL || msg_size == 0)
+    return;
+  va_start (ap, fmt);
+  vsnprintf (msg, msg_size, fmt, ap);
+  va_end (ap);
+}
+
+static size_t
+dtype_size (cnms_dtype d)
+{
+  switch (d) {
+    case CNMS_DTYPE_FLOAT32:
+      return 4;
+    case CNMS_DTYPE_FLOAT16:
+      return 2;
+    default:
+      return 0;
+  }
+}
+
+/* Does layout l fit the two trailing dims [a, b]? Fills out on success. */
+static int
+layout_fits (cnms_layout l, int64_t a, int64_t b, cnms_shape *out)
+{
+  switch (l) {
+    case CNMS_LAYOUT_END2END:
+      if (b != 6)
+        return 0;
+      out->n_anchors = (int) a;
+      out->n_classes = 0;
+      break;
+    case CNMS_LAYOUT_YOLOV5:
+      if (b < 6)
+        return 0;
+      out->n_anchors = (int) a;
+      out->n_classes = (int) (b - 5);
+      break;
+    case CNMS_LAYOUT_YOLOV8:
+      if (a < 5)
+        return 0;
+      out->n_anchors = (int) b;
+      out->n_classes = (int) (a - 4);
+      break;
+    default:
+      return 0;
+  }
+  out->layout = l;
+  return 1;
+}
+
+cnms_status
+cnms_tensor_shape (const cnms_tensor *t, cnms_layout requested,
+    cnms_shape *out, char *msg, size_t msg_size)
+{
+  size_t esize;
+  int64_t a, b;
+  int i;
+  cnms_shape s;
+  cnms_layout l;
+  uint64_t count = 1;
+
+  if (t == NULL || out == NULL) {
+    set_msg (msg, msg_size, "tensor or shape pointer is NULL");
+    return CNMS_ERR_INVALID_ARG;
+  }
+  esize = dtype_size (t->dtype);
+  if (esize == 0) {
+    set_msg (msg, msg_size, "unsupported tensor data type %d "
+        "(expected float32 or float16)", (int) t->dtype);
+    return CNMS_ERR_BAD_TENSOR;
+  }
+  if (t->n_dims == 3) {
+    if (t->dims[0] != 1) {
+      set_msg (msg, msg_size, "tensor batch dimension is %lld, expected 1",
+          (long long) t->dims[0]);
+      return CNMS_ERR_BAD_TENSOR;
+    }
+  } else if (t->n_dims != 2) {
+    set_msg (msg, msg_size, "tensor has %d dims, expected [1, a, b] or "
+        "[a, b]", t->n_dims);
+    return CNMS_ERR_BAD_TENSOR;
+  }
+  for (i = 0; i < t->n_dims; i++) {
+    if (t->dims[i] <= 0) {
+      set_msg (msg, msg_size, "tensor dim %d is %lld, must be > 0", i,
+          (long long) t->dims[i]);
+      return CNMS_ERR_BAD_TENSOR;
+    }
+    /* Both fit in int (checked below), so the product cannot overflow. */
+    if (t->dims[i] > INT32_MAX) {
+      set_msg (msg, msg_size, "tensor dim %d is %lld, too large", i,
+          (long long) t->dims[i]);
+      return CNMS_ERR_BAD_TENSOR;
+    }
+    count *= (uint64_t) t->dims[i];
+  }
+  a = t->dims[t->n_dims - 2];
+  b = t->dims[t->n_dims - 1];
+
+  l = requested;
+  if (l == CNMS_LAYOUT_AUTO) {
+    if (b == 6)
+      l = CNMS_LAYOUT_END2END;
+    else if (b >= 6 && a > b)
+      l = CNMS_LAYOUT_YOLOV5;
+    else if (a >= 5 && b > a)
+      l = CNMS_LAYOUT_YOLOV8;
+    else {
+      set_msg (msg, msg_size, "cannot detect the layout of a [%lld, %lld] "
+          "tensor (expected [1,N,5+C], [1,4+C,N] or [1,K,6])",
+          (long long) a, (long long) b);
+      return CNMS_ERR_BAD_TENSOR;
+    }
+  }
+  if (!layout_fits (l, a, b, &s)) {
+    set_msg (msg, msg_size, "a [%lld, %lld] tensor does not fit layout %s",
+        (long long) a, (long long) b, cnms_layout_name (l));
+    return CNMS_ERR_BAD_TENSOR;
+  }
+  if (count > SIZE_MAX / esize || t->size < count * esize) {
+    set_msg (msg, msg_size, "tensor data is %zu bytes, %llu needed",
+        t->size, (unsigned long long) count * esize);
+    return CNMS_ERR_BAD_TENSOR;
+  }
+  if (t->data == NULL) {
+    set_msg (msg, msg_size, "tensor data pointer is NULL");
+    return CNMS_ERR_BAD_TENSOR;
+  }
+  *out = s;
+  set_msg (msg, msg_size, "%s", "");
+  return CNMS_OK;
+}
+
+cnms_status
+cnms_ctx_fail (cnms_ctx *ctx, cnms_status status, const char *fmt, ...)
+{
+  va_list ap;
+
+  va_start (ap, fmt);
+  vsnprintf (ctx->error, sizeof ctx->error, fmt, ap);
+  va_end (ap);
+  return status;
+}
+
+cnms_status
+cnms_ctx_new (cnms_backend backend, int device_id, cnms_ctx **out)
+{
+  cnms_ctx *ctx;
+  cnms_status st;
+
+  if (out == NULL)
+    return CNMS_ERR_INVALID_ARG;
+  *out = NULL;
+  if (backend != CNMS_BACKEND_CPU && backend != CNMS_BACKEND_CUDA)
+    return CNMS_ERR_INVALID_ARG;
+
+  ctx = calloc (1, sizeof *ctx);
+  if (ctx == NULL)
+    return CNMS_ERR_NO_MEMORY;
+  ctx->backend = backend;
+  ctx->ops = backend == CNMS_BACKEND_CPU ? &cnms_cpu_ops : &cnms_cuda_ops;
+  /* A failing create releases what it made itself; destroy is only for
+   * a context that was fully created. */
+  st = ctx->ops->create (ctx, device_id);
+  if (st != CNMS_OK) {
+    free (ctx);
+    return st;
+  }
+  *out = ctx;
+  return CNMS_OK;
+}
+
+void
+cnms_ctx_free (cnms_ctx *ctx)
+{
+  if (ctx == NULL)
+    return;
+  ctx->ops->destroy (ctx);
+  free (ctx);
+}
+
+cnms_backend
+cnms_ctx_backend (const cnms_ctx *ctx)
+{
+  return ctx != NULL ? ctx->backend : CNMS_BACKEND_CPU;
+}
+
+const char *
+cnms_ctx_error (const cnms_ctx *ctx)
+{
+  return ctx != NULL ? ctx->error : "no context";
+}
+
+uint64_t
+cnms_ctx_alloc_count (const cnms_ctx *ctx)
+{
+  return ctx != NULL ? ctx->alloc_count : 0;
+}
+
+void
+cnms_ctx_memory (const cnms_ctx *ctx, size_t *host_bytes,
+    size_t *pinned_bytes, size_t *device_bytes)
+{
+  if (host_bytes)
+    *host_bytes = ctx ? ctx->host_bytes : 0;
+  if (pinned_bytes)
+    *pinned_bytes = ctx ? ctx->pinned_bytes : 0;
+  if (device_bytes)
+    *device_bytes = ctx ? ctx->device_bytes : 0;
+}
+
+int
+cnms_ctx_last_candidates (const cnms_ctx *ctx)
+{
+  return ctx != NULL ? ctx->last_candidates : 0;
+}
+
+void
+cnms_map_init (cnms_map *m, const cnms_params *p)
+{
+  float fw = (float) p->frame_width;
+  float fh = (float) p->frame_height;
+  float mw = (float) p->model_width;
+  float mh = (float) p->model_height;
+
+  m->frame_w = fw;
+  m->frame_h = fh;
+  if (p->letterbox) {
+    /* ultralytics scale_boxes: one gain, symmetric padding rounded with
+     * the same -0.1 bias */
+    float gx = cnms_fdiv (mw, fw);
+    float gy = cnms_fdiv (mh, fh);
+    float gain = cnms_fmin (gx, gy);
+    m->gain_x = gain;
+    m->gain_y = gain;
+    m->pad_x = roundf (cnms_fsub (cnms_fmul (cnms_fsub (mw,
+                    cnms_fmul (fw, gain)), 0.5f), 0.1f));
+    m->pad_y = roundf (cnms_fsub (cnms_fmul (cnms_fsub (mh,
+                    cnms_fmul (fh, gain)), 0.5f), 0.1f));
+  } else {
+    m->gain_x = cnms_fdiv (mw, fw);
+    m->gain_y = cnms_fdiv (mh, fh);
+    m->pad_x = 0.0f;
+    m->pad_y = 0.0f;
+  }
+}
+
+static cnms_status
+check_params (cnms_ctx *ctx, const cnms_params *p)
+{
+  if (p->score_threshold != p->score_threshold)
+    return cnms_ctx_fail (ctx, CNMS_ERR_INVALID_ARG,
+        "score threshold is NaN");
+  if (!(p->iou >= 0.0f && p->iou <= 1.0f))
+    return cnms_ctx_fail (ctx, CNMS_ERR_INVALID_ARG,
+        "iou %g is outside [0, 1]", (double) p->iou);
+  if (p->max_detections < 1)
+    return cnms_ctx_fail (ctx, CNMS_ERR_INVALID_ARG,
+        "max-detections %d must be >= 1", p->max_detections);
+  if (p->max_candidates < 1)
+    return cnms_ctx_fail (ctx, CNMS_ERR_INVALID_ARG,
+        "max-candidates %d must be >= 1", p->max_candidates);
+  if (p->model_width < 1 || p->model_height < 1)
+    return cnms_ctx_fail (ctx, CNMS_ERR_INVALID_ARG,
+        "model size %dx%d must be at least 1x1", p->model_width,
+        p->model_height);
+  if (p->frame_width < 1 || p->frame_height < 1)
+    return cnms_ctx_fail (ctx, CNMS_ERR_INVALID_ARG,
+        "frame size %dx%d must be at least 1x1", p->frame_width,
+        p->frame_height);
+  return CNMS_OK;
+}
+
+cnms_status
+cnms_detect (cnms_ctx *ctx, const cnms_tensor *t, const cnms_layout layout,
+    const cnms_params *p, const cnms_det **dets, int *n_dets)
+{
+  cnms_shape shape;
+  cnms_map map;
+  cnms_status st;
+
+  if (ctx == NULL)
+    return CNMS_ERR_INVALID_ARG;
+  ctx->error[0] = '\0';
+  if (t == NULL || p == NULL || dets == NULL || n_dets == NULL)
+    return cnms_ctx_fail (ctx, CNMS_ERR_INVALID_ARG,
+        "cnms_detect: NULL argument");
+  *dets = NULL;
+  *n_dets = 0;
+  if (layout < CNMS_LAYOUT_AUTO || layout > CNMS_LAYOUT_END2END)
+    return cnms_ctx_fail (ctx, CNMS_ERR_INVALID_ARG,
+        "unknown layout %d", (int) layout);
+  st = check_params (ctx, p);
+  if (st != CNMS_OK)
+    return st;
+  if (t->on_device && ctx->backend != CNMS_BACKEND_CUDA)
+    return cnms_ctx_fail (ctx, CNMS_ERR_INVALID_ARG,
+        "a device tensor needs the CUDA backend (context is %s)",
+        ctx->ops->name);
+  st = cnms_tensor_shape (t, layout, &shape, ctx->error, sizeof ctx->error);
+  if (st != CNMS_OK)
+    return st;
+  cnms_map_init (&map, p);
+  return ctx->ops->detect (ctx, t, &shape, p, &map, dets, n_dets);
+}
+
+cnms_status
+cnms_nms (cnms_ctx *ctx, const float *boxes, const float *scores,
+    const int32_t *classes, int n, float iou, int class_agnostic,
+    int max_detections, int64_t *keep, int *n_keep)
+{
+  if (ctx == NULL)
+    return CNMS_ERR_INVALID_ARG;
+  ctx->error[0] = '\0';
+  if (n_keep == NULL)
+    return cnms_ctx_fail (ctx, CNMS_ERR_INVALID_ARG,
+        "cnms_nms: n_keep is NULL");
+  *n_keep = 0;
+  if (n < 0)
+    return cnms_ctx_fail (ctx, CNMS_ERR_INVALID_ARG,
+        "cnms_nms: n = %d is negative", n);
+  if (n > 0 && (boxes == NULL || scores == NULL || keep == NULL))
+    return cnms_ctx_fail (ctx, CNMS_ERR_INVALID_ARG,
+        "cnms_nms: NULL boxes, scores or keep");
+  if (!(iou >= 0.0f && iou <= 1.0f))
+    return cnms_ctx_fail (ctx, CNMS_ERR_INVALID_ARG,
+        "iou %g is outside [0, 1]", (double) iou);
+  if (n == 0)
+    return CNMS_OK;
+  return ctx->ops->nms (ctx, boxes, scores, classes, n, iou, class_agnostic,
+      max_detections, keep, n_keep);
+}
+
+int
+cnms_cuda_device_count (void)
+{
+  return cnms_cuda_backend_device_count ();
+}
+
+const char *
+cnms_status_str (cnms_status s)
+{
+  switch (s) {
+    case CNMS_OK:
+      return "ok";
+    case CNMS_ERR_INVALID_ARG:
+      return "invalid argument";
+    case CNMS_ERR_BAD_TENSOR:
+      return "bad tensor";
+    case CNMS_ERR_NO_MEMORY:
+      return "out of memory";
+    case CNMS_ERR_NO_DEVICE:
+      return "no CUDA device";
+    case CNMS_ERR_UNSUPPORTED:
+      return "unsupported";
+    case CNMS_ERR_CUDA:
+      return "CUDA error";
+    default:
+      return "unknown status";
+  }
+}
+
+const char *
+cnms_layout_name (cnms_layout l)
+{
+  switch (l) {
+    case CNMS_LAYOUT_AUTO:
+      return "auto";
+    case CNMS_LAYOUT_YOLOV5:
+      return "yolov5";
+    case CNMS_LAYOUT_YOLOV8:
+      return "yolov8";
+    case CNMS_LAYOUT_END2END:
+      return "end2end";
+    default:
+      return "unknown";
+  }
+}

@@ -1,0 +1,40 @@
+/* Minimal .npy reader/writer for cudanms-tool and the tests: format
+ * versions 1.0-3.0, little-endian '<f4' '<f2' '<i4' '<i8', C order. */
+#ifndef CNMS_NPY_H
+#define CNMS_NPY_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#define CNMS_NPY_MAX_DIMS 8
+
+typedef enum {
+  CNMS_NPY_F4 = 0,
+  CNMS_NPY_F2,
+  CNMS_NPY_I4,
+  CNMS_NPY_I8
+} cnms_npy_dtype;
+
+typedef struct {
+  cnms_npy_dtype dtype;
+  int n_dims;                   /* 0 for a scalar */
+  int64_t dims[CNMS_NPY_MAX_DIMS];
+  size_t count;                 /* number of elements */
+  void *data;                   /* count elements, malloc'ed */
+  size_t size;                  /* bytes at data */
+} cnms_npy;
+
+/* Reads path into a. Returns 0, or -1 with a one-line reason in err. */
+int cnms_npy_read (const char *path, cnms_npy *a, char *err, size_t err_size);
+
+/* Writes a .npy v1.0 file. Returns 0, or -1 with a reason in err. */
+int cnms_npy_write (const char *path, cnms_npy_dtype dtype, int n_dims,
+    const int64_t *dims, const void *data, char *err, size_t err_size);
+
+/* Frees the data of a and zeroes it. */
+void cnms_npy_clear (cnms_npy *a);
+
+size_t cnms_npy_dtype_size (cnms_npy_dtype dtype);
+const char *cnms_npy_dtype_name (cnms_npy_dtype dtype);
+
+#endif /* CNMS_NPY_H */

@@ -1,0 +1,359 @@
+/* cudanms-tool: runs the cudanms library on .npy files, for the golden
+ * tests and for debugging. Every failure is one line on stderr and exit
+ * code 2. */
+#include <errno.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "config.h"
+#include "cudanms.h"
+#include "npy.h"
+
+#define EXIT_USAGE 2
+
+static const char usage[] =
+    "usage:\n"
+    "  cudanms-tool nms --boxes B.npy --scores S.npy [--classes C.npy]\n"
+    "      --iou T [--class-agnostic] [--max-detections K]\n"
+    "      [--backend cpu|cuda] --out KEEP.npy\n"
+    "    B float32 [N,4] x1 y1 x2 y2, S float32 [N], C int32/int64 [N];\n"
+    "    KEEP int64 [K]: input indices in kept order.\n"
+    "  cudanms-tool decode --tensor T.npy [--layout auto|yolov5|yolov8|end2end]\n"
+    "      --model-size WxH --frame-size WxH [--letterbox]\n"
+    "      --score-threshold S --iou T [--class-agnostic]\n"
+    "      [--max-detections K] [--max-candidates M] [--backend cpu|cuda]\n"
+    "    T float32/float16 [1,N,5+C], [1,4+C,N] or [1,K,6]; prints one JSON\n"
+    "    line per detection: x y w h confidence label_id (frame pixels).\n"
+    "  cudanms-tool --help\n";
+
+static void die (const char *fmt, ...)
+#ifdef __GNUC__
+    __attribute__ ((format (printf, 1, 2), noreturn))
+#endif
+    ;
+
+static void
+die (const char *fmt, ...)
+{
+  va_list ap;
+
+  fputs ("cudanms-tool: error: ", stderr);
+  va_start (ap, fmt);
+  vfprintf (stderr, fmt, ap);
+  va_end (ap);
+  fputc ('\n', stderr);
+  exit (EXIT_USAGE);
+}
+
+typedef struct {
+  const char *boxes, *scores, *classes, *out, *tensor;
+  const char *backend;
+  cnms_layout layout;
+  int have_iou, have_score, have_model, have_frame, have_max_det;
+  cnms_params p;
+} options;
+
+static double
+parse_double (const char *opt, const char *s)
+{
+  char *end;
+  double v;
+
+  errno = 0;
+  v = strtod (s, &end);
+  if (errno != 0 || end == s || *end != '\0' || isnan (v))
+    die ("%s: '%s' is not a number", opt, s);
+  return v;
+}
+
+static int
+parse_int (const char *opt, const char *s)
+{
+  char *end;
+  long v;
+
+  errno = 0;
+  v = strtol (s, &end, 10);
+  if (errno != 0 || end == s || *end != '\0' || v < -2147483647L
+      || v > 2147483647L)
+    die ("%s: '%s' is not an integer", opt, s);
+  return (int) v;
+}
+
+static void
+parse_size (const char *opt, const char *s, int *w, int *h)
+{
+  char *x, *end;
+  long a, b;
+
+  x = strchr (s, 'x');
+  if (x == NULL)
+    die ("%s: '%s' is not WIDTHxHEIGHT", opt, s);
+  errno = 0;
+  a = strtol (s, &end, 10);
+  if (end != x || errno != 0)
+    die ("%s: '%s' is not WIDTHxHEIGHT", opt, s);
+  b = strtol (x + 1, &end, 10);
+  if (*end != '\0' || end == x + 1 || errno != 0 || a < 1 || b < 1
+      || a > 1000000 || b > 1000000)
+    die ("%s: '%s' is not WIDTHxHEIGHT with sizes in [1, 1000000]", opt, s);
+  *w = (int) a;
+  *h = (int) b;
+}
+
+static cnms_layout
+parse_layout (const char *s)
+{
+  cnms_layout l;
+
+  for (l = CNMS_LAYOUT_AUTO; l <= CNMS_LAYOUT_END2END; l++) {
+    if (strcmp (s, cnms_layout_name (l)) == 0)
+      return l;
+  }
+  die ("--layout: '%s' is not auto, yolov5, yolov8 or end2end", s);
+}
+
+static void
+parse_args (int argc, char **argv, options *o)
+{
+  int i;
+
+  memset (o, 0, sizeof *o);
+  cnms_params_init (&o->p);
+  o->p.letterbox = 0;
+  o->backend = "cpu";
+  for (i = 2; i < argc; i++) {
+    const char *a = argv[i];
+    const char *v = i + 1 < argc ? argv[i + 1] : NULL;
+    int takes = 1;
+
+    if (strcmp (a, "--class-agnostic") == 0) {
+      o->p.class_agnostic = 1;
+      takes = 0;
+    } else if (strcmp (a, "--letterbox") == 0) {
+      o->p.letterbox = 1;
+      takes = 0;
+    } else if (strcmp (a, "--help") == 0 || strcmp (a, "-h") == 0) {
+      fputs (usage, stdout);
+      exit (0);
+    } else if (strncmp (a, "--", 2) != 0) {
+      die ("unexpected argument '%s' (see --help)", a);
+    } else if (v == NULL) {
+      die ("%s needs a value (see --help)", a);
+    } else if (strcmp (a, "--boxes") == 0) {
+      o->boxes = v;
+    } else if (strcmp (a, "--scores") == 0) {
+      o->scores = v;
+    } else if (strcmp (a, "--classes") == 0) {
+      o->classes = v;
+    } else if (strcmp (a, "--out") == 0) {
+      o->out = v;
+    } else if (strcmp (a, "--tensor") == 0) {
+      o->tensor = v;
+    } else if (strcmp (a, "--backend") == 0) {
+      if (strcmp (v, "cpu") != 0 && strcmp (v, "cuda") != 0)
+        die ("--backend: '%s' is not cpu or cuda", v);
+      o->backend = v;
+    } else if (strcmp (a, "--layout") == 0) {
+      o->layout = parse_layout (v);
+    } else if (strcmp (a, "--iou") == 0) {
+      double t = parse_double (a, v);
+      if (t < 0.0 || t > 1.0)
+        die ("--iou: %s is outside [0, 1]", v);
+      o->p.iou = (float) t;
+      o->have_iou = 1;
+    } else if (strcmp (a, "--score-threshold") == 0) {
+      o->p.score_threshold = (float) parse_double (a, v);
+      o->have_score = 1;
+    } else if (strcmp (a, "--max-detections") == 0) {
+      o->p.max_detections = parse_int (a, v);
+      o->have_max_det = 1;
+    } else if (strcmp (a, "--max-candidates") == 0) {
+      o->p.max_candidates = parse_int (a, v);
+      if (o->p.max_candidates < 1)
+        die ("--max-candidates: must be >= 1");
+    } else if (strcmp (a, "--model-size") == 0) {
+      parse_size (a, v, &o->p.model_width, &o->p.model_height);
+      o->have_model = 1;
+    } else if (strcmp (a, "--frame-size") == 0) {
+      parse_size (a, v, &o->p.frame_width, &o->p.frame_height);
+      o->have_frame = 1;
+    } else {
+      die ("unknown option '%s' (see --help)", a);
+    }
+    i += takes;
+  }
+}
+
+static cnms_ctx *
+open_ctx (const char *backend)
+{
+  cnms_ctx *ctx = NULL;
+  cnms_status st;
+
+  if (strcmp (backend, "cuda") == 0) {
+    if (!HAVE_CUDA)
+      die ("--backend cuda: cudanms was built without CUDA");
+    if (cnms_cuda_device_count () == 0)
+      die ("--backend cuda: no CUDA device is available");
+    st = cnms_ctx_new (CNMS_BACKEND_CUDA, -1, &ctx);
+  } else {
+    st = cnms_ctx_new (CNMS_BACKEND_CPU, -1, &ctx);
+  }
+  if (st != CNMS_OK)
+    die ("cannot create a %s context: %s", backend, cnms_status_str (st));
+  return ctx;
+}
+
+static void
+read_npy (const char *path, cnms_npy *a)
+{
+  char err[512];
+
+  if (cnms_npy_read (path, a, err, sizeof err) != 0)
+    die ("%s", err);
+}
+
+static int
+run_nms (const options *o)
+{
+  cnms_npy boxes, scores, classes;
+  int32_t *cls = NULL;
+  int64_t *keep;
+  int64_t dims[1];
+  int n, n_keep, i;
+  cnms_ctx *ctx;
+  cnms_status st;
+  char err[512];
+
+  if (o->boxes == NULL || o->scores == NULL || o->out == NULL)
+    die ("nms needs --boxes, --scores and --out (see --help)");
+  if (!o->have_iou)
+    die ("nms needs --iou");
+
+  read_npy (o->boxes, &boxes);
+  if (boxes.dtype != CNMS_NPY_F4 || boxes.n_dims != 2 || boxes.dims[1] != 4)
+    die ("%s: boxes must be float32 [N,4], got %s with %d dims", o->boxes,
+        cnms_npy_dtype_name (boxes.dtype), boxes.n_dims);
+  if (boxes.dims[0] > 0x7fffffff)
+    die ("%s: too many boxes", o->boxes);
+  n = (int) boxes.dims[0];
+  read_npy (o->scores, &scores);
+  if (scores.dtype != CNMS_NPY_F4 || scores.n_dims != 1
+      || scores.dims[0] != n)
+    die ("%s: scores must be float32 [%d], got %s with %d dims", o->scores,
+        n, cnms_npy_dtype_name (scores.dtype), scores.n_dims);
+  if (o->classes != NULL) {
+    read_npy (o->classes, &classes);
+    if ((classes.dtype != CNMS_NPY_I4 && classes.dtype != CNMS_NPY_I8)
+        || classes.n_dims != 1 || classes.dims[0] != n)
+      die ("%s: classes must be int32 or int64 [%d], got %s with %d dims",
+          o->classes, n, cnms_npy_dtype_name (classes.dtype),
+          classes.n_dims);
+    if (classes.dtype == CNMS_NPY_I4) {
+      cls = classes.data;
+    } else {
+      const int64_t *c64 = classes.data;
+      cls = malloc ((size_t) n * sizeof *cls + 1);
+      if (cls == NULL)
+        die ("out of memory");
+      for (i = 0; i < n; i++) {
+        if (c64[i] < INT32_MIN || c64[i] > INT32_MAX)
+          die ("%s: class id %lld does not fit in int32", o->classes,
+              (long long) c64[i]);
+        cls[i] = (int32_t) c64[i];
+      }
+    }
+  }
+
+  keep = malloc ((size_t) n * sizeof *keep + 1);
+  if (keep == NULL)
+    die ("out of memory");
+  ctx = open_ctx (o->backend);
+  /* Like torchvision, nms keeps everything unless told otherwise. */
+  st = cnms_nms (ctx, boxes.data, scores.data, cls, n, o->p.iou,
+      o->p.class_agnostic, o->have_max_det ? o->p.max_detections : 0, keep,
+      &n_keep);
+  if (st != CNMS_OK)
+    die ("nms failed: %s: %s", cnms_status_str (st), cnms_ctx_error (ctx));
+  dims[0] = n_keep;
+  if (cnms_npy_write (o->out, CNMS_NPY_I8, 1, dims, keep, err,
+          sizeof err) != 0)
+    die ("%s", err);
+  cnms_ctx_free (ctx);
+  return 0;
+}
+
+static int
+run_decode (const options *o)
+{
+  cnms_npy a;
+  cnms_tensor t;
+  cnms_ctx *ctx;
+  cnms_status st;
+  const cnms_det *dets;
+  int n_dets, i;
+
+  if (o->tensor == NULL)
+    die ("decode needs --tensor (see --help)");
+  if (!o->have_model || !o->have_frame)
+    die ("decode needs --model-size and --frame-size");
+  if (!o->have_score || !o->have_iou)
+    die ("decode needs --score-threshold and --iou");
+  if (o->p.max_detections < 1)
+    die ("--max-detections: must be >= 1");
+
+  read_npy (o->tensor, &a);
+  if (a.dtype != CNMS_NPY_F4 && a.dtype != CNMS_NPY_F2)
+    die ("%s: tensor must be float32 or float16, got %s", o->tensor,
+        cnms_npy_dtype_name (a.dtype));
+  if (a.n_dims > CNMS_MAX_DIMS)
+    die ("%s: tensor has too many dims", o->tensor);
+  memset (&t, 0, sizeof t);
+  t.data = a.data;
+  t.size = a.size;
+  t.dtype = a.dtype == CNMS_NPY_F4 ? CNMS_DTYPE_FLOAT32 : CNMS_DTYPE_FLOAT16;
+  t.n_dims = a.n_dims;
+  for (i = 0; i < a.n_dims; i++)
+    t.dims[i] = a.dims[i];
+
+  ctx = open_ctx (o->backend);
+  st = cnms_detect (ctx, &t, o->layout, &o->p, &dets, &n_dets);
+  if (st != CNMS_OK)
+    die ("%s: %s: %s", o->tensor, cnms_status_str (st),
+        cnms_ctx_error (ctx));
+  for (i = 0; i < n_dets; i++) {
+    const cnms_det *d = &dets[i];
+    printf ("{\"x\": %.9g, \"y\": %.9g, \"w\": %.9g, \"h\": %.9g, "
+        "\"confidence\": %.9g, \"label_id\": %d}\n", (double) d->x1,
+        (double) d->y1, (double) (d->x2 - d->x1), (double) (d->y2 - d->y1),
+        (double) d->score, (int) d->class_id);
+  }
+  cnms_ctx_free (ctx);
+  cnms_npy_clear (&a);
+  return 0;
+}
+
+int
+main (int argc, char **argv)
+{
+  options o;
+
+  if (argc < 2)
+    die ("no command given (see --help)");
+  if (strcmp (argv[1], "--help") == 0 || strcmp (argv[1], "-h") == 0
+      || strcmp (argv[1], "help") == 0) {
+    fputs (usage, stdout);
+    return 0;
+  }
+  parse_args (argc, argv, &o);
+  if (strcmp (argv[1], "nms") == 0)
+    return run_nms (&o);
+  if (strcmp (argv[1], "decode") == 0)
+    return run_decode (&o);
+  die ("unknown command '%s' (expected nms or decode; see --help)",
+      argv[1]);
+}
