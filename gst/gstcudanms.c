@@ -1,0 +1,790 @@
+/* cudanms: decode a detector tensor, run exact greedy NMS, attach ROIs.
+ *
+ * This library is free software; you can redistribute it and/or modify it
+ * under the terms of the GNU Lesser General Public License, version 2.1 or
+ * later.
+ */
+
+/**
+ * SECTION:element-cudanms
+ * @title: cudanms
+ *
+ * Reads the detector output tensor attached to each video buffer (the
+ * "CudanmsTensorMeta" custom meta, or GstTensorMeta on GStreamer >= 1.26),
+ * decodes it (YOLOv5/v7, YOLOv8/v11 or end-to-end layout, float32 or
+ * float16), runs exact greedy non-maximum suppression on the GPU (or on the
+ * CPU reference backend) and attaches one #GstVideoRegionOfInterestMeta per
+ * kept box, in kept order (score descending). The video data is never
+ * touched.
+ *
+ * Each ROI has roi_type = the label's quark (from #GstCudanms:label-file,
+ * else "class-<id>"), id = the detection's index in the frame, and
+ * x = floor(x1), y = floor(y1), w = ceil(x2) - x, h = ceil(y2) - y in frame
+ * pixels, clipped to the frame. Its "detection" param structure holds
+ * confidence (double), label_id (int), label (string) and x_min, y_min,
+ * x_max, y_max (double, the unrounded box normalised 0..1 to the frame).
+ *
+ * Error policy:
+ * - a buffer without a tensor passes with no ROI; the first one per stream
+ *   posts a warning, later ones are only logged;
+ * - a bad tensor (unknown data type, wrong dims, truncated or empty data,
+ *   only NaN/Inf values) posts a warning naming the problem; the buffer
+ *   passes with no ROI and the pipeline keeps running;
+ * - fatal (element error, not-negotiated/flow error): device=cuda without a
+ *   CUDA device or build, a missing label file, and CUDA or out-of-memory
+ *   failures of the post-processing library.
+ *
+ * ## Example launch line
+ * |[
+ * gst-launch-1.0 videotestsrc num-buffers=30 ! video/x-raw,width=1280,height=720 ! tensorinject ! cudanms iou=0.5 ! fakesink
+ * ]| Runs synthetic YOLOv8 tensors from tensorinject through cudanms, which
+ * attaches the surviving boxes as region-of-interest metas.
+ */
+
+#ifdef HAVE_CONFIG_H
+#include "config.h"
+#endif
+
+#include <math.h>
+#include <string.h>
+
+#include <gst/video/video.h>
+
+#include "gstcudanms.h"
+#include "gsttensormeta.h"
+
+GST_DEBUG_CATEGORY_STATIC (gst_cudanms_debug);
+#define GST_CAT_DEFAULT gst_cudanms_debug
+
+/* Labels are cached up to this class id; larger (end2end) ids are rare. */
+#define MAX_CACHED_CLASS 65535
+
+#define DEFAULT_PROP_IOU 0.45f
+#define DEFAULT_PROP_SCORE_THRESHOLD 0.25f
+#define DEFAULT_PROP_MAX_DETECTIONS 300
+#define DEFAULT_PROP_MAX_CANDIDATES 30000
+#define DEFAULT_PROP_CLASS_AGNOSTIC FALSE
+#define DEFAULT_PROP_LABEL_FILE NULL
+#define DEFAULT_PROP_LAYOUT GST_CUDANMS_LAYOUT_AUTO
+#define DEFAULT_PROP_MODEL_SIZE "640x640"
+#define DEFAULT_PROP_LETTERBOX TRUE
+#define DEFAULT_PROP_TENSOR_ID NULL
+#define DEFAULT_PROP_DEVICE GST_CUDANMS_DEVICE_AUTO
+#define DEFAULT_PROP_CUDA_DEVICE_ID -1
+
+enum
+{
+  PROP_0,
+  PROP_IOU,
+  PROP_SCORE_THRESHOLD,
+  PROP_MAX_DETECTIONS,
+  PROP_MAX_CANDIDATES,
+  PROP_CLASS_AGNOSTIC,
+  PROP_LABEL_FILE,
+  PROP_LAYOUT,
+  PROP_MODEL_SIZE,
+  PROP_LETTERBOX,
+  PROP_TENSOR_ID,
+  PROP_DEVICE,
+  PROP_CUDA_DEVICE_ID
+};
+
+struct _GstCudanms
+{
+  GstBaseTransform parent;
+
+  /* properties, under the object lock */
+  gfloat iou;
+  gfloat score_threshold;
+  gint max_detections;
+  gint max_candidates;
+  gboolean class_agnostic;
+  gchar *label_file;
+  GstCudanmsLayout layout;
+  gchar *model_size;
+  gint model_width;
+  gint model_height;
+  gboolean letterbox;
+  gchar *tensor_id;
+  GstCudanmsDevice device;
+  gint cuda_device_id;
+
+  /* streaming state, made in start/set_caps */
+  cnms_ctx *ctx;
+  gint frame_width;
+  gint frame_height;
+  GPtrArray *labels;            /* gchar *, indexed by class id */
+  GArray *label_quarks;         /* GQuark, indexed by class id */
+  gboolean warned_missing;
+
+  /* the tensor read in before_transform, used in transform_ip */
+  gboolean pending;
+  CudanmsTensorLookup lookup;
+  CudanmsTensorView view;
+  gchar msg[256];
+};
+
+static GstStaticPadTemplate sink_template = GST_STATIC_PAD_TEMPLATE ("sink",
+    GST_PAD_SINK, GST_PAD_ALWAYS,
+    GST_STATIC_CAPS ("video/x-raw; video/x-raw(ANY)"));
+static GstStaticPadTemplate src_template = GST_STATIC_PAD_TEMPLATE ("src",
+    GST_PAD_SRC, GST_PAD_ALWAYS,
+    GST_STATIC_CAPS ("video/x-raw; video/x-raw(ANY)"));
+
+#define gst_cudanms_parent_class parent_class
+G_DEFINE_TYPE (GstCudanms, gst_cudanms, GST_TYPE_BASE_TRANSFORM);
+GST_ELEMENT_REGISTER_DEFINE (cudanms, "cudanms", GST_RANK_NONE,
+    GST_TYPE_CUDANMS);
+
+GType
+gst_cudanms_layout_get_type (void)
+{
+  static GType type = 0;
+  static const GEnumValue values[] = {
+    {GST_CUDANMS_LAYOUT_AUTO, "Detect from the tensor dims", "auto"},
+    {GST_CUDANMS_LAYOUT_YOLOV5, "YOLOv5/v7 [1, N, 5+C]", "yolov5"},
+    {GST_CUDANMS_LAYOUT_YOLOV8, "YOLOv8/v11 [1, 4+C, N]", "yolov8"},
+    {GST_CUDANMS_LAYOUT_END2END, "End-to-end [1, K, 6], decode only",
+        "end2end"},
+    {0, NULL, NULL}
+  };
+
+  if (g_once_init_enter (&type)) {
+    GType t = g_enum_register_static ("GstCudanmsLayout", values);
+    g_once_init_leave (&type, t);
+  }
+  return type;
+}
+
+GType
+gst_cudanms_device_get_type (void)
+{
+  static GType type = 0;
+  static const GEnumValue values[] = {
+    {GST_CUDANMS_DEVICE_AUTO, "CUDA when a device is present, else CPU",
+        "auto"},
+    {GST_CUDANMS_DEVICE_CUDA, "CUDA only", "cuda"},
+    {GST_CUDANMS_DEVICE_CPU, "CPU reference backend", "cpu"},
+    {0, NULL, NULL}
+  };
+
+  if (g_once_init_enter (&type)) {
+    GType t = g_enum_register_static ("GstCudanmsDevice", values);
+    g_once_init_leave (&type, t);
+  }
+  return type;
+}
+
+static cnms_layout
+to_cnms_layout (GstCudanmsLayout layout)
+{
+  switch (layout) {
+    case GST_CUDANMS_LAYOUT_YOLOV5:
+      return CNMS_LAYOUT_YOLOV5;
+    case GST_CUDANMS_LAYOUT_YOLOV8:
+      return CNMS_LAYOUT_YOLOV8;
+    case GST_CUDANMS_LAYOUT_END2END:
+      return CNMS_LAYOUT_END2END;
+    default:
+      return CNMS_LAYOUT_AUTO;
+  }
+}
+
+static void
+gst_cudanms_init (GstCudanms * self)
+{
+  self->iou = DEFAULT_PROP_IOU;
+  self->score_threshold = DEFAULT_PROP_SCORE_THRESHOLD;
+  self->max_detections = DEFAULT_PROP_MAX_DETECTIONS;
+  self->max_candidates = DEFAULT_PROP_MAX_CANDIDATES;
+  self->class_agnostic = DEFAULT_PROP_CLASS_AGNOSTIC;
+  self->label_file = g_strdup (DEFAULT_PROP_LABEL_FILE);
+  self->layout = DEFAULT_PROP_LAYOUT;
+  self->model_size = g_strdup (DEFAULT_PROP_MODEL_SIZE);
+  cudanms_parse_size (self->model_size, &self->model_width,
+      &self->model_height);
+  self->letterbox = DEFAULT_PROP_LETTERBOX;
+  self->tensor_id = g_strdup (DEFAULT_PROP_TENSOR_ID);
+  self->device = DEFAULT_PROP_DEVICE;
+  self->cuda_device_id = DEFAULT_PROP_CUDA_DEVICE_ID;
+
+  /* Metadata only: in place, never passthrough, so transform_ip always runs
+   * on a writable buffer (a shallow copy at most: memory is shared). */
+  gst_base_transform_set_in_place (GST_BASE_TRANSFORM (self), TRUE);
+  gst_base_transform_set_passthrough (GST_BASE_TRANSFORM (self), FALSE);
+}
+
+static void
+gst_cudanms_set_model_size (GstCudanms * self, const gchar * str)
+{
+  gint w, h;
+
+  if (!cudanms_parse_size (str, &w, &h)) {
+    GST_WARNING_OBJECT (self, "Ignoring malformed model-size \"%s\" "
+        "(expected WxH, e.g. 640x640)", GST_STR_NULL (str));
+    return;
+  }
+  g_free (self->model_size);
+  self->model_size = g_strdup_printf ("%dx%d", w, h);
+  self->model_width = w;
+  self->model_height = h;
+}
+
+static void
+gst_cudanms_set_property (GObject * object, guint prop_id,
+    const GValue * value, GParamSpec * pspec)
+{
+  GstCudanms *self = GST_CUDANMS (object);
+
+  GST_OBJECT_LOCK (self);
+  switch (prop_id) {
+    case PROP_IOU:
+      self->iou = g_value_get_float (value);
+      break;
+    case PROP_SCORE_THRESHOLD:
+      self->score_threshold = g_value_get_float (value);
+      break;
+    case PROP_MAX_DETECTIONS:
+      self->max_detections = g_value_get_int (value);
+      break;
+    case PROP_MAX_CANDIDATES:
+      self->max_candidates = g_value_get_int (value);
+      break;
+    case PROP_CLASS_AGNOSTIC:
+      self->class_agnostic = g_value_get_boolean (value);
+      break;
+    case PROP_LABEL_FILE:
+      g_free (self->label_file);
+      self->label_file = g_value_dup_string (value);
+      break;
+    case PROP_LAYOUT:
+      self->layout = g_value_get_enum (value);
+      break;
+    case PROP_MODEL_SIZE:
+      gst_cudanms_set_model_size (self, g_value_get_string (value));
+      break;
+    case PROP_LETTERBOX:
+      self->letterbox = g_value_get_boolean (value);
+      break;
+    case PROP_TENSOR_ID:
+      g_free (self->tensor_id);
+      self->tensor_id = g_value_dup_string (value);
+      break;
+    case PROP_DEVICE:
+      self->device = g_value_get_enum (value);
+      break;
+    case PROP_CUDA_DEVICE_ID:
+      self->cuda_device_id = g_value_get_int (value);
+      break;
+    default:
+      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
+      break;
+  }
+  GST_OBJECT_UNLOCK (self);
+}
+
+static void
+gst_cudanms_get_property (GObject * object, guint prop_id, GValue * value,
+    GParamSpec * pspec)
+{
+  GstCudanms *self = GST_CUDANMS (object);
+
+  GST_OBJECT_LOCK (self);
+  switch (prop_id) {
+    case PROP_IOU:
+      g_value_set_float (value, self->iou);
+      break;
+    case PROP_SCORE_THRESHOLD:
+      g_value_set_float (value, self->score_threshold);
+      break;
+    case PROP_MAX_DETECTIONS:
+      g_value_set_int (value, self->max_detections);
+      break;
+    case PROP_MAX_CANDIDATES:
+      g_value_set_int (value, self->max_candidates);
+      break;
+    case PROP_CLASS_AGNOSTIC:
+      g_value_set_boolean (value, self->class_agnostic);
+      break;
+    case PROP_LABEL_FILE:
+      g_value_set_string (value, self->label_file);
+      break;
+    case PROP_LAYOUT:
+      g_value_set_enum (value, self->layout);
+      break;
+    case PROP_MODEL_SIZE:
+      g_value_set_string (value, self->model_size);
+      break;
+    case PROP_LETTERBOX:
+      g_value_set_boolean (value, self->letterbox);
+      break;
+    case PROP_TENSOR_ID:
+      g_value_set_string (value, self->tensor_id);
+      break;
+    case PROP_DEVICE:
+      g_value_set_enum (value, self->device);
+      break;
+    case PROP_CUDA_DEVICE_ID:
+      g_value_set_int (value, self->cuda_device_id);
+      break;
+    default:
+      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
+      break;
+  }
+  GST_OBJECT_UNLOCK (self);
+}
+
+static void
+gst_cudanms_finalize (GObject * object)
+{
+  GstCudanms *self = GST_CUDANMS (object);
+
+  g_free (self->label_file);
+  g_free (self->model_size);
+  g_free (self->tensor_id);
+  G_OBJECT_CLASS (parent_class)->finalize (object);
+}
+
+/* Makes sure labels/quarks cover class_id, filling with "class-<id>". */
+static void
+gst_cudanms_grow_labels (GstCudanms * self, gint class_id)
+{
+  while ((gint) self->labels->len <= class_id) {
+    gchar *label = g_strdup_printf ("class-%u", self->labels->len);
+    GQuark q = g_quark_from_string (label);
+
+    g_ptr_array_add (self->labels, label);
+    g_array_append_val (self->label_quarks, q);
+  }
+}
+
+static gboolean
+gst_cudanms_load_labels (GstCudanms * self, const gchar * path)
+{
+  GError *err = NULL;
+  gchar *contents = NULL;
+  gchar **lines;
+  guint i, n;
+
+  if (!g_file_get_contents (path, &contents, NULL, &err))
+    goto read_failed;
+  lines = g_strsplit (contents, "\n", -1);
+  n = g_strv_length (lines);
+  if (n > 0 && lines[n - 1][0] == '\0')
+    n--;                        /* the final newline ends the last label */
+  for (i = 0; i < n; i++) {
+    gchar *label = g_strchomp (lines[i]);       /* also drops a '\r' */
+    GQuark q;
+
+    if (label[0] == '\0') {
+      gst_cudanms_grow_labels (self, (gint) i);
+      continue;
+    }
+    q = g_quark_from_string (label);
+    g_ptr_array_add (self->labels, g_strdup (label));
+    g_array_append_val (self->label_quarks, q);
+  }
+  GST_INFO_OBJECT (self, "loaded %u labels from %s", n, path);
+  g_strfreev (lines);
+  g_free (contents);
+  return TRUE;
+
+read_failed:
+  GST_ELEMENT_ERROR (self, RESOURCE, OPEN_READ,
+      ("Could not read label file \"%s\".", path), ("%s", err->message));
+  g_clear_error (&err);
+  return FALSE;
+}
+
+static gboolean
+gst_cudanms_start (GstBaseTransform * trans)
+{
+  GstCudanms *self = GST_CUDANMS (trans);
+  GstCudanmsDevice device;
+  gint device_id, n_cuda = cnms_cuda_device_count ();
+  gchar *label_file;
+  cnms_backend backend = CNMS_BACKEND_CPU;
+  cnms_status st = CNMS_OK;
+
+  GST_OBJECT_LOCK (self);
+  device = self->device;
+  device_id = self->cuda_device_id;
+  label_file = g_strdup (self->label_file);
+  GST_OBJECT_UNLOCK (self);
+
+  self->labels = g_ptr_array_new_with_free_func (g_free);
+  self->label_quarks = g_array_new (FALSE, FALSE, sizeof (GQuark));
+  self->warned_missing = FALSE;
+  self->pending = FALSE;
+  if (label_file != NULL && !gst_cudanms_load_labels (self, label_file))
+    goto failed;
+
+  if (device == GST_CUDANMS_DEVICE_CUDA && n_cuda <= 0)
+    goto no_cuda;
+  if (device != GST_CUDANMS_DEVICE_CPU && n_cuda > 0)
+    backend = CNMS_BACKEND_CUDA;
+  st = cnms_ctx_new (backend, device_id, &self->ctx);
+  if (st != CNMS_OK && backend == CNMS_BACKEND_CUDA
+      && device == GST_CUDANMS_DEVICE_AUTO) {
+    GST_WARNING_OBJECT (self, "CUDA backend failed (%s), using the CPU",
+        cnms_status_str (st));
+    backend = CNMS_BACKEND_CPU;
+    st = cnms_ctx_new (backend, device_id, &self->ctx);
+  }
+  if (st != CNMS_OK)
+    goto ctx_failed;
+  GST_INFO_OBJECT (self, "using the %s backend (%d CUDA devices)",
+      backend == CNMS_BACKEND_CUDA ? "CUDA" : "CPU", n_cuda);
+  g_free (label_file);
+  return TRUE;
+
+no_cuda:
+  GST_ELEMENT_ERROR (self, RESOURCE, NOT_FOUND,
+      ("device=cuda, but no CUDA device is available."),
+      ("cnms_cuda_device_count() returned %d (CUDA build: %s)", n_cuda,
+          HAVE_CUDA ? "yes" : "no"));
+  goto failed;
+ctx_failed:
+  GST_ELEMENT_ERROR (self, RESOURCE, FAILED,
+      ("Could not create the post-processing context."),
+      ("%s backend, device %d: %s", backend == CNMS_BACKEND_CUDA ? "CUDA" :
+          "CPU", device_id, cnms_status_str (st)));
+failed:
+  /* stop() is not called when start() fails */
+  g_clear_pointer (&self->labels, g_ptr_array_unref);
+  g_clear_pointer (&self->label_quarks, g_array_unref);
+  g_free (label_file);
+  return FALSE;
+}
+
+static gboolean
+gst_cudanms_stop (GstBaseTransform * trans)
+{
+  GstCudanms *self = GST_CUDANMS (trans);
+
+  cudanms_tensor_view_release (&self->view);
+  self->pending = FALSE;
+  g_clear_pointer (&self->ctx, cnms_ctx_free);
+  g_clear_pointer (&self->labels, g_ptr_array_unref);
+  g_clear_pointer (&self->label_quarks, g_array_unref);
+  return TRUE;
+}
+
+static gboolean
+gst_cudanms_set_caps (GstBaseTransform * trans, GstCaps * incaps,
+    GstCaps * outcaps)
+{
+  GstCudanms *self = GST_CUDANMS (trans);
+  GstVideoInfo info;
+
+  if (!gst_video_info_from_caps (&info, incaps))
+    goto bad_caps;
+  self->frame_width = GST_VIDEO_INFO_WIDTH (&info);
+  self->frame_height = GST_VIDEO_INFO_HEIGHT (&info);
+  if (self->frame_width <= 0 || self->frame_height <= 0)
+    goto bad_caps;
+  return TRUE;
+
+bad_caps:
+  GST_ERROR_OBJECT (self, "Invalid caps %" GST_PTR_FORMAT, incaps);
+  return FALSE;
+}
+
+/* Reads the tensor before the base class makes the buffer writable: a copy
+ * would drop GStreamer 1.26's GstTensorMeta. */
+static void
+gst_cudanms_before_transform (GstBaseTransform * trans, GstBuffer * buffer)
+{
+  GstCudanms *self = GST_CUDANMS (trans);
+
+  cudanms_tensor_view_release (&self->view);
+  GST_OBJECT_LOCK (self);
+  self->lookup = cudanms_tensor_view_acquire (&self->view, buffer,
+      self->tensor_id, self->msg, sizeof (self->msg));
+  if (self->lookup == CUDANMS_TENSOR_MISSING)
+    g_snprintf (self->msg, sizeof (self->msg), "no tensor with tensor-id %s",
+        GST_STR_NULL (self->tensor_id));
+  GST_OBJECT_UNLOCK (self);
+  self->pending = TRUE;
+}
+
+static void
+gst_cudanms_add_roi (GstCudanms * self, GstBuffer * buffer,
+    const cnms_det * d, guint index)
+{
+  gdouble fw = self->frame_width, fh = self->frame_height;
+  GstVideoRegionOfInterestMeta *meta;
+  GQuark quark;
+  const gchar *label;
+  gchar scratch[32];
+  gint x, y, x2, y2;
+
+  if (d->class_id >= 0 && d->class_id <= MAX_CACHED_CLASS) {
+    gst_cudanms_grow_labels (self, d->class_id);
+    label = g_ptr_array_index (self->labels, d->class_id);
+    quark = g_array_index (self->label_quarks, GQuark, d->class_id);
+  } else {
+    g_snprintf (scratch, sizeof (scratch), "class-%d", d->class_id);
+    quark = g_quark_from_string (scratch);
+    label = g_quark_to_string (quark);
+  }
+
+  x = CLAMP ((gint) floor (d->x1), 0, self->frame_width);
+  y = CLAMP ((gint) floor (d->y1), 0, self->frame_height);
+  x2 = CLAMP ((gint) ceil (d->x2), x, self->frame_width);
+  y2 = CLAMP ((gint) ceil (d->y2), y, self->frame_height);
+
+  meta = gst_buffer_add_video_region_of_interest_meta_id (buffer, quark,
+      x, y, x2 - x, y2 - y);
+  meta->id = (gint) index;
+  gst_video_region_of_interest_meta_add_param (meta,
+      gst_structure_new ("detection",
+          "confidence", G_TYPE_DOUBLE, (gdouble) d->score,
+          "label_id", G_TYPE_INT, (gint) d->class_id,
+          "label", G_TYPE_STRING, label,
+          "x_min", G_TYPE_DOUBLE, d->x1 / fw,
+          "y_min", G_TYPE_DOUBLE, d->y1 / fh,
+          "x_max", G_TYPE_DOUBLE, d->x2 / fw,
+          "y_max", G_TYPE_DOUBLE, d->y2 / fh, NULL));
+}
+
+static GstFlowReturn
+gst_cudanms_transform_ip (GstBaseTransform * trans, GstBuffer * buffer)
+{
+  GstCudanms *self = GST_CUDANMS (trans);
+  const cnms_det *dets = NULL;
+  cnms_params p;
+  cnms_layout layout;
+  cnms_shape shape;
+  cnms_status st;
+  gint i, n_dets = 0;
+
+  if (!self->pending)
+    gst_cudanms_before_transform (trans, buffer);
+  self->pending = FALSE;
+  if (self->lookup == CUDANMS_TENSOR_MISSING)
+    goto missing;
+  if (self->lookup == CUDANMS_TENSOR_BAD)
+    goto bad_tensor;
+
+  cnms_params_init (&p);
+  GST_OBJECT_LOCK (self);
+  p.iou = self->iou;
+  p.score_threshold = self->score_threshold;
+  p.max_detections = self->max_detections;
+  p.max_candidates = self->max_candidates;
+  p.class_agnostic = self->class_agnostic;
+  p.model_width = self->model_width;
+  p.model_height = self->model_height;
+  p.letterbox = self->letterbox;
+  layout = to_cnms_layout (self->layout);
+  GST_OBJECT_UNLOCK (self);
+  p.frame_width = self->frame_width;
+  p.frame_height = self->frame_height;
+
+  if (cnms_tensor_shape (&self->view.tensor, layout, &shape, self->msg,
+          sizeof (self->msg)) != CNMS_OK)
+    goto bad_tensor;
+  st = cnms_detect (self->ctx, &self->view.tensor, shape.layout, &p, &dets,
+      &n_dets);
+  if (st == CNMS_ERR_BAD_TENSOR) {
+    g_strlcpy (self->msg, cnms_ctx_error (self->ctx), sizeof (self->msg));
+    goto bad_tensor;
+  }
+  if (st != CNMS_OK)
+    goto detect_failed;
+  if (n_dets == 0 && cnms_ctx_last_candidates (self->ctx) == 0
+      && cudanms_tensor_is_all_nonfinite (&self->view.tensor)) {
+    g_strlcpy (self->msg, "tensor holds only NaN/Inf values",
+        sizeof (self->msg));
+    goto bad_tensor;
+  }
+
+  GST_LOG_OBJECT (self, "%s tensor: %d anchors, %d classes -> %d detections",
+      cnms_layout_name (shape.layout), shape.n_anchors, shape.n_classes,
+      n_dets);
+  for (i = 0; i < n_dets; i++)
+    gst_cudanms_add_roi (self, buffer, &dets[i], (guint) i);
+  cudanms_tensor_view_release (&self->view);
+  return GST_FLOW_OK;
+
+missing:
+  cudanms_tensor_view_release (&self->view);
+  if (!self->warned_missing) {
+    self->warned_missing = TRUE;
+    GST_ELEMENT_WARNING (self, STREAM, FORMAT,
+        ("Buffer has no detection tensor; passing it without ROIs."),
+        ("%s; further buffers without a tensor are only logged.",
+            self->msg));
+  } else {
+    GST_DEBUG_OBJECT (self, "buffer %" GST_PTR_FORMAT " has no tensor",
+        buffer);
+  }
+  return GST_FLOW_OK;
+bad_tensor:
+  cudanms_tensor_view_release (&self->view);
+  GST_ELEMENT_WARNING (self, STREAM, FORMAT,
+      ("Bad detection tensor: %s", self->msg),
+      ("The buffer passes without ROIs."));
+  return GST_FLOW_OK;
+detect_failed:
+  cudanms_tensor_view_release (&self->view);
+  GST_ELEMENT_ERROR (self, RESOURCE, FAILED,
+      ("Post-processing failed: %s", cnms_status_str (st)),
+      ("%s", cnms_ctx_error (self->ctx)));
+  return GST_FLOW_ERROR;
+}
+
+static void
+gst_cudanms_class_init (GstCudanmsClass * klass)
+{
+  GObjectClass *gobject_class = G_OBJECT_CLASS (klass);
+  GstElementClass *element_class = GST_ELEMENT_CLASS (klass);
+  GstBaseTransformClass *trans_class = GST_BASE_TRANSFORM_CLASS (klass);
+  GParamFlags live = G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS |
+      GST_PARAM_MUTABLE_PLAYING;
+  GParamFlags ready = G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS |
+      GST_PARAM_MUTABLE_READY;
+
+  GST_DEBUG_CATEGORY_INIT (gst_cudanms_debug, "cudanms", 0,
+      "Detection tensor decode and NMS");
+
+  gobject_class->set_property = gst_cudanms_set_property;
+  gobject_class->get_property = gst_cudanms_get_property;
+  gobject_class->finalize = gst_cudanms_finalize;
+
+  /**
+   * GstCudanms:iou:
+   *
+   * A box is suppressed by a kept box of the same class (any class when
+   * class-agnostic) when their IoU is strictly greater than this.
+   */
+  g_object_class_install_property (gobject_class, PROP_IOU,
+      g_param_spec_float ("iou", "IoU threshold",
+          "Suppress a box when its IoU with a kept box is greater than this",
+          0.0f, 1.0f, DEFAULT_PROP_IOU, live));
+  /**
+   * GstCudanms:score-threshold:
+   *
+   * An anchor is a candidate when its score is strictly greater than this.
+   */
+  g_object_class_install_property (gobject_class, PROP_SCORE_THRESHOLD,
+      g_param_spec_float ("score-threshold", "Score threshold",
+          "Minimum score of a candidate (compared strictly)",
+          0.0f, 1.0f, DEFAULT_PROP_SCORE_THRESHOLD, live));
+  /**
+   * GstCudanms:max-detections:
+   *
+   * At most this many boxes are kept (and attached) per frame.
+   */
+  g_object_class_install_property (gobject_class, PROP_MAX_DETECTIONS,
+      g_param_spec_int ("max-detections", "Max detections",
+          "Maximum number of kept boxes per frame",
+          1, 100000, DEFAULT_PROP_MAX_DETECTIONS, live));
+  /**
+   * GstCudanms:max-candidates:
+   *
+   * Pre-NMS cap. On overflow the best candidates by (score descending,
+   * anchor index ascending) are kept, so the result stays deterministic.
+   */
+  g_object_class_install_property (gobject_class, PROP_MAX_CANDIDATES,
+      g_param_spec_int ("max-candidates", "Max candidates",
+          "Maximum number of candidates entering NMS (best ones kept)",
+          1, 1048576, DEFAULT_PROP_MAX_CANDIDATES, live));
+  /**
+   * GstCudanms:class-agnostic:
+   *
+   * Suppress across classes instead of within each class.
+   */
+  g_object_class_install_property (gobject_class, PROP_CLASS_AGNOSTIC,
+      g_param_spec_boolean ("class-agnostic", "Class agnostic",
+          "Ignore classes when suppressing", DEFAULT_PROP_CLASS_AGNOSTIC,
+          live));
+  /**
+   * GstCudanms:label-file:
+   *
+   * Text file with one label per line (line n is class n). Read at start;
+   * a missing file is an error. Classes without a line (or with an empty
+   * one) are labelled "class-<id>".
+   */
+  g_object_class_install_property (gobject_class, PROP_LABEL_FILE,
+      g_param_spec_string ("label-file", "Label file",
+          "Text file with one label per line (NULL: labels are class-<id>)",
+          DEFAULT_PROP_LABEL_FILE, ready));
+  /**
+   * GstCudanms:layout:
+   *
+   * Tensor layout. auto: [1, a, b] with b == 6 is end2end, b >= 6 and
+   * a > b is yolov5, a >= 5 and b > a is yolov8.
+   */
+  g_object_class_install_property (gobject_class, PROP_LAYOUT,
+      g_param_spec_enum ("layout", "Layout", "Tensor layout",
+          GST_TYPE_CUDANMS_LAYOUT, DEFAULT_PROP_LAYOUT, live));
+  /**
+   * GstCudanms:model-size:
+   *
+   * The model's input size "WxH", in which the tensor's boxes are given.
+   * Malformed values are ignored with a warning.
+   */
+  g_object_class_install_property (gobject_class, PROP_MODEL_SIZE,
+      g_param_spec_string ("model-size", "Model size",
+          "Model input size as WxH (boxes are in these pixels)",
+          DEFAULT_PROP_MODEL_SIZE, live));
+  /**
+   * GstCudanms:letterbox:
+   *
+   * Undo a symmetric letterbox (ultralytics style) when mapping boxes to
+   * the frame; otherwise undo a plain stretch.
+   */
+  g_object_class_install_property (gobject_class, PROP_LETTERBOX,
+      g_param_spec_boolean ("letterbox", "Letterbox",
+          "Undo letterbox padding (FALSE: undo a plain stretch)",
+          DEFAULT_PROP_LETTERBOX, live));
+  /**
+   * GstCudanms:tensor-id:
+   *
+   * Id of the tensor to read when a buffer carries several; NULL reads
+   * the first one.
+   */
+  g_object_class_install_property (gobject_class, PROP_TENSOR_ID,
+      g_param_spec_string ("tensor-id", "Tensor id",
+          "Id of the tensor to read (NULL: the first tensor)",
+          DEFAULT_PROP_TENSOR_ID, live));
+  /**
+   * GstCudanms:device:
+   *
+   * Backend. auto picks CUDA when a device is present, else the CPU;
+   * cuda fails at start without a device.
+   */
+  g_object_class_install_property (gobject_class, PROP_DEVICE,
+      g_param_spec_enum ("device", "Device", "Post-processing backend",
+          GST_TYPE_CUDANMS_DEVICE, DEFAULT_PROP_DEVICE, ready));
+  /**
+   * GstCudanms:cuda-device-id:
+   *
+   * CUDA device to run on; -1 picks the current (first) one.
+   */
+  g_object_class_install_property (gobject_class, PROP_CUDA_DEVICE_ID,
+      g_param_spec_int ("cuda-device-id", "CUDA device id",
+          "CUDA device index (-1: automatic)",
+          -1, 1024, DEFAULT_PROP_CUDA_DEVICE_ID, ready));
+
+  gst_element_class_add_static_pad_template (element_class, &sink_template);
+  gst_element_class_add_static_pad_template (element_class, &src_template);
+  gst_element_class_set_static_metadata (element_class,
+      "Detection NMS", "Filter/Analyzer/Video",
+      "Decodes a YOLO detection tensor, runs exact greedy NMS (CUDA or CPU) "
+      "and attaches the kept boxes as region-of-interest metas",
+      "cudanms developers");
+
+  trans_class->passthrough_on_same_caps = FALSE;
+  trans_class->start = GST_DEBUG_FUNCPTR (gst_cudanms_start);
+  trans_class->stop = GST_DEBUG_FUNCPTR (gst_cudanms_stop);
+  trans_class->set_caps = GST_DEBUG_FUNCPTR (gst_cudanms_set_caps);
+  trans_class->before_transform =
+      GST_DEBUG_FUNCPTR (gst_cudanms_before_transform);
+  trans_class->transform_ip = GST_DEBUG_FUNCPTR (gst_cudanms_transform_ip);
+
+  gst_type_mark_as_plugin_api (GST_TYPE_CUDANMS_LAYOUT, 0);
+  gst_type_mark_as_plugin_api (GST_TYPE_CUDANMS_DEVICE, 0);
+}

@@ -1,0 +1,345 @@
+/* A seeded synthetic scene rendered as raw YOLO output tensors.
+ *
+ * Anchors sit on the usual stride 8/16/32 grids (three per cell for
+ * yolov5). The background is precomputed once: low class scores everywhere
+ * plus `noise` anchors scoring 0.05..0.24 (one in twenty just above 0.25).
+ * Each object moves at a constant velocity, bouncing off the edges, and
+ * yields a cluster of 10-60 anchors around its centre with jittered boxes
+ * and scores falling off from its peak; some objects also score a second
+ * class on every third anchor. A private splitmix64 keeps it reproducible.
+ */
+#ifdef HAVE_CONFIG_H
+#include "config.h"
+#endif
+
+#include <math.h>
+#include <string.h>
+
+#include "gstsynthscene.h"
+
+#define N_LEVELS 3
+#define CLUSTER_RADIUS 4        /* ring search radius, in cells */
+#define JITTER 0.03
+
+static const gint strides[N_LEVELS] = { 8, 16, 32 };
+
+typedef struct
+{
+  gint class_id;
+  gint second_class;            /* -1: none */
+  gdouble w, h;                 /* model pixels */
+  gdouble x0, y0, vx, vy;       /* centre at frame 0, pixels per frame */
+  gdouble peak;
+  gint n_anchors;
+} SynthObject;
+
+struct _CudanmsSynthScene
+{
+  CudanmsSynthConfig cfg;
+  gint grid_w[N_LEVELS];
+  gint grid_h[N_LEVELS];
+  gint level_offset[N_LEVELS];
+  gint n_cells;
+  gint n_anchors;
+  gint n_channels;
+  gsize elem_size;
+  gsize size;
+  guint8 *base;
+  SynthObject *objects;
+};
+
+static guint64
+splitmix64 (guint64 * state)
+{
+  guint64 z = (*state += G_GUINT64_CONSTANT (0x9e3779b97f4a7c15));
+
+  z = (z ^ (z >> 30)) * G_GUINT64_CONSTANT (0xbf58476d1ce4e5b9);
+  z = (z ^ (z >> 27)) * G_GUINT64_CONSTANT (0x94d049bb133111eb);
+  return z ^ (z >> 31);
+}
+
+/* Uniform in [0, 1). */
+static gdouble
+unit (guint64 * state)
+{
+  return (gdouble) (splitmix64 (state) >> 11) * (1.0 / 9007199254740992.0);
+}
+
+/* IEEE binary16, round to nearest even. */
+static guint16
+float_to_half (gfloat f)
+{
+  guint32 x, mant, rem, half_bit;
+  guint32 sign;
+  gint32 exp;
+  guint16 h;
+
+  memcpy (&x, &f, sizeof (x));
+  sign = (x >> 16) & 0x8000;
+  exp = (gint32) ((x >> 23) & 0xff) - 127 + 15;
+  mant = x & 0x7fffff;
+  if (((x >> 23) & 0xff) == 0xff)
+    return sign | 0x7c00 | (mant ? 0x200 : 0);
+  if (exp >= 31)
+    return sign | 0x7c00;
+  if (exp <= 0) {
+    guint32 shift = (guint32) (14 - exp);
+
+    if (exp < -10)
+      return sign;
+    mant |= 0x800000;
+    h = (guint16) (mant >> shift);
+    rem = mant & ((1u << shift) - 1);
+    half_bit = 1u << (shift - 1);
+  } else {
+    h = (guint16) (((guint32) exp << 10) | (mant >> 13));
+    rem = mant & 0x1fff;
+    half_bit = 0x1000;
+  }
+  if (rem > half_bit || (rem == half_bit && (h & 1)))
+    h++;
+  return sign | h;
+}
+
+static void
+put (const CudanmsSynthScene * sc, guint8 * out, gint anchor, gint channel,
+    gdouble value)
+{
+  gsize pos = sc->cfg.yolov5 ?
+      (gsize) anchor * sc->n_channels + channel :
+      (gsize) channel * sc->n_anchors + anchor;
+
+  if (sc->cfg.dtype == CNMS_DTYPE_FLOAT16) {
+    guint16 h = float_to_half ((gfloat) value);
+
+    memcpy (out + pos * 2, &h, 2);
+  } else {
+    gfloat f = (gfloat) value;
+
+    memcpy (out + pos * 4, &f, 4);
+  }
+}
+
+/* Channel of class c's score. */
+static gint
+class_channel (const CudanmsSynthScene * sc, gint c)
+{
+  return (sc->cfg.yolov5 ? 5 : 4) + c;
+}
+
+/* Writes a scored box; yolov5 splits score into objectness x class. */
+static void
+put_box (const CudanmsSynthScene * sc, guint8 * out, gint anchor, gdouble cx,
+    gdouble cy, gdouble w, gdouble h, gint class_id, gdouble score,
+    gdouble objectness)
+{
+  put (sc, out, anchor, 0, cx);
+  put (sc, out, anchor, 1, cy);
+  put (sc, out, anchor, 2, w);
+  put (sc, out, anchor, 3, h);
+  if (sc->cfg.yolov5) {
+    put (sc, out, anchor, 4, objectness);
+    score = MIN (score / objectness, 1.0);
+  }
+  put (sc, out, anchor, class_channel (sc, class_id), score);
+}
+
+static gint
+anchor_index (const CudanmsSynthScene * sc, gint level, gint gx, gint gy,
+    gint sub)
+{
+  gint cell = sc->level_offset[level] + gy * sc->grid_w[level] + gx;
+
+  return sc->cfg.yolov5 ? cell * 3 + sub : cell;
+}
+
+static void
+render_background (CudanmsSynthScene * sc, guint64 * rng)
+{
+  gint level, gx, gy, sub, c, n_sub = sc->cfg.yolov5 ? 3 : 1;
+  guint i;
+
+  for (level = 0; level < N_LEVELS; level++) {
+    gint s = strides[level];
+
+    for (gy = 0; gy < sc->grid_h[level]; gy++) {
+      for (gx = 0; gx < sc->grid_w[level]; gx++) {
+        for (sub = 0; sub < n_sub; sub++) {
+          gint a = anchor_index (sc, level, gx, gy, sub);
+
+          put (sc, sc->base, a, 0, (gx + 0.5) * s);
+          put (sc, sc->base, a, 1, (gy + 0.5) * s);
+          put (sc, sc->base, a, 2, s * (1.0 + 3.0 * unit (rng)));
+          put (sc, sc->base, a, 3, s * (1.0 + 3.0 * unit (rng)));
+          if (sc->cfg.yolov5)
+            put (sc, sc->base, a, 4, 0.001 + 0.02 * unit (rng));
+          for (c = 0; c < sc->cfg.num_classes; c++)
+            put (sc, sc->base, a, class_channel (sc, c), 0.02 * unit (rng));
+        }
+      }
+    }
+  }
+
+  /* Background noise: mostly below the usual 0.25 threshold, a few not. */
+  for (i = 0; i < sc->cfg.noise; i++) {
+    gint a = (gint) (splitmix64 (rng) % (guint64) sc->n_anchors);
+    gint cls = (gint) (splitmix64 (rng) % (guint64) sc->cfg.num_classes);
+    gdouble score = unit (rng) < 0.05 ?
+        0.25 + 0.05 * unit (rng) : 0.05 + 0.19 * unit (rng);
+    gdouble obj = 0.5 + 0.4 * unit (rng);
+
+    if (sc->cfg.yolov5)
+      put (sc, sc->base, a, 4, obj);
+    put (sc, sc->base, a, class_channel (sc, cls),
+        sc->cfg.yolov5 ? score / obj : score);
+  }
+}
+
+static void
+make_objects (CudanmsSynthScene * sc, guint64 * rng)
+{
+  gint i, mw = sc->cfg.model_width, mh = sc->cfg.model_height;
+
+  for (i = 0; i < sc->cfg.num_objects; i++) {
+    SynthObject *o = &sc->objects[i];
+
+    o->class_id = (gint) (splitmix64 (rng) % (guint64) sc->cfg.num_classes);
+    o->second_class = -1;
+    if (sc->cfg.num_classes > 1 && unit (rng) < 0.3)
+      o->second_class = (o->class_id + 1 + (gint) (splitmix64 (rng) %
+              (guint64) (sc->cfg.num_classes - 1))) % sc->cfg.num_classes;
+    o->w = MIN (30.0 + 170.0 * unit (rng), mw * 0.5);
+    o->h = MIN (30.0 + 170.0 * unit (rng), mh * 0.5);
+    o->x0 = o->w / 2 + unit (rng) * (mw - o->w);
+    o->y0 = o->h / 2 + unit (rng) * (mh - o->h);
+    o->vx = -4.0 + 8.0 * unit (rng);
+    o->vy = -4.0 + 8.0 * unit (rng);
+    o->peak = 0.6 + 0.35 * unit (rng);
+    o->n_anchors = 10 + (gint) (splitmix64 (rng) % 51);
+  }
+}
+
+CudanmsSynthScene *
+cudanms_synth_scene_new (const CudanmsSynthConfig * cfg)
+{
+  CudanmsSynthScene *sc = g_new0 (CudanmsSynthScene, 1);
+  guint64 rng = cfg->seed;
+  gint level;
+
+  sc->cfg = *cfg;
+  for (level = 0; level < N_LEVELS; level++) {
+    sc->grid_w[level] = MAX (cfg->model_width / strides[level], 1);
+    sc->grid_h[level] = MAX (cfg->model_height / strides[level], 1);
+    sc->level_offset[level] = sc->n_cells;
+    sc->n_cells += sc->grid_w[level] * sc->grid_h[level];
+  }
+  sc->n_anchors = cfg->yolov5 ? sc->n_cells * 3 : sc->n_cells;
+  sc->n_channels = (cfg->yolov5 ? 5 : 4) + cfg->num_classes;
+  sc->elem_size = cfg->dtype == CNMS_DTYPE_FLOAT16 ? 2 : 4;
+  sc->size = (gsize) sc->n_anchors * sc->n_channels * sc->elem_size;
+  sc->base = g_malloc (sc->size);
+  sc->objects = g_new0 (SynthObject, MAX (cfg->num_objects, 1));
+
+  render_background (sc, &rng);
+  make_objects (sc, &rng);
+  return sc;
+}
+
+void
+cudanms_synth_scene_free (CudanmsSynthScene * scene)
+{
+  if (scene == NULL)
+    return;
+  g_free (scene->base);
+  g_free (scene->objects);
+  g_free (scene);
+}
+
+void
+cudanms_synth_scene_dims (const CudanmsSynthScene * scene, gint64 dims[3])
+{
+  dims[0] = 1;
+  dims[1] = scene->cfg.yolov5 ? scene->n_anchors : scene->n_channels;
+  dims[2] = scene->cfg.yolov5 ? scene->n_channels : scene->n_anchors;
+}
+
+gsize
+cudanms_synth_scene_size (const CudanmsSynthScene * scene)
+{
+  return scene->size;
+}
+
+/* Position on [lo, hi] of a point moving from p0 at speed v, bouncing. */
+static gdouble
+bounce (gdouble p0, gdouble v, guint64 frame, gdouble lo, gdouble hi)
+{
+  gdouble len = hi - lo, m;
+
+  if (len <= 0)
+    return lo;
+  m = fmod (p0 - lo + v * (gdouble) frame, 2 * len);
+  if (m < 0)
+    m += 2 * len;
+  return lo + (m <= len ? m : 2 * len - m);
+}
+
+static gint
+object_level (const SynthObject * o)
+{
+  gdouble size = MAX (o->w, o->h);
+
+  return size < 64 ? 0 : size < 128 ? 1 : 2;
+}
+
+static void
+render_object (const CudanmsSynthScene * sc, const SynthObject * o,
+    guint64 frame, guint64 * rng, guint8 * out)
+{
+  gint level = object_level (o), s = strides[level];
+  gdouble cx = bounce (o->x0, o->vx, frame, o->w / 2,
+      sc->cfg.model_width - o->w / 2);
+  gdouble cy = bounce (o->y0, o->vy, frame, o->h / 2,
+      sc->cfg.model_height - o->h / 2);
+  gint gx0 = CLAMP ((gint) (cx / s), 0, sc->grid_w[level] - 1);
+  gint gy0 = CLAMP ((gint) (cy / s), 0, sc->grid_h[level] - 1);
+  gint r, dx, dy, written = 0;
+
+  /* Rings of cells around the centre cell, nearest first. */
+  for (r = 0; r <= CLUSTER_RADIUS && written < o->n_anchors; r++) {
+    for (dy = -r; dy <= r && written < o->n_anchors; dy++) {
+      for (dx = -r; dx <= r && written < o->n_anchors; dx++) {
+        gint gx = gx0 + dx, gy = gy0 + dy, a;
+        gdouble score;
+
+        if (MAX (ABS (dx), ABS (dy)) != r || gx < 0 || gy < 0
+            || gx >= sc->grid_w[level] || gy >= sc->grid_h[level])
+          continue;
+        a = anchor_index (sc, level, gx, gy, written % 3);
+        score = o->peak * (1.0 - 0.35 * r / CLUSTER_RADIUS)
+            - 0.05 * unit (rng);
+        put_box (sc, out, a,
+            cx + o->w * JITTER * (2 * unit (rng) - 1),
+            cy + o->h * JITTER * (2 * unit (rng) - 1),
+            o->w * (1 + JITTER * (2 * unit (rng) - 1)),
+            o->h * (1 + JITTER * (2 * unit (rng) - 1)),
+            o->class_id, score, 0.88 + 0.04 * unit (rng));
+        if (o->second_class >= 0 && written % 3 == 0)
+          put (sc, out, a, class_channel (sc, o->second_class),
+              sc->cfg.yolov5 ? 0.5 * score / 0.9 : 0.5 * score);
+        written++;
+      }
+    }
+  }
+}
+
+void
+cudanms_synth_scene_render (const CudanmsSynthScene * scene, guint64 frame,
+    guint8 * out)
+{
+  guint64 rng = scene->cfg.seed ^ (frame * G_GUINT64_CONSTANT (0x2545f4914f6cdd1d));
+  gint i;
+
+  memcpy (out, scene->base, scene->size);
+  for (i = 0; i < scene->cfg.num_objects; i++)
+    render_object (scene, &scene->objects[i], frame, &rng, out);
+}

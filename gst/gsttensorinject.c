@@ -1,0 +1,519 @@
+/* tensorinject: attaches a detection tensor to each video buffer.
+ *
+ * This library is free software; you can redistribute it and/or modify it
+ * under the terms of the GNU Lesser General Public License, version 2.1 or
+ * later.
+ */
+
+/**
+ * SECTION:element-tensorinject
+ * @title: tensorinject
+ *
+ * Stands in for an upstream inference element: attaches one
+ * "CudanmsTensorMeta" tensor to each video buffer. With #GstTensorInject:location
+ * it replays .npy files (float32 or float16, C order); a "%d" in the path
+ * is replaced by the frame number counted from 0, otherwise the one file
+ * is attached to every buffer. Without a location it renders a seeded
+ * synthetic scene of moving objects as a raw YOLOv8 or YOLOv5 output: each
+ * object yields a cluster of 10-60 overlapping anchors with jittered boxes
+ * and graded scores, on top of low-score background noise. The same seed
+ * gives the same tensors.
+ *
+ * ## Example launch line
+ * |[
+ * gst-launch-1.0 videotestsrc num-buffers=30 ! tensorinject seed=7 num-objects=4 ! cudanms ! fakesink
+ * ]| Feeds 30 frames of a synthetic four-object scene into cudanms.
+ */
+
+#ifdef HAVE_CONFIG_H
+#include "config.h"
+#endif
+
+#include <string.h>
+
+#include "gsttensorinject.h"
+#include "gsttensormeta.h"
+#include "gstsynthscene.h"
+#include "gstnpy.h"
+
+GST_DEBUG_CATEGORY_STATIC (gst_tensor_inject_debug);
+#define GST_CAT_DEFAULT gst_tensor_inject_debug
+
+#define DEFAULT_PROP_LOCATION NULL
+#define DEFAULT_PROP_TENSOR_ID "detections"
+#define DEFAULT_PROP_LAYOUT GST_TENSOR_INJECT_LAYOUT_YOLOV8
+#define DEFAULT_PROP_NUM_CLASSES 80
+#define DEFAULT_PROP_MODEL_SIZE "640x640"
+#define DEFAULT_PROP_DATA_TYPE GST_TENSOR_INJECT_DATA_TYPE_FLOAT32
+#define DEFAULT_PROP_SEED 0
+#define DEFAULT_PROP_NUM_OBJECTS 6
+#define DEFAULT_PROP_NOISE 200
+
+enum
+{
+  PROP_0,
+  PROP_LOCATION,
+  PROP_TENSOR_ID,
+  PROP_LAYOUT,
+  PROP_NUM_CLASSES,
+  PROP_MODEL_SIZE,
+  PROP_DATA_TYPE,
+  PROP_SEED,
+  PROP_NUM_OBJECTS,
+  PROP_NOISE
+};
+
+struct _GstTensorInject
+{
+  GstBaseTransform parent;
+
+  /* properties, under the object lock */
+  gchar *location;
+  gchar *tensor_id;
+  GstTensorInjectLayout layout;
+  gint num_classes;
+  gchar *model_size;
+  gint model_width;
+  gint model_height;
+  GstTensorInjectDataType data_type;
+  guint seed;
+  gint num_objects;
+  guint noise;
+
+  /* streaming state, made in start */
+  guint64 frame;
+  gchar *stream_location;       /* "%d" pattern, NULL otherwise */
+  gchar *stream_tensor_id;
+  CudanmsNpy single;            /* location without "%d" */
+  CudanmsSynthScene *scene;     /* no location */
+};
+
+static GstStaticPadTemplate sink_template = GST_STATIC_PAD_TEMPLATE ("sink",
+    GST_PAD_SINK, GST_PAD_ALWAYS, GST_STATIC_CAPS ("video/x-raw"));
+static GstStaticPadTemplate src_template = GST_STATIC_PAD_TEMPLATE ("src",
+    GST_PAD_SRC, GST_PAD_ALWAYS, GST_STATIC_CAPS ("video/x-raw"));
+
+#define gst_tensor_inject_parent_class parent_class
+G_DEFINE_TYPE (GstTensorInject, gst_tensor_inject, GST_TYPE_BASE_TRANSFORM);
+GST_ELEMENT_REGISTER_DEFINE (tensorinject, "tensorinject", GST_RANK_NONE,
+    GST_TYPE_TENSOR_INJECT);
+
+GType
+gst_tensor_inject_layout_get_type (void)
+{
+  static GType type = 0;
+  static const GEnumValue values[] = {
+    {GST_TENSOR_INJECT_LAYOUT_YOLOV5, "YOLOv5 [1, N, 5+C]", "yolov5"},
+    {GST_TENSOR_INJECT_LAYOUT_YOLOV8, "YOLOv8 [1, 4+C, N]", "yolov8"},
+    {0, NULL, NULL}
+  };
+
+  if (g_once_init_enter (&type)) {
+    GType t = g_enum_register_static ("GstTensorInjectLayout", values);
+    g_once_init_leave (&type, t);
+  }
+  return type;
+}
+
+GType
+gst_tensor_inject_data_type_get_type (void)
+{
+  static GType type = 0;
+  static const GEnumValue values[] = {
+    {GST_TENSOR_INJECT_DATA_TYPE_FLOAT32, "32-bit float", "float32"},
+    {GST_TENSOR_INJECT_DATA_TYPE_FLOAT16, "16-bit float", "float16"},
+    {0, NULL, NULL}
+  };
+
+  if (g_once_init_enter (&type)) {
+    GType t = g_enum_register_static ("GstTensorInjectDataType", values);
+    g_once_init_leave (&type, t);
+  }
+  return type;
+}
+
+static void
+gst_tensor_inject_init (GstTensorInject * self)
+{
+  self->location = g_strdup (DEFAULT_PROP_LOCATION);
+  self->tensor_id = g_strdup (DEFAULT_PROP_TENSOR_ID);
+  self->layout = DEFAULT_PROP_LAYOUT;
+  self->num_classes = DEFAULT_PROP_NUM_CLASSES;
+  self->model_size = g_strdup (DEFAULT_PROP_MODEL_SIZE);
+  cudanms_parse_size (self->model_size, &self->model_width,
+      &self->model_height);
+  self->data_type = DEFAULT_PROP_DATA_TYPE;
+  self->seed = DEFAULT_PROP_SEED;
+  self->num_objects = DEFAULT_PROP_NUM_OBJECTS;
+  self->noise = DEFAULT_PROP_NOISE;
+
+  gst_base_transform_set_in_place (GST_BASE_TRANSFORM (self), TRUE);
+  gst_base_transform_set_passthrough (GST_BASE_TRANSFORM (self), FALSE);
+}
+
+static void
+gst_tensor_inject_set_property (GObject * object, guint prop_id,
+    const GValue * value, GParamSpec * pspec)
+{
+  GstTensorInject *self = GST_TENSOR_INJECT (object);
+  gint w, h;
+
+  GST_OBJECT_LOCK (self);
+  switch (prop_id) {
+    case PROP_LOCATION:
+      g_free (self->location);
+      self->location = g_value_dup_string (value);
+      break;
+    case PROP_TENSOR_ID:
+      g_free (self->tensor_id);
+      self->tensor_id = g_value_dup_string (value);
+      break;
+    case PROP_LAYOUT:
+      self->layout = g_value_get_enum (value);
+      break;
+    case PROP_NUM_CLASSES:
+      self->num_classes = g_value_get_int (value);
+      break;
+    case PROP_MODEL_SIZE:
+      if (!cudanms_parse_size (g_value_get_string (value), &w, &h)) {
+        GST_WARNING_OBJECT (self, "Ignoring malformed model-size \"%s\"",
+            GST_STR_NULL (g_value_get_string (value)));
+        break;
+      }
+      g_free (self->model_size);
+      self->model_size = g_strdup_printf ("%dx%d", w, h);
+      self->model_width = w;
+      self->model_height = h;
+      break;
+    case PROP_DATA_TYPE:
+      self->data_type = g_value_get_enum (value);
+      break;
+    case PROP_SEED:
+      self->seed = g_value_get_uint (value);
+      break;
+    case PROP_NUM_OBJECTS:
+      self->num_objects = g_value_get_int (value);
+      break;
+    case PROP_NOISE:
+      self->noise = g_value_get_uint (value);
+      break;
+    default:
+      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
+      break;
+  }
+  GST_OBJECT_UNLOCK (self);
+}
+
+static void
+gst_tensor_inject_get_property (GObject * object, guint prop_id,
+    GValue * value, GParamSpec * pspec)
+{
+  GstTensorInject *self = GST_TENSOR_INJECT (object);
+
+  GST_OBJECT_LOCK (self);
+  switch (prop_id) {
+    case PROP_LOCATION:
+      g_value_set_string (value, self->location);
+      break;
+    case PROP_TENSOR_ID:
+      g_value_set_string (value, self->tensor_id);
+      break;
+    case PROP_LAYOUT:
+      g_value_set_enum (value, self->layout);
+      break;
+    case PROP_NUM_CLASSES:
+      g_value_set_int (value, self->num_classes);
+      break;
+    case PROP_MODEL_SIZE:
+      g_value_set_string (value, self->model_size);
+      break;
+    case PROP_DATA_TYPE:
+      g_value_set_enum (value, self->data_type);
+      break;
+    case PROP_SEED:
+      g_value_set_uint (value, self->seed);
+      break;
+    case PROP_NUM_OBJECTS:
+      g_value_set_int (value, self->num_objects);
+      break;
+    case PROP_NOISE:
+      g_value_set_uint (value, self->noise);
+      break;
+    default:
+      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
+      break;
+  }
+  GST_OBJECT_UNLOCK (self);
+}
+
+static void
+gst_tensor_inject_finalize (GObject * object)
+{
+  GstTensorInject *self = GST_TENSOR_INJECT (object);
+
+  g_free (self->location);
+  g_free (self->tensor_id);
+  g_free (self->model_size);
+  G_OBJECT_CLASS (parent_class)->finalize (object);
+}
+
+static gboolean
+gst_tensor_inject_start (GstBaseTransform * trans)
+{
+  GstTensorInject *self = GST_TENSOR_INJECT (trans);
+  CudanmsSynthConfig cfg;
+  GError *err = NULL;
+  gchar *location;
+
+  GST_OBJECT_LOCK (self);
+  location = g_strdup (self->location);
+  self->stream_tensor_id = g_strdup (self->tensor_id);
+  cfg.yolov5 = self->layout == GST_TENSOR_INJECT_LAYOUT_YOLOV5;
+  cfg.num_classes = self->num_classes;
+  cfg.model_width = self->model_width;
+  cfg.model_height = self->model_height;
+  cfg.dtype = self->data_type == GST_TENSOR_INJECT_DATA_TYPE_FLOAT16 ?
+      CNMS_DTYPE_FLOAT16 : CNMS_DTYPE_FLOAT32;
+  cfg.seed = self->seed;
+  cfg.num_objects = self->num_objects;
+  cfg.noise = self->noise;
+  GST_OBJECT_UNLOCK (self);
+
+  self->frame = 0;
+  if (location == NULL) {
+    self->scene = cudanms_synth_scene_new (&cfg);
+    return TRUE;
+  }
+  if (strstr (location, "%d") != NULL) {
+    self->stream_location = location;
+    return TRUE;
+  }
+  if (!cudanms_npy_load (location, &self->single, &err))
+    goto load_failed;
+  g_free (location);
+  return TRUE;
+
+load_failed:
+  GST_ELEMENT_ERROR (self, RESOURCE, OPEN_READ,
+      ("Could not load tensor file \"%s\".", location), ("%s", err->message));
+  g_clear_error (&err);
+  g_free (location);
+  g_clear_pointer (&self->stream_tensor_id, g_free);
+  return FALSE;
+}
+
+static gboolean
+gst_tensor_inject_stop (GstBaseTransform * trans)
+{
+  GstTensorInject *self = GST_TENSOR_INJECT (trans);
+
+  g_clear_pointer (&self->scene, cudanms_synth_scene_free);
+  g_clear_pointer (&self->stream_location, g_free);
+  g_clear_pointer (&self->stream_tensor_id, g_free);
+  cudanms_npy_clear (&self->single);
+  return TRUE;
+}
+
+static GstFlowReturn
+gst_tensor_inject_attach_npy (GstTensorInject * self, GstBuffer * buffer,
+    const CudanmsNpy * npy)
+{
+  if (!cudanms_tensor_meta_add (buffer, self->stream_tensor_id, npy->dtype,
+          npy->dims, (guint) npy->n_dims, npy->data))
+    goto attach_failed;
+  return GST_FLOW_OK;
+
+attach_failed:
+  GST_ELEMENT_ERROR (self, CORE, FAILED, ("Could not attach the tensor."),
+      (NULL));
+  return GST_FLOW_ERROR;
+}
+
+/* "%d" pattern: the frame's own file. */
+static GstFlowReturn
+gst_tensor_inject_replay (GstTensorInject * self, GstBuffer * buffer)
+{
+  const gchar *pct = strstr (self->stream_location, "%d");
+  gchar *path = g_strdup_printf ("%.*s%" G_GUINT64_FORMAT "%s",
+      (gint) (pct - self->stream_location), self->stream_location,
+      self->frame, pct + 2);
+  GError *err = NULL;
+  CudanmsNpy npy;
+  GstFlowReturn ret;
+
+  if (!cudanms_npy_load (path, &npy, &err))
+    goto load_failed;
+  ret = gst_tensor_inject_attach_npy (self, buffer, &npy);
+  cudanms_npy_clear (&npy);
+  g_free (path);
+  return ret;
+
+load_failed:
+  GST_ELEMENT_ERROR (self, RESOURCE, OPEN_READ,
+      ("Could not load tensor file \"%s\".", path), ("%s", err->message));
+  g_clear_error (&err);
+  g_free (path);
+  return GST_FLOW_ERROR;
+}
+
+static GstFlowReturn
+gst_tensor_inject_synthesize (GstTensorInject * self, GstBuffer * buffer)
+{
+  gsize size = cudanms_synth_scene_size (self->scene);
+  GstBuffer *data = gst_buffer_new_allocate (NULL, size, NULL);
+  GstFlowReturn ret = GST_FLOW_OK;
+  GstMapInfo map;
+  gint64 dims[3];
+
+  if (data == NULL || !gst_buffer_map (data, &map, GST_MAP_WRITE))
+    goto no_memory;
+  cudanms_synth_scene_render (self->scene, self->frame, map.data);
+  gst_buffer_unmap (data, &map);
+  cudanms_synth_scene_dims (self->scene, dims);
+  if (!cudanms_tensor_meta_add (buffer, self->stream_tensor_id,
+          self->data_type == GST_TENSOR_INJECT_DATA_TYPE_FLOAT16 ?
+          CNMS_DTYPE_FLOAT16 : CNMS_DTYPE_FLOAT32, dims, 3, data)) {
+    GST_ELEMENT_ERROR (self, CORE, FAILED, ("Could not attach the tensor."),
+        (NULL));
+    ret = GST_FLOW_ERROR;
+  }
+  gst_buffer_unref (data);
+  return ret;
+
+no_memory:
+  GST_ELEMENT_ERROR (self, RESOURCE, NO_SPACE_LEFT,
+      ("Could not allocate a %" G_GSIZE_FORMAT "-byte tensor.", size), (NULL));
+  gst_clear_buffer (&data);
+  return GST_FLOW_ERROR;
+}
+
+static GstFlowReturn
+gst_tensor_inject_transform_ip (GstBaseTransform * trans, GstBuffer * buffer)
+{
+  GstTensorInject *self = GST_TENSOR_INJECT (trans);
+  GstFlowReturn ret;
+
+  if (self->scene != NULL)
+    ret = gst_tensor_inject_synthesize (self, buffer);
+  else if (self->stream_location != NULL)
+    ret = gst_tensor_inject_replay (self, buffer);
+  else
+    ret = gst_tensor_inject_attach_npy (self, buffer, &self->single);
+  self->frame++;
+  return ret;
+}
+
+static void
+gst_tensor_inject_class_init (GstTensorInjectClass * klass)
+{
+  GObjectClass *gobject_class = G_OBJECT_CLASS (klass);
+  GstElementClass *element_class = GST_ELEMENT_CLASS (klass);
+  GstBaseTransformClass *trans_class = GST_BASE_TRANSFORM_CLASS (klass);
+  GParamFlags flags = G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS |
+      GST_PARAM_MUTABLE_READY;
+
+  GST_DEBUG_CATEGORY_INIT (gst_tensor_inject_debug, "tensorinject", 0,
+      "Detection tensor producer");
+
+  gobject_class->set_property = gst_tensor_inject_set_property;
+  gobject_class->get_property = gst_tensor_inject_get_property;
+  gobject_class->finalize = gst_tensor_inject_finalize;
+
+  /**
+   * GstTensorInject:location:
+   *
+   * .npy file to replay (float32 or float16, C order). A "%d" is replaced
+   * by the frame number counted from 0; without one, the same file is
+   * attached to every buffer. NULL renders the synthetic scene.
+   */
+  g_object_class_install_property (gobject_class, PROP_LOCATION,
+      g_param_spec_string ("location", "Location",
+          ".npy file to replay, optionally with a %d frame number "
+          "(NULL: synthetic scene)", DEFAULT_PROP_LOCATION, flags));
+  /**
+   * GstTensorInject:tensor-id:
+   *
+   * The id given to the attached tensor (NULL: no id).
+   */
+  g_object_class_install_property (gobject_class, PROP_TENSOR_ID,
+      g_param_spec_string ("tensor-id", "Tensor id",
+          "Id of the attached tensor (NULL: none)", DEFAULT_PROP_TENSOR_ID,
+          flags));
+  /**
+   * GstTensorInject:layout:
+   *
+   * Layout of the synthetic tensor.
+   */
+  g_object_class_install_property (gobject_class, PROP_LAYOUT,
+      g_param_spec_enum ("layout", "Layout", "Layout of the synthetic tensor",
+          GST_TYPE_TENSOR_INJECT_LAYOUT, DEFAULT_PROP_LAYOUT, flags));
+  /**
+   * GstTensorInject:num-classes:
+   *
+   * Number of classes of the synthetic model.
+   */
+  g_object_class_install_property (gobject_class, PROP_NUM_CLASSES,
+      g_param_spec_int ("num-classes", "Number of classes",
+          "Classes of the synthetic model", 1, 1000, DEFAULT_PROP_NUM_CLASSES,
+          flags));
+  /**
+   * GstTensorInject:model-size:
+   *
+   * Input size "WxH" of the synthetic model; anchors lie on its stride
+   * 8/16/32 grids (8400 anchors for 640x640, 3x that for yolov5).
+   */
+  g_object_class_install_property (gobject_class, PROP_MODEL_SIZE,
+      g_param_spec_string ("model-size", "Model size",
+          "Synthetic model input size as WxH", DEFAULT_PROP_MODEL_SIZE,
+          flags));
+  /**
+   * GstTensorInject:data-type:
+   *
+   * Element type of the synthetic tensor.
+   */
+  g_object_class_install_property (gobject_class, PROP_DATA_TYPE,
+      g_param_spec_enum ("data-type", "Data type",
+          "Element type of the synthetic tensor",
+          GST_TYPE_TENSOR_INJECT_DATA_TYPE, DEFAULT_PROP_DATA_TYPE, flags));
+  /**
+   * GstTensorInject:seed:
+   *
+   * Seed of the synthetic scene; the same seed gives the same tensors.
+   */
+  g_object_class_install_property (gobject_class, PROP_SEED,
+      g_param_spec_uint ("seed", "Seed", "Seed of the synthetic scene",
+          0, G_MAXUINT, DEFAULT_PROP_SEED, flags));
+  /**
+   * GstTensorInject:num-objects:
+   *
+   * Number of moving objects in the synthetic scene.
+   */
+  g_object_class_install_property (gobject_class, PROP_NUM_OBJECTS,
+      g_param_spec_int ("num-objects", "Number of objects",
+          "Moving objects in the synthetic scene", 0, 256,
+          DEFAULT_PROP_NUM_OBJECTS, flags));
+  /**
+   * GstTensorInject:noise:
+   *
+   * Number of background anchors scoring above 0.05 (most below 0.25).
+   */
+  g_object_class_install_property (gobject_class, PROP_NOISE,
+      g_param_spec_uint ("noise", "Noise",
+          "Background anchors scoring above 0.05 (most below 0.25)",
+          0, 1000000, DEFAULT_PROP_NOISE, flags));
+
+  gst_element_class_add_static_pad_template (element_class, &sink_template);
+  gst_element_class_add_static_pad_template (element_class, &src_template);
+  gst_element_class_set_static_metadata (element_class,
+      "Detection tensor injector", "Filter/Video",
+      "Attaches a YOLO detection tensor to each buffer, replayed from .npy "
+      "files or rendered from a seeded synthetic scene", "cudanms developers");
+
+  trans_class->passthrough_on_same_caps = FALSE;
+  trans_class->start = GST_DEBUG_FUNCPTR (gst_tensor_inject_start);
+  trans_class->stop = GST_DEBUG_FUNCPTR (gst_tensor_inject_stop);
+  trans_class->transform_ip = GST_DEBUG_FUNCPTR (gst_tensor_inject_transform_ip);
+
+  gst_type_mark_as_plugin_api (GST_TYPE_TENSOR_INJECT_LAYOUT, 0);
+  gst_type_mark_as_plugin_api (GST_TYPE_TENSOR_INJECT_DATA_TYPE, 0);
+}

@@ -1,0 +1,46 @@
+/* tensorinject: attaches a detection tensor to each video buffer, from .npy
+ * files or from a seeded synthetic scene. The stand-in for an upstream
+ * inference element in tests, the demo and benchmarks. */
+#ifndef __GST_TENSOR_INJECT_H__
+#define __GST_TENSOR_INJECT_H__
+
+#include <gst/gst.h>
+#include <gst/base/gstbasetransform.h>
+
+G_BEGIN_DECLS
+
+/**
+ * GstTensorInjectLayout:
+ * @GST_TENSOR_INJECT_LAYOUT_YOLOV5: [1, N, 5+C], N = 3 anchors per cell
+ * @GST_TENSOR_INJECT_LAYOUT_YOLOV8: [1, 4+C, N]
+ */
+typedef enum
+{
+  GST_TENSOR_INJECT_LAYOUT_YOLOV5,
+  GST_TENSOR_INJECT_LAYOUT_YOLOV8
+} GstTensorInjectLayout;
+
+/**
+ * GstTensorInjectDataType:
+ * @GST_TENSOR_INJECT_DATA_TYPE_FLOAT32: 32-bit floats
+ * @GST_TENSOR_INJECT_DATA_TYPE_FLOAT16: IEEE half floats
+ */
+typedef enum
+{
+  GST_TENSOR_INJECT_DATA_TYPE_FLOAT32,
+  GST_TENSOR_INJECT_DATA_TYPE_FLOAT16
+} GstTensorInjectDataType;
+
+#define GST_TYPE_TENSOR_INJECT_LAYOUT (gst_tensor_inject_layout_get_type ())
+GType gst_tensor_inject_layout_get_type (void);
+#define GST_TYPE_TENSOR_INJECT_DATA_TYPE (gst_tensor_inject_data_type_get_type ())
+GType gst_tensor_inject_data_type_get_type (void);
+
+#define GST_TYPE_TENSOR_INJECT (gst_tensor_inject_get_type ())
+G_DECLARE_FINAL_TYPE (GstTensorInject, gst_tensor_inject, GST, TENSOR_INJECT,
+    GstBaseTransform)
+
+GST_ELEMENT_REGISTER_DECLARE (tensorinject);
+
+G_END_DECLS
+#endif /* __GST_TENSOR_INJECT_H__ */
