@@ -1,0 +1,612 @@
+/* Helpers of the gpu suite (see gpu_common.h). */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "gpu_common.h"
+
+void
+gpu_require_device (const char *test_name)
+{
+  if (cnms_cuda_device_count () > 0)
+    return;
+  printf ("%s: SKIP, no CUDA device\n", test_name);
+  exit (GPU_SKIP);
+}
+
+long
+gpu_env_int (const char *name, long def)
+{
+  const char *v = getenv (name);
+  return v != NULL && *v != '\0' ? strtol (v, NULL, 0) : def;
+}
+
+void
+gpu_rng_seed (gpu_rng *r, uint64_t seed)
+{
+  r->s = seed * 0x9e3779b97f4a7c15ull + 0x632be59bd9b4e019ull;
+}
+
+/* splitmix64 */
+uint64_t
+gpu_rng_next (gpu_rng *r)
+{
+  uint64_t z = (r->s += 0x9e3779b97f4a7c15ull);
+  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+  z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+  return z ^ (z >> 31);
+}
+
+float
+gpu_rng_float (gpu_rng *r, float lo, float hi)
+{
+  float u = (float) (gpu_rng_next (r) >> 40) / 16777216.0f;
+  return lo + (hi - lo) * u;
+}
+
+int
+gpu_rng_int (gpu_rng *r, int lo, int hi)
+{
+  if (hi <= lo)
+    return lo;
+  return lo + (int) (gpu_rng_next (r) % (uint64_t) (hi - lo));
+}
+
+uint16_t
+gpu_float_to_half (float f)
+{
+  uint32_t x, sign, exp, man, m, rem, halfway;
+  int e, shift;
+
+  memcpy (&x, &f, sizeof x);
+  sign = (x >> 16) & 0x8000u;
+  exp = (x >> 23) & 0xffu;
+  man = x & 0x7fffffu;
+  if (exp == 0xffu)
+    return (uint16_t) (sign | 0x7c00u | (man ? 0x200u | (man >> 13) : 0));
+  e = (int) exp - 112;
+  if (e >= 31)
+    return (uint16_t) (sign | 0x7c00u);
+  if (e <= 0) {
+    if (e < -10)
+      return (uint16_t) sign;
+    man |= 0x800000u;
+    shift = 14 - e;
+    m = man >> shift;
+    rem = man & ((1u << shift) - 1);
+    halfway = 1u << (shift - 1);
+    if (rem > halfway || (rem == halfway && (m & 1)))
+      m++;
+    return (uint16_t) (sign | m);
+  }
+  m = man >> 13;
+  rem = man & 0x1fffu;
+  if (rem > 0x1000u || (rem == 0x1000u && (m & 1)))
+    m++;
+  return (uint16_t) (sign | (((uint32_t) e << 10) + m));
+}
+
+static float
+pick_f (gpu_rng *r, const float *v, int n)
+{
+  return v[gpu_rng_int (r, 0, n)];
+}
+
+static int
+pick_i (gpu_rng *r, const int *v, int n)
+{
+  return v[gpu_rng_int (r, 0, n)];
+}
+
+#define PICK_F(r, ...) \
+  pick_f ((r), (const float[]) { __VA_ARGS__ }, \
+      (int) (sizeof ((const float[]) { __VA_ARGS__ }) / sizeof (float)))
+#define PICK_I(r, ...) \
+  pick_i ((r), (const int[]) { __VA_ARGS__ }, \
+      (int) (sizeof ((const int[]) { __VA_ARGS__ }) / sizeof (int)))
+
+/* Number of fields per anchor (the tensor's row in model terms). */
+static int
+det_fields (const gpu_det_case *dc)
+{
+  switch (dc->layout) {
+    case CNMS_LAYOUT_YOLOV5:
+      return 5 + dc->c;
+    case CNMS_LAYOUT_YOLOV8:
+      return 4 + dc->c;
+    default:
+      return 6;
+  }
+}
+
+/* Stores field f of anchor a, wherever the layout puts it. */
+static void
+det_put (gpu_det_case *dc, int a, int f, float v)
+{
+  size_t i;
+
+  if (dc->layout == CNMS_LAYOUT_YOLOV8)
+    i = (size_t) f * dc->n + a;
+  else
+    i = (size_t) a * det_fields (dc) + f;
+  if (dc->dtype == CNMS_DTYPE_FLOAT16)
+    ((uint16_t *) dc->data)[i] = gpu_float_to_half (v);
+  else
+    ((float *) dc->data)[i] = v;
+}
+
+/* A value that breaks things: NaN, infinities, signed zero, huge, tiny. */
+static float
+nasty_value (gpu_rng *r)
+{
+  switch (gpu_rng_int (r, 0, 8)) {
+    case 0:
+      return NAN;
+    case 1:
+      return INFINITY;
+    case 2:
+      return -INFINITY;
+    case 3:
+      return -0.0f;
+    case 4:
+      return 0.0f;
+    case 5:
+      return 1e30f;
+    case 6:
+      return -1e30f;
+    default:
+      return 1e-7f;
+  }
+}
+
+static const char *det_modes[] = { "random", "ties", "clusters", "nasty",
+  "overflow"
+};
+
+#define N_DET_MODES 5
+
+/* Fills the tensor of dc from mode: box fields in model pixels, scores in
+ * [0, 1], end2end class ids as floats. */
+static void
+det_fill (gpu_det_case *dc, gpu_rng *r, int mode)
+{
+  const float mw = (float) dc->p.model_width;
+  const float mh = (float) dc->p.model_height;
+  const int fields = det_fields (dc);
+  const int e2e = dc->layout == CNMS_LAYOUT_END2END;
+  const int first_cls = dc->layout == CNMS_LAYOUT_YOLOV5 ? 5 : 4;
+  float centers[16][4];
+  int n_centers = gpu_rng_int (r, 1, 16);
+  float levels = PICK_F (r, 2.0f, 4.0f, 10.0f);
+  int a, f, k;
+
+  for (k = 0; k < n_centers; k++) {
+    centers[k][0] = gpu_rng_float (r, 0, mw);
+    centers[k][1] = gpu_rng_float (r, 0, mh);
+    centers[k][2] = gpu_rng_float (r, 8, mw / 3);
+    centers[k][3] = gpu_rng_float (r, 8, mh / 3);
+  }
+  for (a = 0; a < dc->n; a++) {
+    float cx, cy, w, h;
+    if (mode == 2) {
+      const float *c = centers[gpu_rng_int (r, 0, n_centers)];
+      cx = c[0] + gpu_rng_float (r, -4, 4);
+      cy = c[1] + gpu_rng_float (r, -4, 4);
+      w = c[2] + gpu_rng_float (r, -6, 6);
+      h = c[3] + gpu_rng_float (r, -6, 6);
+    } else {
+      cx = gpu_rng_float (r, -20, mw + 20);
+      cy = gpu_rng_float (r, -20, mh + 20);
+      w = gpu_rng_float (r, 0.5f, mw / 4);
+      h = gpu_rng_float (r, 0.5f, mh / 4);
+    }
+    if (mode == 1) {
+      /* integer boxes: exact IoUs (0.5, ...) happen */
+      cx = floorf (cx);
+      cy = floorf (cy);
+      w = floorf (w) + 1;
+      h = floorf (h) + 1;
+    }
+    if (e2e) {
+      det_put (dc, a, 0, cx - w / 2);
+      det_put (dc, a, 1, cy - h / 2);
+      det_put (dc, a, 2, cx + w / 2);
+      det_put (dc, a, 3, cy + h / 2);
+      det_put (dc, a, 5, gpu_rng_int (r, 0, 8) == 0 ?
+          gpu_rng_float (r, -2, 100) : (float) gpu_rng_int (r, 0, 80));
+    } else {
+      det_put (dc, a, 0, cx);
+      det_put (dc, a, 1, cy);
+      det_put (dc, a, 2, w);
+      det_put (dc, a, 3, h);
+    }
+    /* field 4: objectness (yolov5), first class (yolov8), score (end2end) */
+    for (f = 4; f < (e2e ? 5 : fields); f++) {
+      float v;
+      v = gpu_rng_float (r, 0, 1);
+      /* most class scores are small, as in a real head */
+      if (f >= first_cls && !e2e && gpu_rng_int (r, 0, 4) != 0)
+        v = v * v * v * 0.3f;
+      if (mode == 1)
+        v = roundf (v * levels) / levels;
+      det_put (dc, a, f, v);
+    }
+    if (mode == 1 && a > 0 && gpu_rng_int (r, 0, 3) == 0) {
+      /* an exact duplicate of an earlier anchor */
+      int src = gpu_rng_int (r, 0, a);
+      for (f = 0; f < fields; f++) {
+        size_t si, di;
+        size_t es = dc->dtype == CNMS_DTYPE_FLOAT16 ? 2 : 4;
+        if (dc->layout == CNMS_LAYOUT_YOLOV8) {
+          si = (size_t) f * dc->n + src;
+          di = (size_t) f * dc->n + a;
+        } else {
+          si = (size_t) src * fields + f;
+          di = (size_t) a * fields + f;
+        }
+        memcpy ((char *) dc->data + di * es, (char *) dc->data + si * es, es);
+      }
+    }
+    if (mode == 3 && gpu_rng_int (r, 0, 3) == 0) {
+      int n_bad = gpu_rng_int (r, 1, 4);
+      for (k = 0; k < n_bad; k++) {
+        f = gpu_rng_int (r, 0, fields);
+        if (f == 2 || f == 3)
+          det_put (dc, a, f, gpu_rng_int (r, 0, 2) ? -w : nasty_value (r));
+        else
+          det_put (dc, a, f, nasty_value (r));
+      }
+    }
+  }
+}
+
+void
+gpu_det_case_make (gpu_det_case *dc, uint64_t seed, int idx)
+{
+  static const cnms_layout layouts[3] = { CNMS_LAYOUT_YOLOV5,
+    CNMS_LAYOUT_YOLOV8, CNMS_LAYOUT_END2END
+  };
+  gpu_rng r;
+  int mode = (idx / 6) % N_DET_MODES;
+  size_t es;
+
+  memset (dc, 0, sizeof *dc);
+  gpu_rng_seed (&r, seed ^ ((uint64_t) idx << 32));
+  dc->seed = seed;
+  dc->mode = det_modes[mode];
+  dc->layout = layouts[idx % 3];
+  dc->dtype = (idx / 3) % 2 ? CNMS_DTYPE_FLOAT16 : CNMS_DTYPE_FLOAT32;
+
+  if (idx % 47 == 5)
+    dc->n = dc->layout == CNMS_LAYOUT_YOLOV5 ? 25200 : 8400;
+  else if (idx % 11 == 3)
+    dc->n = gpu_rng_int (&r, 2000, 9000);
+  else
+    dc->n = (int) expf (gpu_rng_float (&r, 0.0f, logf (2000.0f)));
+  if (dc->n < 1)
+    dc->n = 1;
+  dc->c = dc->layout == CNMS_LAYOUT_END2END ? 0 :
+      PICK_I (&r, 1, 2, 3, 80, 80, 80);
+
+  cnms_params_init (&dc->p);
+  dc->p.score_threshold = PICK_F (&r, 0.0f, 0.01f, 0.1f, 0.25f, 0.5f);
+  dc->p.iou = PICK_F (&r, 0.3f, 0.45f, 0.5f, 0.7f, 0.0f, 1.0f);
+  dc->p.max_detections = PICK_I (&r, 1, 3, 100, 300, 300, 100000);
+  dc->p.max_candidates = PICK_I (&r, 1, 7, 100, 1000, 30000, 30000);
+  dc->p.class_agnostic = gpu_rng_int (&r, 0, 3) == 0;
+  dc->p.letterbox = gpu_rng_int (&r, 0, 3) != 0;
+  if (gpu_rng_int (&r, 0, 4) == 0) {
+    dc->p.model_width = 320;
+    dc->p.model_height = 256;
+  }
+  dc->p.frame_width = PICK_I (&r, 640, 1920, 1280, 500, 333);
+  dc->p.frame_height = PICK_I (&r, 640, 1080, 720, 375, 777);
+  if (mode == 4) {
+    /* far more candidates than max_candidates */
+    dc->p.score_threshold = 0.0f;
+    dc->p.max_candidates = gpu_rng_int (&r, 1, dc->n / 2 + 2);
+  }
+
+  es = dc->dtype == CNMS_DTYPE_FLOAT16 ? 2 : 4;
+  dc->size = (size_t) dc->n * det_fields (dc) * es;
+  dc->data = calloc (1, dc->size);
+  if (dc->data == NULL) {
+    fprintf (stderr, "out of host memory\n");
+    exit (1);
+  }
+  det_fill (dc, &r, mode);
+}
+
+void
+gpu_det_case_yolov8_frame (gpu_det_case *dc, uint64_t seed)
+{
+  gpu_rng r;
+
+  memset (dc, 0, sizeof *dc);
+  gpu_rng_seed (&r, seed);
+  dc->seed = seed;
+  dc->mode = "yolov8-frame";
+  dc->layout = CNMS_LAYOUT_YOLOV8;
+  dc->dtype = CNMS_DTYPE_FLOAT32;
+  dc->n = 8400;
+  dc->c = 80;
+  cnms_params_init (&dc->p);
+  dc->p.score_threshold = 0.1f;
+  dc->p.frame_width = 1920;
+  dc->p.frame_height = 1080;
+  dc->size = (size_t) dc->n * 84 * 4;
+  dc->data = calloc (1, dc->size);
+  if (dc->data == NULL)
+    exit (1);
+  /* ties (mode 1) on integer boxes, then clusters over part of it */
+  det_fill (dc, &r, 1);
+}
+
+void
+gpu_det_case_tensor (const gpu_det_case *dc, cnms_tensor *t)
+{
+  memset (t, 0, sizeof *t);
+  t->data = dc->data;
+  t->size = dc->size;
+  t->dtype = dc->dtype;
+  t->n_dims = 3;
+  t->dims[0] = 1;
+  if (dc->layout == CNMS_LAYOUT_YOLOV8) {
+    t->dims[1] = 4 + dc->c;
+    t->dims[2] = dc->n;
+  } else {
+    t->dims[1] = dc->n;
+    t->dims[2] = det_fields (dc);
+  }
+}
+
+void
+gpu_det_case_free (gpu_det_case *dc)
+{
+  free (dc->data);
+  dc->data = NULL;
+}
+
+void
+gpu_det_case_print (FILE *f, const gpu_det_case *dc)
+{
+  fprintf (f, "  seed=%llu mode=%s layout=%s dtype=%s N=%d C=%d thr=%g "
+      "iou=%g max_det=%d max_cand=%d agnostic=%d letterbox=%d "
+      "model=%dx%d frame=%dx%d\n", (unsigned long long) dc->seed, dc->mode,
+      cnms_layout_name (dc->layout),
+      dc->dtype == CNMS_DTYPE_FLOAT16 ? "f16" : "f32", dc->n, dc->c,
+      (double) dc->p.score_threshold, (double) dc->p.iou,
+      dc->p.max_detections, dc->p.max_candidates, dc->p.class_agnostic,
+      dc->p.letterbox, dc->p.model_width, dc->p.model_height,
+      dc->p.frame_width, dc->p.frame_height);
+}
+
+static const char *nms_modes[] = { "random", "ties", "clusters", "nasty",
+  "integer"
+};
+
+#define N_NMS_MODES 5
+
+void
+gpu_nms_case_make (gpu_nms_case *nc, uint64_t seed, int idx)
+{
+  gpu_rng r;
+  int mode = idx % N_NMS_MODES;
+  int cls_kind = (idx / N_NMS_MODES) % 4;
+  float span, size, levels;
+  float centers[32][4];
+  int n_centers, i, k;
+
+  memset (nc, 0, sizeof *nc);
+  gpu_rng_seed (&r, seed ^ ((uint64_t) idx << 32) ^ 0x5eedull);
+  nc->seed = seed;
+  nc->mode = nms_modes[mode];
+  if (idx % 50 == 7)
+    nc->n = 32768;
+  else if (idx % 13 == 2)
+    nc->n = gpu_rng_int (&r, 4096, 16385);
+  else
+    nc->n = (int) expf (gpu_rng_float (&r, 0.0f, logf (4096.0f)));
+  if (nc->n < 1)
+    nc->n = 1;
+  nc->iou = PICK_F (&r, 0.3f, 0.5f, 0.7f, 0.5f, 0.0f, 1.0f);
+  nc->max_det = PICK_I (&r, 0, 0, -1, 1, 10, 300);
+  nc->agnostic = cls_kind != 0 && gpu_rng_int (&r, 0, 4) == 0;
+
+  nc->boxes = malloc ((size_t) nc->n * 4 * sizeof (float));
+  nc->scores = malloc ((size_t) nc->n * sizeof (float));
+  if (cls_kind != 0)
+    nc->classes = malloc ((size_t) nc->n * sizeof (int32_t));
+  if (nc->boxes == NULL || nc->scores == NULL
+      || (cls_kind != 0 && nc->classes == NULL)) {
+    fprintf (stderr, "out of host memory\n");
+    exit (1);
+  }
+
+  /* big cases stay dense so that the CPU reference keeps few boxes */
+  span = nc->n > 4096 ? PICK_F (&r, 300.0f, 1000.0f) :
+      PICK_F (&r, 64.0f, 640.0f, 1920.0f);
+  size = span * PICK_F (&r, 0.05f, 0.1f, 0.3f);
+  levels = PICK_F (&r, 2.0f, 5.0f, 10.0f, 100.0f);
+  n_centers = gpu_rng_int (&r, 1, 32);
+  for (k = 0; k < n_centers; k++) {
+    centers[k][0] = gpu_rng_float (&r, 0, span);
+    centers[k][1] = gpu_rng_float (&r, 0, span);
+    centers[k][2] = gpu_rng_float (&r, 1, size);
+    centers[k][3] = gpu_rng_float (&r, 1, size);
+  }
+  for (i = 0; i < nc->n; i++) {
+    float *b = nc->boxes + 4 * (size_t) i;
+    float cx, cy, w, h, s;
+    if (mode == 2) {
+      const float *c = centers[gpu_rng_int (&r, 0, n_centers)];
+      cx = c[0] + gpu_rng_float (&r, -2, 2);
+      cy = c[1] + gpu_rng_float (&r, -2, 2);
+      w = c[2] + gpu_rng_float (&r, -2, 2);
+      h = c[3] + gpu_rng_float (&r, -2, 2);
+    } else {
+      cx = gpu_rng_float (&r, 0, span);
+      cy = gpu_rng_float (&r, 0, span);
+      w = gpu_rng_float (&r, 0, size);
+      h = gpu_rng_float (&r, 0, size);
+    }
+    b[0] = cx - w / 2;
+    b[1] = cy - h / 2;
+    b[2] = cx + w / 2;
+    b[3] = cy + h / 2;
+    if (mode == 4 || mode == 1) {
+      for (k = 0; k < 4; k++)
+        b[k] = roundf (b[k]);
+    }
+    s = gpu_rng_float (&r, 0, 1);
+    if (mode == 1 || (mode == 4 && i % 2))
+      s = roundf (s * levels) / levels;
+    nc->scores[i] = s;
+    if (mode == 1 && i > 0 && gpu_rng_int (&r, 0, 3) == 0) {
+      int src = gpu_rng_int (&r, 0, i);
+      memcpy (b, nc->boxes + 4 * (size_t) src, 4 * sizeof (float));
+      if (gpu_rng_int (&r, 0, 2))
+        nc->scores[i] = nc->scores[src];
+    }
+    if (mode == 3 && gpu_rng_int (&r, 0, 5) == 0) {
+      k = gpu_rng_int (&r, 0, 6);
+      if (k < 4)
+        b[k] = nasty_value (&r);
+      else if (k == 4)
+        nc->scores[i] = nasty_value (&r);
+      else
+        nc->scores[i] = -gpu_rng_float (&r, 0, 1);
+    }
+    if (nc->classes != NULL) {
+      switch (cls_kind) {
+        case 1:
+          nc->classes[i] = gpu_rng_int (&r, 0, 80);
+          break;
+        case 2:
+          nc->classes[i] = gpu_rng_int (&r, 0, 3);
+          break;
+        default:
+          /* arbitrary ids, negative and large included */
+          nc->classes[i] = (int32_t) (gpu_rng_next (&r) % 7) * 0x12345678
+              - 0x30000000;
+          break;
+      }
+    }
+  }
+}
+
+void
+gpu_nms_case_free (gpu_nms_case *nc)
+{
+  free (nc->boxes);
+  free (nc->scores);
+  free (nc->classes);
+  memset (nc, 0, sizeof *nc);
+}
+
+void
+gpu_nms_case_print (FILE *f, const gpu_nms_case *nc)
+{
+  fprintf (f, "  seed=%llu mode=%s n=%d classes=%s agnostic=%d iou=%g "
+      "max_det=%d\n", (unsigned long long) nc->seed, nc->mode, nc->n,
+      nc->classes ? "yes" : "no", nc->agnostic, (double) nc->iou,
+      nc->max_det);
+}
+
+void
+gpu_run_detect (cnms_ctx *ctx, const gpu_det_case *dc, gpu_result *r)
+{
+  cnms_tensor t;
+  const cnms_det *dets = NULL;
+  int n = 0;
+
+  memset (r, 0, sizeof *r);
+  gpu_det_case_tensor (dc, &t);
+  r->st = cnms_detect (ctx, &t, dc->layout, &dc->p, &dets, &n);
+  snprintf (r->error, sizeof r->error, "%s", cnms_ctx_error (ctx));
+  if (r->st != CNMS_OK)
+    return;
+  r->n = n;
+  r->n_candidates = cnms_ctx_last_candidates (ctx);
+  r->dets = malloc ((size_t) (n > 0 ? n : 1) * sizeof (cnms_det));
+  if (r->dets == NULL)
+    exit (1);
+  memcpy (r->dets, dets, (size_t) n * sizeof (cnms_det));
+}
+
+void
+gpu_run_nms (cnms_ctx *ctx, const gpu_nms_case *nc, gpu_result *r)
+{
+  memset (r, 0, sizeof *r);
+  r->keep = malloc ((size_t) nc->n * sizeof (int64_t));
+  if (r->keep == NULL)
+    exit (1);
+  r->st = cnms_nms (ctx, nc->boxes, nc->scores, nc->classes, nc->n, nc->iou,
+      nc->agnostic, nc->max_det, r->keep, &r->n);
+  snprintf (r->error, sizeof r->error, "%s", cnms_ctx_error (ctx));
+}
+
+void
+gpu_result_free (gpu_result *r)
+{
+  free (r->dets);
+  free (r->keep);
+  r->dets = NULL;
+  r->keep = NULL;
+}
+
+int
+gpu_result_equal (const gpu_result *a, const gpu_result *b, char *why,
+    size_t why_size)
+{
+  int i;
+
+  if (a->st != b->st) {
+    snprintf (why, why_size, "status %s vs %s (%s | %s)",
+        cnms_status_str (a->st), cnms_status_str (b->st), a->error,
+        b->error);
+    return 0;
+  }
+  if (a->n != b->n) {
+    snprintf (why, why_size, "%d vs %d results", a->n, b->n);
+    return 0;
+  }
+  if (a->n_candidates != b->n_candidates) {
+    snprintf (why, why_size, "%d vs %d candidates", a->n_candidates,
+        b->n_candidates);
+    return 0;
+  }
+  for (i = 0; i < a->n; i++) {
+    if (a->dets != NULL && b->dets != NULL
+        && memcmp (&a->dets[i], &b->dets[i], sizeof (cnms_det)) != 0) {
+      const cnms_det *x = &a->dets[i], *y = &b->dets[i];
+      snprintf (why, why_size, "record %d: score %a/%a box %a,%a,%a,%a / "
+          "%a,%a,%a,%a class %d/%d anchor %d/%d", i, (double) x->score,
+          (double) y->score, (double) x->x1, (double) x->y1, (double) x->x2,
+          (double) x->y2, (double) y->x1, (double) y->y1, (double) y->x2,
+          (double) y->y2, x->class_id, y->class_id, x->anchor, y->anchor);
+      return 0;
+    }
+    if (a->keep != NULL && b->keep != NULL && a->keep[i] != b->keep[i]) {
+      snprintf (why, why_size, "keep[%d]: %lld vs %lld", i,
+          (long long) a->keep[i], (long long) b->keep[i]);
+      return 0;
+    }
+  }
+  return 1;
+}
+
+cnms_ctx *
+gpu_ctx_new (cnms_backend backend)
+{
+  cnms_ctx *ctx = NULL;
+  cnms_status st = cnms_ctx_new (backend, -1, &ctx);
+
+  if (st != CNMS_OK) {
+    fprintf (stderr, "FAIL: cnms_ctx_new(%s): %s\n",
+        backend == CNMS_BACKEND_CUDA ? "cuda" : "cpu",
+        cnms_status_str (st));
+    exit (1);
+  }
+  return ctx;
+}

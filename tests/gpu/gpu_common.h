@@ -1,0 +1,91 @@
+/* Shared helpers of the gpu suite: skipping without a device, seeded case
+ * generators for cnms_detect and cnms_nms, and running one case on a
+ * context into an owned copy of its result. */
+#ifndef GPU_COMMON_H
+#define GPU_COMMON_H
+
+#include <stdint.h>
+#include <stdio.h>
+
+#include "cudanms.h"
+
+#define GPU_SKIP 77
+
+/* Exits 77 (meson's skip) when no CUDA device is usable. */
+void gpu_require_device (const char *test_name);
+
+/* Reads an int from the environment, or def. */
+long gpu_env_int (const char *name, long def);
+
+typedef struct {
+  uint64_t s;
+} gpu_rng;
+
+void gpu_rng_seed (gpu_rng *r, uint64_t seed);
+uint64_t gpu_rng_next (gpu_rng *r);
+/* Uniform in [lo, hi). */
+float gpu_rng_float (gpu_rng *r, float lo, float hi);
+/* Uniform in [lo, hi). */
+int gpu_rng_int (gpu_rng *r, int lo, int hi);
+
+/* float -> IEEE half, round to nearest even (subnormals, inf, NaN kept). */
+uint16_t gpu_float_to_half (float f);
+
+/* One cnms_detect case. */
+typedef struct {
+  uint64_t seed;
+  const char *mode;
+  cnms_layout layout;
+  cnms_dtype dtype;
+  int n, c;
+  cnms_params p;
+  void *data;
+  size_t size;
+} gpu_det_case;
+
+/* Builds case number idx of the seeded family (layout, dtype and data
+ * mode cycle with idx; sizes and params come from the seed). */
+void gpu_det_case_make (gpu_det_case *dc, uint64_t seed, int idx);
+/* A YOLOv8 [1, 84, 8400] frame with tied scores and clustered boxes. */
+void gpu_det_case_yolov8_frame (gpu_det_case *dc, uint64_t seed);
+void gpu_det_case_tensor (const gpu_det_case *dc, cnms_tensor *t);
+void gpu_det_case_free (gpu_det_case *dc);
+void gpu_det_case_print (FILE *f, const gpu_det_case *dc);
+
+/* One cnms_nms case. */
+typedef struct {
+  uint64_t seed;
+  const char *mode;
+  int n;
+  float *boxes, *scores;
+  int32_t *classes;             /* NULL: no classes given */
+  float iou;
+  int agnostic;
+  int max_det;
+} gpu_nms_case;
+
+void gpu_nms_case_make (gpu_nms_case *nc, uint64_t seed, int idx);
+void gpu_nms_case_free (gpu_nms_case *nc);
+void gpu_nms_case_print (FILE *f, const gpu_nms_case *nc);
+
+/* A result copied out of the context. */
+typedef struct {
+  cnms_status st;
+  int n;                        /* records or indices */
+  int n_candidates;             /* cnms_ctx_last_candidates (detect) */
+  cnms_det *dets;
+  int64_t *keep;
+  char error[256];
+} gpu_result;
+
+void gpu_run_detect (cnms_ctx *ctx, const gpu_det_case *dc, gpu_result *r);
+void gpu_run_nms (cnms_ctx *ctx, const gpu_nms_case *nc, gpu_result *r);
+void gpu_result_free (gpu_result *r);
+/* 1 when a and b are bit-identical; else 0 with a one-line reason. */
+int gpu_result_equal (const gpu_result *a, const gpu_result *b, char *why,
+    size_t why_size);
+
+/* Opens a context or exits with a failure. */
+cnms_ctx *gpu_ctx_new (cnms_backend backend);
+
+#endif /* GPU_COMMON_H */

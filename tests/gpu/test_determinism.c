@@ -1,0 +1,123 @@
+/* Determinism and steady-state allocation of the CUDA backend:
+ * - one YOLOv8 frame (84 x 8400, tied scores, duplicate boxes) decoded
+ *   CNMS_GPU_REPEAT (1000) times gives the same bytes every time, equal
+ *   to the CPU backend's;
+ * - one plain NMS case (N = 32768, clusters) likewise;
+ * - after the first call of a shape, cnms_ctx_alloc_count stays constant,
+ *   also across a smaller input and back. */
+#include <stdlib.h>
+
+#include "gpu_common.h"
+
+static int failures;
+
+#define CHECK(cond, ...) do {                                               \
+    if (!(cond)) {                                                          \
+      printf ("FAIL: " __VA_ARGS__);                                        \
+      printf ("\n");                                                        \
+      failures++;                                                           \
+    }                                                                       \
+  } while (0)
+
+static void
+repeat_detect (cnms_ctx *cpu, cnms_ctx *cuda, int repeat)
+{
+  gpu_det_case dc;
+  gpu_result ref, first, r;
+  uint64_t allocs;
+  int i, diffs = 0;
+  char why[512];
+
+  gpu_det_case_yolov8_frame (&dc, 77);
+  gpu_run_detect (cpu, &dc, &ref);
+  gpu_run_detect (cuda, &dc, &first);
+  CHECK (first.st == CNMS_OK, "detect: %s", first.error);
+  CHECK (gpu_result_equal (&ref, &first, why, sizeof why),
+      "detect differs from the CPU backend: %s", why);
+  allocs = cnms_ctx_alloc_count (cuda);
+  for (i = 1; i < repeat; i++) {
+    gpu_run_detect (cuda, &dc, &r);
+    if (!gpu_result_equal (&first, &r, why, sizeof why) && diffs++ < 3)
+      printf ("run %d differs: %s\n", i, why);
+    gpu_result_free (&r);
+  }
+  CHECK (diffs == 0, "detect: %d of %d runs differ", diffs, repeat);
+  CHECK (cnms_ctx_alloc_count (cuda) == allocs,
+      "detect: alloc_count went from %llu to %llu over %d frames",
+      (unsigned long long) allocs,
+      (unsigned long long) cnms_ctx_alloc_count (cuda), repeat);
+  printf ("detect: %d runs identical (%d detections, %d candidates), "
+      "allocations %llu\n", repeat - diffs, first.n, first.n_candidates,
+      (unsigned long long) allocs);
+  gpu_result_free (&ref);
+  gpu_result_free (&first);
+  gpu_det_case_free (&dc);
+}
+
+static void
+repeat_nms (cnms_ctx *cpu, cnms_ctx *cuda, int repeat)
+{
+  gpu_nms_case nc, small;
+  gpu_result ref, first, r;
+  uint64_t allocs;
+  int i, diffs = 0;
+  char why[512];
+
+  gpu_nms_case_make (&nc, 78, 7);       /* idx 7: N = 32768, clusters */
+  gpu_nms_case_make (&small, 78, 0);
+  gpu_run_nms (cpu, &nc, &ref);
+  gpu_run_nms (cuda, &nc, &first);
+  CHECK (first.st == CNMS_OK, "nms: %s", first.error);
+  CHECK (gpu_result_equal (&ref, &first, why, sizeof why),
+      "nms differs from the CPU backend: %s", why);
+  allocs = cnms_ctx_alloc_count (cuda);
+  for (i = 1; i < repeat; i++) {
+    if (i == repeat / 2) {
+      /* a smaller input in between: buffers only grow, nothing new */
+      gpu_run_nms (cuda, &small, &r);
+      gpu_result_free (&r);
+    }
+    gpu_run_nms (cuda, &nc, &r);
+    if (!gpu_result_equal (&first, &r, why, sizeof why) && diffs++ < 3)
+      printf ("run %d differs: %s\n", i, why);
+    gpu_result_free (&r);
+  }
+  CHECK (diffs == 0, "nms: %d of %d runs differ", diffs, repeat);
+  CHECK (cnms_ctx_alloc_count (cuda) == allocs,
+      "nms: alloc_count went from %llu to %llu", (unsigned long long) allocs,
+      (unsigned long long) cnms_ctx_alloc_count (cuda));
+  printf ("nms: %d runs identical (N %d, %d kept), allocations %llu\n",
+      repeat - diffs, nc.n, first.n, (unsigned long long) allocs);
+  gpu_result_free (&ref);
+  gpu_result_free (&first);
+  gpu_nms_case_free (&nc);
+  gpu_nms_case_free (&small);
+}
+
+int
+main (void)
+{
+  const int repeat = (int) gpu_env_int ("CNMS_GPU_REPEAT", 1000);
+  cnms_ctx *cpu, *cuda;
+  size_t host = 0, pinned = 0, device = 0;
+
+  gpu_require_device ("cuda-determinism");
+  cpu = gpu_ctx_new (CNMS_BACKEND_CPU);
+  cuda = gpu_ctx_new (CNMS_BACKEND_CUDA);
+  CHECK (cnms_ctx_alloc_count (cuda) == 0,
+      "a new context allocated %llu buffers",
+      (unsigned long long) cnms_ctx_alloc_count (cuda));
+
+  repeat_detect (cpu, cuda, repeat);
+  repeat_nms (cpu, cuda, repeat);
+
+  cnms_ctx_memory (cuda, &host, &pinned, &device);
+  CHECK (pinned > 0 && device > 0, "memory not accounted: pinned %zu "
+      "device %zu", pinned, device);
+  printf ("memory held: %zu host, %zu pinned, %zu device bytes\n", host,
+      pinned, device);
+  cnms_ctx_free (cpu);
+  cnms_ctx_free (cuda);
+  printf ("cuda-determinism: %s\n", failures ? "FAILED" : "ok");
+  return failures ? 1 : 0;
+}

@@ -1,0 +1,121 @@
+/* Several CUDA contexts used at once: 4 threads, each with its own
+ * context (and so its own stream), run the same cases in different
+ * orders; every result must equal the one computed sequentially, which
+ * must equal the CPU backend's. */
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "gpu_common.h"
+
+#define N_THREADS 4
+#define N_DET 32
+#define N_NMS 16
+#define N_CASES (N_DET + N_NMS)
+#define SEED 4242
+
+static gpu_det_case det_cases[N_DET];
+static gpu_nms_case nms_cases[N_NMS];
+static gpu_result baseline[N_CASES];
+
+typedef struct {
+  int id;
+  int rounds;
+  int mismatches;
+  int errors;
+} worker;
+
+static void
+run_case (cnms_ctx *ctx, int c, gpu_result *r)
+{
+  if (c < N_DET)
+    gpu_run_detect (ctx, &det_cases[c], r);
+  else
+    gpu_run_nms (ctx, &nms_cases[c - N_DET], r);
+}
+
+static void *
+work (void *arg)
+{
+  worker *w = arg;
+  cnms_ctx *ctx = NULL;
+  int round, k;
+  char why[512];
+
+  if (cnms_ctx_new (CNMS_BACKEND_CUDA, -1, &ctx) != CNMS_OK) {
+    w->errors++;
+    return NULL;
+  }
+  for (round = 0; round < w->rounds; round++) {
+    for (k = 0; k < N_CASES; k++) {
+      /* each thread walks the cases from its own offset and direction */
+      int c = (w->id * 11 + (w->id % 2 ? N_CASES - k : k)) % N_CASES;
+      gpu_result r;
+      run_case (ctx, c, &r);
+      if (!gpu_result_equal (&baseline[c], &r, why, sizeof why)) {
+        if (w->mismatches++ < 3)
+          printf ("thread %d case %d: %s\n", w->id, c, why);
+      }
+      gpu_result_free (&r);
+    }
+  }
+  cnms_ctx_free (ctx);
+  return NULL;
+}
+
+int
+main (void)
+{
+  const int rounds = (int) gpu_env_int ("CNMS_GPU_ROUNDS", 3);
+  pthread_t th[N_THREADS];
+  worker w[N_THREADS];
+  cnms_ctx *cpu, *cuda;
+  int i, bad = 0;
+  char why[512];
+
+  gpu_require_device ("cuda-threads");
+  for (i = 0; i < N_DET; i++)
+    gpu_det_case_make (&det_cases[i], SEED, i);
+  for (i = 0; i < N_NMS; i++)
+    gpu_nms_case_make (&nms_cases[i], SEED, i);
+
+  cpu = gpu_ctx_new (CNMS_BACKEND_CPU);
+  cuda = gpu_ctx_new (CNMS_BACKEND_CUDA);
+  for (i = 0; i < N_CASES; i++) {
+    gpu_result ref;
+    run_case (cpu, i, &ref);
+    run_case (cuda, i, &baseline[i]);
+    if (!gpu_result_equal (&ref, &baseline[i], why, sizeof why)) {
+      printf ("sequential case %d differs from the CPU backend: %s\n", i,
+          why);
+      bad++;
+    }
+    gpu_result_free (&ref);
+  }
+  cnms_ctx_free (cuda);
+  cnms_ctx_free (cpu);
+
+  for (i = 0; i < N_THREADS; i++) {
+    memset (&w[i], 0, sizeof w[i]);
+    w[i].id = i;
+    w[i].rounds = rounds;
+    if (pthread_create (&th[i], NULL, work, &w[i]) != 0) {
+      printf ("FAIL: pthread_create\n");
+      return 1;
+    }
+  }
+  for (i = 0; i < N_THREADS; i++) {
+    pthread_join (th[i], NULL);
+    bad += w[i].mismatches + w[i].errors;
+  }
+
+  for (i = 0; i < N_CASES; i++)
+    gpu_result_free (&baseline[i]);
+  for (i = 0; i < N_DET; i++)
+    gpu_det_case_free (&det_cases[i]);
+  for (i = 0; i < N_NMS; i++)
+    gpu_nms_case_free (&nms_cases[i]);
+  printf ("cuda-threads: %d threads x %d rounds x %d cases, %d mismatches\n",
+      N_THREADS, rounds, N_CASES, bad);
+  return bad ? 1 : 0;
+}
