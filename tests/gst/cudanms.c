@@ -1,0 +1,557 @@
+/* gst-check tests of the cudanms element: exact ROIs for hand-built tensors,
+ * untouched video, missing and bad tensors, labels, tensor ids, fp16, the
+ * layouts, property stress, state cycles and start failures. */
+#include <string.h>
+#include <glib/gstdio.h>
+#include <gst/check/gstcheck.h>
+#include <gst/check/gstharness.h>
+
+#include "cudanms.h"
+#include "helpers.h"
+
+/* A harness on a bare cudanms (h->element is the element itself) with
+ * model-size = frame size and the "key=value ..." props. */
+static GstHarness *
+new_harness (const gchar * props)
+{
+  GstElement *el = gst_element_factory_make ("cudanms", NULL);
+  gchar **kv = g_strsplit (props ? props : "", " ", -1);
+  GstHarness *h;
+  guint i;
+
+  gst_util_set_object_arg (G_OBJECT (el), "model-size", "320x240");
+  for (i = 0; kv[i] != NULL; i++) {
+    gchar **pair = g_strsplit (kv[i], "=", 2);
+
+    if (pair[0] != NULL && pair[1] != NULL)
+      gst_util_set_object_arg (G_OBJECT (el), pair[0], pair[1]);
+    g_strfreev (pair);
+  }
+  g_strfreev (kv);
+  h = gst_harness_new_with_element (el, "sink", "src");
+  gst_object_unref (el);
+  gst_harness_set_src_caps_str (h, FRAME_CAPS);
+  return h;
+}
+
+/* Pushes buf and returns the output (asserting one came out). */
+static GstBuffer *
+push_pull (GstHarness * h, GstBuffer * buf)
+{
+  fail_unless_equals_int (gst_harness_push (h, buf), GST_FLOW_OK);
+  return gst_harness_pull (h);
+}
+
+static GstBuffer *
+hand_frame_yolov8 (void)
+{
+  const gint dims[] = { 1, 4 + HAND_CLASSES, HAND_ANCHORS };
+  GstBuffer *buf = make_frame (7);
+  gsize n;
+  gfloat *t = hand_tensor_yolov8 (&n);
+
+  attach_tensor (buf, "detections", "float32", dims, 3, t, n * 4);
+  g_free (t);
+  return buf;
+}
+
+/* The cudanms element's bus, to read warnings and errors. */
+static GstBus *
+watch_bus (GstElement * element)
+{
+  GstBus *bus = gst_bus_new ();
+
+  gst_element_set_bus (element, bus);
+  return bus;
+}
+
+/* Asserts exactly one warning on bus and that its text contains what. */
+static void
+assert_one_warning (GstBus * bus, const gchar * what)
+{
+  GstMessage *msg = gst_bus_pop_filtered (bus, GST_MESSAGE_WARNING);
+  GError *err = NULL;
+  gchar *dbg = NULL;
+
+  fail_unless (msg != NULL, "no warning for '%s'", what);
+  gst_message_parse_warning (msg, &err, &dbg);
+  fail_unless (strstr (err->message, what) != NULL,
+      "warning '%s' does not name '%s'", err->message, what);
+  g_clear_error (&err);
+  g_free (dbg);
+  gst_message_unref (msg);
+  fail_unless (gst_bus_pop_filtered (bus, GST_MESSAGE_WARNING) == NULL);
+}
+
+GST_START_TEST (test_exact_rois)
+{
+  GstHarness *h = new_harness (NULL);
+  GstBuffer *out = push_pull (h, hand_frame_yolov8 ());
+
+  assert_hand_rois (out, NULL);
+  gst_buffer_unref (out);
+  gst_harness_teardown (h);
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_video_unchanged)
+{
+  GstHarness *h = new_harness (NULL);
+  GstBuffer *in = hand_frame_yolov8 ();
+  GstMemory *mem = gst_buffer_peek_memory (in, 0);
+  GstBuffer *out;
+  GstMapInfo map;
+  gsize i;
+
+  /* An extra ref forces a (shallow) copy; the memory must stay shared. */
+  gst_buffer_ref (in);
+  out = push_pull (h, in);
+  fail_unless (out != in);
+  fail_unless (gst_buffer_peek_memory (out, 0) == mem);
+  fail_unless_equals_int (count_rois (in), 0);
+  assert_hand_rois (out, NULL);
+  fail_unless (gst_buffer_map (out, &map, GST_MAP_READ));
+  fail_unless_equals_int (map.size, FRAME_W * FRAME_H);
+  for (i = 0; i < map.size; i++)
+    fail_unless_equals_int (map.data[i], 7);
+  gst_buffer_unmap (out, &map);
+  gst_buffer_unref (out);
+  gst_buffer_unref (in);
+  gst_harness_teardown (h);
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_no_tensor)
+{
+  GstHarness *h = new_harness (NULL);
+  GstBus *bus = watch_bus (h->element);
+  gint i;
+
+  for (i = 0; i < 3; i++) {
+    GstBuffer *out = push_pull (h, make_frame (1));
+
+    fail_unless_equals_int (count_rois (out), 0);
+    gst_buffer_unref (out);
+  }
+  /* warned once per stream, not per buffer */
+  assert_one_warning (bus, "no detection tensor");
+  /* a tensor that is not the selected one counts as missing too */
+  gst_harness_teardown (h);
+  gst_object_unref (bus);
+}
+
+GST_END_TEST;
+
+/* Each bad tensor: a warning naming the problem, the buffer passes, no ROI,
+ * and the next good buffer still works. */
+static void
+check_bad (const gchar * data_type, const gchar * dims_str,
+    gconstpointer data, gsize size, const gchar * what)
+{
+  GstHarness *h = new_harness (NULL);
+  GstBus *bus = watch_bus (h->element);
+  GstBuffer *buf = make_frame (3), *payload, *out;
+  GValue dims = G_VALUE_INIT;
+
+  g_value_init (&dims, G_TYPE_STRING);
+  g_value_set_string (&dims, dims_str);
+  payload = size ? gst_buffer_new_memdup (data, size) : gst_buffer_new ();
+  attach_tensor_value (buf, NULL, data_type, &dims, payload);
+  gst_buffer_unref (payload);
+  g_value_unset (&dims);
+
+  out = push_pull (h, buf);
+  fail_unless_equals_int (count_rois (out), 0);
+  gst_buffer_unref (out);
+  assert_one_warning (bus, what);
+
+  out = push_pull (h, hand_frame_yolov8 ());
+  assert_hand_rois (out, NULL);
+  gst_buffer_unref (out);
+  gst_harness_teardown (h);
+  gst_object_unref (bus);
+}
+
+GST_START_TEST (test_bad_tensors)
+{
+  gsize n;
+  gfloat *t = hand_tensor_yolov8 (&n);
+  gfloat nan_inf[70];
+  guint i;
+
+  for (i = 0; i < G_N_ELEMENTS (nan_inf); i++)
+    nan_inf[i] = (i % 2) ? NAN : INFINITY;
+
+  check_bad ("int8", "1,7,10", t, n * 4, "unknown tensor data-type 'int8'");
+  check_bad ("float32", "1,3,2", t, 24, "cannot detect the layout");
+  check_bad ("float32", "1,7,10", t, 100, "tensor data is 100 bytes, 280");
+  check_bad ("float32", "1,7,0", t, 0, "tensor dim 2 is 0");
+  check_bad ("float32", "1,x,10", t, n * 4, "tensor dims missing or malformed");
+  check_bad ("float32", "1,7,10", nan_inf, sizeof (nan_inf),
+      "only NaN/Inf values");
+  g_free (t);
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_label_file)
+{
+  gchar *path = g_build_filename (g_get_tmp_dir (), "cudanms-labels-XXXXXX",
+      NULL);
+  const gchar *labels[] = { "person", "car", NULL };
+  gchar *props;
+  gint fd = g_mkstemp (path);
+  GstHarness *h;
+  GstBuffer *out;
+
+  fail_unless (fd >= 0);
+  g_close (fd, NULL);
+  /* two lines for three classes: class 2 falls back to class-2 */
+  fail_unless (g_file_set_contents (path, "person\r\ncar\n", -1, NULL));
+  props = g_strdup_printf ("label-file=%s", path);
+  h = new_harness (props);
+  out = push_pull (h, hand_frame_yolov8 ());
+  assert_hand_rois (out, labels);
+  gst_buffer_unref (out);
+  gst_harness_teardown (h);
+  g_unlink (path);
+  g_free (props);
+  g_free (path);
+}
+
+GST_END_TEST;
+
+/* A failed start posts an element error and the state change fails. */
+static void
+check_start_fails (GstElement * el, const gchar * what)
+{
+  GstBus *bus = watch_bus (el);
+  GstMessage *msg;
+  GError *err = NULL;
+
+  fail_unless_equals_int (gst_element_set_state (el, GST_STATE_PAUSED),
+      GST_STATE_CHANGE_FAILURE);
+  msg = gst_bus_pop_filtered (bus, GST_MESSAGE_ERROR);
+  fail_unless (msg != NULL);
+  gst_message_parse_error (msg, &err, NULL);
+  fail_unless (strstr (err->message, what) != NULL, "'%s' lacks '%s'",
+      err->message, what);
+  g_clear_error (&err);
+  gst_message_unref (msg);
+  gst_element_set_state (el, GST_STATE_NULL);
+  gst_object_unref (bus);
+  gst_object_unref (el);
+}
+
+GST_START_TEST (test_label_file_missing)
+{
+  GstElement *el = gst_element_factory_make ("cudanms", NULL);
+
+  g_object_set (el, "label-file", "/nonexistent/cudanms/labels.txt", NULL);
+  check_start_fails (el, "Could not read label file");
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_device_cuda_without_device)
+{
+  GstElement *el;
+
+  if (cnms_cuda_device_count () > 0) {
+    GST_INFO ("a CUDA device is present: skipping");
+    return;
+  }
+  el = gst_element_factory_make ("cudanms", NULL);
+  g_object_set (el, "device", 1 /* cuda */ , NULL);
+  check_start_fails (el, "no CUDA device");
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_tensor_id)
+{
+  const gint dims[] = { 1, 4 + HAND_CLASSES, HAND_ANCHORS };
+  const gint other_dims[] = { 1, 1, 6 };
+  const gfloat other[] = { 10, 20, 30, 40, 0.9f, 5 };
+  GstHarness *h = new_harness ("tensor-id=detections");
+  GstBuffer *buf = make_frame (0), *out;
+  gsize n;
+  gfloat *t = hand_tensor_yolov8 (&n);
+
+  /* the selected tensor is attached between two others */
+  attach_tensor (buf, "other", "float32", other_dims, 3, other, sizeof other);
+  attach_tensor (buf, "detections", "float32", dims, 3, t, n * 4);
+  attach_tensor (buf, NULL, "float32", other_dims, 3, other, sizeof other);
+  out = push_pull (h, buf);
+  assert_hand_rois (out, NULL);
+  gst_buffer_unref (out);
+
+  /* switching the id while playing selects the end2end tensor */
+  g_object_set (h->element, "tensor-id", "other", NULL);
+  buf = make_frame (0);
+  attach_tensor (buf, "detections", "float32", dims, 3, t, n * 4);
+  attach_tensor (buf, "other", "float32", other_dims, 3, other, sizeof other);
+  out = push_pull (h, buf);
+  fail_unless_equals_int (count_rois (out), 1);
+  fail_unless_equals_string (rois_to_string (out),
+      "10,20,20,20,class-5,0.899999976;");
+  gst_buffer_unref (out);
+  g_free (t);
+  gst_harness_teardown (h);
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_fp16)
+{
+  const gint dims[] = { 1, 4 + HAND_CLASSES, HAND_ANCHORS };
+  GstHarness *h = new_harness (NULL);
+  GstBuffer *buf = make_frame (0), *out;
+  gsize n;
+  gfloat *t = hand_tensor_yolov8 (&n);
+  guint16 *half = to_half (t, n);
+
+  attach_tensor (buf, NULL, "float16", dims, 3, half, n * 2);
+  out = push_pull (h, buf);
+  assert_hand_rois (out, NULL);
+  gst_buffer_unref (out);
+  g_free (half);
+  g_free (t);
+  gst_harness_teardown (h);
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_yolov5)
+{
+  const gint dims[] = { 1, HAND_ANCHORS, 5 + HAND_CLASSES };
+  const gchar *layouts[] = { "auto", "yolov5" };
+  gsize n;
+  gfloat *t = hand_tensor_yolov5 (&n);
+  guint i;
+
+  for (i = 0; i < G_N_ELEMENTS (layouts); i++) {
+    gchar *props = g_strdup_printf ("layout=%s", layouts[i]);
+    GstHarness *h = new_harness (props);
+    GstBuffer *buf = make_frame (0), *out;
+
+    attach_tensor (buf, NULL, "float32", dims, 3, t, n * 4);
+    out = push_pull (h, buf);
+    assert_hand_rois (out, NULL);
+    gst_buffer_unref (out);
+    gst_harness_teardown (h);
+    g_free (props);
+  }
+  g_free (t);
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_yolov8_forced_and_wrong_layout)
+{
+  GstHarness *h = new_harness ("layout=yolov8");
+  GstBus *bus = watch_bus (h->element);
+  GstBuffer *out = push_pull (h, hand_frame_yolov8 ());
+
+  assert_hand_rois (out, NULL);
+  gst_buffer_unref (out);
+  /* the same tensor read as end2end does not fit: warning, no ROI */
+  g_object_set (h->element, "layout", 3 /* end2end */ , NULL);
+  out = push_pull (h, hand_frame_yolov8 ());
+  fail_unless_equals_int (count_rois (out), 0);
+  gst_buffer_unref (out);
+  assert_one_warning (bus, "does not fit layout");
+  gst_harness_teardown (h);
+  gst_object_unref (bus);
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_end2end)
+{
+  /* x1 y1 x2 y2 score class; already suppressed, so overlaps stay */
+  const gfloat t[] = {
+    10, 20, 50, 60, 0.5f, 2,
+    12, 22, 52, 62, 0.75f, 2,
+    100, 100, 110, 110, 0.125f, 0,
+    300, 230, 330, 250, 0.625f, 7,
+  };
+  const gint dims[] = { 1, 4, 6 };
+  GstHarness *h = new_harness (NULL);
+  GstBuffer *buf = make_frame (0), *out;
+  gchar *str;
+
+  attach_tensor (buf, NULL, "float32", dims, 3, t, sizeof t);
+  out = push_pull (h, buf);
+  str = rois_to_string (out);
+  fail_unless_equals_string (str, "12,22,40,40,class-2,0.75;"
+      "300,230,20,10,class-7,0.625;" "10,20,40,40,class-2,0.5;");
+  g_free (str);
+  gst_buffer_unref (out);
+  gst_harness_teardown (h);
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_letterbox_mapping)
+{
+  /* 640x640 model, 1280x720 frame: gain 0.5, vertical padding 140 */
+  const gfloat t[] = { 100, 200, 150, 240, 0.5f, 1 };
+  const gint dims[] = { 1, 1, 6 };
+  GstElement *el = gst_element_factory_make ("cudanms", NULL);
+  GstHarness *h = gst_harness_new_with_element (el, "sink", "src");
+  GstBuffer *buf = gst_buffer_new_allocate (NULL, 1280 * 720, NULL), *out;
+  gchar *str;
+
+  gst_harness_set_src_caps_str (h,
+      "video/x-raw,format=GRAY8,width=1280,height=720,framerate=30/1");
+  attach_tensor (buf, NULL, "float32", dims, 3, t, sizeof t);
+  out = push_pull (h, buf);
+  str = rois_to_string (out);
+  fail_unless_equals_string (str, "200,120,100,80,class-1,0.5;");
+  g_free (str);
+  gst_buffer_unref (out);
+
+  /* stretch: x / 0.5, y / (640 / 720) */
+  g_object_set (h->element, "letterbox", FALSE, NULL);
+  buf = gst_buffer_new_allocate (NULL, 1280 * 720, NULL);
+  attach_tensor (buf, NULL, "float32", dims, 3, t, sizeof t);
+  out = push_pull (h, buf);
+  str = rois_to_string (out);
+  fail_unless_equals_string (str, "200,225,100,45,class-1,0.5;");
+  g_free (str);
+  gst_buffer_unref (out);
+  gst_harness_teardown (h);
+  gst_object_unref (el);
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_property_stress)
+{
+  GstHarness *h = new_harness (NULL);
+  GValue iou = G_VALUE_INIT, score = G_VALUE_INIT, maxd = G_VALUE_INIT;
+  GstHarnessThread *t[3];
+  gint i;
+
+  g_value_init (&iou, G_TYPE_FLOAT);
+  g_value_set_float (&iou, 0.5f);
+  g_value_init (&score, G_TYPE_FLOAT);
+  g_value_set_float (&score, 0.3f);
+  g_value_init (&maxd, G_TYPE_INT);
+  g_value_set_int (&maxd, 2);
+  t[0] = gst_harness_stress_property_start_full (h, "iou", &iou, 0);
+  t[1] = gst_harness_stress_property_start_full (h, "score-threshold",
+      &score, 0);
+  t[2] = gst_harness_stress_property_start_full (h, "max-detections",
+      &maxd, 0);
+
+  for (i = 0; i < 200; i++) {
+    GstBuffer *out = push_pull (h, hand_frame_yolov8 ());
+    guint n = count_rois (out);
+
+    /* any mix of the values: at most 5 kept, at least the best 1 */
+    fail_unless (n >= 1 && n <= HAND_KEPT);
+    gst_buffer_unref (out);
+  }
+  for (i = 0; i < 3; i++)
+    gst_harness_stress_thread_stop (t[i]);
+  g_value_unset (&iou);
+  g_value_unset (&score);
+  g_value_unset (&maxd);
+  gst_harness_teardown (h);
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_state_cycles)
+{
+  GstHarness *h = new_harness (NULL);
+  gint i;
+
+  for (i = 0; i < 10; i++) {
+    GstBuffer *out;
+
+    fail_unless_equals_int (gst_element_set_state (h->element,
+            GST_STATE_NULL), GST_STATE_CHANGE_SUCCESS);
+    gst_harness_play (h);
+    gst_harness_set_src_caps_str (h, FRAME_CAPS);
+    out = push_pull (h, hand_frame_yolov8 ());
+    assert_hand_rois (out, NULL);
+    gst_buffer_unref (out);
+  }
+  gst_harness_teardown (h);
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_meta_survives_copy)
+{
+  GstHarness *h = new_harness (NULL);
+  GstBuffer *orig = hand_frame_yolov8 ();
+  GstBuffer *copy = gst_buffer_copy (orig), *writable, *out;
+
+  /* make_writable on a shared buffer copies it: the tensor goes along */
+  gst_buffer_ref (orig);
+  writable = gst_buffer_make_writable (orig);
+  fail_unless (writable != orig);
+  gst_buffer_unref (orig);
+
+  out = push_pull (h, writable);
+  assert_hand_rois (out, NULL);
+  gst_buffer_unref (out);
+  out = push_pull (h, copy);
+  assert_hand_rois (out, NULL);
+  gst_buffer_unref (out);
+  gst_harness_teardown (h);
+}
+
+GST_END_TEST;
+
+/* A third party registers the meta before the plugin loads: both coexist. */
+GST_START_TEST (test_third_party_registration)
+{
+  GstHarness *h;
+  GstBuffer *out;
+
+  fail_unless (gst_meta_get_info ("CudanmsTensorMeta") == NULL);
+  register_tensor_meta ();
+  h = new_harness (NULL);
+  out = push_pull (h, hand_frame_yolov8 ());
+  assert_hand_rois (out, NULL);
+  gst_buffer_unref (out);
+  gst_harness_teardown (h);
+}
+
+GST_END_TEST;
+
+static Suite *
+cudanms_suite (void)
+{
+  Suite *s = suite_create ("cudanms");
+  TCase *tc = tcase_create ("general");
+
+  suite_add_tcase (s, tc);
+  tcase_add_test (tc, test_exact_rois);
+  tcase_add_test (tc, test_video_unchanged);
+  tcase_add_test (tc, test_no_tensor);
+  tcase_add_test (tc, test_bad_tensors);
+  tcase_add_test (tc, test_label_file);
+  tcase_add_test (tc, test_label_file_missing);
+  tcase_add_test (tc, test_device_cuda_without_device);
+  tcase_add_test (tc, test_tensor_id);
+  tcase_add_test (tc, test_fp16);
+  tcase_add_test (tc, test_yolov5);
+  tcase_add_test (tc, test_yolov8_forced_and_wrong_layout);
+  tcase_add_test (tc, test_end2end);
+  tcase_add_test (tc, test_letterbox_mapping);
+  tcase_add_test (tc, test_property_stress);
+  tcase_add_test (tc, test_state_cycles);
+  tcase_add_test (tc, test_meta_survives_copy);
+  tcase_add_test (tc, test_third_party_registration);
+  return s;
+}
+
+GST_CHECK_MAIN (cudanms);

@@ -1,0 +1,264 @@
+#include <string.h>
+#include <gst/check/gstcheck.h>
+
+#include "helpers.h"
+
+/* Anchors (cx, cy, w, h, class, score). Scores and coordinates are exact in
+ * float16, so the fp16 tensor must give identical results.
+ *  0: box 80,80-120,120 cls0 .875        kept (id 0)
+ *  1: box 82,81-122,121 cls0 .75         suppressed by 0 (IoU .86)
+ *  2: box 81,80-121,120 cls1 .625        kept: another class (id 1)
+ *  3: box 190,135-210,165 cls2 .5        kept (id 2)
+ *  4: box 45,45-55,55 cls0 .25           score == threshold: no candidate
+ *  5: box 275,150-325,250 cls1 .375      kept, clipped to 320x240 (id 3)
+ *  6: box 8,18.25-13,22.25 cls2 .3125    kept, rounding (id 4)
+ *  7: NaN score                          never a candidate
+ *  8, 9: zero scores */
+static const gfloat anchors[HAND_ANCHORS][6] = {
+  {100, 100, 40, 40, 0, 0.875f},
+  {102, 101, 40, 40, 0, 0.75f},
+  {101, 100, 40, 40, 1, 0.625f},
+  {200, 150, 20, 30, 2, 0.5f},
+  {50, 50, 10, 10, 0, 0.25f},
+  {300, 200, 50, 100, 1, 0.375f},
+  {10.5f, 20.25f, 5, 4, 2, 0.3125f},
+  {150, 150, 10, 10, 0, NAN},
+  {160, 160, 10, 10, 1, 0},
+  {170, 170, 10, 10, 2, 0},
+};
+
+const ExpectedRoi hand_expected[HAND_KEPT] = {
+  {80, 80, 40, 40, 0, 0.875f, 80, 80, 120, 120},
+  {81, 80, 40, 40, 1, 0.625f, 81, 80, 121, 120},
+  {190, 135, 20, 30, 2, 0.5f, 190, 135, 210, 165},
+  {275, 150, 45, 90, 1, 0.375f, 275, 150, 320, 240},
+  {8, 18, 5, 5, 2, 0.3125f, 8, 18.25f, 13, 22.25f},
+};
+
+gfloat *
+hand_tensor_yolov8 (gsize * n_floats)
+{
+  gsize n = (4 + HAND_CLASSES) * HAND_ANCHORS;
+  gfloat *t = g_new0 (gfloat, n);
+  gint a, c;
+
+  for (a = 0; a < HAND_ANCHORS; a++) {
+    for (c = 0; c < 4; c++)
+      t[c * HAND_ANCHORS + a] = anchors[a][c];
+    t[(4 + (gint) anchors[a][4]) * HAND_ANCHORS + a] = anchors[a][5];
+  }
+  *n_floats = n;
+  return t;
+}
+
+gfloat *
+hand_tensor_yolov5 (gsize * n_floats)
+{
+  gint ch = 5 + HAND_CLASSES;
+  gsize n = (gsize) ch * HAND_ANCHORS;
+  gfloat *t = g_new0 (gfloat, n);
+  gint a, c;
+
+  for (a = 0; a < HAND_ANCHORS; a++) {
+    for (c = 0; c < 4; c++)
+      t[a * ch + c] = anchors[a][c];
+    t[a * ch + 4] = 1.0f;       /* objectness: score = 1 x class score */
+    t[a * ch + 5 + (gint) anchors[a][4]] = anchors[a][5];
+  }
+  *n_floats = n;
+  return t;
+}
+
+guint16 *
+to_half (const gfloat * f, gsize n)
+{
+  guint16 *h = g_new0 (guint16, n);
+  gsize i;
+
+  /* Only exact values: normal numbers with <= 10 mantissa bits, 0, NaN. */
+  for (i = 0; i < n; i++) {
+    guint32 x;
+    gint32 e;
+
+    memcpy (&x, &f[i], 4);
+    e = (gint32) ((x >> 23) & 0xff);
+    if (e == 0xff)
+      h[i] = 0x7e00;
+    else if (e == 0)
+      h[i] = (guint16) ((x >> 16) & 0x8000);
+    else
+      h[i] = (guint16) (((x >> 16) & 0x8000) | ((e - 127 + 15) << 10) |
+          ((x & 0x7fffff) >> 13));
+  }
+  return h;
+}
+
+void
+register_tensor_meta (void)
+{
+  static const gchar *tags[] = { NULL };
+
+  if (gst_meta_get_info ("CudanmsTensorMeta") == NULL)
+    fail_unless (gst_meta_register_custom ("CudanmsTensorMeta", tags, NULL,
+            NULL, NULL) != NULL);
+}
+
+void
+attach_tensor_value (GstBuffer * buf, const gchar * id,
+    const gchar * data_type, const GValue * dims, GstBuffer * data)
+{
+  GstCustomMeta *meta;
+  GstStructure *s;
+
+  register_tensor_meta ();
+  meta = gst_buffer_add_custom_meta (buf, "CudanmsTensorMeta");
+  fail_unless (meta != NULL);
+  s = gst_custom_meta_get_structure (meta);
+  if (id != NULL)
+    gst_structure_set (s, "id", G_TYPE_STRING, id, NULL);
+  if (data_type != NULL)
+    gst_structure_set (s, "data-type", G_TYPE_STRING, data_type, NULL);
+  gst_structure_set (s, "dims-order", G_TYPE_STRING, "row-major", NULL);
+  if (dims != NULL)
+    gst_structure_set_value (s, "dims", dims);
+  if (data != NULL)
+    gst_structure_set (s, "data", GST_TYPE_BUFFER, data, NULL);
+}
+
+void
+attach_tensor (GstBuffer * buf, const gchar * id, const gchar * data_type,
+    const gint * dims, guint n_dims, gconstpointer data, gsize size)
+{
+  GValue arr = G_VALUE_INIT, v = G_VALUE_INIT;
+  GstBuffer *payload = gst_buffer_new_memdup (data, size);
+  guint i;
+
+  g_value_init (&arr, GST_TYPE_ARRAY);
+  g_value_init (&v, G_TYPE_INT);
+  for (i = 0; i < n_dims; i++) {
+    g_value_set_int (&v, dims[i]);
+    gst_value_array_append_value (&arr, &v);
+  }
+  attach_tensor_value (buf, id, data_type, &arr, payload);
+  g_value_unset (&v);
+  g_value_unset (&arr);
+  gst_buffer_unref (payload);
+}
+
+GstBuffer *
+make_frame (guint8 fill)
+{
+  GstBuffer *buf = gst_buffer_new_allocate (NULL, FRAME_W * FRAME_H, NULL);
+
+  gst_buffer_memset (buf, 0, fill, FRAME_W * FRAME_H);
+  GST_BUFFER_PTS (buf) = 0;
+  GST_BUFFER_DURATION (buf) = GST_SECOND / 30;
+  return buf;
+}
+
+guint
+count_rois (GstBuffer * buf)
+{
+  gpointer state = NULL;
+  guint n = 0;
+
+  while (gst_buffer_iterate_meta_filtered (buf, &state,
+          GST_VIDEO_REGION_OF_INTEREST_META_API_TYPE))
+    n++;
+  return n;
+}
+
+void
+assert_hand_rois (GstBuffer * buf, const gchar * const *labels)
+{
+  guint i, n_labels = labels ? g_strv_length ((gchar **) labels) : 0;
+
+  fail_unless_equals_int (count_rois (buf), HAND_KEPT);
+  for (i = 0; i < HAND_KEPT; i++) {
+    const ExpectedRoi *e = &hand_expected[i];
+    GstVideoRegionOfInterestMeta *m =
+        gst_buffer_get_video_region_of_interest_meta_id (buf, (gint) i);
+    GstStructure *s;
+    gchar *label;
+    gdouble d;
+    gint label_id;
+
+    fail_unless (m != NULL, "no ROI with id %u", i);
+    if ((guint) e->label_id < n_labels)
+      label = g_strdup (labels[e->label_id]);
+    else
+      label = g_strdup_printf ("class-%d", e->label_id);
+    fail_unless_equals_string (g_quark_to_string (m->roi_type), label);
+    fail_unless_equals_int (m->x, e->x);
+    fail_unless_equals_int (m->y, e->y);
+    fail_unless_equals_int (m->w, e->w);
+    fail_unless_equals_int (m->h, e->h);
+    fail_unless_equals_int (g_list_length (m->params), 1);
+    s = gst_video_region_of_interest_meta_get_param (m, "detection");
+    fail_unless (s != NULL);
+    fail_unless_equals_int (gst_structure_n_fields (s), 7);
+    fail_unless (gst_structure_get_double (s, "confidence", &d));
+    fail_unless_equals_float (d, (gdouble) e->score);
+    fail_unless (gst_structure_get_int (s, "label_id", &label_id));
+    fail_unless_equals_int (label_id, e->label_id);
+    fail_unless_equals_string (gst_structure_get_string (s, "label"), label);
+    fail_unless (gst_structure_get_double (s, "x_min", &d));
+    fail_unless_equals_float (d, e->x1 / (gdouble) FRAME_W);
+    fail_unless (gst_structure_get_double (s, "y_min", &d));
+    fail_unless_equals_float (d, e->y1 / (gdouble) FRAME_H);
+    fail_unless (gst_structure_get_double (s, "x_max", &d));
+    fail_unless_equals_float (d, e->x2 / (gdouble) FRAME_W);
+    fail_unless (gst_structure_get_double (s, "y_max", &d));
+    fail_unless_equals_float (d, e->y2 / (gdouble) FRAME_H);
+    g_free (label);
+  }
+}
+
+gchar *
+rois_to_string (GstBuffer * buf)
+{
+  GString *str = g_string_new (NULL);
+  guint i, n = count_rois (buf);
+
+  for (i = 0; i < n; i++) {
+    GstVideoRegionOfInterestMeta *m =
+        gst_buffer_get_video_region_of_interest_meta_id (buf, (gint) i);
+    GstStructure *s;
+    gdouble conf = -1;
+
+    fail_unless (m != NULL);
+    s = gst_video_region_of_interest_meta_get_param (m, "detection");
+    fail_unless (s != NULL);
+    gst_structure_get_double (s, "confidence", &conf);
+    g_string_append_printf (str, "%u,%u,%u,%u,%s,%.9g;", m->x, m->y, m->w,
+        m->h, g_quark_to_string (m->roi_type), conf);
+  }
+  return g_string_free (str, FALSE);
+}
+
+void
+write_npy (const gchar * path, const gchar * descr, const gint * dims,
+    guint n_dims, gconstpointer data, gsize size)
+{
+  GString *h = g_string_new (NULL);
+  GString *file = g_string_new (NULL);
+  guint i;
+  guint16 hlen;
+
+  g_string_append_printf (h, "{'descr': '%s', 'fortran_order': False, "
+      "'shape': (", descr);
+  for (i = 0; i < n_dims; i++)
+    g_string_append_printf (h, "%d, ", dims[i]);
+  g_string_append (h, "), }");
+  while ((10 + h->len + 1) % 64 != 0)
+    g_string_append_c (h, ' ');
+  g_string_append_c (h, '\n');
+  hlen = (guint16) h->len;
+  g_string_append_len (file, "\x93NUMPY\x01\x00", 8);
+  g_string_append_len (file, (const gchar *) &hlen, 2);
+  g_string_append_len (file, h->str, h->len);
+  g_string_append_len (file, data, size);
+  fail_unless (g_file_set_contents (path, file->str, file->len, NULL));
+  g_string_free (h, TRUE);
+  g_string_free (file, TRUE);
+}

@@ -1,0 +1,59 @@
+/* Shared helpers of the gst-check tests: a hand-built tensor whose ROIs are
+ * computed by hand, and attaching tensors the way a third party does (by the
+ * contract's name and fields only, without the plugin's internals). */
+#ifndef CUDANMS_TEST_HELPERS_H
+#define CUDANMS_TEST_HELPERS_H
+
+#include <gst/gst.h>
+#include <gst/video/video.h>
+
+G_BEGIN_DECLS
+
+#define FRAME_W 320
+#define FRAME_H 240
+#define FRAME_CAPS "video/x-raw,format=GRAY8,width=320,height=240,framerate=30/1"
+#define HAND_CLASSES 3
+#define HAND_ANCHORS 10
+#define HAND_KEPT 5
+
+/* One expected ROI of the hand tensor (model 320x240 == frame). */
+typedef struct
+{
+  guint x, y, w, h;
+  gint label_id;
+  gfloat score;
+  gfloat x1, y1, x2, y2;        /* the float box, frame pixels */
+} ExpectedRoi;
+
+extern const ExpectedRoi hand_expected[HAND_KEPT];
+
+/* The hand tensor in yolov8 [1, 4+C, N] or yolov5 [1, N, 5+C] order, as
+ * float32 (n_floats values) */
+gfloat *hand_tensor_yolov8 (gsize * n_floats);
+gfloat *hand_tensor_yolov5 (gsize * n_floats);
+/* float32 -> float16 copy (all values are exact in half) */
+guint16 *to_half (const gfloat * f, gsize n);
+
+/* Registers CudanmsTensorMeta as a third party would. */
+void register_tensor_meta (void);
+/* Attaches a tensor: dims is a GValue (array or string) built by caller. */
+void attach_tensor_value (GstBuffer * buf, const gchar * id,
+    const gchar * data_type, const GValue * dims, GstBuffer * data);
+/* Same with dims as an int array. */
+void attach_tensor (GstBuffer * buf, const gchar * id, const gchar * data_type,
+    const gint * dims, guint n_dims, gconstpointer data, gsize size);
+
+GstBuffer *make_frame (guint8 fill);
+guint count_rois (GstBuffer * buf);
+/* Asserts the exact ROIs of hand_expected on buf; labels may be NULL
+ * (class-<id>) or a NULL-terminated list from a label file. */
+void assert_hand_rois (GstBuffer * buf, const gchar * const *labels);
+/* "x,y,w,h,type,conf;..." in id order, for comparisons between runs. */
+gchar *rois_to_string (GstBuffer * buf);
+
+/* Writes a float32/float16 .npy file. */
+void write_npy (const gchar * path, const gchar * descr, const gint * dims,
+    guint n_dims, gconstpointer data, gsize size);
+
+G_END_DECLS
+#endif
