@@ -1,0 +1,360 @@
+/* The .npy reader and cudanms-tool's exits.
+ * usage: test-cli CUDANMS_TOOL WORKDIR */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "cudanms.h"
+#include "npy.h"
+#include "check.h"
+
+static const char *tool;
+static char dir[1024];
+
+static const char *
+path (const char *name)
+{
+  static char buf[4][1200];
+  static int next;
+  char *p = buf[next++ % 4];
+
+  snprintf (p, sizeof buf[0], "%s/%s", dir, name);
+  return p;
+}
+
+static void
+write_text (const char *file, const char *text, size_t len)
+{
+  FILE *f = fopen (file, "wb");
+
+  CHECK (f != NULL);
+  if (f == NULL)
+    return;
+  CHECK (fwrite (text, 1, len, f) == len);
+  fclose (f);
+}
+
+static char out_text[4096];
+static char err_text[4096];
+
+static void
+slurp (const char *file, char *buf, size_t size)
+{
+  FILE *f = fopen (file, "rb");
+  size_t n = 0;
+
+  if (f != NULL) {
+    n = fread (buf, 1, size - 1, f);
+    fclose (f);
+  }
+  buf[n] = '\0';
+}
+
+/* Runs cudanms-tool with args (already shell-quoted where needed);
+ * returns its exit code and leaves stdout/stderr in out_text/err_text. */
+static int
+run_tool (const char *args)
+{
+  char cmd[8192];
+  int rc;
+
+  snprintf (cmd, sizeof cmd, "'%s' %s > '%s' 2> '%s'", tool, args,
+      path ("stdout.txt"), path ("stderr.txt"));
+  rc = system (cmd);
+  slurp (path ("stdout.txt"), out_text, sizeof out_text);
+  slurp (path ("stderr.txt"), err_text, sizeof err_text);
+  if (rc == -1 || !WIFEXITED (rc))
+    return -1;
+  return WEXITSTATUS (rc);
+}
+
+static int
+count_lines (const char *s)
+{
+  int n = 0;
+
+  for (; *s; s++)
+    n += *s == '\n';
+  return n;
+}
+
+/* Exit 2 with one line on stderr that contains needle. */
+static void
+expect_error (const char *args, const char *needle)
+{
+  int rc = run_tool (args);
+
+  CHECK_INT (rc, 2);
+  CHECK_INT (count_lines (err_text), 1);
+  CHECK (strstr (err_text, needle) != NULL);
+  if (rc != 2 || strstr (err_text, needle) == NULL)
+    fprintf (stderr, "  args: %s\n  stderr: %s\n", args, err_text);
+}
+
+static void
+expect_npy_error (const char *file, const char *needle)
+{
+  cnms_npy a;
+  char err[512] = "";
+
+  CHECK_INT (cnms_npy_read (file, &a, err, sizeof err), -1);
+  CHECK (strstr (err, needle) != NULL);
+  if (strstr (err, needle) == NULL)
+    fprintf (stderr, "  %s: got '%s', wanted '%s'\n", file, err, needle);
+  CHECK (a.data == NULL);
+}
+
+static void
+write_header (const char *file, const char *dict, const void *data,
+    size_t size)
+{
+  char buf[512];
+  size_t hl = strlen (dict);
+
+  memcpy (buf, "\x93NUMPY\x01\x00", 8);
+  buf[8] = (char) (hl & 0xff);
+  buf[9] = (char) (hl >> 8);
+  memcpy (buf + 10, dict, hl);
+  memcpy (buf + 10 + hl, data, size);
+  write_text (file, buf, 10 + hl + size);
+}
+
+static void
+test_npy (void)
+{
+  static const float v[3] = { 1.5f, -2.0f, 3.25f };
+  int64_t dims[2] = { 3, 1 };
+  cnms_npy a;
+  char err[512];
+
+  CHECK_INT (cnms_npy_write (path ("v.npy"), CNMS_NPY_F4, 2, dims, v, err,
+          sizeof err), 0);
+  CHECK_INT (cnms_npy_read (path ("v.npy"), &a, err, sizeof err), 0);
+  CHECK_INT (a.dtype, CNMS_NPY_F4);
+  CHECK_INT (a.n_dims, 2);
+  CHECK_INT (a.dims[0], 3);
+  CHECK_INT (a.dims[1], 1);
+  CHECK_INT (a.count, 3);
+  CHECK (a.data != NULL && memcmp (a.data, v, sizeof v) == 0);
+  cnms_npy_clear (&a);
+
+  /* what numpy itself writes, version 2.0 header, 1-D shape "(3,)" */
+  {
+    char buf[256];
+    const char *dict = "{'descr': '<f4', 'fortran_order': False, "
+        "'shape': (3,), }          \n";
+    size_t hl = strlen (dict);
+    memcpy (buf, "\x93NUMPY\x02\x00", 8);
+    buf[8] = (char) hl;
+    buf[9] = buf[10] = buf[11] = 0;
+    memcpy (buf + 12, dict, hl);
+    memcpy (buf + 12 + hl, v, sizeof v);
+    write_text (path ("v2.npy"), buf, 12 + hl + sizeof v);
+    CHECK_INT (cnms_npy_read (path ("v2.npy"), &a, err, sizeof err), 0);
+    CHECK_INT (a.n_dims, 1);
+    CHECK_INT (a.dims[0], 3);
+    cnms_npy_clear (&a);
+  }
+
+  write_text (path ("text.npy"), "hello, world\n", 13);
+  expect_npy_error (path ("text.npy"), "not a .npy");
+  write_text (path ("short.npy"), "\x93NU", 3);
+  expect_npy_error (path ("short.npy"), "not a .npy");
+  write_text (path ("ver.npy"), "\x93NUMPY\x09\x00\x00\x00", 10);
+  expect_npy_error (path ("ver.npy"), "version");
+  write_header (path ("f8.npy"),
+      "{'descr': '<f8', 'fortran_order': False, 'shape': (1,), }\n", v, 8);
+  expect_npy_error (path ("f8.npy"), "'<f8'");
+  write_header (path ("be.npy"),
+      "{'descr': '>f4', 'fortran_order': False, 'shape': (1,), }\n", v, 4);
+  expect_npy_error (path ("be.npy"), "dtype");
+  write_header (path ("fo.npy"),
+      "{'descr': '<f4', 'fortran_order': True, 'shape': (1,), }\n", v, 4);
+  expect_npy_error (path ("fo.npy"), "fortran");
+  write_header (path ("sh.npy"),
+      "{'descr': '<f4', 'fortran_order': False, 'shape': (x,), }\n", v, 4);
+  expect_npy_error (path ("sh.npy"), "shape");
+  write_header (path ("nosh.npy"),
+      "{'descr': '<f4', 'fortran_order': False}\n", v, 4);
+  expect_npy_error (path ("nosh.npy"), "shape");
+  write_header (path ("trunc.npy"),
+      "{'descr': '<f4', 'fortran_order': False, 'shape': (3,), }\n", v, 10);
+  expect_npy_error (path ("trunc.npy"), "truncated");
+  write_header (path ("long.npy"),
+      "{'descr': '<f4', 'fortran_order': False, 'shape': (2,), }\n", v, 12);
+  expect_npy_error (path ("long.npy"), "trailing");
+  write_text (path ("hdr.npy"), "\x93NUMPY\x01\x00\x40\x00{'descr'", 17);
+  expect_npy_error (path ("hdr.npy"), "truncated");
+  expect_npy_error (path ("missing.npy"), "No such file");
+}
+
+/* The six-box case of test-nms through the CLI. */
+static void
+test_nms_cli (void)
+{
+  static const float boxes[6][4] = {
+    {0, 0, 10, 10}, {1, 1, 11, 11}, {20, 20, 30, 30}, {0, 0, 10, 5},
+    {25, 25, 35, 35}, {20, 20, 30, 30},
+  };
+  static const float scores[6] = { 0.9f, 0.8f, 0.85f, 0.7f, 0.95f, 0.6f };
+  static const int64_t classes[6] = { 0, 1, 0, 0, 0, 0 };
+  static const int32_t bad_boxes[6][4];
+  static const int64_t want[4] = { 4, 0, 2, 3 };
+  static const int64_t want_aware[5] = { 4, 0, 2, 1, 3 };
+  int64_t bdims[2] = { 6, 4 }, sdims[1] = { 6 };
+  char args[4096];
+  char err[512];
+  cnms_npy k;
+  struct stat st;
+
+  CHECK_INT (cnms_npy_write (path ("boxes.npy"), CNMS_NPY_F4, 2, bdims,
+          boxes, err, sizeof err), 0);
+  CHECK_INT (cnms_npy_write (path ("scores.npy"), CNMS_NPY_F4, 1, sdims,
+          scores, err, sizeof err), 0);
+  CHECK_INT (cnms_npy_write (path ("classes.npy"), CNMS_NPY_I8, 1, sdims,
+          classes, err, sizeof err), 0);
+  CHECK_INT (cnms_npy_write (path ("iboxes.npy"), CNMS_NPY_I4, 2, bdims,
+          bad_boxes, err, sizeof err), 0);
+  CHECK_INT (cnms_npy_write (path ("tboxes.npy"), CNMS_NPY_F4, 2, bdims,
+          boxes, err, sizeof err), 0);
+  CHECK (stat (path ("tboxes.npy"), &st) == 0);
+  CHECK (truncate (path ("tboxes.npy"), st.st_size - 5) == 0);
+  write_text (path ("text.npy"), "not numpy at all\n", 17);
+
+  snprintf (args, sizeof args, "nms --boxes '%s' --scores '%s' --iou 0.5 "
+      "--out '%s'", path ("boxes.npy"), path ("scores.npy"),
+      path ("keep.npy"));
+  CHECK_INT (run_tool (args), 0);
+  CHECK_INT (cnms_npy_read (path ("keep.npy"), &k, err, sizeof err), 0);
+  CHECK_INT (k.dtype, CNMS_NPY_I8);
+  CHECK_INT (k.n_dims, 1);
+  CHECK_INT (k.dims[0], 4);
+  CHECK (k.data != NULL && k.dims[0] == 4
+      && memcmp (k.data, want, sizeof want) == 0);
+  cnms_npy_clear (&k);
+
+  /* class-aware: 1 (class 1) survives 0 (class 0); 5 still falls to 2 */
+  snprintf (args, sizeof args, "nms --boxes '%s' --scores '%s' --classes "
+      "'%s' --iou 0.5 --out '%s'", path ("boxes.npy"), path ("scores.npy"),
+      path ("classes.npy"), path ("keep.npy"));
+  CHECK_INT (run_tool (args), 0);
+  CHECK_INT (cnms_npy_read (path ("keep.npy"), &k, err, sizeof err), 0);
+  CHECK (k.data != NULL && k.dims[0] == 5
+      && memcmp (k.data, want_aware, sizeof want_aware) == 0);
+  cnms_npy_clear (&k);
+
+#define NMS_WITH(b) \
+  snprintf (args, sizeof args, "nms --boxes '%s' --scores '%s' --iou 0.5 " \
+      "--out '%s'", path (b), path ("scores.npy"), path ("keep.npy"))
+  NMS_WITH ("text.npy");
+  expect_error (args, "not a .npy");
+  NMS_WITH ("iboxes.npy");
+  expect_error (args, "float32");
+  NMS_WITH ("tboxes.npy");
+  expect_error (args, "truncated");
+  NMS_WITH ("scores.npy");
+  expect_error (args, "[N,4]");
+  NMS_WITH ("nonexistent.npy");
+  expect_error (args, "No such file");
+#undef NMS_WITH
+
+  snprintf (args, sizeof args, "nms --boxes '%s' --scores '%s' --iou 0.5 "
+      "--backend cuda --out '%s'", path ("boxes.npy"), path ("scores.npy"),
+      path ("keep.npy"));
+  if (cnms_cuda_device_count () == 0)
+    expect_error (args, "CUDA");
+  else
+    CHECK_INT (run_tool (args), 0);
+
+  snprintf (args, sizeof args, "nms --boxes '%s' --scores '%s' --out '%s'",
+      path ("boxes.npy"), path ("scores.npy"), path ("keep.npy"));
+  expect_error (args, "--iou");
+  snprintf (args, sizeof args, "nms --boxes '%s' --scores '%s' --iou x "
+      "--out '%s'", path ("boxes.npy"), path ("scores.npy"),
+      path ("keep.npy"));
+  expect_error (args, "not a number");
+  expect_error ("nms --frobnicate 1", "unknown option");
+  expect_error ("frobnicate", "unknown command");
+  expect_error ("", "no command");
+  CHECK_INT (run_tool ("--help"), 0);
+  CHECK (strstr (out_text, "usage") != NULL);
+}
+
+static void
+test_decode_cli (void)
+{
+  static const float e2e[2][6] = {
+    {1, 1, 5, 5, 0.9f, 0}, {10, 10, 20, 30, 0.3f, 7},
+  };
+  static const int32_t ie2e[2][6];
+  int64_t dims[3] = { 1, 2, 6 }, bad_dims[3] = { 1, 5, 5 };
+  char args[4096];
+  char err[512];
+
+  CHECK_INT (cnms_npy_write (path ("e2e.npy"), CNMS_NPY_F4, 3, dims, e2e,
+          err, sizeof err), 0);
+  CHECK_INT (cnms_npy_write (path ("ie2e.npy"), CNMS_NPY_I4, 3, dims, ie2e,
+          err, sizeof err), 0);
+  CHECK_INT (cnms_npy_write (path ("sq.npy"), CNMS_NPY_F4, 3, bad_dims,
+          e2e, err, sizeof err), 0);
+
+#define DECODE(t, extra) \
+  snprintf (args, sizeof args, "decode --tensor '%s' --model-size 640x640 " \
+      "--frame-size 640x640 --score-threshold 0.25 --iou 0.5 %s", path (t), \
+      extra)
+  DECODE ("e2e.npy", "");
+  CHECK_INT (run_tool (args), 0);
+  CHECK (strcmp (out_text,
+          "{\"x\": 1, \"y\": 1, \"w\": 4, \"h\": 4, \"confidence\": "
+          "0.899999976, \"label_id\": 0}\n"
+          "{\"x\": 10, \"y\": 10, \"w\": 10, \"h\": 20, \"confidence\": "
+          "0.300000012, \"label_id\": 7}\n") == 0);
+  if (count_lines (out_text) != 2)
+    fprintf (stderr, "  stdout: %s\n  stderr: %s\n", out_text, err_text);
+  DECODE ("e2e.npy", "--max-detections 1 --layout end2end");
+  CHECK_INT (run_tool (args), 0);
+  CHECK_INT (count_lines (out_text), 1);
+
+  DECODE ("ie2e.npy", "");
+  expect_error (args, "float32 or float16");
+  DECODE ("sq.npy", "");
+  expect_error (args, "layout");
+  DECODE ("e2e.npy", "--layout yolov8");
+  expect_error (args, "yolov8");
+  DECODE ("e2e.npy", "--layout yolov9");
+  expect_error (args, "yolov9");
+  DECODE ("e2e.npy", "--max-detections 0");
+  expect_error (args, "max-detections");
+  DECODE ("e2e.npy", "--iou 1.5");
+  expect_error (args, "--iou");
+  DECODE ("e2e.npy", "--backend tpu");
+  expect_error (args, "--backend");
+  if (cnms_cuda_device_count () == 0) {
+    DECODE ("e2e.npy", "--backend cuda");
+    expect_error (args, "CUDA");
+  }
+  snprintf (args, sizeof args, "decode --tensor '%s' --model-size 640 "
+      "--frame-size 640x640 --score-threshold 0.25 --iou 0.5",
+      path ("e2e.npy"));
+  expect_error (args, "WIDTHxHEIGHT");
+#undef DECODE
+}
+
+int
+main (int argc, char **argv)
+{
+  if (argc != 3) {
+    fprintf (stderr, "usage: test-cli CUDANMS_TOOL WORKDIR\n");
+    return 2;
+  }
+  tool = argv[1];
+  snprintf (dir, sizeof dir, "%s", argv[2]);
+  mkdir (dir, 0755);
+  test_npy ();
+  test_nms_cli ();
+  test_decode_cli ();
+  return check_result ("test-cli");
+}

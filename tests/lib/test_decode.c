@@ -1,0 +1,418 @@
+/* cnms_detect on the CPU backend: layouts, mapping, thresholds, caps,
+ * degenerate anchors, float16, steady-state allocations. Expected values
+ * are worked out by hand in the comments. */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cudanms.h"
+#include "cnms_internal.h"
+#include "check.h"
+#include "tensors.h"
+
+static cnms_ctx *ctx;
+
+/* An identity mapping: 640x640 model and frame, letterbox. */
+static cnms_params
+identity_params (float thr, float iou)
+{
+  cnms_params p;
+
+  cnms_params_init (&p);
+  p.score_threshold = thr;
+  p.iou = iou;
+  return p;
+}
+
+static int
+detect (const cnms_tensor *t, cnms_layout layout, const cnms_params *p,
+    const cnms_det **dets)
+{
+  int n = -1;
+  cnms_status st = cnms_detect (ctx, t, layout, p, dets, &n);
+
+  CHECK_INT (st, CNMS_OK);
+  if (st != CNMS_OK)
+    fprintf (stderr, "  cnms_detect: %s\n", cnms_ctx_error (ctx));
+  return n;
+}
+
+static void
+check_det (const cnms_det *d, float score, float x1, float y1, float x2,
+    float y2, int cls, int anchor)
+{
+  CHECK_FLOAT (d->score, score);
+  CHECK_FLOAT (d->x1, x1);
+  CHECK_FLOAT (d->y1, y1);
+  CHECK_FLOAT (d->x2, x2);
+  CHECK_FLOAT (d->y2, y2);
+  CHECK_INT (d->class_id, cls);
+  CHECK_INT (d->anchor, anchor);
+}
+
+/* The same four anchors in both YOLO layouts:
+ *   a0 [90,90,110,110]   classes (.2,.8) -> class 1
+ *   a1 [92,90,112,110]   (.7,.1) -> class 0; IoU(a0) = 360/440
+ *   a2 [280,290,320,310] (.9,.9) -> class 0 (first maximum)
+ *   a3 [91,90,111,110]   (.1,.6) -> class 1; IoU(a0) = 380/420
+ * Order a2 a0 a1 a3. Class-aware: a3 falls to a0, a1 survives (other
+ * class). Agnostic: a1 and a3 fall to a0. */
+static const float anchors[4][4] = {
+  {100, 100, 20, 20}, {102, 100, 20, 20}, {300, 300, 40, 20},
+  {101, 100, 20, 20},
+};
+static const float classes[4][2] = {
+  {0.2f, 0.8f}, {0.7f, 0.1f}, {0.9f, 0.9f}, {0.1f, 0.6f},
+};
+
+static void
+test_yolov8 (void)
+{
+  float t[6 * 4] = { 0 };
+  cnms_tensor ten = tensor3 (t, 6, 4);
+  cnms_params p = identity_params (0.25f, 0.5f);
+  const cnms_det *d;
+  int i, n;
+
+  for (i = 0; i < 4; i++)
+    put_v8 (t, 2, 4, i, anchors[i][0], anchors[i][1], anchors[i][2],
+        anchors[i][3], classes[i]);
+  n = detect (&ten, CNMS_LAYOUT_YOLOV8, &p, &d);
+  CHECK_INT (n, 3);
+  if (n == 3) {
+    check_det (&d[0], 0.9f, 280, 290, 320, 310, 0, 2);
+    check_det (&d[1], 0.8f, 90, 90, 110, 110, 1, 0);
+    check_det (&d[2], 0.7f, 92, 90, 112, 110, 0, 1);
+  }
+  CHECK_INT (cnms_ctx_last_candidates (ctx), 4);
+
+  p.class_agnostic = 1;
+  n = detect (&ten, CNMS_LAYOUT_YOLOV8, &p, &d);
+  CHECK_INT (n, 2);
+  if (n == 2) {
+    CHECK_INT (d[0].anchor, 2);
+    CHECK_INT (d[1].anchor, 0);
+  }
+}
+
+static void
+test_yolov5 (void)
+{
+  float t[4 * 7] = { 0 };
+  cnms_tensor ten = tensor3 (t, 4, 7);
+  cnms_params p = identity_params (0.25f, 0.5f);
+  const cnms_det *d;
+  int i, n;
+
+  /* objectness 0.5: each score is exactly half the class score */
+  for (i = 0; i < 4; i++)
+    put_v5 (t, 2, i, anchors[i][0], anchors[i][1], anchors[i][2],
+        anchors[i][3], 0.5f, classes[i]);
+  n = detect (&ten, CNMS_LAYOUT_YOLOV5, &p, &d);
+  CHECK_INT (n, 3);
+  if (n == 3) {
+    check_det (&d[0], 0.45f, 280, 290, 320, 310, 0, 2);
+    check_det (&d[1], 0.4f, 90, 90, 110, 110, 1, 0);
+    check_det (&d[2], 0.35f, 92, 90, 112, 110, 0, 1);
+  }
+  /* a3's score 0.3 is still a candidate */
+  CHECK_INT (cnms_ctx_last_candidates (ctx), 4);
+}
+
+static void
+test_end2end (void)
+{
+  static const float t[6][6] = {
+    {10, 10, 50, 50, 0.9f, 3},
+    {12, 12, 52, 52, 0.8f, 3},  /* overlaps row 0: no NMS, kept */
+    {0, 0, 0, 10, 0.95f, 1},    /* zero area */
+    {5, 5, 20, 20, 0.25f, 2},   /* score == threshold */
+    {5, 5, 20, 20, 0.5f, -1},   /* bad class */
+    {5, 5, 20, 20, 0.7f, 2},
+  };
+  cnms_tensor ten = tensor3 (&t[0][0], 6, 6);
+  cnms_params p = identity_params (0.25f, 0.5f);
+  const cnms_det *d;
+  int n;
+
+  n = detect (&ten, CNMS_LAYOUT_AUTO, &p, &d);
+  CHECK_INT (n, 3);
+  if (n == 3) {
+    check_det (&d[0], 0.9f, 10, 10, 50, 50, 3, 0);
+    check_det (&d[1], 0.8f, 12, 12, 52, 52, 3, 1);
+    check_det (&d[2], 0.7f, 5, 5, 20, 20, 2, 5);
+  }
+  p.max_detections = 2;
+  n = detect (&ten, CNMS_LAYOUT_END2END, &p, &d);
+  CHECK_INT (n, 2);
+  p.max_detections = 300;
+  p.max_candidates = 1;
+  n = detect (&ten, CNMS_LAYOUT_END2END, &p, &d);
+  CHECK_INT (n, 1);
+  CHECK_INT (cnms_ctx_last_candidates (ctx), 3);
+}
+
+/* score > threshold, strictly */
+static void
+test_score_threshold (void)
+{
+  float t[5 * 2] = { 0 };
+  float c0[1] = { 0.5f };
+  float c1[1];
+  cnms_tensor ten = tensor3 (t, 5, 2);
+  cnms_params p = identity_params (0.5f, 0.5f);
+  const cnms_det *d;
+  int n;
+
+  c1[0] = nextafterf (0.5f, 1.0f);
+  put_v8 (t, 1, 2, 0, 100, 100, 10, 10, c0);
+  put_v8 (t, 1, 2, 1, 300, 300, 10, 10, c1);
+  n = detect (&ten, CNMS_LAYOUT_YOLOV8, &p, &d);
+  CHECK_INT (n, 1);
+  if (n == 1)
+    check_det (&d[0], c1[0], 295, 295, 305, 305, 0, 1);
+}
+
+/* 640x640 model on a 1920x1080 frame. Letterbox: gain = 640/1920 in
+ * float = 0x1.555556p-2, pad_x = round(-0.1) = 0, pad_y =
+ * round((640 - 360) / 2 - 0.1) = 140. Stretch: gains 640/1920 and
+ * 640/1080 = 0x1.2f684cp-1, no pads. */
+static void
+test_mapping (void)
+{
+  float t[5 * 1] = { 0 };
+  float c[1] = { 0.9f };
+  cnms_tensor ten;
+  cnms_params p;
+  cnms_map m;
+  const cnms_det *d;
+  int n;
+
+  cnms_params_init (&p);
+  p.frame_width = 1920;
+  p.frame_height = 1080;
+  p.letterbox = 1;
+  cnms_map_init (&m, &p);
+  CHECK_FLOAT (m.gain_x, 0x1.555556p-2f);
+  CHECK_FLOAT (m.gain_y, 0x1.555556p-2f);
+  CHECK_FLOAT (m.pad_x, 0.0f);
+  CHECK_FLOAT (m.pad_y, 140.0f);
+  CHECK_FLOAT (m.frame_w, 1920.0f);
+  CHECK_FLOAT (m.frame_h, 1080.0f);
+  CHECK_FLOAT (cnms_map_coord (123.4f, m.pad_x, m.gain_x, m.frame_w),
+      0x1.723332p+8f);
+  CHECK_FLOAT (cnms_map_coord (200.7f, m.pad_y, m.gain_y, m.frame_h),
+      0x1.6c3332p+7f);
+  /* clipped into the frame */
+  CHECK_FLOAT (cnms_map_coord (100.0f, m.pad_y, m.gain_y, m.frame_h), 0.0f);
+  CHECK_FLOAT (cnms_map_coord (700.0f, m.pad_x, m.gain_x, m.frame_w),
+      1920.0f);
+
+  /* model box [288, 304, 352, 336] */
+  put_v8 (t, 1, 1, 0, 320, 320, 64, 32, c);
+  ten = tensor3 (t, 5, 1);
+  n = detect (&ten, CNMS_LAYOUT_YOLOV8, &p, &d);
+  CHECK_INT (n, 1);
+  if (n == 1)
+    check_det (&d[0], 0.9f, 864, 492, 1056, 588, 0, 0);
+
+  p.letterbox = 0;
+  cnms_map_init (&m, &p);
+  CHECK_FLOAT (m.gain_x, 0x1.555556p-2f);
+  CHECK_FLOAT (m.gain_y, 0x1.2f684cp-1f);
+  CHECK_FLOAT (m.pad_x, 0.0f);
+  CHECK_FLOAT (m.pad_y, 0.0f);
+  CHECK_FLOAT (cnms_map_coord (200.7f, m.pad_y, m.gain_y, m.frame_h),
+      0x1.52ae66p+8f);
+  n = detect (&ten, CNMS_LAYOUT_YOLOV8, &p, &d);
+  CHECK_INT (n, 1);
+  if (n == 1)
+    check_det (&d[0], 0.9f, 864, 513, 1056, 567, 0, 0);
+}
+
+/* Six separate boxes with scores .5 .9 .5 .7 .9 .3: the order is
+ * a1 a4 a3 a0 a2 a5. */
+static void
+test_caps (void)
+{
+  static const float scores[6] = { 0.5f, 0.9f, 0.5f, 0.7f, 0.9f, 0.3f };
+  float t[5 * 6] = { 0 };
+  cnms_tensor ten = tensor3 (t, 5, 6);
+  cnms_params p = identity_params (0.25f, 0.5f);
+  const cnms_det *d;
+  int i, n;
+
+  for (i = 0; i < 6; i++)
+    put_v8 (t, 1, 6, i, 50.0f + 100.0f * i, 50, 20, 20, &scores[i]);
+
+  p.max_candidates = 3;
+  n = detect (&ten, CNMS_LAYOUT_YOLOV8, &p, &d);
+  CHECK_INT (cnms_ctx_last_candidates (ctx), 6);
+  CHECK_INT (n, 3);
+  if (n == 3) {
+    CHECK_INT (d[0].anchor, 1);
+    CHECK_INT (d[1].anchor, 4);
+    CHECK_INT (d[2].anchor, 3);
+  }
+  p.max_candidates = 4;
+  n = detect (&ten, CNMS_LAYOUT_YOLOV8, &p, &d);
+  CHECK_INT (n, 4);
+  if (n == 4)
+    CHECK_INT (d[3].anchor, 0);
+
+  p.max_candidates = 30000;
+  p.max_detections = 2;
+  n = detect (&ten, CNMS_LAYOUT_YOLOV8, &p, &d);
+  CHECK_INT (n, 2);
+  if (n == 2) {
+    CHECK_INT (d[0].anchor, 1);
+    CHECK_INT (d[1].anchor, 4);
+  }
+}
+
+/* Only a0 is a candidate; each other anchor is broken in one way. */
+static void
+test_degenerate (void)
+{
+  float t[6 * 9] = { 0 };
+  float nan_one[2] = { NAN, 0.6f };
+  float nan_both[2] = { NAN, NAN };
+  float inf_cls[2] = { INFINITY, 0.1f };
+  float ok[2] = { 0.9f, 0.1f };
+  cnms_tensor ten = tensor3 (t, 6, 9);
+  cnms_params p = identity_params (0.25f, 0.5f);
+  float t5[2 * 7] = { 0 };
+  float c5[2] = { 0.9f, 0.9f };
+  cnms_tensor ten5 = tensor3 (t5, 2, 7);
+  const cnms_det *d;
+  int n;
+
+  put_v8 (t, 2, 9, 0, 100, 100, 20, 20, nan_one);       /* class 1, .6 */
+  put_v8 (t, 2, 9, 1, 100, 100, 20, 20, nan_both);
+  put_v8 (t, 2, 9, 2, 100, 100, 20, 20, inf_cls);
+  put_v8 (t, 2, 9, 3, NAN, 100, 20, 20, ok);
+  put_v8 (t, 2, 9, 4, 100, 100, INFINITY, 20, ok);
+  put_v8 (t, 2, 9, 5, 100, 100, 0, 20, ok);     /* zero width */
+  put_v8 (t, 2, 9, 6, 100, 100, 20, 0, ok);     /* zero height */
+  put_v8 (t, 2, 9, 7, -100, 100, 20, 20, ok);   /* clipped to nothing */
+  put_v8 (t, 2, 9, 8, 100, 100, -20, 20, ok);   /* x2 < x1 */
+  n = detect (&ten, CNMS_LAYOUT_YOLOV8, &p, &d);
+  CHECK_INT (n, 1);
+  CHECK_INT (cnms_ctx_last_candidates (ctx), 1);
+  if (n == 1)
+    check_det (&d[0], 0.6f, 90, 90, 110, 110, 1, 0);
+
+  put_v5 (t5, 2, 0, 100, 100, 20, 20, NAN, c5);
+  put_v5 (t5, 2, 1, 100, 100, 20, 20, INFINITY, c5);
+  n = detect (&ten5, CNMS_LAYOUT_YOLOV5, &p, &d);
+  CHECK_INT (n, 0);
+}
+
+/* Every value is exact in half, so float16 input must give the very same
+ * records as float32, in all three layouts. */
+static void
+test_float16 (void)
+{
+  float v8[6 * 4], v5[4 * 7], e2e[3 * 6] = {
+    10, 10, 50, 50, 0.875f, 3, 12, 12, 52, 52, 0.75f, 3,
+    5, 5, 20, 20, 0.625f, 2,
+  };
+  static const float cls[4][2] = {
+    {0.25f, 0.75f}, {0.625f, 0.125f}, {0.875f, 0.875f}, {0.125f, 0.5f},
+  };
+  uint16_t h[6 * 7];
+  cnms_tensor tf[3], th;
+  cnms_params p = identity_params (0.25f, 0.5f);
+  cnms_det ref[8];
+  const cnms_det *d;
+  int i, k, n_ref, n, all_exact;
+
+  /* stretch: a letterbox pad would clip the small y values away */
+  p.frame_width = 1920;
+  p.frame_height = 1080;
+  p.letterbox = 0;
+  for (i = 0; i < 4; i++) {
+    put_v8 (v8, 2, 4, i, anchors[i][0], anchors[i][1], anchors[i][2],
+        anchors[i][3], cls[i]);
+    put_v5 (v5, 2, i, anchors[i][0], anchors[i][1], anchors[i][2],
+        anchors[i][3], 0.75f, cls[i]);
+  }
+  tf[0] = tensor3 (v8, 6, 4);
+  tf[1] = tensor3 (v5, 4, 7);
+  tf[2] = tensor3 (e2e, 3, 6);
+  for (k = 0; k < 3; k++) {
+    const float *src = tf[k].data;
+    size_t count = tf[k].size / sizeof (float);
+    cnms_layout l = k == 0 ? CNMS_LAYOUT_YOLOV8 : k == 1 ?
+        CNMS_LAYOUT_YOLOV5 : CNMS_LAYOUT_END2END;
+
+    all_exact = 1;
+    for (i = 0; i < (int) count; i++)
+      all_exact &= half_exact (src[i], &h[i]);
+    CHECK (all_exact);
+    n_ref = detect (&tf[k], l, &p, &d);
+    CHECK (n_ref > 0 && n_ref <= 8);
+    if (n_ref <= 0 || n_ref > 8)
+      continue;
+    memcpy (ref, d, (size_t) n_ref * sizeof *d);
+    th = tf[k];
+    th.data = h;
+    th.dtype = CNMS_DTYPE_FLOAT16;
+    th.size = count * sizeof (uint16_t);
+    n = detect (&th, l, &p, &d);
+    CHECK_INT (n, n_ref);
+    if (n == n_ref)
+      CHECK (memcmp (ref, d, (size_t) n * sizeof *d) == 0);
+  }
+}
+
+/* A warm context allocates nothing, also for smaller input. */
+static void
+test_steady_state (void)
+{
+  const int n_anchors = 8400, n_classes = 80;
+  float *t = malloc ((size_t) (4 + n_classes) * n_anchors * sizeof (float));
+  cnms_tensor ten = tensor3 (t, 4 + n_classes, n_anchors);
+  cnms_params p = identity_params (0.25f, 0.45f);
+  const cnms_det *d;
+  uint64_t allocs;
+  size_t host, host2;
+  int i;
+
+  CHECK (t != NULL);
+  if (t == NULL)
+    return;
+  srand (1);
+  for (i = 0; i < (4 + n_classes) * n_anchors; i++)
+    t[i] = (float) rand () / (float) RAND_MAX;
+  for (i = 0; i < 4 * n_anchors; i++)
+    t[i] *= 640.0f;
+  detect (&ten, CNMS_LAYOUT_AUTO, &p, &d);
+  allocs = cnms_ctx_alloc_count (ctx);
+  cnms_ctx_memory (ctx, &host, NULL, NULL);
+  for (i = 0; i < 20; i++)
+    detect (&ten, CNMS_LAYOUT_AUTO, &p, &d);
+  ten.dims[2] = 4000;
+  detect (&ten, CNMS_LAYOUT_YOLOV8, &p, &d);
+  CHECK_INT (cnms_ctx_alloc_count (ctx), allocs);
+  cnms_ctx_memory (ctx, &host2, NULL, NULL);
+  CHECK_INT (host2, host);
+  free (t);
+}
+
+int
+main (void)
+{
+  CHECK_INT (cnms_ctx_new (CNMS_BACKEND_CPU, -1, &ctx), CNMS_OK);
+  test_yolov8 ();
+  test_yolov5 ();
+  test_end2end ();
+  test_score_threshold ();
+  test_mapping ();
+  test_caps ();
+  test_degenerate ();
+  test_float16 ();
+  test_steady_state ();
+  cnms_ctx_free (ctx);
+  return check_result ("test-decode");
+}
