@@ -743,8 +743,9 @@ gst_cudanms_class_init (GstCudanmsClass * klass)
   /**
    * GstCudanms:tensor-id:
    *
-   * Id of the tensor to read when a buffer carries several; NULL reads
-   * the first one.
+   * Id of the tensor to read when a buffer carries several. NULL reads the
+   * first one found (custom metas, most recently attached first, then the
+   * protection-meta carrier), so set it when a buffer carries several.
    */
   g_object_class_install_property (gobject_class, PROP_TENSOR_ID,
       g_param_spec_string ("tensor-id", "Tensor id",

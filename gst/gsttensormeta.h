@@ -61,7 +61,8 @@ typedef struct
 
 #define CUDANMS_TENSOR_VIEW_INIT { { NULL, 0, CNMS_DTYPE_FLOAT32, 0, { 0 }, 0 }, NULL, NULL, GST_MAP_INFO_INIT }
 
-/* Finds the tensor with this id (NULL: the first one) and maps it. On
+/* Finds the tensor with this id (NULL: the first one found: custom metas,
+ * most recently attached first, then protection metas) and maps it. On
  * CUDANMS_TENSOR_BAD writes the reason into msg. Release the view with
  * cudanms_tensor_view_release() in every case. */
 CudanmsTensorLookup cudanms_tensor_view_acquire (CudanmsTensorView * view,

@@ -137,7 +137,19 @@ GST_START_TEST (test_no_tensor)
   }
   /* warned once per stream, not per buffer */
   assert_one_warning (bus, "no detection tensor");
-  /* a tensor that is not the selected one counts as missing too */
+  gst_harness_teardown (h);
+  gst_object_unref (bus);
+
+  /* a tensor with another id counts as missing too */
+  h = new_harness ("tensor-id=nope");
+  bus = watch_bus (h->element);
+  for (i = 0; i < 2; i++) {
+    GstBuffer *out = push_pull (h, hand_frame_yolov8 ());
+
+    fail_unless_equals_int (count_rois (out), 0);
+    gst_buffer_unref (out);
+  }
+  assert_one_warning (bus, "no detection tensor");
   gst_harness_teardown (h);
   gst_object_unref (bus);
 }
