@@ -5,7 +5,8 @@
  * in atomic order; the sort that follows makes the order deterministic. */
 #include "cnms_cuda_device.cuh"
 
-/* yolov5 rows staged in shared memory per block (one thread per row). */
+/* yolov5 rows staged in shared memory per block (one thread per row);
+ * a multiple of 32 (whole warps) and at most CNMS_BLOCK. */
 #define CNMS_V5_ROWS 64
 /* Largest staged tile before falling back to direct global reads. */
 #define CNMS_V5_MAX_SMEM (48 * 1024)
@@ -59,54 +60,39 @@ eval_yolov5_row (const P *row, int n_classes, const cnms_map &map,
       cnms_ld (row, 2), cnms_ld (row, 3), box) != 0;
 }
 
-/* yolov5 [1, N, 5+C], staged: the block's CNMS_V5_ROWS rows are one
- * contiguous span, read coalesced into shared memory (as floats), then
- * each thread scans its own row there (odd strides are conflict-free). */
-template <typename T>
-__global__ void __launch_bounds__ (CNMS_V5_ROWS)
-decode_yolov5_staged (const T *__restrict__ t, int n_anchors, int n_classes,
+/* yolov5 [1, N, 5+C], one thread per row. STAGED: the block's rows are
+ * one contiguous span, read coalesced into shared memory (as floats),
+ * then each thread scans its own row there (odd strides are bank-conflict
+ * free). Rows too wide to stage are scanned in global memory instead. */
+template <typename T, bool STAGED>
+__global__ void __launch_bounds__ (CNMS_BLOCK)
+decode_yolov5 (const T *__restrict__ t, int n_anchors, int n_classes,
     cnms_map map, float thr, int abits, int32_t *__restrict__ hdr,
     cnms_det *__restrict__ recs, uint64_t *__restrict__ keys,
     uint32_t *__restrict__ vals)
 {
   extern __shared__ float s_rows[];
   const int stride = 5 + n_classes;
-  const int a0 = blockIdx.x * CNMS_V5_ROWS;
-  const int rows = min (CNMS_V5_ROWS, n_anchors - a0);
-  const int total = rows * stride;
-  const T *src = t + (size_t) a0 * stride;
+  const int a0 = blockIdx.x * blockDim.x;
   const int a = a0 + (int) threadIdx.x;
   float score = 0.0f, box[4] = { 0.0f, 0.0f, 0.0f, 0.0f };
   int32_t cls = 0;
   bool ok = false;
 
-  for (int e = threadIdx.x; e < total; e += blockDim.x)
-    s_rows[e] = cnms_ld (src, e);
-  __syncthreads ();
-
-  if ((int) threadIdx.x < rows)
-    ok = eval_yolov5_row (s_rows + (size_t) threadIdx.x * stride, n_classes,
-        map, thr, &score, box, &cls);
-  emit_candidate (ok, score, box, cls, a, n_anchors, abits, hdr, recs, keys,
-      vals);
-}
-
-/* yolov5 with rows too wide to stage: one thread per row, from global. */
-template <typename T>
-__global__ void __launch_bounds__ (CNMS_BLOCK)
-decode_yolov5_direct (const T *__restrict__ t, int n_anchors, int n_classes,
-    cnms_map map, float thr, int abits, int32_t *__restrict__ hdr,
-    cnms_det *__restrict__ recs, uint64_t *__restrict__ keys,
-    uint32_t *__restrict__ vals)
-{
-  const int a = blockIdx.x * blockDim.x + threadIdx.x;
-  float score = 0.0f, box[4] = { 0.0f, 0.0f, 0.0f, 0.0f };
-  int32_t cls = 0;
-  bool ok = false;
-
-  if (a < n_anchors)
-    ok = eval_yolov5_row (t + (size_t) a * (5 + n_classes), n_classes, map,
-        thr, &score, box, &cls);
+  if constexpr (STAGED) {
+    const int total = min ((int) blockDim.x, n_anchors - a0) * stride;
+    const T *src = t + (size_t) a0 * stride;
+    for (int e = threadIdx.x; e < total; e += blockDim.x)
+      s_rows[e] = cnms_ld (src, e);
+    __syncthreads ();
+    if (a < n_anchors)
+      ok = eval_yolov5_row (s_rows + (size_t) threadIdx.x * stride,
+          n_classes, map, thr, &score, box, &cls);
+  } else {
+    if (a < n_anchors)
+      ok = eval_yolov5_row (t + (size_t) a * stride, n_classes, map, thr,
+          &score, box, &cls);
+  }
   emit_candidate (ok, score, box, cls, a, n_anchors, abits, hdr, recs, keys,
       vals);
 }
@@ -182,11 +168,11 @@ launch_decode (const T *t, const cnms_shape *s, const cnms_map *map,
       const size_t smem =
           (size_t) CNMS_V5_ROWS * (5 + (size_t) s->n_classes) * sizeof (float);
       if (smem <= CNMS_V5_MAX_SMEM)
-        decode_yolov5_staged < T > <<<cnms_ceil_div (n, CNMS_V5_ROWS),
+        decode_yolov5 < T, true > <<<cnms_ceil_div (n, CNMS_V5_ROWS),
             CNMS_V5_ROWS, smem, stream>>> (t, n, s->n_classes, *map, thr,
             abits, hdr, recs, keys, vals);
       else
-        decode_yolov5_direct < T > <<<grid, CNMS_BLOCK, 0, stream>>> (t, n,
+        decode_yolov5 < T, false > <<<grid, CNMS_BLOCK, 0, stream>>> (t, n,
             s->n_classes, *map, thr, abits, hdr, recs, keys, vals);
       break;
     }

@@ -5,6 +5,8 @@
 
 #include "gpu_common.h"
 
+int gpu_failures;
+
 void
 gpu_require_device (const char *test_name)
 {

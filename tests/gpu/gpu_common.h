@@ -85,6 +85,18 @@ void gpu_result_free (gpu_result *r);
 int gpu_result_equal (const gpu_result *a, const gpu_result *b, char *why,
     size_t why_size);
 
+/* Failed CHECKs so far. */
+extern int gpu_failures;
+
+/* Prints FAIL and the message and counts a failure when cond is false. */
+#define GPU_CHECK(cond, ...) do {                                           \
+    if (!(cond)) {                                                          \
+      printf ("FAIL: " __VA_ARGS__);                                        \
+      printf ("\n");                                                        \
+      gpu_failures++;                                                       \
+    }                                                                       \
+  } while (0)
+
 /* Opens a context or exits with a failure. */
 cnms_ctx *gpu_ctx_new (cnms_backend backend);
 

@@ -9,16 +9,6 @@
 
 #include "gpu_common.h"
 
-static int failures;
-
-#define CHECK(cond, ...) do {                                               \
-    if (!(cond)) {                                                          \
-      printf ("FAIL: " __VA_ARGS__);                                        \
-      printf ("\n");                                                        \
-      failures++;                                                           \
-    }                                                                       \
-  } while (0)
-
 static void
 repeat_detect (cnms_ctx *cpu, cnms_ctx *cuda, int repeat)
 {
@@ -31,8 +21,8 @@ repeat_detect (cnms_ctx *cpu, cnms_ctx *cuda, int repeat)
   gpu_det_case_yolov8_frame (&dc, 77);
   gpu_run_detect (cpu, &dc, &ref);
   gpu_run_detect (cuda, &dc, &first);
-  CHECK (first.st == CNMS_OK, "detect: %s", first.error);
-  CHECK (gpu_result_equal (&ref, &first, why, sizeof why),
+  GPU_CHECK (first.st == CNMS_OK, "detect: %s", first.error);
+  GPU_CHECK (gpu_result_equal (&ref, &first, why, sizeof why),
       "detect differs from the CPU backend: %s", why);
   allocs = cnms_ctx_alloc_count (cuda);
   for (i = 1; i < repeat; i++) {
@@ -41,8 +31,8 @@ repeat_detect (cnms_ctx *cpu, cnms_ctx *cuda, int repeat)
       printf ("run %d differs: %s\n", i, why);
     gpu_result_free (&r);
   }
-  CHECK (diffs == 0, "detect: %d of %d runs differ", diffs, repeat);
-  CHECK (cnms_ctx_alloc_count (cuda) == allocs,
+  GPU_CHECK (diffs == 0, "detect: %d of %d runs differ", diffs, repeat);
+  GPU_CHECK (cnms_ctx_alloc_count (cuda) == allocs,
       "detect: alloc_count went from %llu to %llu over %d frames",
       (unsigned long long) allocs,
       (unsigned long long) cnms_ctx_alloc_count (cuda), repeat);
@@ -67,8 +57,8 @@ repeat_nms (cnms_ctx *cpu, cnms_ctx *cuda, int repeat)
   gpu_nms_case_make (&small, 78, 0);
   gpu_run_nms (cpu, &nc, &ref);
   gpu_run_nms (cuda, &nc, &first);
-  CHECK (first.st == CNMS_OK, "nms: %s", first.error);
-  CHECK (gpu_result_equal (&ref, &first, why, sizeof why),
+  GPU_CHECK (first.st == CNMS_OK, "nms: %s", first.error);
+  GPU_CHECK (gpu_result_equal (&ref, &first, why, sizeof why),
       "nms differs from the CPU backend: %s", why);
   allocs = cnms_ctx_alloc_count (cuda);
   for (i = 1; i < repeat; i++) {
@@ -82,8 +72,8 @@ repeat_nms (cnms_ctx *cpu, cnms_ctx *cuda, int repeat)
       printf ("run %d differs: %s\n", i, why);
     gpu_result_free (&r);
   }
-  CHECK (diffs == 0, "nms: %d of %d runs differ", diffs, repeat);
-  CHECK (cnms_ctx_alloc_count (cuda) == allocs,
+  GPU_CHECK (diffs == 0, "nms: %d of %d runs differ", diffs, repeat);
+  GPU_CHECK (cnms_ctx_alloc_count (cuda) == allocs,
       "nms: alloc_count went from %llu to %llu", (unsigned long long) allocs,
       (unsigned long long) cnms_ctx_alloc_count (cuda));
   printf ("nms: %d runs identical (N %d, %d kept), allocations %llu\n",
@@ -104,7 +94,7 @@ main (void)
   gpu_require_device ("cuda-determinism");
   cpu = gpu_ctx_new (CNMS_BACKEND_CPU);
   cuda = gpu_ctx_new (CNMS_BACKEND_CUDA);
-  CHECK (cnms_ctx_alloc_count (cuda) == 0,
+  GPU_CHECK (cnms_ctx_alloc_count (cuda) == 0,
       "a new context allocated %llu buffers",
       (unsigned long long) cnms_ctx_alloc_count (cuda));
 
@@ -112,12 +102,12 @@ main (void)
   repeat_nms (cpu, cuda, repeat);
 
   cnms_ctx_memory (cuda, &host, &pinned, &device);
-  CHECK (pinned > 0 && device > 0, "memory not accounted: pinned %zu "
+  GPU_CHECK (pinned > 0 && device > 0, "memory not accounted: pinned %zu "
       "device %zu", pinned, device);
   printf ("memory held: %zu host, %zu pinned, %zu device bytes\n", host,
       pinned, device);
   cnms_ctx_free (cpu);
   cnms_ctx_free (cuda);
-  printf ("cuda-determinism: %s\n", failures ? "FAILED" : "ok");
-  return failures ? 1 : 0;
+  printf ("cuda-determinism: %s\n", gpu_failures ? "FAILED" : "ok");
+  return gpu_failures ? 1 : 0;
 }

@@ -9,16 +9,6 @@
 
 #include "gpu_common.h"
 
-static int failures;
-
-#define CHECK(cond, ...) do {                                               \
-    if (!(cond)) {                                                          \
-      printf ("FAIL: " __VA_ARGS__);                                        \
-      printf ("\n");                                                        \
-      failures++;                                                           \
-    }                                                                       \
-  } while (0)
-
 /* The same frame from device memory gives the host-tensor result. */
 static void
 device_tensor (cnms_ctx *cpu, cnms_ctx *cuda)
@@ -36,15 +26,15 @@ device_tensor (cnms_ctx *cpu, cnms_ctx *cuda)
   if (cudaMalloc (&d, dc.size) != cudaSuccess
       || cudaMemcpy (d, dc.data, dc.size, cudaMemcpyHostToDevice)
       != cudaSuccess) {
-    CHECK (0, "cannot stage the device tensor");
+    GPU_CHECK (0, "cannot stage the device tensor");
     return;
   }
   gpu_det_case_tensor (&dc, &t);
   t.data = d;
   t.on_device = 1;
   st = cnms_detect (cuda, &t, dc.layout, &dc.p, &dets, &n);
-  CHECK (st == CNMS_OK, "device tensor: %s", cnms_ctx_error (cuda));
-  CHECK (st != CNMS_OK || (n == ref.n
+  GPU_CHECK (st == CNMS_OK, "device tensor: %s", cnms_ctx_error (cuda));
+  GPU_CHECK (st != CNMS_OK || (n == ref.n
           && memcmp (dets, ref.dets, (size_t) n * sizeof *dets) == 0),
       "device tensor: %d detections differ from the CPU backend's %d", n,
       ref.n);
@@ -60,7 +50,7 @@ bad_device (void)
   cnms_ctx *ctx = NULL;
   cnms_status st = cnms_ctx_new (CNMS_BACKEND_CUDA, 4096, &ctx);
 
-  CHECK (st == CNMS_ERR_NO_DEVICE && ctx == NULL,
+  GPU_CHECK (st == CNMS_ERR_NO_DEVICE && ctx == NULL,
       "device 4096: got %s, expected no device", cnms_status_str (st));
   cnms_ctx_free (ctx);
 }
@@ -94,9 +84,9 @@ out_of_memory (cnms_ctx *cpu, cnms_ctx *cuda)
   cnms_params_init (&p);
   p.max_candidates = n;         /* the NMS mask would be 500 GB */
   st = cnms_detect (cuda, &t, CNMS_LAYOUT_YOLOV8, &p, &dets, &n_dets);
-  CHECK (st == CNMS_ERR_NO_MEMORY, "huge max-candidates: got %s (%s)",
+  GPU_CHECK (st == CNMS_ERR_NO_MEMORY, "huge max-candidates: got %s (%s)",
       cnms_status_str (st), cnms_ctx_error (cuda));
-  CHECK (strstr (cnms_ctx_error (cuda), "mask") != NULL,
+  GPU_CHECK (strstr (cnms_ctx_error (cuda), "mask") != NULL,
       "out-of-memory message does not name the buffer: '%s'",
       cnms_ctx_error (cuda));
   printf ("out of memory: %s: %s\n", cnms_status_str (st),
@@ -106,7 +96,7 @@ out_of_memory (cnms_ctx *cpu, cnms_ctx *cuda)
   gpu_det_case_make (&dc, 9, 4);
   gpu_run_detect (cpu, &dc, &ref);
   gpu_run_detect (cuda, &dc, &r);
-  CHECK (gpu_result_equal (&ref, &r, why, sizeof why),
+  GPU_CHECK (gpu_result_equal (&ref, &r, why, sizeof why),
       "after out of memory: %s", why);
   gpu_result_free (&ref);
   gpu_result_free (&r);
@@ -121,7 +111,7 @@ main (void)
   gpu_require_device ("cuda-errors");
   cpu = gpu_ctx_new (CNMS_BACKEND_CPU);
   cuda = gpu_ctx_new (CNMS_BACKEND_CUDA);
-  CHECK (cnms_ctx_backend (cuda) == CNMS_BACKEND_CUDA, "backend");
+  GPU_CHECK (cnms_ctx_backend (cuda) == CNMS_BACKEND_CUDA, "backend");
 
   device_tensor (cpu, cuda);
   if (!gpu_env_int ("CNMS_GPU_SANITIZER", 0)) {
@@ -130,6 +120,6 @@ main (void)
   }
   cnms_ctx_free (cpu);
   cnms_ctx_free (cuda);
-  printf ("cuda-errors: %s\n", failures ? "FAILED" : "ok");
-  return failures ? 1 : 0;
+  printf ("cuda-errors: %s\n", gpu_failures ? "FAILED" : "ok");
+  return gpu_failures ? 1 : 0;
 }
