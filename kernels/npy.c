@@ -113,9 +113,15 @@ parse_header (const char *h, cnms_npy *a, char *err, size_t err_size)
       break;
   }
   if (i == 4) {
-    const char *end = strchr (p, quote);
-    return fail (err, err_size, "unsupported npy dtype '%.*s' (expected "
-        "<f4, <f2, <i4 or <i8)", end ? (int) (end - p) : 8, p);
+    char shown[16];
+    size_t k;
+
+    /* echo the descr, but only printable bytes of it */
+    for (k = 0; k + 1 < sizeof shown && p[k] != '\0' && p[k] != quote; k++)
+      shown[k] = isprint ((unsigned char) p[k]) ? p[k] : '?';
+    shown[k] = '\0';
+    return fail (err, err_size, "unsupported npy dtype '%s' (expected "
+        "<f4, <f2, <i4 or <i8)", shown);
   }
   a->dtype = (cnms_npy_dtype) i;
 
@@ -169,6 +175,7 @@ cnms_npy_read (const char *path, cnms_npy *a, char *err, size_t err_size)
   unsigned char pre[NPY_MAGIC_LEN + 2 + 4];
   size_t hlen, got;
   char *header = NULL;
+  long data_start, file_end;
   int extra;
 
   memset (a, 0, sizeof *a);
@@ -220,6 +227,18 @@ cnms_npy_read (const char *path, cnms_npy *a, char *err, size_t err_size)
   }
 
   a->size = a->count * cnms_npy_dtype_size (a->dtype);
+  /* A corrupt shape must not make us allocate more than the file holds. */
+  data_start = ftell (f);
+  if (data_start < 0 || fseek (f, 0, SEEK_END) != 0
+      || (file_end = ftell (f)) < 0 || fseek (f, data_start, SEEK_SET) != 0) {
+    fail (err, err_size, "%s: cannot seek in the file", path);
+    goto error;
+  }
+  if ((uint64_t) (file_end - data_start) < (uint64_t) a->size) {
+    fail (err, err_size, "%s: truncated .npy data (%ld of %zu bytes)", path,
+        file_end - data_start, a->size);
+    goto error;
+  }
   /* one spare byte so that an empty array still gets a pointer */
   a->data = malloc (a->size + 1);
   if (a->data == NULL) {
