@@ -224,7 +224,10 @@ cpu_nms (cnms_ctx *ctx, const float *boxes, const float *scores,
   cnms_status st;
 
   if (aware) {
-    for (slots = 64; slots < 2 * (size_t) n; slots *= 2);
+    /* open addressing stays short at a load factor of at most 1/2 */
+    slots = 64;
+    while (slots < 2 * (size_t) n)
+      slots *= 2;
   }
   st = reserve_common (ctx, s, (size_t) n, aware ? (size_t) n : 0);
   if (st == CNMS_OK && aware) {
