@@ -62,9 +62,6 @@ reserve_nms (cnms_ctx *ctx, cnms_cuda_priv *s, int cap, size_t *smem)
 {
   const size_t col_blocks = (size_t) cnms_ceil_div (cap, CNMS_TILE);
 
-  if (col_blocks > 65535)
-    return cnms_ctx_fail (ctx, CNMS_ERR_NO_MEMORY,
-        "CUDA: %d candidates exceed the NMS grid", cap);
   CNMS_TRY (cnms_cuda_reserve_device (ctx, &s->d_boxes,
           (size_t) cap * sizeof (float4), "sorted boxes"));
   CNMS_TRY (cnms_cuda_reserve_device (ctx, &s->d_cls,
@@ -153,7 +150,8 @@ enqueue_detect (cnms_ctx *ctx, cnms_cuda_priv *s, const cnms_tensor *t,
             (int32_t *) s->d_out.p, s->stream), "gather kernel");
     CNMS_CUDA_TRY (ctx, cnms_cuda_nms_mask ((const float4 *) s->d_boxes.p,
             (const int32_t *) s->d_cls.p, (const int32_t *) s->d_cand.p, cap,
-            p->iou, p->class_agnostic, (uint64_t *) s->d_mask.p, s->stream),
+            p->iou, p->class_agnostic, s->mask_blocks,
+            (uint64_t *) s->d_mask.p, s->stream),
         "NMS mask kernel");
     CNMS_CUDA_TRY (ctx, cnms_cuda_nms_resolve ((const uint64_t *) s->d_mask.p,
             (const int32_t *) s->d_cand.p, cap, max_keep, vals[which],
@@ -246,7 +244,8 @@ enqueue_nms (cnms_ctx *ctx, cnms_cuda_priv *s, const float *boxes,
           (int32_t *) s->d_cls.p, s->stream), "gather kernel");
   CNMS_CUDA_TRY (ctx, cnms_cuda_nms_mask ((const float4 *) s->d_boxes.p,
           (const int32_t *) s->d_cls.p, (const int32_t *) s->d_cand.p, n, iou,
-          classes == NULL, (uint64_t *) s->d_mask.p, s->stream),
+          classes == NULL, s->mask_blocks, (uint64_t *) s->d_mask.p,
+          s->stream),
       "NMS mask kernel");
   CNMS_CUDA_TRY (ctx, cnms_cuda_nms_resolve ((const uint64_t *) s->d_mask.p,
           (const int32_t *) s->d_cand.p, n, max_keep, vals[which], NULL,

@@ -14,6 +14,8 @@
 #define CNMS_BLOCK 256
 /* Boxes per NMS tile: one bit per box in a 64-bit mask word. */
 #define CNMS_TILE 64
+/* Resident phase 1 blocks per SM aimed at (64-thread blocks). */
+#define CNMS_MASK_BLOCKS_PER_SM 16
 /* Threads of the single-block resolve kernel (phase 2). */
 #define CNMS_RESOLVE_BLOCK 512
 /* Header of every count-header buffer: one record wide, so that the
@@ -44,6 +46,7 @@ typedef struct {
   int device;
   cudaStream_t stream;
   size_t smem_optin;            /* max dynamic shared memory per block */
+  int mask_blocks;              /* phase 1 grid: enough blocks to fill the GPU */
   size_t resolve_smem_set;      /* dynamic smem the resolve kernel may use */
 
   cnms_cuda_buf d_in;           /* uploaded tensor / nms input arrays */
@@ -156,10 +159,11 @@ cudaError_t cnms_cuda_gather_dets (void *d_cand, const uint32_t *d_order,
 cudaError_t cnms_cuda_copy_top (const void *d_cand, const uint32_t *d_order,
     int cap, int max_keep, void *d_out, cudaStream_t stream);
 /* Phase 1: the suppression bitmask of the first n = hdr[CNMS_HDR_N]
- * boxes (at most cap), col_blocks words per row. */
+ * boxes (at most cap), col_blocks words per row; at most max_blocks
+ * blocks loop over the tiles. */
 cudaError_t cnms_cuda_nms_mask (const float4 *d_boxes, const int32_t *d_cls,
     const int32_t *d_hdr, int cap, float iou, int class_agnostic,
-    uint64_t *d_mask, cudaStream_t stream);
+    int max_blocks, uint64_t *d_mask, cudaStream_t stream);
 /* Phase 2: greedy resolve in one block; writes the kept records (when
  * d_cand != NULL: d_cand records through d_order) or the kept input
  * indices (d_order values as int64) behind the output header. */

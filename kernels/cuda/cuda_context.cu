@@ -151,7 +151,7 @@ cnms_cuda_create (cnms_ctx *ctx, int device_id)
   cnms_cuda_priv *s;
   int n = cnms_cuda_backend_device_count ();
   int dev = device_id;
-  int optin = 0;
+  int optin = 0, sms = 0;
   cudaError_t e;
 
   if (n <= 0)
@@ -170,8 +170,10 @@ cnms_cuda_create (cnms_ctx *ctx, int device_id)
     return cnms_cuda_error (ctx, scope.err, "selecting the CUDA device");
   e = cudaDeviceGetAttribute (&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin,
       dev);
+  if (e == cudaSuccess)
+    e = cudaDeviceGetAttribute (&sms, cudaDevAttrMultiProcessorCount, dev);
   if (e != cudaSuccess)
-    return cnms_cuda_error (ctx, e, "querying shared memory");
+    return cnms_cuda_error (ctx, e, "querying the device");
 
   s = (cnms_cuda_priv *) calloc (1, sizeof *s);
   if (s == NULL)
@@ -179,6 +181,7 @@ cnms_cuda_create (cnms_ctx *ctx, int device_id)
         "cannot allocate the CUDA backend state");
   s->device = dev;
   s->smem_optin = (size_t) optin;
+  s->mask_blocks = (sms > 0 ? sms : 1) * CNMS_MASK_BLOCKS_PER_SM;
   /* every kernel launch of this context goes to this stream, never to
    * the legacy default stream */
   e = cudaStreamCreateWithFlags (&s->stream, cudaStreamNonBlocking);

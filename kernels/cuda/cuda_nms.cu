@@ -1,9 +1,10 @@
 /* Two-phase bitmask NMS over candidates already in (score desc, index
  * asc) order.
  *
- * Phase 1 (nms_mask_kernel) follows torchvision's nms_kernel.cu: a 64x64
- * tile per block, the 64 column boxes staged in shared memory, one thread
- * per row box, one 64-bit word per (row box, column tile). Bit j of row i
+ * Phase 1 (nms_mask_kernel) follows torchvision's nms_kernel.cu: 64x64
+ * tiles, the 64 column boxes staged in shared memory, one thread per row
+ * box, one 64-bit word per (row box, column tile); blocks loop over the
+ * tiles of the upper triangle that the device-side count needs. Bit j of row i
  * is set when j > i, the classes match (or class-agnostic) and
  * cnms_iou(i, j) > iou -- the CPU backend's exact test.
  *
@@ -91,8 +92,25 @@ cnms_cuda_copy_top (const void *d_cand, const uint32_t *d_order, int cap,
   return cudaGetLastError ();
 }
 
-/* Phase 1: block (x = column tile, y = row tile) of the upper triangle
- * writes mask[i * col_blocks + x] for its row boxes i. */
+/* Tile t of the upper triangle, column by column: column c holds tiles
+ * (0, c) .. (c, c), so t = c (c + 1) / 2 + row. */
+__device__ __forceinline__ void
+triangle_tile (long long t, int *row, int *col)
+{
+  long long c = (long long) ((sqrt (8.0 * (double) t + 1.0) - 1.0) / 2.0);
+
+  while (c * (c + 1) / 2 > t)
+    c--;
+  while ((c + 1) * (c + 2) / 2 <= t)
+    c++;
+  *col = (int) c;
+  *row = (int) (t - c * (c + 1) / 2);
+}
+
+/* Phase 1: a grid-stride loop over the tiles of the upper triangle that
+ * the device-side count n needs (the grid is sized for the host-side
+ * cap, so a small n costs a small grid's worth of work). Each tile
+ * writes mask[i * col_blocks + col] for its row boxes i. */
 __global__ void __launch_bounds__ (CNMS_TILE)
 nms_mask_kernel (const float4 *__restrict__ boxes,
     const int32_t *__restrict__ cls, const int32_t *__restrict__ hdr,
@@ -101,56 +119,60 @@ nms_mask_kernel (const float4 *__restrict__ boxes,
   __shared__ float s_box[CNMS_TILE][4];
   __shared__ float s_area[CNMS_TILE];
   __shared__ int32_t s_cls[CNMS_TILE];
-  const int row_blk = blockIdx.y;
-  const int col_blk = blockIdx.x;
   const int col_blocks = cnms_ceil_div (cap, CNMS_TILE);
   const int n = cnms_clamp_count (hdr[CNMS_HDR_N], cap);
-  const int row_start = row_blk * CNMS_TILE;
-  const int col_start = col_blk * CNMS_TILE;
+  const long long nb = cnms_ceil_div (n, CNMS_TILE);
+  const long long tiles = nb * (nb + 1) / 2;
   const int tid = threadIdx.x;
 
-  /* lower triangle, or past the candidates: nothing to do (uniform) */
-  if (col_blk < row_blk || col_start >= n)
-    return;
-  const int row_size = min (n - row_start, CNMS_TILE);
-  const int col_size = min (n - col_start, CNMS_TILE);
+  for (long long t = blockIdx.x; t < tiles; t += gridDim.x) {
+    int row_blk, col_blk;
+    triangle_tile (t, &row_blk, &col_blk);
+    const int row_start = row_blk * CNMS_TILE;
+    const int col_start = col_blk * CNMS_TILE;
+    const int row_size = min (n - row_start, CNMS_TILE);
+    const int col_size = min (n - col_start, CNMS_TILE);
 
-  if (tid < col_size) {
-    const float4 b = boxes[col_start + tid];
-    s_box[tid][0] = b.x;
-    s_box[tid][1] = b.y;
-    s_box[tid][2] = b.z;
-    s_box[tid][3] = b.w;
-    s_area[tid] = cnms_box_area (b.x, b.y, b.z, b.w);
-    s_cls[tid] = cls[col_start + tid];
-  }
-  __syncthreads ();
-
-  if (tid < row_size) {
-    const int i = row_start + tid;
-    const float4 b = boxes[i];
-    const float a[4] = { b.x, b.y, b.z, b.w };
-    const float area = cnms_box_area (b.x, b.y, b.z, b.w);
-    const int32_t c = cls[i];
-    const int start = (row_blk == col_blk) ? tid + 1 : 0;
-    uint64_t bits = 0;
-
-    for (int k = start; k < col_size; k++) {
-      if ((class_agnostic || s_cls[k] == c)
-          && cnms_iou (a, area, s_box[k], s_area[k]) > iou)
-        bits |= 1ull << k;
+    if (tid < col_size) {
+      const float4 b = boxes[col_start + tid];
+      s_box[tid][0] = b.x;
+      s_box[tid][1] = b.y;
+      s_box[tid][2] = b.z;
+      s_box[tid][3] = b.w;
+      s_area[tid] = cnms_box_area (b.x, b.y, b.z, b.w);
+      s_cls[tid] = cls[col_start + tid];
     }
-    mask[(size_t) i * col_blocks + col_blk] = bits;
+    __syncthreads ();
+
+    if (tid < row_size) {
+      const int i = row_start + tid;
+      const float4 b = boxes[i];
+      const float a[4] = { b.x, b.y, b.z, b.w };
+      const float area = cnms_box_area (b.x, b.y, b.z, b.w);
+      const int32_t c = cls[i];
+      const int start = (row_blk == col_blk) ? tid + 1 : 0;
+      uint64_t bits = 0;
+
+      for (int k = start; k < col_size; k++) {
+        if ((class_agnostic || s_cls[k] == c)
+            && cnms_iou (a, area, s_box[k], s_area[k]) > iou)
+          bits |= 1ull << k;
+      }
+      mask[(size_t) i * col_blocks + col_blk] = bits;
+    }
+    /* the next tile overwrites the staged boxes */
+    __syncthreads ();
   }
 }
 
 cudaError_t
 cnms_cuda_nms_mask (const float4 *d_boxes, const int32_t *d_cls,
     const int32_t *d_hdr, int cap, float iou, int class_agnostic,
-    uint64_t *d_mask, cudaStream_t stream)
+    int max_blocks, uint64_t *d_mask, cudaStream_t stream)
 {
-  const int col_blocks = cnms_ceil_div (cap, CNMS_TILE);
-  const dim3 grid (col_blocks, col_blocks);
+  const long long col_blocks = cnms_ceil_div (cap, CNMS_TILE);
+  const long long tiles = col_blocks * (col_blocks + 1) / 2;
+  const int grid = (int) (tiles < max_blocks ? tiles : max_blocks);
 
   nms_mask_kernel <<<grid, CNMS_TILE, 0, stream>>> (d_boxes, d_cls, d_hdr,
       cap, iou, class_agnostic, d_mask);
