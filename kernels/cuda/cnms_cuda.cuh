@@ -30,10 +30,11 @@
 #define CNMS_OUT_KEPT 0         /* kept records behind the header */
 #define CNMS_OUT_CANDIDATES 1   /* candidates found before the cap */
 
+/* a / b rounded up, for a >= 0, b > 0; no overflow near INT_MAX. */
 static inline __host__ __device__ int
 cnms_ceil_div (int a, int b)
 {
-  return (a + b - 1) / b;
+  return a / b + (a % b != 0);
 }
 
 /* A device or pinned buffer owned by a context; it only ever grows. */
