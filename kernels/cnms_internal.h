@@ -33,6 +33,8 @@ struct cnms_ctx {
   uint64_t alloc_count;
   size_t host_bytes, pinned_bytes, device_bytes;
   int last_candidates;
+  int timing;                   /* cnms_ctx_set_timing() */
+  double last_gpu_us;           /* set by a backend that times; else -1 */
 };
 
 /* Records a formatted message on ctx and returns status. */

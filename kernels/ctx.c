@@ -200,6 +200,7 @@ cnms_ctx_new (cnms_backend backend, int device_id, cnms_ctx **out)
     return CNMS_ERR_NO_MEMORY;
   ctx->backend = backend;
   ctx->ops = backend == CNMS_BACKEND_CPU ? &cnms_cpu_ops : &cnms_cuda_ops;
+  ctx->last_gpu_us = -1.0;
   /* A failing create releases what it made itself; destroy is only for
    * a context that was fully created. */
   st = ctx->ops->create (ctx, device_id);
@@ -254,6 +255,21 @@ int
 cnms_ctx_last_candidates (const cnms_ctx *ctx)
 {
   return ctx != NULL ? ctx->last_candidates : 0;
+}
+
+void
+cnms_ctx_set_timing (cnms_ctx *ctx, int on)
+{
+  if (ctx != NULL) {
+    ctx->timing = on != 0;
+    ctx->last_gpu_us = -1.0;
+  }
+}
+
+double
+cnms_ctx_last_gpu_us (const cnms_ctx *ctx)
+{
+  return ctx != NULL ? ctx->last_gpu_us : -1.0;
 }
 
 void
