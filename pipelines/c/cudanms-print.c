@@ -70,6 +70,17 @@ print_roi (PrintState * st, GstVideoRegionOfInterestMeta * roi, gboolean first)
   }
 }
 
+/* cudanms gives its ROIs ids 0..n-1 in kept order (score descending). */
+static guint
+count_rois (GstBuffer * buf)
+{
+  guint n = 0;
+
+  while (gst_buffer_get_video_region_of_interest_meta_id (buf, (gint) n))
+    n++;
+  return n;
+}
+
 static GstPadProbeReturn
 on_buffer (GstPad * pad, GstPadProbeInfo * info, gpointer user_data)
 {
@@ -77,9 +88,7 @@ on_buffer (GstPad * pad, GstPadProbeInfo * info, gpointer user_data)
   GstBuffer *buf = GST_PAD_PROBE_INFO_BUFFER (info);
   GstVideoInfo vinfo;
   GstCaps *caps;
-  gpointer state = NULL;
-  GstMeta *meta;
-  guint n = 0;
+  guint i, n = count_rois (buf);
   gint width = 0, height = 0;
 
   caps = gst_pad_get_current_caps (pad);
@@ -89,10 +98,6 @@ on_buffer (GstPad * pad, GstPadProbeInfo * info, gpointer user_data)
   }
   if (caps)
     gst_caps_unref (caps);
-
-  while ((meta = gst_buffer_iterate_meta_filtered (buf, &state,
-              GST_VIDEO_REGION_OF_INTEREST_META_API_TYPE)))
-    n++;
 
   if (!st->quiet) {
     if (st->json) {
@@ -104,11 +109,9 @@ on_buffer (GstPad * pad, GstPadProbeInfo * info, gpointer user_data)
           "  %u detection%s\n", st->frames, GST_TIME_ARGS (GST_BUFFER_PTS (buf)),
           n, n == 1 ? "" : "s");
     }
-    state = NULL;
-    n = 0;
-    while ((meta = gst_buffer_iterate_meta_filtered (buf, &state,
-                GST_VIDEO_REGION_OF_INTEREST_META_API_TYPE)))
-      print_roi (st, (GstVideoRegionOfInterestMeta *) meta, n++ == 0);
+    for (i = 0; i < n; i++)
+      print_roi (st, gst_buffer_get_video_region_of_interest_meta_id (buf,
+              (gint) i), i == 0);
     if (st->json)
       printf ("]}\n");
   }
