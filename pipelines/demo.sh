@@ -1,17 +1,26 @@
 #!/bin/sh
 # The demo: synthetic YOLOv8 tensors from tensorinject (a seeded scene of
-# moving objects, as a detector would see it) go through cudanms, and
-# cudanms-print prints the detections of every frame. No GPU, no model.
-#   sh pipelines/demo.sh [BUILD_DIR] [FRAMES]
+# moving objects, as a detector would see it) go through cudanms. No GPU, no
+# model. It
+#  1. prints the detections of the first FRAMES frames (cudanms-print);
+#  2. draws 60 frames of the same scene with their boxes and labels
+#     (python/overlay.py: cairooverlay) into OUT_DIR: frame-*.png,
+#     contact-sheet.png and detections.jsonl (one JSON line per frame).
+#   sh pipelines/demo.sh [BUILD_DIR] [FRAMES] [OUT_DIR]
+# score-threshold 0.3 sits above the scene's background noise (<= 0.30).
 set -eu
 here=$(cd "$(dirname "$0")" && pwd)
 build=$(cd "${1:-$here/../build}" && pwd)
 frames=${2:-10}
+out=${3:-demo-out}
 GST_PLUGIN_PATH_1_0="$build/gst${GST_PLUGIN_PATH_1_0:+:$GST_PLUGIN_PATH_1_0}"
 export GST_PLUGIN_PATH_1_0
-exec "$build/pipelines/cudanms-print" \
-  videotestsrc num-buffers="$frames" pattern=ball \
+"$build/pipelines/cudanms-print" \
+  videotestsrc num-buffers="$frames" \
   ! video/x-raw,width=1280,height=720,framerate=30/1 \
   ! tensorinject seed=7 \
-  ! cudanms name=nms iou=0.45 score-threshold=0.25 label-file="$here/coco.names" \
+  ! cudanms name=nms iou=0.45 score-threshold=0.3 label-file="$here/coco.names" \
   ! fakesink
+/usr/bin/python3 "$here/python/overlay.py" --out "$out" --frames 60 \
+  --width 1280 --height 720 --seed 7 --score-threshold 0.3
+echo "demo: open $out/contact-sheet.png to see the boxes"

@@ -7,7 +7,7 @@ if [ "$(id -u)" -ne 0 ]; then SUDO=sudo; else SUDO=; fi
 PKGS="meson ninja-build pkg-config gcc
   libgstreamer1.0-dev libgstreamer-plugins-base1.0-dev
   gstreamer1.0-plugins-base gstreamer1.0-plugins-good gstreamer1.0-tools
-  python3-torchvision python3-numpy python3-gi python3-gst-1.0
+  python3-torchvision python3-numpy python3-gi python3-gst-1.0 python3-gi-cairo
   gir1.2-gstreamer-1.0 gir1.2-gst-plugins-base-1.0"
 missing=
 for p in $PKGS; do
