@@ -1,0 +1,182 @@
+#include "bench_common.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+double
+bench_now_us (void)
+{
+  struct timespec ts;
+
+  clock_gettime (CLOCK_MONOTONIC, &ts);
+  return (double) ts.tv_sec * 1e6 + (double) ts.tv_nsec * 1e-3;
+}
+
+static int
+cmp_double (const void *a, const void *b)
+{
+  double x = *(const double *) a, y = *(const double *) b;
+
+  return (x > y) - (x < y);
+}
+
+void
+bench_stats (double *v, int n, double *median, double *min)
+{
+  if (n <= 0) {
+    *median = *min = NAN;
+    return;
+  }
+  qsort (v, (size_t) n, sizeof (double), cmp_double);
+  *min = v[0];
+  *median = (n % 2) ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+}
+
+int
+bench_json_open (bench_json *j, const char *path)
+{
+  memset (j, 0, sizeof (*j));
+  j->f = fopen (path, "w");
+  if (j->f == NULL)
+    return -1;
+  fputs ("[\n", j->f);
+  return 0;
+}
+
+void
+bench_json_begin (bench_json *j)
+{
+  fputs (j->n_records++ ? ",\n{" : "{", j->f);
+  j->n_fields = 0;
+}
+
+static void
+key (bench_json *j, const char *k)
+{
+  fprintf (j->f, "%s\"%s\": ", j->n_fields++ ? ", " : "", k);
+}
+
+void
+bench_json_str (bench_json *j, const char *k, const char *value)
+{
+  const char *c;
+
+  key (j, k);
+  fputc ('"', j->f);
+  for (c = value; *c; c++) {
+    if (*c == '"' || *c == '\\')
+      fputc ('\\', j->f);
+    if ((unsigned char) *c >= 0x20)
+      fputc (*c, j->f);
+  }
+  fputc ('"', j->f);
+}
+
+void
+bench_json_num (bench_json *j, const char *k, double value)
+{
+  key (j, k);
+  if (isfinite (value))
+    fprintf (j->f, "%.9g", value);
+  else
+    fputs ("null", j->f);
+}
+
+void
+bench_json_end (bench_json *j)
+{
+  fputc ('}', j->f);
+  fflush (j->f);
+}
+
+int
+bench_json_close (bench_json *j)
+{
+  int rc;
+
+  fputs ("\n]\n", j->f);
+  rc = fclose (j->f);
+  j->f = NULL;
+  return rc == 0 ? 0 : -1;
+}
+
+void
+bench_load_npy (const char *dir, const char *name, cnms_npy_dtype want,
+    cnms_npy *a)
+{
+  char path[4096], err[256];
+
+  snprintf (path, sizeof (path), "%s/%s", dir, name);
+  if (cnms_npy_read (path, a, err, sizeof (err)) != 0) {
+    fprintf (stderr, "bench: %s: %s (run tests/bench/gen_data.py first)\n",
+        path, err);
+    exit (1);
+  }
+  if (a->dtype != want) {
+    fprintf (stderr, "bench: %s: dtype %s, expected %s\n", path,
+        cnms_npy_dtype_name (a->dtype), cnms_npy_dtype_name (want));
+    exit (1);
+  }
+}
+
+void
+bench_save_npy (const char *dir, const char *name, cnms_npy_dtype dtype,
+    const void *data, int rows, int cols)
+{
+  char path[4096], err[256];
+  int64_t dims[2];
+
+  dims[0] = rows;
+  dims[1] = cols;
+  snprintf (path, sizeof (path), "%s/%s", dir, name);
+  if (cnms_npy_write (path, dtype, 2, dims, data, err,
+          sizeof (err)) != 0) {
+    fprintf (stderr, "bench: %s: %s\n", path, err);
+    exit (1);
+  }
+}
+
+void
+bench_pick_backends (const char *arg, int want[2])
+{
+  int all = strcmp (arg, "all") == 0;
+
+  want[CNMS_BACKEND_CPU] = all || strcmp (arg, "cpu") == 0;
+  want[CNMS_BACKEND_CUDA] = all || strcmp (arg, "cuda") == 0;
+  if (!want[CNMS_BACKEND_CPU] && !want[CNMS_BACKEND_CUDA]) {
+    fprintf (stderr, "bench: --backend must be cuda, cpu or all\n");
+    exit (2);
+  }
+  if (want[CNMS_BACKEND_CUDA] && cnms_cuda_device_count () == 0) {
+    if (!all) {
+      fprintf (stderr, "bench: --backend cuda, but no CUDA device "
+          "(or a build without CUDA)\n");
+      exit (1);
+    }
+    fprintf (stderr, "bench: no CUDA device: CUDA rows skipped\n");
+    want[CNMS_BACKEND_CUDA] = 0;
+  }
+}
+
+const char *
+bench_backend_name (cnms_backend b)
+{
+  return b == CNMS_BACKEND_CUDA ? "cudanms-cuda" : "cudanms-cpu";
+}
+
+cnms_ctx *
+bench_ctx_new (cnms_backend b)
+{
+  cnms_ctx *ctx = NULL;
+  cnms_status st = cnms_ctx_new (b, -1, &ctx);
+
+  if (st != CNMS_OK) {
+    fprintf (stderr, "bench: cnms_ctx_new (%s): %s\n", bench_backend_name (b),
+        cnms_status_str (st));
+    exit (1);
+  }
+  cnms_ctx_set_timing (ctx, 1);
+  return ctx;
+}

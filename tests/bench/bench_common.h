@@ -1,0 +1,53 @@
+/* Shared helpers of the C benchmarks: clocks, order statistics, a tiny
+ * JSON-lines-in-an-array writer, and loading the .npy inputs. */
+#ifndef CNMS_BENCH_COMMON_H
+#define CNMS_BENCH_COMMON_H
+
+#include <stddef.h>
+#include <stdio.h>
+
+#include "cudanms.h"
+#include "npy.h"
+
+/* Monotonic clock, microseconds. */
+double bench_now_us (void);
+
+/* Sorts v[0..n) and returns its median and minimum; NaN when n == 0. */
+void bench_stats (double *v, int n, double *median, double *min);
+
+/* One JSON array of flat objects, one object per line. */
+typedef struct {
+  FILE *f;
+  int n_records;
+  int n_fields;
+} bench_json;
+
+int bench_json_open (bench_json *j, const char *path);
+void bench_json_begin (bench_json *j);
+void bench_json_str (bench_json *j, const char *key, const char *value);
+/* NaN and infinities are written as null. */
+void bench_json_num (bench_json *j, const char *key, double value);
+void bench_json_end (bench_json *j);
+int bench_json_close (bench_json *j);
+
+/* Reads dir/name into a; exits with a message when it fails or when the
+ * dtype is not want. */
+void bench_load_npy (const char *dir, const char *name, cnms_npy_dtype want,
+    cnms_npy *a);
+
+/* Writes a .npy [rows, cols] of dtype to dir/name; exits on failure. */
+void bench_save_npy (const char *dir, const char *name, cnms_npy_dtype dtype,
+    const void *data, int rows, int cols);
+
+/* Backends to run from a --backend value ("cuda", "cpu" or "all").
+ * Fills want[CNMS_BACKEND_CPU] / want[CNMS_BACKEND_CUDA]; a CUDA backend
+ * without a device is dropped from "all" with a note, and is fatal (exit 1)
+ * when asked for by name. */
+void bench_pick_backends (const char *arg, int want[2]);
+
+const char *bench_backend_name (cnms_backend b);
+
+/* Creates a context with timing on; exits on failure. */
+cnms_ctx *bench_ctx_new (cnms_backend b);
+
+#endif /* CNMS_BENCH_COMMON_H */

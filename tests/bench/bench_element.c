@@ -1,0 +1,309 @@
+/* bench-element: frames/s of the cudanms element, 1 and K instances.
+ *
+ * usage: bench-element DATA_DIR OUT_JSON [--frames N] [--warmup N]
+ *          [--instances 1,8] [--devices cuda,cpu]
+ *
+ * Each instance is one pipeline in this process:
+ *   appsrc ! cudanms device=D ! fakesink sync=false
+ * fed from its own thread with shallow copies of one prebuilt 640x640 GRAY8
+ * buffer that carries yolov8.npy ([1,84,8400] float32, host memory) as a
+ * CudanmsTensorMeta, the way an inference element would attach it (the
+ * copy shares the video memory and the tensor data; only the metas are
+ * copied). A pad probe on each fakesink timestamps the first buffer after
+ * the warm-up and the last one. frames/s per instance is frames over its
+ * own span; the total is all frames over the span from the earliest first
+ * to the latest last buffer. Needs GST_PLUGIN_PATH_1_0 to reach the
+ * build's gst/ folder (and core + plugins-base for appsrc and fakesink). */
+#include <stdlib.h>
+#include <string.h>
+
+#include <gst/gst.h>
+
+#include "bench_common.h"
+
+#define FRAME_SIZE 640
+
+typedef struct {
+  GstElement *pipeline;
+  GstBuffer *proto;
+  int warmup, frames;
+  volatile gint seen;
+  double t_first, t_last;
+  guint rois;
+  GThread *thread;
+  gboolean failed;
+} instance;
+
+/* The start line: every pushing thread waits for it. */
+static GMutex start_lock;
+static GCond start_cond;
+static gboolean started;
+
+static GstPadProbeReturn
+on_buffer (GstPad *pad, GstPadProbeInfo *info, gpointer user_data)
+{
+  instance *in = user_data;
+  gint n = g_atomic_int_add (&in->seen, 1) + 1;
+
+  (void) pad;
+  if (n == in->warmup + 1) {
+    GstBuffer *buf = GST_PAD_PROBE_INFO_BUFFER (info);
+    GType roi = g_type_from_name ("GstVideoRegionOfInterestMetaAPI");
+
+    in->t_first = bench_now_us ();
+    in->rois = roi ? gst_buffer_get_n_meta (buf, roi) : 0;
+  }
+  if (n == in->warmup + in->frames)
+    in->t_last = bench_now_us ();
+  return GST_PAD_PROBE_OK;
+}
+
+static gpointer
+push_frames (gpointer data)
+{
+  instance *in = data;
+  GstElement *src = gst_bin_get_by_name (GST_BIN (in->pipeline), "src");
+  GstBus *bus = gst_element_get_bus (in->pipeline);
+  GstFlowReturn ret = GST_FLOW_OK;
+  GstMessage *msg;
+  int i;
+
+  g_mutex_lock (&start_lock);
+  while (!started)
+    g_cond_wait (&start_cond, &start_lock);
+  g_mutex_unlock (&start_lock);
+
+  for (i = 0; i < in->warmup + in->frames && ret == GST_FLOW_OK; i++) {
+    GstBuffer *buf = gst_buffer_copy (in->proto);
+
+    GST_BUFFER_PTS (buf) = (GstClockTime) i * (GST_SECOND / 30);
+    g_signal_emit_by_name (src, "push-buffer", buf, &ret);
+    gst_buffer_unref (buf);
+  }
+  g_signal_emit_by_name (src, "end-of-stream", &ret);
+  msg = gst_bus_timed_pop_filtered (bus, 600 * GST_SECOND,
+      GST_MESSAGE_EOS | GST_MESSAGE_ERROR);
+  if (msg == NULL || GST_MESSAGE_TYPE (msg) == GST_MESSAGE_ERROR) {
+    GError *err = NULL;
+
+    if (msg != NULL)
+      gst_message_parse_error (msg, &err, NULL);
+    fprintf (stderr, "bench-element: pipeline failed: %s\n",
+        err ? err->message : "timeout");
+    g_clear_error (&err);
+    in->failed = TRUE;
+  }
+  if (msg != NULL)
+    gst_message_unref (msg);
+  gst_object_unref (bus);
+  gst_object_unref (src);
+  return NULL;
+}
+
+static GstBuffer *
+make_proto (const cnms_npy *t)
+{
+  static const gchar *tags[] = { NULL };
+  GstBuffer *buf = gst_buffer_new_allocate (NULL, FRAME_SIZE * FRAME_SIZE,
+      NULL);
+  GstBuffer *data = gst_buffer_new_wrapped_full (GST_MEMORY_FLAG_READONLY,
+      t->data, t->size, 0, t->size, NULL, NULL);
+  GValue dims = G_VALUE_INIT, v = G_VALUE_INIT;
+  GstCustomMeta *meta;
+  GstStructure *s;
+  int d;
+
+  gst_buffer_memset (buf, 0, 0, FRAME_SIZE * FRAME_SIZE);
+  if (gst_meta_get_info ("CudanmsTensorMeta") == NULL)
+    gst_meta_register_custom ("CudanmsTensorMeta", tags, NULL, NULL, NULL);
+  meta = gst_buffer_add_custom_meta (buf, "CudanmsTensorMeta");
+  s = gst_custom_meta_get_structure (meta);
+  g_value_init (&dims, GST_TYPE_ARRAY);
+  g_value_init (&v, G_TYPE_INT64);
+  for (d = 0; d < t->n_dims; d++) {
+    g_value_set_int64 (&v, t->dims[d]);
+    gst_value_array_append_value (&dims, &v);
+  }
+  gst_structure_set (s, "data-type", G_TYPE_STRING, "float32",
+      "dims-order", G_TYPE_STRING, "row-major",
+      "data", GST_TYPE_BUFFER, data, NULL);
+  gst_structure_set_value (s, "dims", &dims);
+  g_value_unset (&v);
+  g_value_unset (&dims);
+  gst_buffer_unref (data);
+  return buf;
+}
+
+static void
+record (bench_json *j, const char *device, int k, int frames, double total,
+    double *per, const char *error, guint rois)
+{
+  double med, min;
+
+  bench_json_begin (j);
+  bench_json_str (j, "bench", "element");
+  bench_json_str (j, "device", device);
+  bench_json_num (j, "instances", k);
+  bench_json_num (j, "frames", frames);
+  if (error != NULL) {
+    bench_json_str (j, "error", error);
+    printf ("element device=%-4s instances=%d: %s\n", device, k, error);
+  } else {
+    bench_stats (per, k, &med, &min);
+    bench_json_num (j, "fps_total", total);
+    bench_json_num (j, "fps_instance_med", med);
+    bench_json_num (j, "fps_instance_min", min);
+    bench_json_num (j, "rois_per_frame", rois);
+    printf ("element device=%-4s instances=%d: %9.0f frames/s total, "
+        "%9.0f per instance (median), %u ROIs per frame\n", device, k,
+        total, med, rois);
+  }
+  bench_json_end (j);
+}
+
+static void
+run (bench_json *j, GstBuffer *proto, const char *device, int k, int warmup,
+    int frames)
+{
+  instance *in = g_new0 (instance, k);
+  double *per = g_new0 (double, k), first = 0, last = 0;
+  const char *error = NULL;
+  int i;
+
+  started = FALSE;
+  for (i = 0; i < k && error == NULL; i++) {
+    gchar *desc = g_strdup_printf ("appsrc name=src format=time block=true "
+        "max-bytes=0 max-buffers=32 caps=video/x-raw,format=GRAY8,width=%d,"
+        "height=%d,framerate=30/1 ! cudanms device=%s ! fakesink name=sink "
+        "sync=false async=false", FRAME_SIZE, FRAME_SIZE, device);
+    GError *err = NULL;
+    GstElement *sink;
+    GstPad *pad;
+
+    in[i].proto = proto;
+    in[i].warmup = warmup;
+    in[i].frames = frames;
+    in[i].pipeline = gst_parse_launch (desc, &err);
+    g_free (desc);
+    if (in[i].pipeline == NULL) {
+      fprintf (stderr, "bench-element: %s\n", err ? err->message : "?");
+      g_clear_error (&err);
+      error = "pipeline could not be built (is GST_PLUGIN_PATH_1_0 set?)";
+      break;
+    }
+    sink = gst_bin_get_by_name (GST_BIN (in[i].pipeline), "sink");
+    pad = gst_element_get_static_pad (sink, "sink");
+    gst_pad_add_probe (pad, GST_PAD_PROBE_TYPE_BUFFER, on_buffer, &in[i],
+        NULL);
+    gst_object_unref (pad);
+    gst_object_unref (sink);
+    if (gst_element_set_state (in[i].pipeline, GST_STATE_PLAYING) ==
+        GST_STATE_CHANGE_FAILURE)
+      error = "pipeline refused to start";
+    else
+      in[i].thread = g_thread_new ("push", push_frames, &in[i]);
+  }
+
+  g_mutex_lock (&start_lock);
+  started = TRUE;
+  g_cond_broadcast (&start_cond);
+  g_mutex_unlock (&start_lock);
+  for (i = 0; i < k; i++) {
+    if (in[i].thread != NULL)
+      g_thread_join (in[i].thread);
+    if (in[i].failed || g_atomic_int_get (&in[i].seen) < warmup + frames)
+      error = error ? error : "a pipeline failed before the last frame";
+    if (in[i].pipeline != NULL) {
+      gst_element_set_state (in[i].pipeline, GST_STATE_NULL);
+      gst_object_unref (in[i].pipeline);
+    }
+  }
+  if (error == NULL) {
+    for (i = 0; i < k; i++) {
+      per[i] = frames / ((in[i].t_last - in[i].t_first) * 1e-6);
+      if (i == 0 || in[i].t_first < first)
+        first = in[i].t_first;
+      if (i == 0 || in[i].t_last > last)
+        last = in[i].t_last;
+    }
+  }
+  record (j, device, k, frames, (double) k * frames / ((last - first) * 1e-6),
+      per, error, in[0].rois);
+  g_free (per);
+  g_free (in);
+}
+
+static void
+usage (void)
+{
+  fprintf (stderr, "usage: bench-element DATA_DIR OUT_JSON [--frames N] "
+      "[--warmup N] [--instances 1,8] [--devices cuda,cpu]\n");
+  exit (2);
+}
+
+int
+main (int argc, char **argv)
+{
+  const char *instances = "1,8", *devices = "cuda,cpu";
+  int frames = 4000, warmup = 100, i, d;
+  gchar **dev_list, **k_list;
+  GstElement *probe;
+  GstBuffer *proto;
+  bench_json j;
+  cnms_npy t;
+
+  gst_init (&argc, &argv);
+  if (argc < 3)
+    usage ();
+  for (i = 3; i < argc; i++) {
+    if (i + 1 >= argc)
+      usage ();
+    if (strcmp (argv[i], "--frames") == 0)
+      frames = atoi (argv[++i]);
+    else if (strcmp (argv[i], "--warmup") == 0)
+      warmup = atoi (argv[++i]);
+    else if (strcmp (argv[i], "--instances") == 0)
+      instances = argv[++i];
+    else if (strcmp (argv[i], "--devices") == 0)
+      devices = argv[++i];
+    else
+      usage ();
+  }
+  if (frames < 1 || warmup < 0)
+    usage ();
+  bench_load_npy (argv[1], "yolov8.npy", CNMS_NPY_F4, &t);
+  if (bench_json_open (&j, argv[2]) != 0) {
+    fprintf (stderr, "bench-element: cannot write %s\n", argv[2]);
+    return 1;
+  }
+  /* Loading the plugin registers the meta. */
+  probe = gst_element_factory_make ("cudanms", NULL);
+  if (probe == NULL) {
+    fprintf (stderr, "bench-element: no cudanms element: set "
+        "GST_PLUGIN_PATH_1_0 to the build's gst/ folder\n");
+    return 1;
+  }
+  gst_object_unref (probe);
+  proto = make_proto (&t);
+
+  dev_list = g_strsplit (devices, ",", -1);
+  k_list = g_strsplit (instances, ",", -1);
+  for (d = 0; dev_list[d] != NULL; d++) {
+    for (i = 0; k_list[i] != NULL; i++) {
+      int k = atoi (k_list[i]);
+
+      if (k < 1)
+        usage ();
+      if (strcmp (dev_list[d], "cuda") == 0 && cnms_cuda_device_count () == 0)
+        record (&j, dev_list[d], k, frames, 0, NULL,
+            "skipped: no CUDA device", 0);
+      else
+        run (&j, proto, dev_list[d], k, warmup, frames);
+    }
+  }
+  g_strfreev (dev_list);
+  g_strfreev (k_list);
+  gst_buffer_unref (proto);
+  cnms_npy_clear (&t);
+  return bench_json_close (&j) == 0 ? 0 : 1;
+}

@@ -1,0 +1,391 @@
+/* bench-frame: one full YOLO frame (decode + NMS + detections on the host)
+ * through cnms_detect, and the memory one context holds.
+ *
+ * usage: bench-frame DATA_DIR OUT_JSON [--backend all|cuda|cpu] [--iters N]
+ *          [--warmup N] [--dets-dir DIR]
+ *
+ * Frames: yolov8.npy [1,84,8400] and yolov5.npy [1,25200,85] from
+ * gen_data.py; score 0.25, IoU 0.45, 80 classes, class-aware, 640x640 model
+ * and frame, letterbox (the cnms_params defaults). Inputs:
+ *   - "device": CUDA backend, the tensor copied to device memory once
+ *     (cnms_tensor.on_device = 1), as when an inference engine's output
+ *     stays on the GPU;
+ *   - "host": the tensor in host memory (the CUDA backend uploads it).
+ * Records the median and min of wall time (clock_gettime around
+ * cnms_detect, detections on the host at return) and of GPU time
+ * (cnms_ctx_last_gpu_us). With --dets-dir, the detections of each backend
+ * go to dets_<cuda|cpu>_<layout>.npy, float32 [K, 7]: score x1 y1 x2 y2
+ * class anchor.
+ *
+ * Memory records: host, pinned and device bytes of a fresh context after
+ * (a) one YOLOv8 frame (8400 anchors), (b) cnms_nms on 32768 boxes, and
+ * (c) cnms_detect on a [1,84,33600] tensor (1280x1280 model) with score
+ * threshold 0, i.e. 33600 candidates capped at max-candidates 32768. */
+#include "config.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#if HAVE_CUDA
+#include <cuda_runtime.h>
+#endif
+
+#include "bench_common.h"
+
+#define MAX_DETS 300
+
+typedef struct {
+  int iters, warmup;
+  const char *dets_dir;
+} options;
+
+/* The last run's detections, to compare backends and inputs. */
+typedef struct {
+  float rows[MAX_DETS * 7];
+  int n;
+} det_list;
+
+static void
+to_rows (const cnms_det *d, int n, det_list *out)
+{
+  int i;
+
+  out->n = n < MAX_DETS ? n : MAX_DETS;
+  for (i = 0; i < out->n; i++) {
+    float *r = &out->rows[i * 7];
+
+    r[0] = d[i].score;
+    r[1] = d[i].x1;
+    r[2] = d[i].y1;
+    r[3] = d[i].x2;
+    r[4] = d[i].y2;
+    r[5] = (float) d[i].class_id;
+    r[6] = (float) d[i].anchor;
+  }
+}
+
+static int
+same_dets (const det_list *a, const det_list *b)
+{
+  return a->n == b->n && memcmp (a->rows, b->rows,
+      sizeof (float) * 7 * (size_t) a->n) == 0;
+}
+
+static void
+run_frame (cnms_ctx *ctx, const cnms_tensor *t, const char *layout,
+    const char *input, const options *o, bench_json *j, double *wall,
+    double *gpu, det_list *out)
+{
+  cnms_backend b = cnms_ctx_backend (ctx);
+  const cnms_det *dets = NULL;
+  cnms_params p;
+  double med, min;
+  int i, n_dets = 0, n_gpu = 0;
+
+  cnms_params_init (&p);
+  for (i = 0; i < o->warmup + o->iters; i++) {
+    double t0 = bench_now_us (), t1;
+    cnms_status st = cnms_detect (ctx, t, CNMS_LAYOUT_AUTO, &p, &dets,
+        &n_dets);
+
+    t1 = bench_now_us ();
+    if (st != CNMS_OK) {
+      fprintf (stderr, "bench-frame: %s %s %s: %s: %s\n",
+          bench_backend_name (b), layout, input, cnms_status_str (st),
+          cnms_ctx_error (ctx));
+      exit (1);
+    }
+    if (i < o->warmup)
+      continue;
+    wall[i - o->warmup] = t1 - t0;
+    if (cnms_ctx_last_gpu_us (ctx) >= 0)
+      gpu[n_gpu++] = cnms_ctx_last_gpu_us (ctx);
+  }
+  to_rows (dets, n_dets, out);
+
+  bench_json_begin (j);
+  bench_json_str (j, "bench", "frame");
+  bench_json_str (j, "impl", bench_backend_name (b));
+  bench_json_str (j, "layout", layout);
+  bench_json_str (j, "input", input);
+  bench_json_num (j, "iters", o->iters);
+  bench_stats (wall, o->iters, &med, &min);
+  bench_json_num (j, "wall_med_us", med);
+  bench_json_num (j, "wall_min_us", min);
+  printf ("%-13s %-6s %-6s cands %-5d dets %-3d wall med %8.1f min %8.1f us",
+      bench_backend_name (b), layout, input, cnms_ctx_last_candidates (ctx),
+      n_dets, med, min);
+  bench_stats (gpu, n_gpu, &med, &min);
+  bench_json_num (j, "gpu_med_us", med);
+  bench_json_num (j, "gpu_min_us", min);
+  bench_json_num (j, "candidates", cnms_ctx_last_candidates (ctx));
+  bench_json_num (j, "dets", n_dets);
+  if (b == CNMS_BACKEND_CUDA)
+    printf ("  gpu med %8.1f min %8.1f us", med, min);
+  printf ("\n");
+}
+
+static cnms_tensor
+host_tensor (const cnms_npy *a)
+{
+  cnms_tensor t;
+  int d;
+
+  memset (&t, 0, sizeof (t));
+  t.data = a->data;
+  t.size = a->size;
+  t.dtype = CNMS_DTYPE_FLOAT32;
+  t.n_dims = a->n_dims;
+  for (d = 0; d < a->n_dims; d++)
+    t.dims[d] = a->dims[d];
+  return t;
+}
+
+/* Benchmarks one layout on every wanted backend and input; returns the
+ * number of detection lists that differ from the CPU backend's. */
+static int
+bench_layout (cnms_ctx *ctx[2], const char *dir, const char *layout,
+    const options *o, bench_json *j, double *wall, double *gpu)
+{
+  static det_list cpu, cuda_host, cuda_dev;
+  char name[64];
+  cnms_npy a;
+  cnms_tensor t;
+  int mismatches = 0;
+
+  snprintf (name, sizeof (name), "%s.npy", layout);
+  bench_load_npy (dir, name, CNMS_NPY_F4, &a);
+  t = host_tensor (&a);
+
+  if (ctx[CNMS_BACKEND_CPU] != NULL) {
+    run_frame (ctx[CNMS_BACKEND_CPU], &t, layout, "host", o, j, wall, gpu,
+        &cpu);
+    bench_json_end (j);
+    if (o->dets_dir != NULL) {
+      snprintf (name, sizeof (name), "dets_cpu_%s.npy", layout);
+      bench_save_npy (o->dets_dir, name, CNMS_NPY_F4, cpu.rows, cpu.n, 7);
+    }
+  }
+#if HAVE_CUDA
+  if (ctx[CNMS_BACKEND_CUDA] != NULL) {
+    cnms_tensor td = t;
+    void *d_data = NULL;
+    int ok;
+
+    if (cudaMalloc (&d_data, a.size) != cudaSuccess
+        || cudaMemcpy (d_data, a.data, a.size, cudaMemcpyHostToDevice)
+        != cudaSuccess) {
+      fprintf (stderr, "bench-frame: cannot place the tensor on the device\n");
+      exit (1);
+    }
+    td.data = d_data;
+    td.on_device = 1;
+    run_frame (ctx[CNMS_BACKEND_CUDA], &td, layout, "device", o, j, wall,
+        gpu, &cuda_dev);
+    if (ctx[CNMS_BACKEND_CPU] != NULL) {
+      ok = same_dets (&cuda_dev, &cpu);
+      mismatches += !ok;
+      bench_json_num (j, "same_as_cpu", ok);
+    }
+    bench_json_end (j);
+    cudaFree (d_data);
+
+    run_frame (ctx[CNMS_BACKEND_CUDA], &t, layout, "host", o, j, wall, gpu,
+        &cuda_host);
+    if (ctx[CNMS_BACKEND_CPU] != NULL) {
+      ok = same_dets (&cuda_host, &cpu);
+      mismatches += !ok;
+      bench_json_num (j, "same_as_cpu", ok);
+    }
+    bench_json_end (j);
+    if (o->dets_dir != NULL) {
+      snprintf (name, sizeof (name), "dets_cuda_%s.npy", layout);
+      bench_save_npy (o->dets_dir, name, CNMS_NPY_F4, cuda_host.rows,
+          cuda_host.n, 7);
+    }
+  }
+#endif
+  cnms_npy_clear (&a);
+  return mismatches;
+}
+
+static void
+memory_record (bench_json *j, cnms_ctx *ctx, const char *what)
+{
+  size_t host = 0, pinned = 0, device = 0;
+
+  cnms_ctx_memory (ctx, &host, &pinned, &device);
+  bench_json_begin (j);
+  bench_json_str (j, "bench", "memory");
+  bench_json_str (j, "impl", bench_backend_name (cnms_ctx_backend (ctx)));
+  bench_json_str (j, "case", what);
+  bench_json_num (j, "host_bytes", (double) host);
+  bench_json_num (j, "pinned_bytes", (double) pinned);
+  bench_json_num (j, "device_bytes", (double) device);
+  bench_json_num (j, "allocs", (double) cnms_ctx_alloc_count (ctx));
+  bench_json_end (j);
+  printf ("%-13s memory %-28s host %10zu pinned %10zu device %10zu bytes\n",
+      bench_backend_name (cnms_ctx_backend (ctx)), what, host, pinned,
+      device);
+}
+
+static void
+check (cnms_status st, cnms_ctx *ctx, const char *what)
+{
+  if (st != CNMS_OK) {
+    fprintf (stderr, "bench-frame: %s: %s: %s\n", what, cnms_status_str (st),
+        cnms_ctx_error (ctx));
+    exit (1);
+  }
+}
+
+/* A [1, 84, 33600] tensor of 1280x1280-model boxes, every class score
+ * random in (0, 1): with threshold 0 all 33600 anchors are candidates. */
+static float *
+big_tensor (cnms_tensor *t)
+{
+  const int n = 33600, ch = 84;
+  float *d = malloc (sizeof (float) * (size_t) n * ch);
+  uint64_t x = 88172645463325252ull;
+  int i;
+
+  if (d == NULL)
+    exit (1);
+  for (i = 0; i < n * ch; i++) {
+    float u;
+
+    x ^= x << 13;
+    x ^= x >> 7;
+    x ^= x << 17;
+    u = (float) ((x >> 40) + 1) / 16777218.0f;
+    if (i < 2 * n)
+      d[i] = 1280.0f * u;        /* cx, cy */
+    else if (i < 4 * n)
+      d[i] = 8.0f + 250.0f * u;  /* w, h */
+    else
+      d[i] = u;
+  }
+  memset (t, 0, sizeof (*t));
+  t->data = d;
+  t->size = sizeof (float) * (size_t) n * ch;
+  t->n_dims = 3;
+  t->dims[0] = 1;
+  t->dims[1] = ch;
+  t->dims[2] = n;
+  return d;
+}
+
+static void
+bench_memory (cnms_backend b, const char *dir, bench_json *j)
+{
+  const cnms_det *dets;
+  cnms_npy a, boxes, scores, classes;
+  cnms_ctx *ctx;
+  cnms_params p;
+  cnms_tensor t;
+  int64_t *keep;
+  float *big;
+  int n;
+
+  cnms_params_init (&p);
+  bench_load_npy (dir, "yolov8.npy", CNMS_NPY_F4, &a);
+  t = host_tensor (&a);
+  ctx = bench_ctx_new (b);
+  check (cnms_detect (ctx, &t, CNMS_LAYOUT_AUTO, &p, &dets, &n), ctx,
+      "yolov8");
+  memory_record (j, ctx, "yolov8 frame, 8400 anchors");
+  cnms_ctx_free (ctx);
+  cnms_npy_clear (&a);
+
+  bench_load_npy (dir, "nms_boxes.npy", CNMS_NPY_F4, &boxes);
+  bench_load_npy (dir, "nms_scores.npy", CNMS_NPY_F4, &scores);
+  bench_load_npy (dir, "nms_classes.npy", CNMS_NPY_I4, &classes);
+  keep = malloc (sizeof (int64_t) * 32768);
+  ctx = bench_ctx_new (b);
+  check (cnms_nms (ctx, boxes.data, scores.data, classes.data, 32768, 0.5f,
+          0, 0, keep, &n), ctx, "nms 32768");
+  memory_record (j, ctx, "nms, 32768 boxes");
+  cnms_ctx_free (ctx);
+  free (keep);
+  cnms_npy_clear (&boxes);
+  cnms_npy_clear (&scores);
+  cnms_npy_clear (&classes);
+
+  big = big_tensor (&t);
+  p.score_threshold = 0.0f;
+  p.max_candidates = 32768;
+  p.model_width = p.model_height = 1280;
+  p.frame_width = p.frame_height = 1280;
+  ctx = bench_ctx_new (b);
+  check (cnms_detect (ctx, &t, CNMS_LAYOUT_AUTO, &p, &dets, &n), ctx,
+      "detect 32768 candidates");
+  memory_record (j, ctx, "detect, 32768 candidates");
+  cnms_ctx_free (ctx);
+  free (big);
+}
+
+static void
+usage (void)
+{
+  fprintf (stderr, "usage: bench-frame DATA_DIR OUT_JSON [--backend "
+      "all|cuda|cpu] [--iters N] [--warmup N] [--dets-dir DIR]\n");
+  exit (2);
+}
+
+int
+main (int argc, char **argv)
+{
+  static const char *const layouts[] = { "yolov8", "yolov5" };
+  options o = { 200, 20, NULL };
+  const char *backend = "all";
+  cnms_ctx *ctx[2] = { NULL, NULL };
+  double *wall, *gpu;
+  int want[2], b, i, mismatches = 0;
+  bench_json j;
+
+  if (argc < 3)
+    usage ();
+  for (i = 3; i < argc; i++) {
+    if (i + 1 >= argc)
+      usage ();
+    if (strcmp (argv[i], "--backend") == 0)
+      backend = argv[++i];
+    else if (strcmp (argv[i], "--iters") == 0)
+      o.iters = atoi (argv[++i]);
+    else if (strcmp (argv[i], "--warmup") == 0)
+      o.warmup = atoi (argv[++i]);
+    else if (strcmp (argv[i], "--dets-dir") == 0)
+      o.dets_dir = argv[++i];
+    else
+      usage ();
+  }
+  if (o.iters < 1 || o.warmup < 0)
+    usage ();
+  bench_pick_backends (backend, want);
+  if (bench_json_open (&j, argv[2]) != 0) {
+    fprintf (stderr, "bench-frame: cannot write %s\n", argv[2]);
+    return 1;
+  }
+  wall = malloc (sizeof (double) * (size_t) o.iters);
+  gpu = malloc (sizeof (double) * (size_t) o.iters);
+  if (wall == NULL || gpu == NULL)
+    return 1;
+  for (b = 0; b < 2; b++)
+    if (want[b])
+      ctx[b] = bench_ctx_new ((cnms_backend) b);
+
+  for (i = 0; i < 2; i++)
+    mismatches += bench_layout (ctx, argv[1], layouts[i], &o, &j, wall, gpu);
+  if (mismatches)
+    printf ("MISMATCH: %d CUDA detection lists differ from the CPU backend's\n",
+        mismatches);
+  for (b = 0; b < 2; b++) {
+    if (ctx[b] != NULL)
+      bench_memory ((cnms_backend) b, argv[1], &j);
+    cnms_ctx_free (ctx[b]);
+  }
+  free (wall);
+  free (gpu);
+  return bench_json_close (&j) == 0 ? 0 : 1;
+}

@@ -1,0 +1,215 @@
+/* bench-nms: plain NMS latency of cudanms (cnms_nms on host arrays).
+ *
+ * usage: bench-nms DATA_DIR OUT_JSON [--backend all|cuda|cpu] [--iters N]
+ *          [--warmup N] [--cpu-budget S] [--keep-dir DIR]
+ *
+ * Reads the boxes written by gen_data.py (the first N rows for each size),
+ * runs IoU 0.5 class-agnostic and class-aware (80 classes), and records per
+ * case the median and minimum over the timed iterations of:
+ *   - wall time: clock_gettime around cnms_nms, whose keep list is on the
+ *     host when it returns (the boxes are uploaded from host memory inside);
+ *   - GPU time (CUDA backend): cnms_ctx_last_gpu_us, upload to download.
+ * The CPU backend stops timing a case after --cpu-budget seconds (at least
+ * 10 iterations); the JSON says how many ran. With --keep-dir, each keep
+ * list is written as keep_<backend>_<mode>_<N>.npy (int64) for the
+ * comparison with torchvision; the CUDA list is compared with the CPU one
+ * here when both backends run. */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "bench_common.h"
+
+static const int sizes[] = { 256, 1024, 2048, 4096, 8192, 16384, 32768 };
+
+#define N_SIZES ((int) (sizeof (sizes) / sizeof (sizes[0])))
+#define IOU 0.5f
+
+typedef struct {
+  int iters, warmup;
+  double cpu_budget_s;
+  const char *keep_dir;
+} options;
+
+typedef struct {
+  const float *boxes, *scores;
+  const int32_t *classes;
+} inputs;
+
+/* Times one case on ctx; leaves its keep list in keep / *n_keep. */
+static void
+run_case (cnms_ctx *ctx, const inputs *in, int n, int class_aware,
+    const options *o, bench_json *j, int64_t *keep, int *n_keep,
+    double *wall, double *gpu)
+{
+  cnms_backend b = cnms_ctx_backend (ctx);
+  double budget_us = b == CNMS_BACKEND_CPU ? o->cpu_budget_s * 1e6 : INFINITY;
+  double t_start = 0, med, min;
+  int i, done = 0, n_gpu = 0;
+
+  for (i = 0; i < o->warmup + o->iters; i++) {
+    double t0, t1, g;
+    cnms_status st;
+
+    if (i == o->warmup)
+      t_start = bench_now_us ();
+    t0 = bench_now_us ();
+    st = cnms_nms (ctx, in->boxes, in->scores,
+        class_aware ? in->classes : NULL, n, IOU, !class_aware, 0, keep,
+        n_keep);
+    t1 = bench_now_us ();
+    if (st != CNMS_OK) {
+      fprintf (stderr, "bench-nms: %s N=%d: %s: %s\n",
+          bench_backend_name (b), n, cnms_status_str (st),
+          cnms_ctx_error (ctx));
+      exit (1);
+    }
+    if (i < o->warmup)
+      continue;
+    wall[done++] = t1 - t0;
+    g = cnms_ctx_last_gpu_us (ctx);
+    if (g >= 0)
+      gpu[n_gpu++] = g;
+    if (done >= 10 && t1 - t_start > budget_us)
+      break;
+  }
+
+  bench_json_begin (j);
+  bench_json_str (j, "bench", "nms");
+  bench_json_str (j, "impl", bench_backend_name (b));
+  bench_json_str (j, "mode", class_aware ? "classes" : "agnostic");
+  bench_json_num (j, "n", n);
+  bench_json_num (j, "iou", IOU);
+  bench_json_num (j, "iters", done);
+  bench_stats (wall, done, &med, &min);
+  bench_json_num (j, "wall_med_us", med);
+  bench_json_num (j, "wall_min_us", min);
+  printf ("%-13s %-8s N=%-6d kept %-6d wall med %9.1f min %9.1f us",
+      bench_backend_name (b), class_aware ? "classes" : "agnostic", n,
+      *n_keep, med, min);
+  bench_stats (gpu, n_gpu, &med, &min);
+  bench_json_num (j, "gpu_med_us", med);
+  bench_json_num (j, "gpu_min_us", min);
+  bench_json_num (j, "kept", *n_keep);
+  if (b == CNMS_BACKEND_CUDA)
+    printf ("  gpu med %9.1f min %9.1f us", med, min);
+  printf ("  (%d iters)\n", done);
+}
+
+static void
+save_keep (const options *o, cnms_backend b, int class_aware, int n,
+    const int64_t *keep, int n_keep)
+{
+  char name[128];
+
+  if (o->keep_dir == NULL)
+    return;
+  snprintf (name, sizeof (name), "keep_%s_%s_%d.npy",
+      b == CNMS_BACKEND_CUDA ? "cuda" : "cpu",
+      class_aware ? "classes" : "agnostic", n);
+  bench_save_npy (o->keep_dir, name, CNMS_NPY_I8, keep, n_keep, 1);
+}
+
+static void
+usage (void)
+{
+  fprintf (stderr, "usage: bench-nms DATA_DIR OUT_JSON [--backend all|cuda|cpu]"
+      " [--iters N] [--warmup N] [--cpu-budget S] [--keep-dir DIR]\n");
+  exit (2);
+}
+
+int
+main (int argc, char **argv)
+{
+  options o = { 100, 10, 3.0, NULL };
+  const char *backend = "all";
+  cnms_npy boxes, scores, classes;
+  cnms_ctx *ctx[2] = { NULL, NULL };
+  int want[2], s, mode, b, i, n_keep[2];
+  int64_t *keep[2];
+  double *wall, *gpu;
+  inputs in;
+  bench_json j;
+
+  if (argc < 3)
+    usage ();
+  for (i = 3; i < argc; i++) {
+    if (i + 1 >= argc)
+      usage ();
+    if (strcmp (argv[i], "--backend") == 0)
+      backend = argv[++i];
+    else if (strcmp (argv[i], "--iters") == 0)
+      o.iters = atoi (argv[++i]);
+    else if (strcmp (argv[i], "--warmup") == 0)
+      o.warmup = atoi (argv[++i]);
+    else if (strcmp (argv[i], "--cpu-budget") == 0)
+      o.cpu_budget_s = atof (argv[++i]);
+    else if (strcmp (argv[i], "--keep-dir") == 0)
+      o.keep_dir = argv[++i];
+    else
+      usage ();
+  }
+  if (o.iters < 1 || o.warmup < 0)
+    usage ();
+  bench_pick_backends (backend, want);
+
+  bench_load_npy (argv[1], "nms_boxes.npy", CNMS_NPY_F4, &boxes);
+  bench_load_npy (argv[1], "nms_scores.npy", CNMS_NPY_F4, &scores);
+  bench_load_npy (argv[1], "nms_classes.npy", CNMS_NPY_I4, &classes);
+  if (boxes.n_dims != 2 || boxes.dims[1] != 4 || boxes.dims[0] < 32768
+      || scores.count < (size_t) boxes.dims[0]
+      || classes.count < (size_t) boxes.dims[0]) {
+    fprintf (stderr, "bench-nms: unexpected input shapes\n");
+    return 1;
+  }
+  in.boxes = boxes.data;
+  in.scores = scores.data;
+  in.classes = classes.data;
+
+  if (bench_json_open (&j, argv[2]) != 0) {
+    fprintf (stderr, "bench-nms: cannot write %s\n", argv[2]);
+    return 1;
+  }
+  for (b = 0; b < 2; b++) {
+    keep[b] = malloc (sizeof (int64_t) * 32768);
+    if (want[b])
+      ctx[b] = bench_ctx_new ((cnms_backend) b);
+  }
+  wall = malloc (sizeof (double) * (size_t) o.iters);
+  gpu = malloc (sizeof (double) * (size_t) o.iters);
+  if (keep[0] == NULL || keep[1] == NULL || wall == NULL || gpu == NULL)
+    return 1;
+
+  for (s = 0; s < N_SIZES; s++) {
+    for (mode = 0; mode < 2; mode++) {
+      for (b = 0; b < 2; b++) {
+        if (ctx[b] == NULL)
+          continue;
+        run_case (ctx[b], &in, sizes[s], mode, &o, &j, keep[b], &n_keep[b],
+            wall, gpu);
+        save_keep (&o, (cnms_backend) b, mode, sizes[s], keep[b], n_keep[b]);
+        /* the CUDA record is the last one: add its parity with the CPU */
+        if (b == CNMS_BACKEND_CUDA && ctx[CNMS_BACKEND_CPU] != NULL) {
+          int same = n_keep[0] == n_keep[1] && memcmp (keep[0], keep[1],
+              sizeof (int64_t) * (size_t) n_keep[0]) == 0;
+
+          bench_json_num (&j, "same_as_cpu", same);
+          if (!same)
+            printf ("  MISMATCH: CUDA keep list differs from the CPU one\n");
+        }
+        bench_json_end (&j);
+      }
+    }
+  }
+
+  for (b = 0; b < 2; b++) {
+    cnms_ctx_free (ctx[b]);
+    free (keep[b]);
+  }
+  free (wall);
+  free (gpu);
+  cnms_npy_clear (&boxes);
+  cnms_npy_clear (&scores);
+  cnms_npy_clear (&classes);
+  return bench_json_close (&j) == 0 ? 0 : 1;
+}

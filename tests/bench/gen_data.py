@@ -1,0 +1,154 @@
+#!/usr/bin/env python3
+"""Writes the benchmark inputs as .npy, so every contender reads the same bits.
+
+usage: gen_data.py DATA_DIR
+
+  nms_boxes.npy    float32 [32768, 4]  x1 y1 x2 y2: centres uniform in
+                   1920x1080, w and h uniform in 8..258
+  nms_scores.npy   float32 [32768]     uniform in [0, 1)
+  nms_classes.npy  int32   [32768]     uniform in 0..79
+  yolov8.npy       float32 [1, 84, 8400]   synthetic YOLOv8 frame
+  yolov5.npy       float32 [1, 25200, 85]  synthetic YOLOv5 frame
+  params.json      what the frames are and how to post-process them
+
+The NMS sizes N use the first N rows: a prefix of i.i.d. boxes is itself
+an i.i.d. sample of the same distribution.
+
+Frames (640x640 model, 80 classes, stride 8/16/32 grids, three anchors per
+cell for YOLOv5): a background of low class scores, NOISE anchors scoring
+0.05..0.24 (one in twenty 0.25..0.30), and OBJECTS objects each scoring a
+cluster of 10-60 anchors around its centre, with jittered boxes and scores
+falling off from a peak of 0.6..0.95; three in ten objects also score a
+second class at half the score on every third anchor of the cluster.
+"""
+
+import json
+import os
+import sys
+
+import numpy as np
+
+N_MAX = 32768
+N_CLASSES = 80
+MODEL = 640
+STRIDES = (8, 16, 32)
+OBJECTS = 25
+NOISE = 2000
+SEED_NMS = 20240601
+SEED_FRAME = {"yolov8": 8, "yolov5": 5}
+
+
+def nms_inputs(rng):
+    cx = rng.uniform(0, 1920, N_MAX)
+    cy = rng.uniform(0, 1080, N_MAX)
+    w = rng.uniform(8, 258, N_MAX)
+    h = rng.uniform(8, 258, N_MAX)
+    boxes = np.stack([cx - w / 2, cy - h / 2, cx + w / 2, cy + h / 2], 1)
+    scores = rng.uniform(0, 1, N_MAX)
+    classes = rng.integers(0, N_CLASSES, N_MAX)
+    return (boxes.astype(np.float32), scores.astype(np.float32),
+            classes.astype(np.int32))
+
+
+def grid_cells():
+    """(level, gx, gy) of every cell, in YOLO's anchor order."""
+    cells = []
+    for level, s in enumerate(STRIDES):
+        g = MODEL // s
+        gy, gx = np.meshgrid(np.arange(g), np.arange(g), indexing="ij")
+        cells.append(np.stack([np.full(g * g, level), gx.ravel(),
+                               gy.ravel()], 1))
+    return np.concatenate(cells)
+
+
+def frame(rng, yolov5):
+    """Rows [N, 5+C] (yolov5) or [N, 4+C] before the yolov8 transpose."""
+    cells = grid_cells()
+    per_cell = 3 if yolov5 else 1
+    n = len(cells) * per_cell
+    off = 5 if yolov5 else 4
+    t = np.zeros((n, off + N_CLASSES), np.float64)
+    cell_of = np.repeat(np.arange(len(cells)), per_cell)
+    stride = np.array(STRIDES)[cells[cell_of, 0]]
+    t[:, 0] = (cells[cell_of, 1] + 0.5) * stride
+    t[:, 1] = (cells[cell_of, 2] + 0.5) * stride
+    t[:, 2] = stride * (1 + 3 * rng.uniform(size=n))
+    t[:, 3] = stride * (1 + 3 * rng.uniform(size=n))
+    t[:, off:] = 0.02 * rng.uniform(size=(n, N_CLASSES))
+    if yolov5:
+        t[:, 4] = 0.001 + 0.02 * rng.uniform(size=n)
+
+    def put_score(a, c, score, obj):
+        if yolov5:
+            t[a, 4] = obj
+            t[a, off + c] = min(score / obj, 1.0)
+        else:
+            t[a, off + c] = score
+
+    for _ in range(NOISE):
+        a = int(rng.integers(n))
+        score = (0.25 + 0.05 * rng.uniform() if rng.uniform() < 0.05
+                 else 0.05 + 0.19 * rng.uniform())
+        put_score(a, int(rng.integers(N_CLASSES)), score,
+                  0.5 + 0.4 * rng.uniform())
+
+    level_start = np.cumsum([0] + [(MODEL // s) ** 2 for s in STRIDES])
+    for _ in range(OBJECTS):
+        c = int(rng.integers(N_CLASSES))
+        c2 = int((c + 1 + rng.integers(N_CLASSES - 1)) % N_CLASSES) \
+            if rng.uniform() < 0.3 else -1
+        w, h = 30 + 170 * rng.uniform(size=2)
+        cx = w / 2 + rng.uniform() * (MODEL - w)
+        cy = h / 2 + rng.uniform() * (MODEL - h)
+        peak = 0.6 + 0.35 * rng.uniform()
+        want = int(rng.integers(10, 61))
+        level = 0 if max(w, h) < 64 else 1 if max(w, h) < 128 else 2
+        s, g = STRIDES[level], MODEL // STRIDES[level]
+        gx0, gy0 = min(int(cx / s), g - 1), min(int(cy / s), g - 1)
+        written = 0
+        for r in range(5):
+            for dy in range(-r, r + 1):
+                for dx in range(-r, r + 1):
+                    gx, gy = gx0 + dx, gy0 + dy
+                    if (written >= want or max(abs(dx), abs(dy)) != r
+                            or not (0 <= gx < g and 0 <= gy < g)):
+                        continue
+                    cell = level_start[level] + gy * g + gx
+                    a = cell * per_cell + (written % per_cell)
+                    score = peak * (1 - 0.35 * r / 4) - 0.05 * rng.uniform()
+                    j = 0.03 * (2 * rng.uniform(size=4) - 1)
+                    t[a, 0:4] = (cx + w * j[0], cy + h * j[1],
+                                 w * (1 + j[2]), h * (1 + j[3]))
+                    put_score(a, c, score, 0.88 + 0.04 * rng.uniform())
+                    if c2 >= 0 and written % 3 == 0:
+                        t[a, off + c2] = (0.5 * score / t[a, 4] if yolov5
+                                          else 0.5 * score)
+                    written += 1
+    t = t.astype(np.float32)
+    return t[None] if yolov5 else np.ascontiguousarray(t.T)[None]
+
+
+def main():
+    if len(sys.argv) != 2:
+        sys.exit(__doc__)
+    out = sys.argv[1]
+    os.makedirs(out, exist_ok=True)
+    boxes, scores, classes = nms_inputs(np.random.default_rng(SEED_NMS))
+    np.save(os.path.join(out, "nms_boxes.npy"), boxes)
+    np.save(os.path.join(out, "nms_scores.npy"), scores)
+    np.save(os.path.join(out, "nms_classes.npy"), classes)
+    for name, seed in SEED_FRAME.items():
+        t = frame(np.random.default_rng(seed), name == "yolov5")
+        np.save(os.path.join(out, name + ".npy"), t)
+    params = {"score_threshold": 0.25, "iou_frame": 0.45, "iou_nms": 0.5,
+              "max_detections": 300, "max_candidates": 30000,
+              "n_classes": N_CLASSES, "model": [MODEL, MODEL],
+              "frame": [MODEL, MODEL], "letterbox": True,
+              "objects": OBJECTS, "noise": NOISE, "n_max": N_MAX}
+    with open(os.path.join(out, "params.json"), "w") as f:
+        json.dump(params, f, indent=1)
+    print("gen_data: wrote %s" % out)
+
+
+if __name__ == "__main__":
+    main()
