@@ -1,0 +1,19 @@
+#!/bin/sh
+# pipelines/demo.sh, as the README runs it: prints the detections, then
+# writes 60 annotated 1280x720 PNG frames, the contact sheet and the JSON
+# lines. Exits 77 (skip) without gi's cairo.
+set -eu
+/usr/bin/python3 -c 'import gi; gi.require_foreign("cairo")' 2>/dev/null || {
+  echo "SKIP: no python3-gi-cairo"; exit 77; }
+out=$(mktemp -d)
+trap 'rm -rf "$out"' EXIT
+sh "$CUDANMS_SOURCE_ROOT/pipelines/demo.sh" "$CUDANMS_BUILD_ROOT" 3 "$out/demo" > "$out/log"
+cat "$out/log"
+grep -q '^3 frames, [1-9][0-9]* detections$' "$out/log"
+grep -q "contact sheet $out/demo/contact-sheet.png (1952x744)" "$out/log"
+[ "$(ls "$out/demo"/frame-*.png | wc -l)" -eq 60 ]
+[ "$(wc -l < "$out/demo/detections.jsonl")" -eq 60 ]
+# PNG header: width and height, big-endian, at bytes 16..23.
+[ "$(od -An -tx1 -j16 -N8 "$out/demo/frame-00059.png" | tr -d ' \n')" = 00000500000002d0 ]
+[ "$(od -An -tx1 -j16 -N8 "$out/demo/contact-sheet.png" | tr -d ' \n')" = 000007a0000002e8 ]
+echo "OK: demo.sh prints detections and writes the pictures"
