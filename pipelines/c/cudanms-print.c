@@ -186,8 +186,11 @@ main (int argc, char **argv)
   desc = g_strjoinv (" ", argv + first);
   pipeline = gst_parse_launch (desc, &err);
   g_free (desc);
-  if (!pipeline)
+  if (err) {
+    /* A partly built pipeline (e.g. a misspelt property) is an error too. */
+    gst_clear_object (&pipeline);
     goto parse_error;
+  }
 
   nms = find_cudanms (pipeline);
   if (!nms)

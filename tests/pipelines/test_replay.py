@@ -3,7 +3,8 @@
 .npy tensors written by known_scene.py, replayed by tensorinject
 location=%d. The JSON must hold the exact detections worked out by hand,
 and the library CLI (cudanms-tool decode, no GStreamer) must agree.
-cudanms-print's exit codes: 0 on EOS, 1 on a pipeline error, 2 on misuse."""
+cudanms-print's exit codes: 0 on EOS, 1 on a pipeline error, 2 on misuse
+(bad option, no cudanms, a misspelt property)."""
 import json
 import os
 import sys
@@ -63,6 +64,10 @@ def main():
     rc, _ = run([PRINT, "--bogus", "fakesrc", "!", "fakesink"],
                 stderr=open(os.devnull, "w"))
     assert rc == 2, rc
+    rc, out = run([PRINT, "videotestsrc", "num-buffers=1", "!", "tensorinject",
+                   "!", "cudanms", "scor-threshold=0.3", "!", "fakesink"],
+                  stderr=open(os.devnull, "w"))
+    assert rc == 2 and out == "", (rc, out)
     print("OK: replay.sh and cudanms-print give the known scene's exact "
           "detections")
     return 0
