@@ -47,4 +47,30 @@ cnms_clamp_count (int32_t count, int cap)
   return count < 0 ? 0 : (count < cap ? count : cap);
 }
 
+/* Gathers sorted candidate k, whose sort value is src, for phase 1 (see
+ * cnms_gather); count is the device-side candidate count. */
+__device__ __forceinline__ void
+cnms_gather_one (const cnms_gather &g, int k, uint32_t src, int32_t count)
+{
+  if (g.recs != NULL) {
+    if (src < (uint32_t) count) {
+      const cnms_det r = g.recs[src];
+      g.boxes[k] = make_float4 (r.x1, r.y1, r.x2, r.y2);
+      g.cls[k] = r.class_id;
+    }
+  } else if (src < (uint32_t) g.cap) {
+    g.boxes[k] = g.boxes_in[src];
+    g.cls[k] = g.classes_in != NULL ? g.classes_in[src] : 0;
+  }
+}
+
+/* One thread's part of a gather: n and the raw count into the headers. */
+__device__ __forceinline__ void
+cnms_gather_headers (const cnms_gather &g, int32_t count, int n)
+{
+  g.hdr[CNMS_HDR_N] = n;
+  if (g.out_hdr != NULL)
+    g.out_hdr[CNMS_OUT_CANDIDATES] = count;
+}
+
 #endif /* CNMS_CUDA_DEVICE_CUH */

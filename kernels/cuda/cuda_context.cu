@@ -1,6 +1,8 @@
 /* CUDA backend context: device selection, the context's own stream, the
- * grow-only device and pinned buffers, and CUDA error mapping. */
+ * grow-only device and pinned buffers, the internal switches, and CUDA
+ * error mapping. */
 #include <stdlib.h>
+#include <string.h>
 
 #include "cnms_cuda.cuh"
 
@@ -142,6 +144,113 @@ cnms_cuda_backend_device_count (void)
   return n;
 }
 
+/* Internal switch var of the environment, read once per context: the
+ * index of its value in names (n of them), def when unset or empty, -1
+ * for any other value. */
+static int
+env_choice (const char *var, const char *const *names, int n, int def)
+{
+  const char *v = getenv (var);
+  int i;
+
+  if (v == NULL || v[0] == '\0')
+    return def;
+  for (i = 0; i < n; i++)
+    if (strcmp (v, names[i]) == 0)
+      return i;
+  return -1;
+}
+
+/* Reads CNMS_PHASE1 and CNMS_SORT into s (benchmarks and tests compare
+ * the alternatives; the defaults are the fast ones). */
+static cnms_status
+read_switches (cnms_ctx *ctx, cnms_cuda_priv *s)
+{
+  static const char *const phase1[] = { "tile", "ballot" };
+  static const char *const sort[] = { "auto", "cub" };
+  const int p1 = env_choice ("CNMS_PHASE1", phase1, 2, CNMS_PHASE1_DEFAULT);
+  const int so = env_choice ("CNMS_SORT", sort, 2, CNMS_SORT_AUTO);
+
+  if (p1 < 0)
+    return cnms_ctx_fail (ctx, CNMS_ERR_INVALID_ARG,
+        "CNMS_PHASE1=%s: expected tile or ballot", getenv ("CNMS_PHASE1"));
+  if (so < 0)
+    return cnms_ctx_fail (ctx, CNMS_ERR_INVALID_ARG,
+        "CNMS_SORT=%s: expected auto or cub", getenv ("CNMS_SORT"));
+  s->phase1 = (cnms_phase1) p1;
+  s->sort_mode = (cnms_sort_mode) so;
+  return CNMS_OK;
+}
+
+/* The largest power of two of slots, up to CNMS_BLOCK_SORT_MAX, whose
+ * single-block sort fits in the device's shared memory; lets the kernel
+ * use it. 0 (always CUB) if that fails. */
+static int
+block_sort_slots (size_t smem_optin)
+{
+  int slots = CNMS_BLOCK_SORT_MAX;
+
+  while (slots > 1024 && (size_t) slots * sizeof (uint64_t) > smem_optin)
+    slots >>= 1;
+  if ((size_t) slots * sizeof (uint64_t) > smem_optin
+      || cnms_cuda_block_sort_allow (slots) != cudaSuccess) {
+    (void) cudaGetLastError ();
+    return 0;
+  }
+  return slots;
+}
+
+cnms_status
+cnms_cuda_timing_begin (cnms_ctx *ctx)
+{
+  cnms_cuda_priv *s = (cnms_cuda_priv *) ctx->priv;
+
+  if (!ctx->timing)
+    return CNMS_OK;
+  if (!s->events) {
+    cudaError_t e = cudaEventCreate (&s->ev_start);
+    if (e == cudaSuccess) {
+      e = cudaEventCreate (&s->ev_stop);
+      if (e != cudaSuccess)
+        (void) cudaEventDestroy (s->ev_start);
+    }
+    if (e != cudaSuccess)
+      return cnms_cuda_error (ctx, e, "creating the timing events");
+    s->events = true;
+  }
+  CNMS_CUDA_TRY (ctx, cudaEventRecord (s->ev_start, s->stream),
+      "recording the start event");
+  return CNMS_OK;
+}
+
+cnms_status
+cnms_cuda_timing_end (cnms_ctx *ctx)
+{
+  cnms_cuda_priv *s = (cnms_cuda_priv *) ctx->priv;
+
+  if (!ctx->timing)
+    return CNMS_OK;
+  CNMS_CUDA_TRY (ctx, cudaEventRecord (s->ev_stop, s->stream),
+      "recording the stop event");
+  return CNMS_OK;
+}
+
+cnms_status
+cnms_cuda_timing_read (cnms_ctx *ctx)
+{
+  cnms_cuda_priv *s = (cnms_cuda_priv *) ctx->priv;
+  float ms = 0.0f;
+
+  if (!ctx->timing) {
+    ctx->last_gpu_us = -1.0;
+    return CNMS_OK;
+  }
+  CNMS_CUDA_TRY (ctx, cudaEventElapsedTime (&ms, s->ev_start, s->ev_stop),
+      "reading the GPU time");
+  ctx->last_gpu_us = (double) ms * 1000.0;
+  return CNMS_OK;
+}
+
 /* Picks the device (device_id, or the thread's current one for -1) and
  * creates the context's non-blocking stream. Leaves nothing behind on
  * failure. */
@@ -181,7 +290,12 @@ cnms_cuda_create (cnms_ctx *ctx, int device_id)
         "cannot allocate the CUDA backend state");
   s->device = dev;
   s->smem_optin = (size_t) optin;
-  s->mask_blocks = (sms > 0 ? sms : 1) * CNMS_MASK_BLOCKS_PER_SM;
+  s->sms = sms > 0 ? sms : 1;
+  if (read_switches (ctx, s) != CNMS_OK) {
+    free (s);
+    return CNMS_ERR_INVALID_ARG;
+  }
+  s->block_sort_max = block_sort_slots (s->smem_optin);
   /* every kernel launch of this context goes to this stream, never to
    * the legacy default stream */
   e = cudaStreamCreateWithFlags (&s->stream, cudaStreamNonBlocking);
@@ -204,6 +318,10 @@ cnms_cuda_destroy (cnms_ctx *ctx)
     cnms_device_scope scope (s->device);
     (void) cudaStreamSynchronize (s->stream);
     release_all (ctx, s);
+    if (s->events) {
+      (void) cudaEventDestroy (s->ev_start);
+      (void) cudaEventDestroy (s->ev_stop);
+    }
     (void) cudaStreamDestroy (s->stream);
     (void) cudaGetLastError ();
   }

@@ -193,14 +193,15 @@ launch_decode (const T *t, const cnms_shape *s, const cnms_map *map,
 cudaError_t
 cnms_cuda_decode (const void *d_tensor, cnms_dtype dtype,
     const cnms_shape *shape, const cnms_map *map, float score_threshold,
-    int abits, void *d_cand, uint64_t *d_keys, uint32_t *d_vals,
-    cudaStream_t stream)
+    int abits, bool fill_keys, void *d_cand, uint64_t *d_keys,
+    uint32_t *d_vals, cudaStream_t stream)
 {
   int32_t *hdr = (int32_t *) d_cand;
   cnms_det *recs = (cnms_det *) ((char *) d_cand + CNMS_HEADER_BYTES);
   cudaError_t e;
 
-  e = cnms_cuda_sort_prepare (hdr, d_keys, shape->n_anchors, stream);
+  e = cnms_cuda_sort_prepare (hdr, d_keys, fill_keys ? shape->n_anchors : 0,
+      stream);
   if (e != cudaSuccess)
     return e;
   if (dtype == CNMS_DTYPE_FLOAT16)
