@@ -23,6 +23,18 @@ gpu_env_int (const char *name, long def)
   return v != NULL && *v != '\0' ? strtol (v, NULL, 0) : def;
 }
 
+const char *
+gpu_switches (void)
+{
+  static char buf[128];
+  const char *p1 = getenv ("CNMS_PHASE1"), *so = getenv ("CNMS_SORT");
+
+  snprintf (buf, sizeof buf, "phase1=%s sort=%s",
+      p1 != NULL && *p1 != '\0' ? p1 : "default",
+      so != NULL && *so != '\0' ? so : "default");
+  return buf;
+}
+
 void
 gpu_rng_seed (gpu_rng *r, uint64_t seed)
 {

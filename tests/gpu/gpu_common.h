@@ -16,6 +16,9 @@ void gpu_require_device (const char *test_name);
 
 /* Reads an int from the environment, or def. */
 long gpu_env_int (const char *name, long def);
+/* "phase1=X sort=Y": the CUDA backend's internal switches as set in the
+ * environment (CNMS_PHASE1, CNMS_SORT; "default" when unset). */
+const char *gpu_switches (void);
 
 typedef struct {
   uint64_t s;

@@ -1,6 +1,6 @@
-/* CUDA backend edges: a device tensor used in place, an unknown device
- * id, out of memory (a cap that needs a 500 GB mask) and recovery after
- * it. CNMS_GPU_SANITIZER=1 skips the deliberate failures, which
+/* CUDA backend edges: a device tensor used in place, GPU timing on and
+ * off, an unknown device id, out of memory (a cap that needs a 500 GB
+ * mask) and recovery after it. CNMS_GPU_SANITIZER=1 skips the deliberate failures, which
  * compute-sanitizer would report as API errors. */
 #include <stdlib.h>
 #include <string.h>
@@ -41,6 +41,56 @@ device_tensor (cnms_ctx *cpu, cnms_ctx *cuda)
   printf ("device tensor: %d detections, as the CPU backend\n", n);
   cudaFree (d);
   gpu_result_free (&ref);
+  gpu_det_case_free (&dc);
+}
+
+/* Timing: > 0 us after a detect and an nms call with timing on, -1 with
+ * it off (the default, and again after switching it off), -1 on the CPU
+ * backend whatever the switch. */
+static void
+timing (cnms_ctx *cpu, cnms_ctx *cuda)
+{
+  gpu_det_case dc;
+  gpu_nms_case nc;
+  gpu_result r;
+  double on_det, on_nms;
+
+  gpu_det_case_yolov8_frame (&dc, 6);
+  gpu_nms_case_make (&nc, 6, 3);
+  gpu_run_detect (cuda, &dc, &r);
+  gpu_result_free (&r);
+  GPU_CHECK (cnms_ctx_last_gpu_us (cuda) == -1.0,
+      "timing off by default: last_gpu_us %g, expected -1",
+      cnms_ctx_last_gpu_us (cuda));
+
+  cnms_ctx_set_timing (cuda, 1);
+  gpu_run_detect (cuda, &dc, &r);
+  GPU_CHECK (r.st == CNMS_OK, "timed detect: %s", r.error);
+  gpu_result_free (&r);
+  on_det = cnms_ctx_last_gpu_us (cuda);
+  gpu_run_nms (cuda, &nc, &r);
+  GPU_CHECK (r.st == CNMS_OK, "timed nms: %s", r.error);
+  gpu_result_free (&r);
+  on_nms = cnms_ctx_last_gpu_us (cuda);
+  GPU_CHECK (on_det > 0.0, "timing on, detect: last_gpu_us %g", on_det);
+  GPU_CHECK (on_nms > 0.0, "timing on, nms: last_gpu_us %g", on_nms);
+
+  cnms_ctx_set_timing (cuda, 0);
+  gpu_run_detect (cuda, &dc, &r);
+  gpu_result_free (&r);
+  GPU_CHECK (cnms_ctx_last_gpu_us (cuda) == -1.0,
+      "timing off again: last_gpu_us %g, expected -1",
+      cnms_ctx_last_gpu_us (cuda));
+
+  cnms_ctx_set_timing (cpu, 1);
+  gpu_run_detect (cpu, &dc, &r);
+  gpu_result_free (&r);
+  GPU_CHECK (cnms_ctx_last_gpu_us (cpu) == -1.0,
+      "CPU backend: last_gpu_us %g, expected -1", cnms_ctx_last_gpu_us (cpu));
+  cnms_ctx_set_timing (cpu, 0);
+  printf ("timing: detect %.1f us, nms (N=%d) %.1f us of GPU time; -1 when "
+      "off\n", on_det, nc.n, on_nms);
+  gpu_nms_case_free (&nc);
   gpu_det_case_free (&dc);
 }
 
@@ -114,6 +164,7 @@ main (void)
   GPU_CHECK (cnms_ctx_backend (cuda) == CNMS_BACKEND_CUDA, "backend");
 
   device_tensor (cpu, cuda);
+  timing (cpu, cuda);
   if (!gpu_env_int ("CNMS_GPU_SANITIZER", 0)) {
     bad_device ();
     out_of_memory (cpu, cuda);

@@ -2,7 +2,9 @@
  * (yolov5 / yolov8 / end2end, float32 / float16, random, ties, clusters,
  * NaN/Inf, max_candidates overflow, max_detections). Every record must be
  * bit-identical (memcmp), and so must the candidate count.
- * CNMS_GPU_SEED and CNMS_GPU_CASES override the seed and the case count. */
+ * CNMS_GPU_SEED and CNMS_GPU_CASES override the seed and the case count;
+ * CNMS_PHASE1 and CNMS_SORT pick the CUDA backend's alternatives (meson
+ * runs it once per alternative). */
 #include <stdlib.h>
 
 #include "gpu_common.h"
@@ -45,8 +47,9 @@ main (void)
     gpu_det_case_free (&dc);
   }
   printf ("cuda-parity-detect: %d cases, %d mismatches (%d over "
-      "max_candidates, %d empty, %d records kept in all), seed %llu\n",
-      n_cases, bad, overflow, empty, kept, (unsigned long long) seed);
+      "max_candidates, %d empty, %d records kept in all), seed %llu, %s\n",
+      n_cases, bad, overflow, empty, kept, (unsigned long long) seed,
+      gpu_switches ());
   cnms_ctx_free (cpu);
   cnms_ctx_free (cuda);
   return bad ? 1 : 0;

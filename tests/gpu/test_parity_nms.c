@@ -2,7 +2,9 @@
  * (N up to 32768, ties, clusters, duplicates, integer boxes, NaN/Inf,
  * without classes, 80 classes, 3 classes, arbitrary int32 ids, agnostic,
  * max_detections). Keep lists must be identical.
- * CNMS_GPU_SEED and CNMS_GPU_CASES override the seed and the case count. */
+ * CNMS_GPU_SEED and CNMS_GPU_CASES override the seed and the case count;
+ * CNMS_PHASE1 and CNMS_SORT pick the CUDA backend's alternatives (meson
+ * runs it once per alternative). */
 #include <stdlib.h>
 
 #include "gpu_common.h"
@@ -44,8 +46,8 @@ main (void)
     gpu_nms_case_free (&nc);
   }
   printf ("cuda-parity-nms: %d cases, %d mismatches (%d with N >= 16384, "
-      "%ld indices kept in all), seed %llu\n", n_cases, bad, big, kept,
-      (unsigned long long) seed);
+      "%ld indices kept in all), seed %llu, %s\n", n_cases, bad, big, kept,
+      (unsigned long long) seed, gpu_switches ());
   cnms_ctx_free (cpu);
   cnms_ctx_free (cuda);
   return bad ? 1 : 0;
