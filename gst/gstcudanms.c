@@ -71,6 +71,7 @@ GST_DEBUG_CATEGORY_STATIC (gst_cudanms_debug);
 #define DEFAULT_PROP_TENSOR_ID NULL
 #define DEFAULT_PROP_DEVICE GST_CUDANMS_DEVICE_AUTO
 #define DEFAULT_PROP_CUDA_DEVICE_ID -1
+#define DEFAULT_PROP_BACKEND NULL
 
 enum
 {
@@ -86,7 +87,8 @@ enum
   PROP_LETTERBOX,
   PROP_TENSOR_ID,
   PROP_DEVICE,
-  PROP_CUDA_DEVICE_ID
+  PROP_CUDA_DEVICE_ID,
+  PROP_BACKEND
 };
 
 struct _GstCudanms
@@ -108,6 +110,7 @@ struct _GstCudanms
   gchar *tensor_id;
   GstCudanmsDevice device;
   gint cuda_device_id;
+  const gchar *backend_name;    /* read-only: set by start, cleared by stop */
 
   /* streaming state, made in start/set_caps */
   cnms_ctx *ctx;
@@ -207,6 +210,7 @@ gst_cudanms_init (GstCudanms * self)
   self->tensor_id = g_strdup (DEFAULT_PROP_TENSOR_ID);
   self->device = DEFAULT_PROP_DEVICE;
   self->cuda_device_id = DEFAULT_PROP_CUDA_DEVICE_ID;
+  self->backend_name = DEFAULT_PROP_BACKEND;
 
   /* Metadata only: in place, never passthrough, so transform_ip always runs
    * on a writable buffer (a shallow copy at most: memory is shared). */
@@ -327,6 +331,9 @@ gst_cudanms_get_property (GObject * object, guint prop_id, GValue * value,
     case PROP_CUDA_DEVICE_ID:
       g_value_set_int (value, self->cuda_device_id);
       break;
+    case PROP_BACKEND:
+      g_value_set_string (value, self->backend_name);
+      break;
     default:
       G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
       break;
@@ -435,6 +442,9 @@ gst_cudanms_start (GstBaseTransform * trans)
     goto ctx_failed;
   GST_INFO_OBJECT (self, "using the %s backend (%d CUDA devices)",
       backend == CNMS_BACKEND_CUDA ? "CUDA" : "CPU", n_cuda);
+  GST_OBJECT_LOCK (self);
+  self->backend_name = backend == CNMS_BACKEND_CUDA ? "cuda" : "cpu";
+  GST_OBJECT_UNLOCK (self);
   g_free (label_file);
   return TRUE;
 
@@ -465,6 +475,9 @@ gst_cudanms_stop (GstBaseTransform * trans)
   cudanms_tensor_view_release (&self->view);
   self->pending = FALSE;
   g_clear_pointer (&self->ctx, cnms_ctx_free);
+  GST_OBJECT_LOCK (self);
+  self->backend_name = NULL;
+  GST_OBJECT_UNLOCK (self);
   g_clear_pointer (&self->labels, g_ptr_array_unref);
   g_clear_pointer (&self->label_quarks, g_array_unref);
   return TRUE;
@@ -769,6 +782,16 @@ gst_cudanms_class_init (GstCudanmsClass * klass)
       g_param_spec_int ("cuda-device-id", "CUDA device id",
           "CUDA device index (-1: automatic)",
           -1, 1024, DEFAULT_PROP_CUDA_DEVICE_ID, ready));
+  /**
+   * GstCudanms:backend:
+   *
+   * The backend in use, "cuda" or "cpu", from start (READY to PAUSED) to
+   * stop; NULL otherwise. Read-only: it tells what device=auto picked.
+   */
+  g_object_class_install_property (gobject_class, PROP_BACKEND,
+      g_param_spec_string ("backend", "Backend",
+          "Backend in use while running: cuda or cpu (NULL when stopped)",
+          DEFAULT_PROP_BACKEND, G_PARAM_READABLE | G_PARAM_STATIC_STRINGS));
 
   gst_element_class_add_static_pad_template (element_class, &sink_template);
   gst_element_class_add_static_pad_template (element_class, &src_template);
