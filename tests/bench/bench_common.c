@@ -138,6 +138,32 @@ bench_save_npy (const char *dir, const char *name, cnms_npy_dtype dtype,
   }
 }
 
+int
+bench_parse_opts (int argc, char **argv, bench_opts *o)
+{
+  int i;
+
+  if (argc < 3)
+    return -1;
+  for (i = 3; i < argc; i++) {
+    if (i + 1 >= argc)
+      return -1;
+    if (strcmp (argv[i], "--backend") == 0)
+      o->backend = argv[++i];
+    else if (strcmp (argv[i], "--iters") == 0)
+      o->iters = atoi (argv[++i]);
+    else if (strcmp (argv[i], "--warmup") == 0)
+      o->warmup = atoi (argv[++i]);
+    else if (strcmp (argv[i], "--cpu-budget") == 0)
+      o->cpu_budget_s = atof (argv[++i]);
+    else if (strcmp (argv[i], "--save-dir") == 0)
+      o->save_dir = argv[++i];
+    else
+      return -1;
+  }
+  return o->iters >= 1 && o->warmup >= 0 ? 0 : -1;
+}
+
 void
 bench_pick_backends (const char *arg, int want[2])
 {

@@ -47,6 +47,19 @@ void bench_pick_backends (const char *arg, int want[2]);
 
 const char *bench_backend_name (cnms_backend b);
 
+/* Options shared by bench-nms and bench-frame (after DATA_DIR OUT_JSON):
+ * --backend all|cuda|cpu, --iters N, --warmup N, --cpu-budget S and
+ * --save-dir DIR (where keep lists / detections go). Fills o from argv,
+ * over the defaults the caller put in; returns -1 on a bad command line. */
+typedef struct {
+  const char *backend;
+  int iters, warmup;
+  double cpu_budget_s;
+  const char *save_dir;
+} bench_opts;
+
+int bench_parse_opts (int argc, char **argv, bench_opts *o);
+
 /* Creates a context with timing on; exits on failure. */
 cnms_ctx *bench_ctx_new (cnms_backend b);
 

@@ -2,7 +2,7 @@
  * through cnms_detect, and the memory one context holds.
  *
  * usage: bench-frame DATA_DIR OUT_JSON [--backend all|cuda|cpu] [--iters N]
- *          [--warmup N] [--dets-dir DIR]
+ *          [--warmup N] [--save-dir DIR]
  *
  * Frames: yolov8.npy [1,84,8400] and yolov5.npy [1,25200,85] from
  * gen_data.py; score 0.25, IoU 0.45, 80 classes, class-aware, 640x640 model
@@ -13,7 +13,7 @@
  *   - "host": the tensor in host memory (the CUDA backend uploads it).
  * Records the median and min of wall time (clock_gettime around
  * cnms_detect, detections on the host at return) and of GPU time
- * (cnms_ctx_last_gpu_us). With --dets-dir, the detections of each backend
+ * (cnms_ctx_last_gpu_us). With --save-dir, the detections of each backend
  * go to dets_<cuda|cpu>_<layout>.npy, float32 [K, 7]: score x1 y1 x2 y2
  * class anchor.
  *
@@ -34,11 +34,6 @@
 #include "bench_common.h"
 
 #define MAX_DETS 300
-
-typedef struct {
-  int iters, warmup;
-  const char *dets_dir;
-} options;
 
 /* The last run's detections, to compare backends and inputs. */
 typedef struct {
@@ -74,7 +69,7 @@ same_dets (const det_list *a, const det_list *b)
 
 static void
 run_frame (cnms_ctx *ctx, const cnms_tensor *t, const char *layout,
-    const char *input, const options *o, bench_json *j, double *wall,
+    const char *input, const bench_opts *o, bench_json *j, double *wall,
     double *gpu, det_list *out)
 {
   cnms_backend b = cnms_ctx_backend (ctx);
@@ -146,7 +141,7 @@ host_tensor (const cnms_npy *a)
  * number of detection lists that differ from the CPU backend's. */
 static int
 bench_layout (cnms_ctx *ctx[2], const char *dir, const char *layout,
-    const options *o, bench_json *j, double *wall, double *gpu)
+    const bench_opts *o, bench_json *j, double *wall, double *gpu)
 {
   static det_list cpu, cuda_host, cuda_dev;
   char name[64];
@@ -162,9 +157,9 @@ bench_layout (cnms_ctx *ctx[2], const char *dir, const char *layout,
     run_frame (ctx[CNMS_BACKEND_CPU], &t, layout, "host", o, j, wall, gpu,
         &cpu);
     bench_json_end (j);
-    if (o->dets_dir != NULL) {
+    if (o->save_dir != NULL) {
       snprintf (name, sizeof (name), "dets_cpu_%s.npy", layout);
-      bench_save_npy (o->dets_dir, name, CNMS_NPY_F4, cpu.rows, cpu.n, 7);
+      bench_save_npy (o->save_dir, name, CNMS_NPY_F4, cpu.rows, cpu.n, 7);
     }
   }
 #if HAVE_CUDA
@@ -199,9 +194,9 @@ bench_layout (cnms_ctx *ctx[2], const char *dir, const char *layout,
       bench_json_num (j, "same_as_cpu", ok);
     }
     bench_json_end (j);
-    if (o->dets_dir != NULL) {
+    if (o->save_dir != NULL) {
       snprintf (name, sizeof (name), "dets_cuda_%s.npy", layout);
-      bench_save_npy (o->dets_dir, name, CNMS_NPY_F4, cuda_host.rows,
+      bench_save_npy (o->save_dir, name, CNMS_NPY_F4, cuda_host.rows,
           cuda_host.n, 7);
     }
   }
@@ -329,7 +324,7 @@ static void
 usage (void)
 {
   fprintf (stderr, "usage: bench-frame DATA_DIR OUT_JSON [--backend "
-      "all|cuda|cpu] [--iters N] [--warmup N] [--dets-dir DIR]\n");
+      "all|cuda|cpu] [--iters N] [--warmup N] [--save-dir DIR]\n");
   exit (2);
 }
 
@@ -337,32 +332,15 @@ int
 main (int argc, char **argv)
 {
   static const char *const layouts[] = { "yolov8", "yolov5" };
-  options o = { 200, 20, NULL };
-  const char *backend = "all";
+  bench_opts o = { "all", 200, 20, 0, NULL };
   cnms_ctx *ctx[2] = { NULL, NULL };
   double *wall, *gpu;
   int want[2], b, i, mismatches = 0;
   bench_json j;
 
-  if (argc < 3)
+  if (bench_parse_opts (argc, argv, &o) != 0)
     usage ();
-  for (i = 3; i < argc; i++) {
-    if (i + 1 >= argc)
-      usage ();
-    if (strcmp (argv[i], "--backend") == 0)
-      backend = argv[++i];
-    else if (strcmp (argv[i], "--iters") == 0)
-      o.iters = atoi (argv[++i]);
-    else if (strcmp (argv[i], "--warmup") == 0)
-      o.warmup = atoi (argv[++i]);
-    else if (strcmp (argv[i], "--dets-dir") == 0)
-      o.dets_dir = argv[++i];
-    else
-      usage ();
-  }
-  if (o.iters < 1 || o.warmup < 0)
-    usage ();
-  bench_pick_backends (backend, want);
+  bench_pick_backends (o.backend, want);
   if (bench_json_open (&j, argv[2]) != 0) {
     fprintf (stderr, "bench-frame: cannot write %s\n", argv[2]);
     return 1;

@@ -1,7 +1,7 @@
 /* bench-nms: plain NMS latency of cudanms (cnms_nms on host arrays).
  *
  * usage: bench-nms DATA_DIR OUT_JSON [--backend all|cuda|cpu] [--iters N]
- *          [--warmup N] [--cpu-budget S] [--keep-dir DIR]
+ *          [--warmup N] [--cpu-budget S] [--save-dir DIR]
  *
  * Reads the boxes written by gen_data.py (the first N rows for each size),
  * runs IoU 0.5 class-agnostic and class-aware (80 classes), and records per
@@ -10,7 +10,7 @@
  *     host when it returns (the boxes are uploaded from host memory inside);
  *   - GPU time (CUDA backend): cnms_ctx_last_gpu_us, upload to download.
  * The CPU backend stops timing a case after --cpu-budget seconds (at least
- * 10 iterations); the JSON says how many ran. With --keep-dir, each keep
+ * 10 iterations); the JSON says how many ran. With --save-dir, each keep
  * list is written as keep_<backend>_<mode>_<N>.npy (int64) for the
  * comparison with torchvision; the CUDA list is compared with the CPU one
  * here when both backends run. */
@@ -26,12 +26,6 @@ static const int sizes[] = { 256, 1024, 2048, 4096, 8192, 16384, 32768 };
 #define IOU 0.5f
 
 typedef struct {
-  int iters, warmup;
-  double cpu_budget_s;
-  const char *keep_dir;
-} options;
-
-typedef struct {
   const float *boxes, *scores;
   const int32_t *classes;
 } inputs;
@@ -39,7 +33,7 @@ typedef struct {
 /* Times one case on ctx; leaves its keep list in keep / *n_keep. */
 static void
 run_case (cnms_ctx *ctx, const inputs *in, int n, int class_aware,
-    const options *o, bench_json *j, int64_t *keep, int *n_keep,
+    const bench_opts *o, bench_json *j, int64_t *keep, int *n_keep,
     double *wall, double *gpu)
 {
   cnms_backend b = cnms_ctx_backend (ctx);
@@ -97,61 +91,42 @@ run_case (cnms_ctx *ctx, const inputs *in, int n, int class_aware,
 }
 
 static void
-save_keep (const options *o, cnms_backend b, int class_aware, int n,
+save_keep (const bench_opts *o, cnms_backend b, int class_aware, int n,
     const int64_t *keep, int n_keep)
 {
   char name[128];
 
-  if (o->keep_dir == NULL)
+  if (o->save_dir == NULL)
     return;
   snprintf (name, sizeof (name), "keep_%s_%s_%d.npy",
       b == CNMS_BACKEND_CUDA ? "cuda" : "cpu",
       class_aware ? "classes" : "agnostic", n);
-  bench_save_npy (o->keep_dir, name, CNMS_NPY_I8, keep, n_keep, 1);
+  bench_save_npy (o->save_dir, name, CNMS_NPY_I8, keep, n_keep, 1);
 }
 
 static void
 usage (void)
 {
   fprintf (stderr, "usage: bench-nms DATA_DIR OUT_JSON [--backend all|cuda|cpu]"
-      " [--iters N] [--warmup N] [--cpu-budget S] [--keep-dir DIR]\n");
+      " [--iters N] [--warmup N] [--cpu-budget S] [--save-dir DIR]\n");
   exit (2);
 }
 
 int
 main (int argc, char **argv)
 {
-  options o = { 100, 10, 3.0, NULL };
-  const char *backend = "all";
+  bench_opts o = { "all", 100, 10, 3.0, NULL };
   cnms_npy boxes, scores, classes;
   cnms_ctx *ctx[2] = { NULL, NULL };
-  int want[2], s, mode, b, i, n_keep[2];
+  int want[2], s, mode, b, n_keep[2];
   int64_t *keep[2];
   double *wall, *gpu;
   inputs in;
   bench_json j;
 
-  if (argc < 3)
+  if (bench_parse_opts (argc, argv, &o) != 0)
     usage ();
-  for (i = 3; i < argc; i++) {
-    if (i + 1 >= argc)
-      usage ();
-    if (strcmp (argv[i], "--backend") == 0)
-      backend = argv[++i];
-    else if (strcmp (argv[i], "--iters") == 0)
-      o.iters = atoi (argv[++i]);
-    else if (strcmp (argv[i], "--warmup") == 0)
-      o.warmup = atoi (argv[++i]);
-    else if (strcmp (argv[i], "--cpu-budget") == 0)
-      o.cpu_budget_s = atof (argv[++i]);
-    else if (strcmp (argv[i], "--keep-dir") == 0)
-      o.keep_dir = argv[++i];
-    else
-      usage ();
-  }
-  if (o.iters < 1 || o.warmup < 0)
-    usage ();
-  bench_pick_backends (backend, want);
+  bench_pick_backends (o.backend, want);
 
   bench_load_npy (argv[1], "nms_boxes.npy", CNMS_NPY_F4, &boxes);
   bench_load_npy (argv[1], "nms_scores.npy", CNMS_NPY_F4, &scores);
