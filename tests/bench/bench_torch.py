@@ -1,0 +1,341 @@
+#!/usr/bin/env python3
+"""torchvision / PyTorch (and OpenCV) anchors for the cudanms benchmarks.
+
+usage: bench_torch.py DATA_DIR OUT_JSON [--device cuda|cpu] [--iters N]
+                      [--warmup N] [--budget S] [--cudanms-dir DIR]
+                      [--opencv]
+
+Reads the inputs of gen_data.py and measures, median and min of the timed
+iterations after a warm-up:
+  - nms: torchvision.ops.nms (class-agnostic) and batched_nms (80 classes),
+    IoU 0.5, on the first N boxes, N = 256 .. 32768, inputs already on the
+    device;
+  - frame: a PyTorch post-process of yolov8.npy / yolov5.npy with the tensor
+    already on the device: transpose (yolov8), best class (max), score
+    (yolov5: objectness x best class), threshold 0.25 (strict), xywh ->
+    xyxy, clip to the 640x640 frame (model == frame: the letterbox map is
+    the identity), batched_nms IoU 0.45, top 300, one [K, 7] result
+    (x1 y1 x2 y2 score class anchor) to the host;
+  - with --opencv (CPU): the same decode in numpy and cv2.dnn.NMSBoxes,
+    class-aware by the usual class-offset trick.
+Times: wall = perf_counter from before the call to the result on the host.
+On CUDA, GPU time = CUDA events around the same work, the result's
+download to pinned memory included (torchvision's nms itself synchronises
+with the host to resolve the greedy order on the CPU).
+
+With --cudanms-dir (where bench-nms / bench-frame --save-dir
+wrote), each result is compared with cudanms's (the CUDA backend's when
+present, else the CPU backend's): the records carry `mismatch` (size of the
+symmetric difference of the kept index / anchor sets), `same_order` and, for
+frames, `value_diffs` (kept in both but with another score, box or class).
+Mismatches are reported, never hidden: batched_nms's coordinate-offset
+trick (used below 5000 boxes on CUDA, 1000 on the CPU) rounds boxes
+differently, and sort ties may order differently.
+
+Time-bounded: a case stops after --budget seconds once 10 iterations ran;
+the JSON records how many ran. Use the host's own python3 (torch 2.x), not
+the GStreamer environment of .gpuhost/activate.sh.
+"""
+
+import argparse
+import datetime
+import json
+import os
+import platform
+import socket
+import subprocess
+import sys
+import time
+
+import numpy as np
+
+try:
+    import torch
+    import torchvision
+    from torchvision.ops import batched_nms, nms
+except ImportError as e:  # depends on the machine
+    sys.exit("bench_torch: torch/torchvision not importable: %s" % e)
+
+SIZES = (256, 1024, 2048, 4096, 8192, 16384, 32768)
+IOU_NMS = 0.5
+SCORE = 0.25
+IOU_FRAME = 0.45
+TOP = 300
+FRAME = 640.0
+
+
+def cpu_model():
+    try:
+        with open("/proc/cpuinfo") as f:
+            for line in f:
+                if line.startswith("model name"):
+                    return line.split(":", 1)[1].strip()
+    except OSError:
+        pass
+    return platform.processor() or "unknown"
+
+
+def driver_version():
+    try:
+        out = subprocess.run(
+            ["nvidia-smi", "--query-gpu=driver_version", "--format=csv,noheader"],
+            capture_output=True, text=True, timeout=30)
+        return out.stdout.strip().splitlines()[0] if out.returncode == 0 else None
+    except (OSError, IndexError, subprocess.SubprocessError):
+        return None
+
+
+def env_record(dev):
+    rec = {"bench": "env", "impl": "torch", "device": dev.type,
+           "date": datetime.datetime.now(datetime.timezone.utc).isoformat(
+               timespec="seconds"),
+           "host": socket.gethostname(), "cpu": cpu_model(),
+           "cpu_count": os.cpu_count(), "torch_threads": torch.get_num_threads(),
+           "python": platform.python_version(), "torch": torch.__version__,
+           "torchvision": torchvision.__version__, "numpy": np.__version__}
+    if dev.type == "cuda":
+        rec["gpu"] = torch.cuda.get_device_name(dev)
+        rec["cuda"] = torch.version.cuda
+        rec["driver"] = driver_version()
+    return rec
+
+
+class Timer:
+    """Runs fn() (which returns a device tensor) and brings it to the host."""
+
+    def __init__(self, dev, args):
+        self.dev, self.args = dev, args
+        self.cuda = dev.type == "cuda"
+        if self.cuda:
+            self.pinned = torch.empty(1 << 20, dtype=torch.float32,
+                                      pin_memory=True)
+            self.ev = (torch.cuda.Event(enable_timing=True),
+                       torch.cuda.Event(enable_timing=True))
+
+    def once(self, fn):
+        if not self.cuda:
+            t0 = time.perf_counter()
+            out = fn().numpy()
+            return (time.perf_counter() - t0) * 1e6, None, out
+        torch.cuda.synchronize()
+        t0 = time.perf_counter()
+        self.ev[0].record()
+        res = fn()
+        host = self.pinned[:res.numel()].view(res.shape) if \
+            res.dtype == torch.float32 else \
+            self.pinned[:res.numel() * 2].view(torch.int64)[:res.numel()].view(
+                res.shape)
+        host.copy_(res, non_blocking=True)
+        self.ev[1].record()
+        self.ev[1].synchronize()
+        wall = (time.perf_counter() - t0) * 1e6
+        return wall, self.ev[0].elapsed_time(self.ev[1]) * 1e3, host.numpy().copy()
+
+    def run(self, fn):
+        a = self.args
+        for _ in range(a.warmup):
+            self.once(fn)
+        walls, gpus, start = [], [], time.perf_counter()
+        out = None
+        for _ in range(a.iters):
+            w, g, out = self.once(fn)
+            walls.append(w)
+            if g is not None:
+                gpus.append(g)
+            if len(walls) >= 10 and time.perf_counter() - start > a.budget:
+                break
+        rec = {"iters": len(walls),
+               "wall_med_us": float(np.median(walls)),
+               "wall_min_us": float(np.min(walls)),
+               "gpu_med_us": float(np.median(gpus)) if gpus else None,
+               "gpu_min_us": float(np.min(gpus)) if gpus else None}
+        return rec, out
+
+
+def reference(cdir, stem):
+    """cudanms's result for stem (CUDA first), as (impl, array) or None."""
+    if not cdir:
+        return None
+    for b in ("cuda", "cpu"):
+        p = os.path.join(cdir, stem % b)
+        if os.path.exists(p):
+            return "cudanms-" + b, np.load(p)
+    return None
+
+
+def compare_lists(ours, ref):
+    ours, ref = [int(x) for x in ours], [int(x) for x in ref]
+    return {"mismatch": len(set(ours) ^ set(ref)),
+            "same_order": ours == ref}
+
+
+def bench_nms(data, dev, args, timer, records):
+    boxes = torch.from_numpy(np.load(os.path.join(data, "nms_boxes.npy")))
+    scores = torch.from_numpy(np.load(os.path.join(data, "nms_scores.npy")))
+    classes = torch.from_numpy(np.load(os.path.join(data, "nms_classes.npy")))
+    boxes, scores = boxes.to(dev), scores.to(dev)
+    classes = classes.to(dev).long()
+    for n in SIZES:
+        for mode in ("agnostic", "classes"):
+            b, s, c = boxes[:n].contiguous(), scores[:n].contiguous(), \
+                classes[:n].contiguous()
+            if mode == "agnostic":
+                impl = "torchvision-nms"
+                fn = lambda: nms(b, s, IOU_NMS)  # noqa: E731
+            else:
+                impl = "torchvision-batched_nms"
+                fn = lambda: batched_nms(b, s, c, IOU_NMS)  # noqa: E731
+            rec, keep = timer.run(fn)
+            rec.update({"bench": "nms", "impl": impl + "-" + dev.type,
+                        "mode": mode, "n": n, "iou": IOU_NMS,
+                        "kept": int(keep.size)})
+            ref = reference(args.cudanms_dir,
+                            "keep_%%s_%s_%d.npy" % (mode, n))
+            if ref is not None:
+                rec["vs"] = ref[0]
+                rec.update(compare_lists(keep.ravel(), ref[1].ravel()))
+            records.append(rec)
+            report(rec)
+
+
+def decode(t, yolov5, xp):
+    """Best class, score and clipped xyxy boxes of every anchor (xp: torch
+    or numpy). Same float32 operations as cudanms (no FMA on either side)."""
+    if yolov5:
+        x = t[0]
+        cls = x[:, 5:]
+        obj = x[:, 4]
+    else:
+        x = t[0].T
+        cls = x[:, 4:]
+    if xp is torch:
+        best, c = cls.max(1)
+    else:
+        c = cls.argmax(1)
+        best = np.take_along_axis(cls, c[:, None], 1)[:, 0]
+    score = obj * best if yolov5 else best
+    hw, hh = x[:, 2] * 0.5, x[:, 3] * 0.5
+    lo, hi = 0.0, FRAME
+    clip = (lambda v: v.clamp(lo, hi)) if xp is torch else \
+        (lambda v: np.clip(v, np.float32(lo), np.float32(hi)))
+    x1, y1 = clip(x[:, 0] - hw), clip(x[:, 1] - hh)
+    x2, y2 = clip(x[:, 0] + hw), clip(x[:, 1] + hh)
+    ok = (score > SCORE) & (x2 > x1) & (y2 > y1)
+    if xp is torch:
+        ok &= torch.isfinite(score) & torch.isfinite(hw) & torch.isfinite(hh)
+    else:
+        ok &= np.isfinite(score) & np.isfinite(hw) & np.isfinite(hh)
+    return score, c, (x1, y1, x2, y2), ok
+
+
+def torch_post(t, yolov5):
+    score, c, (x1, y1, x2, y2), ok = decode(t, yolov5, torch)
+    idx = ok.nonzero().squeeze(1)
+    boxes = torch.stack([x1[idx], y1[idx], x2[idx], y2[idx]], 1)
+    s, cl = score[idx], c[idx]
+    keep = batched_nms(boxes, s, cl, IOU_FRAME)[:TOP]
+    return torch.cat([boxes[keep], s[keep, None], cl[keep, None].float(),
+                      idx[keep, None].float()], 1)
+
+
+def opencv_post(t, yolov5):
+    import cv2
+    score, c, (x1, y1, x2, y2), ok = decode(t, yolov5, np)
+    idx = np.nonzero(ok)[0]
+    off = c[idx].astype(np.float64) * 4096.0  # class-aware by offsets
+    rects = np.stack([x1[idx] + off, y1[idx] + off, x2[idx] - x1[idx],
+                      y2[idx] - y1[idx]], 1)
+    # top_k caps the candidates entering NMS, not the result: cap after
+    keep = np.asarray(cv2.dnn.NMSBoxes(rects.tolist(), score[idx].tolist(),
+                                       SCORE, IOU_FRAME),
+                      dtype=np.int64).reshape(-1)[:TOP]
+    k = idx[keep]
+    return np.stack([x1[k], y1[k], x2[k], y2[k], score[k],
+                     c[k].astype(np.float32), k.astype(np.float32)], 1)
+
+
+def compare_dets(ours, ref):
+    """ours: [K,7] x1 y1 x2 y2 score class anchor; ref (cudanms): score x1
+    y1 x2 y2 class anchor."""
+    res = compare_lists(ours[:, 6], ref[:, 6])
+    mine = {int(r[6]): (r[4], r[0], r[1], r[2], r[3], r[5]) for r in ours}
+    theirs = {int(r[6]): tuple(r[:6]) for r in ref}
+    res["value_diffs"] = sum(1 for a in set(mine) & set(theirs)
+                             if np.float32(mine[a]).tobytes() !=
+                             np.float32(theirs[a]).tobytes())
+    return res
+
+
+def bench_frames(data, dev, args, timer, records):
+    for layout in ("yolov8", "yolov5"):
+        arr = np.load(os.path.join(data, layout + ".npy"))
+        t = torch.from_numpy(arr).to(dev)
+        rec, dets = timer.run(lambda: torch_post(t, layout == "yolov5"))
+        rec.update({"bench": "frame", "impl": "torch-post-" + dev.type,
+                    "layout": layout, "input": "device", "dets": len(dets)})
+        ref = reference(args.cudanms_dir, "dets_%%s_%s.npy" % layout)
+        if ref is not None:
+            rec["vs"] = ref[0]
+            rec.update(compare_dets(dets, ref[1]))
+        records.append(rec)
+        report(rec)
+        if args.opencv:
+            cv_timer = Timer(torch.device("cpu"), args)
+            rec, dets = cv_timer.run(
+                lambda: torch.from_numpy(opencv_post(arr, layout == "yolov5")))
+            rec.update({"bench": "frame", "impl": "opencv-nmsboxes-cpu",
+                        "layout": layout, "input": "host", "dets": len(dets)})
+            if ref is not None:
+                rec["vs"] = ref[0]
+                rec.update(compare_dets(dets, ref[1]))
+            records.append(rec)
+            report(rec)
+
+
+def report(rec):
+    what = "%s N=%d" % (rec["mode"], rec["n"]) if rec["bench"] == "nms" \
+        else rec["layout"]
+    line = "%-28s %-18s wall med %9.1f min %9.1f us" % (
+        rec["impl"], what, rec["wall_med_us"], rec["wall_min_us"])
+    if rec["gpu_med_us"] is not None:
+        line += "  gpu med %9.1f min %9.1f us" % (rec["gpu_med_us"],
+                                                   rec["gpu_min_us"])
+    line += "  (%d iters)" % rec["iters"]
+    if "mismatch" in rec:
+        line += "  vs %s: %d mismatches%s" % (
+            rec["vs"], rec["mismatch"], "" if rec["same_order"] else
+            ", order differs")
+        if rec.get("value_diffs"):
+            line += ", %d value diffs" % rec["value_diffs"]
+    print(line, flush=True)
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("data")
+    ap.add_argument("out")
+    ap.add_argument("--device", default="cuda", choices=("cuda", "cpu"))
+    ap.add_argument("--iters", type=int, default=100)
+    ap.add_argument("--warmup", type=int, default=10)
+    ap.add_argument("--budget", type=float, default=60.0)
+    ap.add_argument("--cudanms-dir")
+    ap.add_argument("--opencv", action="store_true")
+    args = ap.parse_args()
+    if args.device == "cuda" and not torch.cuda.is_available():
+        sys.exit("bench_torch: --device cuda, but torch sees no CUDA device "
+                 "(use --device cpu for a dry run)")
+    dev = torch.device(args.device)
+    records = [env_record(dev)]
+    if args.opencv:
+        import cv2
+        records[0]["opencv"] = cv2.__version__
+    print("bench_torch: %s" % json.dumps(records[0]), flush=True)
+    timer = Timer(dev, args)
+    bench_nms(args.data, dev, args, timer, records)
+    bench_frames(args.data, dev, args, timer, records)
+    with open(args.out, "w") as f:
+        json.dump(records, f, indent=0)
+
+
+if __name__ == "__main__":
+    main()

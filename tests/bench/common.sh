@@ -1,0 +1,18 @@
+# Shared by run-gpu.sh and run-cpu.sh (sourced).
+
+# write_meta FILE KIND SCRIPT ARGS...: when, what and which commit ran.
+write_meta () {
+  _f=$1 _kind=$2
+  shift 2
+  printf '{"date": "%s", "command": "sh %s", "git": "%s", "host_kind": "%s"}\n' \
+    "$(date -u +%Y-%m-%dT%H:%M:%SZ)" "$*" \
+    "$(git -C "$(dirname "$0")" rev-parse --short HEAD 2>/dev/null || echo unknown)" \
+    "$_kind" > "$_f"
+}
+
+# step CMD...: runs it, prints a header, and a FAILED line on failure
+# (the run goes on: the other parts still measure something).
+step () {
+  echo "== $*"
+  "$@" || echo "$(basename "$0"): FAILED (rc $?): $*"
+}

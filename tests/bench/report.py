@@ -1,0 +1,408 @@
+#!/usr/bin/env python3
+"""Turns the benchmark JSON into Markdown tables, a plot and a target check.
+
+usage: report.py [--gpu DIR] [--cpu DIR] [--md FILE] [--png FILE]
+
+DIR holds what run-gpu.sh / run-cpu.sh wrote: meta.json and the record
+lists nms.json, frame.json, element.json, torch.json. Writes the tables to
+--md (and stdout), the latency plot to --png (needs matplotlib; skipped
+with a note when it is missing), and prints which DESIGN.md performance
+targets are met or missed, with the figures. Measures nothing itself.
+"""
+
+import argparse
+import glob
+import json
+import os
+import sys
+
+SIZES = (256, 1024, 2048, 4096, 8192, 16384, 32768)
+# DESIGN.md's torchvision nms anchors (H200), microseconds by N
+DESIGN_NMS_ANCHOR = {1024: 400.0, 8192: 2800.0, 32768: 27000.0}
+
+
+def load(d):
+    """(meta dict, record list) of one run directory."""
+    meta, recs = {}, []
+    if not d:
+        return meta, recs
+    if not os.path.isdir(d):
+        sys.exit("report: %s is not a directory" % d)
+    for p in sorted(glob.glob(os.path.join(d, "*.json"))):
+        with open(p) as f:
+            text = f.read()
+        try:
+            data = json.loads(text)
+        except ValueError:
+            # a bench that died leaves "[ {...}, {...}" behind: keep those
+            try:
+                data = json.loads(text.rstrip().rstrip(",") + "\n]")
+                print("report: %s was cut short (the bench failed?); "
+                      "using its %d complete records" % (p, len(data)),
+                      file=sys.stderr)
+            except ValueError:
+                print("report: %s unreadable, skipped" % p, file=sys.stderr)
+                continue
+        if isinstance(data, dict):
+            meta.update(data)
+        else:
+            recs.extend(data)
+    return meta, recs
+
+
+def find(recs, **kw):
+    for r in recs:
+        if all(r.get(k) == v for k, v in kw.items()):
+            return r
+    return None
+
+
+def us(v):
+    if v is None:
+        return "n/a"
+    if v >= 10000:
+        return "%.1f ms" % (v / 1000)
+    if v >= 100:
+        return "%.0f us" % v
+    return "%.1f us" % v
+
+
+def ratio(a, b):
+    """a / b as 'x.x x', or n/a."""
+    if a is None or b is None or b <= 0:
+        return "n/a"
+    return "%.1fx" % (a / b)
+
+
+def get(r, k):
+    return None if r is None else r.get(k)
+
+
+def mism(r):
+    if r is None or "mismatch" not in r:
+        return "n/a"
+    s = [str(r["mismatch"])]
+    if not r.get("same_order", True):
+        s.append("order differs")
+    if r.get("value_diffs"):
+        s.append("%d value diffs" % r["value_diffs"])
+    return "; ".join(s)
+
+
+def table(head, rows):
+    out = ["| " + " | ".join(head) + " |",
+           "|" + "|".join("---" for _ in head) + "|"]
+    out += ["| " + " | ".join(str(c) for c in row) + " |" for row in rows]
+    return "\n".join(out) + "\n"
+
+
+def env_lines(meta, recs, title):
+    env = find(recs, bench="env") or {}
+    lines = ["### %s" % title, ""]
+    for k, label in (("date", "date"), ("gpu", "GPU"), ("driver", "driver"),
+                     ("cuda", "CUDA (torch)"), ("cpu", "CPU"),
+                     ("cpu_count", "CPU threads"), ("torch", "torch"),
+                     ("torchvision", "torchvision"), ("opencv", "OpenCV"),
+                     ("git", "commit"), ("command", "command")):
+        v = meta.get(k, env.get(k))
+        if v is not None:
+            lines.append("- %s: `%s`" % (label, v) if k == "command"
+                         else "- %s: %s" % (label, v))
+    return "\n".join(lines) + "\n\n"
+
+
+def nms_table(recs, dev):
+    rows = []
+    for mode, tv in (("agnostic", "torchvision-nms-" + dev),
+                     ("classes", "torchvision-batched_nms-" + dev)):
+        for n in SIZES:
+            cu = find(recs, bench="nms", impl="cudanms-cuda", mode=mode, n=n)
+            cp = find(recs, bench="nms", impl="cudanms-cpu", mode=mode, n=n)
+            t = find(recs, bench="nms", impl=tv, mode=mode, n=n)
+            if not (cu or cp or t):
+                continue
+            row = [n, mode, get(cu or cp or t, "kept")]
+            if dev == "cuda":
+                row += [us(get(cu, "gpu_med_us")), us(get(cu, "wall_med_us")),
+                        us(get(t, "gpu_med_us")), us(get(t, "wall_med_us")),
+                        ratio(get(t, "gpu_med_us"), get(cu, "gpu_med_us")),
+                        ratio(get(t, "wall_med_us"), get(cu, "wall_med_us"))]
+            row += [us(get(cp, "wall_med_us")), us(get(t, "wall_med_us"))
+                    if dev == "cpu" else None,
+                    ratio(get(t, "wall_med_us"), get(cp, "wall_med_us")),
+                    mism(t)]
+            rows.append([c for c in row if c is not None])
+    head = ["N", "mode", "kept"]
+    if dev == "cuda":
+        head += ["cudanms GPU", "cudanms wall", "torchvision GPU",
+                 "torchvision wall", "GPU ratio", "wall ratio",
+                 "cudanms CPU backend wall", "torchvision / CPU backend"]
+    else:
+        head += ["cudanms CPU backend", "torchvision CPU", "ratio"]
+    head.append("torchvision vs cudanms mismatches")
+    return table(head, rows)
+
+
+def frame_table_gpu(recs):
+    rows = []
+    for layout in ("yolov8", "yolov5"):
+        dv = find(recs, bench="frame", impl="cudanms-cuda", layout=layout,
+                  input="device")
+        hs = find(recs, bench="frame", impl="cudanms-cuda", layout=layout,
+                  input="host")
+        cp = find(recs, bench="frame", impl="cudanms-cpu", layout=layout)
+        t = find(recs, bench="frame", impl="torch-post-cuda", layout=layout)
+        if not (dv or hs or cp or t):
+            continue
+        rows.append([layout, get(dv or cp, "candidates"),
+                     get(dv or cp, "dets"),
+                     us(get(dv, "gpu_med_us")), us(get(dv, "wall_med_us")),
+                     us(get(hs, "gpu_med_us")), us(get(hs, "wall_med_us")),
+                     us(get(t, "gpu_med_us")), us(get(t, "wall_med_us")),
+                     ratio(get(t, "gpu_med_us"), get(dv, "gpu_med_us")),
+                     ratio(get(t, "wall_med_us"), get(dv, "wall_med_us")),
+                     us(get(cp, "wall_med_us")), mism(t)])
+    head = ["frame", "candidates", "detections",
+            "cudanms device GPU", "cudanms device wall",
+            "cudanms host GPU", "cudanms host wall",
+            "PyTorch GPU", "PyTorch wall", "GPU ratio", "wall ratio",
+            "cudanms CPU backend wall", "PyTorch vs cudanms mismatches"]
+    return table(head, rows)
+
+
+def frame_table_cpu(recs):
+    rows = []
+    for layout in ("yolov8", "yolov5"):
+        cp = find(recs, bench="frame", impl="cudanms-cpu", layout=layout)
+        t = find(recs, bench="frame", impl="torch-post-cpu", layout=layout)
+        cv = find(recs, bench="frame", impl="opencv-nmsboxes-cpu",
+                  layout=layout)
+        if not (cp or t or cv):
+            continue
+        rows.append([layout, get(cp, "dets"),
+                     "%s (min %s)" % (us(get(cp, "wall_med_us")),
+                                      us(get(cp, "wall_min_us"))),
+                     us(get(t, "wall_med_us")), us(get(cv, "wall_med_us")),
+                     ratio(get(t, "wall_med_us"), get(cp, "wall_med_us")),
+                     ratio(get(cv, "wall_med_us"), get(cp, "wall_med_us")),
+                     mism(t), mism(cv)])
+    head = ["frame", "detections", "cudanms CPU backend",
+            "torchvision CPU", "OpenCV NMSBoxes", "torchvision ratio",
+            "OpenCV ratio", "torchvision mismatches", "OpenCV mismatches"]
+    return table(head, rows)
+
+
+def element_table(recs):
+    rows = []
+    for dev in ("cuda", "cpu"):
+        one = find(recs, bench="element", device=dev, instances=1)
+        for r in recs:
+            if r.get("bench") != "element" or r.get("device") != dev:
+                continue
+            if "error" in r:
+                rows.append([dev, r["instances"], r["frames"], r["error"],
+                             "", "", ""])
+                continue
+            rows.append([dev, r["instances"], r["frames"],
+                         "%.0f" % r["fps_total"],
+                         "%.0f" % r["fps_instance_med"],
+                         ratio(r["fps_total"], get(one, "fps_total")),
+                         r.get("rois_per_frame", "")])
+    head = ["device", "instances", "frames each", "frames/s total",
+            "frames/s per instance (median)", "total vs 1 instance",
+            "ROIs per frame"]
+    return table(head, rows)
+
+
+def memory_table(recs):
+    rows = []
+    for r in recs:
+        if r.get("bench") == "memory":
+            rows.append([r["impl"], r["case"], "%.2f MiB" % (
+                r["device_bytes"] / 2**20), "%.2f MiB" % (
+                r["pinned_bytes"] / 2**20), "%.2f MiB" % (
+                r["host_bytes"] / 2**20)])
+    return table(["backend", "after", "device", "pinned", "host"], rows)
+
+
+def targets(g, c):
+    """Lines 'MET/MISSED/NOT MEASURED: ...' for the DESIGN.md targets."""
+    out = []
+
+    def verdict(ok):
+        return "MET" if ok else "MISSED"
+
+    # 1. NMS at least 10x faster than torchvision nms at every N
+    for metric, name in (("gpu_med_us", "GPU time"),
+                         ("wall_med_us", "wall time")):
+        pairs = []
+        for n in SIZES:
+            cu = find(g, bench="nms", impl="cudanms-cuda", mode="agnostic",
+                      n=n)
+            t = find(g, bench="nms", impl="torchvision-nms-cuda",
+                     mode="agnostic", n=n)
+            if get(cu, metric) and get(t, metric):
+                pairs.append((n, t[metric] / cu[metric]))
+        if len(pairs) < len(SIZES):
+            out.append("NOT MEASURED: NMS >= 10x torchvision nms (%s): %d of "
+                       "%d sizes have figures" % (name, len(pairs),
+                                                  len(SIZES)))
+            continue
+        worst = min(pairs, key=lambda p: p[1])
+        out.append("%s: NMS >= 10x faster than torchvision nms at every N "
+                   "(%s): worst N=%d at %.1fx; %s" % (
+                       verdict(worst[1] >= 10), name, worst[0], worst[1],
+                       ", ".join("%d: %.1fx" % p for p in pairs)))
+    anchors = []
+    for n, a in DESIGN_NMS_ANCHOR.items():
+        t = find(g, bench="nms", impl="torchvision-nms-cuda",
+                 mode="agnostic", n=n)
+        if t:
+            anchors.append("N=%d %s GPU / %s wall (DESIGN.md: %s)" % (
+                n, us(t["gpu_med_us"]), us(t["wall_med_us"]), us(a)))
+    if anchors:
+        out.append("INFO: torchvision nms as measured here: " + "; ".join(anchors))
+
+    # 2. YOLOv8 frame, tensor on the device, <= 25 us GPU time
+    dv = find(g, bench="frame", impl="cudanms-cuda", layout="yolov8",
+              input="device")
+    t = find(g, bench="frame", impl="torch-post-cuda", layout="yolov8")
+    if get(dv, "gpu_med_us") is None:
+        out.append("NOT MEASURED: YOLOv8 frame <= 25 us GPU time (%s)" % (
+            "no CUDA run" if dv is None else
+            "cnms_ctx_last_gpu_us returned -1; wall time %s" %
+            us(dv["wall_med_us"])))
+    else:
+        out.append("%s: YOLOv8 frame on the device <= 25 us GPU time: %s "
+                   "(min %s; wall %s); PyTorch post-process %s GPU, %s wall "
+                   "(DESIGN.md anchor 1.13 ms)" % (
+                       verdict(dv["gpu_med_us"] <= 25), us(dv["gpu_med_us"]),
+                       us(dv["gpu_min_us"]), us(dv["wall_med_us"]),
+                       us(get(t, "gpu_med_us")), us(get(t, "wall_med_us"))))
+
+    # 3. element throughput, host tensors
+    one = find(g, bench="element", device="cuda", instances=1)
+    eight = find(g, bench="element", device="cuda", instances=8)
+    if get(one, "fps_total") is None:
+        out.append("NOT MEASURED: element >= 5000 frames/s, 1 instance "
+                   "(device=cuda)")
+    else:
+        out.append("%s: element >= 5000 frames/s, 1 instance, device=cuda: "
+                   "%.0f" % (verdict(one["fps_total"] >= 5000),
+                             one["fps_total"]))
+    if get(one, "fps_total") is None or get(eight, "fps_total") is None:
+        out.append("NOT MEASURED: 8 instances >= 3x one (device=cuda)")
+    else:
+        x = eight["fps_total"] / one["fps_total"]
+        out.append("%s: 8 instances >= 3x one, device=cuda: %.0f frames/s, "
+                   "%.1fx" % (verdict(x >= 3), eight["fps_total"], x))
+
+    # 4. CPU backend, YOLOv8 frame, 2-core machine
+    cp = find(c, bench="frame", impl="cudanms-cpu", layout="yolov8")
+    tc = find(c, bench="frame", impl="torch-post-cpu", layout="yolov8")
+    if cp is None:
+        out.append("NOT MEASURED: CPU backend YOLOv8 <= 0.5 ms (no CPU run)")
+    else:
+        ok = cp["wall_med_us"] <= 500 and (
+            tc is None or cp["wall_med_us"] < tc["wall_med_us"])
+        out.append("%s: CPU backend YOLOv8 frame <= 0.5 ms and faster than "
+                   "torchvision CPU: %s median (min %s) vs torchvision %s, "
+                   "on %s" % (verdict(ok), us(cp["wall_med_us"]),
+                              us(cp["wall_min_us"]),
+                              us(get(tc, "wall_med_us")),
+                              (find(c, bench="env") or {}).get("cpu", "?")))
+    return out
+
+
+def plot(g, c, path):
+    try:
+        import matplotlib
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+    except ImportError:
+        print("report: matplotlib missing, no plot", file=sys.stderr)
+        return False
+    recs, dev = (g, "cuda") if find(g, bench="nms") else (c, "cpu")
+    fig, axes = plt.subplots(1, 2, figsize=(10, 4.2), sharey=True)
+    series = [("cudanms-cuda", "gpu_med_us", "cudanms CUDA, GPU time",
+               "C0", "-", "o"),
+              ("cudanms-cuda", "wall_med_us", "cudanms CUDA, wall",
+               "C0", "--", "o"),
+              (None, "gpu_med_us", "torchvision %s, GPU time" % dev,
+               "C1", "-", "s"),
+              (None, "wall_med_us", "torchvision %s, wall" % dev,
+               "C1", "--", "s"),
+              ("cudanms-cpu", "wall_med_us", "cudanms CPU backend, wall",
+               "C7", ":", "^")]
+    for ax, mode, tv in zip(axes, ("agnostic", "classes"),
+                            ("torchvision-nms-", "torchvision-batched_nms-")):
+        for impl, metric, label, color, ls, mk in series:
+            name = impl or tv + dev
+            pts = [(n, get(find(recs, bench="nms", impl=name, mode=mode, n=n),
+                           metric)) for n in SIZES]
+            pts = [(n, v / 1000.0) for n, v in pts if v]
+            if pts:
+                ax.plot(*zip(*pts), ls=ls, color=color, marker=mk, ms=4,
+                        label=label.replace("torchvision", "torchvision " + (
+                            "nms" if mode == "agnostic" else "batched_nms")))
+        ax.set_xscale("log", base=2)
+        ax.set_yscale("log")
+        ax.set_xlabel("N boxes")
+        ax.set_title("class-agnostic" if mode == "agnostic" else "80 classes")
+        ax.grid(True, which="major", lw=0.4)
+        ax.legend(fontsize=7)
+    axes[0].set_ylabel("latency, ms (median)")
+    env = find(recs, bench="env") or {}
+    fig.suptitle("NMS latency, IoU 0.5, random boxes: %s" % (
+        env.get("gpu") or env.get("cpu") or ""), fontsize=10)
+    fig.tight_layout()
+    fig.savefig(path, dpi=80)
+    plt.close(fig)
+    return True
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--gpu", help="run-gpu.sh output directory")
+    ap.add_argument("--cpu", help="run-cpu.sh output directory")
+    ap.add_argument("--md", help="write the Markdown here")
+    ap.add_argument("--png", help="write the plot here")
+    a = ap.parse_args()
+    gm, g = load(a.gpu)
+    cm, c = load(a.cpu)
+    md = ["## Benchmark results\n\n",
+          "Medians (min in the JSON) over >= 100 timed iterations after a "
+          "warm-up unless the JSON says fewer (CPU cases are time-bounded). "
+          "Ratios are the other implementation's time over cudanms's, or "
+          "frames/s over one instance's. GPU time: CUDA events around the "
+          "work including the upload of host inputs (cudanms) and the result's "
+          "download; wall: to the result on the host. Mismatches: size of the "
+          "symmetric difference of the kept sets against cudanms.\n\n"]
+    if g:
+        md.append(env_lines(gm, g, "GPU host"))
+        md.append("NMS only (`cnms_nms` from host arrays vs torchvision on "
+                  "device tensors):\n\n" + nms_table(g, "cuda") + "\n")
+        md.append("YOLO frame, score 0.25, IoU 0.45, 80 classes, top 300:\n\n"
+                  + frame_table_gpu(g) + "\n")
+        md.append("Element throughput (appsrc ! cudanms ! fakesink, host "
+                  "tensors, YOLOv8 frame):\n\n" + element_table(g) + "\n")
+        md.append("Memory held by one context:\n\n" + memory_table(g) + "\n")
+    if c:
+        md.append(env_lines(cm, c, "CPU machine"))
+        md.append("YOLO frame, CPU:\n\n" + frame_table_cpu(c) + "\n")
+        md.append("NMS only, CPU:\n\n" + nms_table(c, "cpu") + "\n")
+        md.append("Element throughput, CPU:\n\n" + element_table(c) + "\n")
+        md.append("Memory, CPU backend:\n\n" + memory_table(c) + "\n")
+    tl = targets(g, c)
+    md.append("### DESIGN.md targets\n\n" + "".join("- %s\n" % t for t in tl))
+    text = "".join(md)
+    print(text)
+    if a.md:
+        with open(a.md, "w") as f:
+            f.write(text)
+    if a.png and (g or c) and plot(g, c, a.png):
+        print("report: wrote %s (%d bytes)" % (a.png, os.path.getsize(a.png)))
+
+
+if __name__ == "__main__":
+    main()
