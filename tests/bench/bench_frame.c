@@ -60,13 +60,6 @@ to_rows (const cnms_det *d, int n, det_list *out)
   }
 }
 
-static int
-same_dets (const det_list *a, const det_list *b)
-{
-  return a->n == b->n && memcmp (a->rows, b->rows,
-      sizeof (float) * 7 * (size_t) a->n) == 0;
-}
-
 static void
 run_frame (cnms_ctx *ctx, const cnms_tensor *t, const char *layout,
     const char *input, const bench_opts *o, bench_json *j, double *wall,
@@ -137,13 +130,73 @@ host_tensor (const cnms_npy *a)
   return t;
 }
 
+static void
+save_dets (const bench_opts *o, const char *backend, const char *layout,
+    const det_list *d)
+{
+  char name[64];
+
+  if (o->save_dir == NULL)
+    return;
+  snprintf (name, sizeof (name), "dets_%s_%s.npy", backend, layout);
+  bench_save_npy (o->save_dir, name, CNMS_NPY_F4, d->rows, d->n, 7);
+}
+
+#if HAVE_CUDA
+/* Ends a CUDA record with its parity against the CPU backend's detections
+ * (when those exist); returns 1 on a mismatch. */
+static int
+end_cuda_record (bench_json *j, const det_list *got, const det_list *cpu)
+{
+  int same = 1;
+
+  if (cpu != NULL) {
+    same = got->n == cpu->n && memcmp (got->rows, cpu->rows,
+        sizeof (float) * 7 * (size_t) got->n) == 0;
+    bench_json_num (j, "same_as_cpu", same);
+  }
+  bench_json_end (j);
+  return !same;
+}
+
+/* The CUDA rows of one frame: the tensor in device memory, then in host
+ * memory. Returns the number of mismatches against cpu (may be NULL). */
+static int
+bench_cuda (cnms_ctx *ctx, const cnms_tensor *t, const char *layout,
+    const det_list *cpu, const bench_opts *o, bench_json *j, double *wall,
+    double *gpu)
+{
+  static det_list got;
+  cnms_tensor td = *t;
+  void *d_data = NULL;
+  int mismatches;
+
+  if (cudaMalloc (&d_data, t->size) != cudaSuccess
+      || cudaMemcpy (d_data, t->data, t->size, cudaMemcpyHostToDevice)
+      != cudaSuccess) {
+    fprintf (stderr, "bench-frame: cannot place the tensor on the device\n");
+    exit (1);
+  }
+  td.data = d_data;
+  td.on_device = 1;
+  run_frame (ctx, &td, layout, "device", o, j, wall, gpu, &got);
+  mismatches = end_cuda_record (j, &got, cpu);
+  cudaFree (d_data);
+
+  run_frame (ctx, t, layout, "host", o, j, wall, gpu, &got);
+  mismatches += end_cuda_record (j, &got, cpu);
+  save_dets (o, "cuda", layout, &got);
+  return mismatches;
+}
+#endif
+
 /* Benchmarks one layout on every wanted backend and input; returns the
  * number of detection lists that differ from the CPU backend's. */
 static int
 bench_layout (cnms_ctx *ctx[2], const char *dir, const char *layout,
     const bench_opts *o, bench_json *j, double *wall, double *gpu)
 {
-  static det_list cpu, cuda_host, cuda_dev;
+  static det_list cpu;
   char name[64];
   cnms_npy a;
   cnms_tensor t;
@@ -157,49 +210,12 @@ bench_layout (cnms_ctx *ctx[2], const char *dir, const char *layout,
     run_frame (ctx[CNMS_BACKEND_CPU], &t, layout, "host", o, j, wall, gpu,
         &cpu);
     bench_json_end (j);
-    if (o->save_dir != NULL) {
-      snprintf (name, sizeof (name), "dets_cpu_%s.npy", layout);
-      bench_save_npy (o->save_dir, name, CNMS_NPY_F4, cpu.rows, cpu.n, 7);
-    }
+    save_dets (o, "cpu", layout, &cpu);
   }
 #if HAVE_CUDA
-  if (ctx[CNMS_BACKEND_CUDA] != NULL) {
-    cnms_tensor td = t;
-    void *d_data = NULL;
-    int ok;
-
-    if (cudaMalloc (&d_data, a.size) != cudaSuccess
-        || cudaMemcpy (d_data, a.data, a.size, cudaMemcpyHostToDevice)
-        != cudaSuccess) {
-      fprintf (stderr, "bench-frame: cannot place the tensor on the device\n");
-      exit (1);
-    }
-    td.data = d_data;
-    td.on_device = 1;
-    run_frame (ctx[CNMS_BACKEND_CUDA], &td, layout, "device", o, j, wall,
-        gpu, &cuda_dev);
-    if (ctx[CNMS_BACKEND_CPU] != NULL) {
-      ok = same_dets (&cuda_dev, &cpu);
-      mismatches += !ok;
-      bench_json_num (j, "same_as_cpu", ok);
-    }
-    bench_json_end (j);
-    cudaFree (d_data);
-
-    run_frame (ctx[CNMS_BACKEND_CUDA], &t, layout, "host", o, j, wall, gpu,
-        &cuda_host);
-    if (ctx[CNMS_BACKEND_CPU] != NULL) {
-      ok = same_dets (&cuda_host, &cpu);
-      mismatches += !ok;
-      bench_json_num (j, "same_as_cpu", ok);
-    }
-    bench_json_end (j);
-    if (o->save_dir != NULL) {
-      snprintf (name, sizeof (name), "dets_cuda_%s.npy", layout);
-      bench_save_npy (o->save_dir, name, CNMS_NPY_F4, cuda_host.rows,
-          cuda_host.n, 7);
-    }
-  }
+  if (ctx[CNMS_BACKEND_CUDA] != NULL)
+    mismatches += bench_cuda (ctx[CNMS_BACKEND_CUDA], &t, layout,
+        ctx[CNMS_BACKEND_CPU] != NULL ? &cpu : NULL, o, j, wall, gpu);
 #endif
   cnms_npy_clear (&a);
   return mismatches;
