@@ -114,7 +114,7 @@ reserve_nms (cnms_ctx *ctx, cnms_cuda_priv *s, int cap, size_t *smem)
   CNMS_TRY (cnms_cuda_reserve_device (ctx, &s->d_mask,
           (size_t) cap * col_blocks * sizeof (uint64_t),
           "NMS suppression mask"));
-  *smem = cnms_cuda_resolve_smem_bytes (cap, s->smem_optin);
+  *smem = cnms_cuda_resolve_smem_bytes (cap);
   return cnms_cuda_resolve_smem (ctx, *smem);
 }
 

@@ -235,10 +235,8 @@ cudaError_t cnms_cuda_nms_mask (cnms_phase1 scheme, const float4 *d_boxes,
 cudaError_t cnms_cuda_nms_resolve (const uint64_t *d_mask,
     const int32_t *d_hdr, int cap, int max_keep, const uint32_t *d_order,
     const void *d_cand, void *d_out, size_t smem_bytes, cudaStream_t stream);
-/* Dynamic shared memory the resolve kernel is launched with for cap
- * boxes: the removed bitmap, and as much of the mask cache (the whole
- * upper triangle, for a device-side count that fits) as optin allows. */
-size_t cnms_cuda_resolve_smem_bytes (int cap, size_t optin);
+/* Dynamic shared memory the resolve kernel needs for cap boxes. */
+size_t cnms_cuda_resolve_smem_bytes (int cap);
 /* Raises the resolve kernel's dynamic shared memory limit to bytes. */
 cudaError_t cnms_cuda_resolve_allow_smem (size_t bytes);
 

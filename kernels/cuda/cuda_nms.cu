@@ -22,18 +22,11 @@
  * atomicOr per word, so one tile costs about one global round trip and
  * three barriers whatever it keeps. The sort values of the next tile are
  * loaded with its diagonal, and a kept record is loaded before the OR
- * and stored after it, off the per-tile chain. When the upper triangle
- * of the mask of the device-side count fits in the shared memory the
- * kernel was launched with (up to about 1850 boxes on an H200), the
- * block first copies it there with coalesced loads, and the OR reads
- * shared memory only. It stops at max_keep. */
+ * and stored after it, off the per-tile chain. It stops at max_keep. */
 #include "cnms_cuda_device.cuh"
 
 /* Dynamic shared memory a block may use without opting in. */
 #define CNMS_DEFAULT_SMEM (48 * 1024)
-/* Shared memory left to the resolve kernel's static arrays (768 bytes)
- * when it sizes its dynamic part from the opt-in limit. */
-#define CNMS_RESOLVE_STATIC_SMEM 1024
 
 /* After a CUB sort: keeps the first min(count, cap) sorted candidates
  * (boxes and classes for phase 1, see cnms_gather). */
@@ -278,73 +271,6 @@ mask_word (const uint64_t *__restrict__ mask, int row, int n, int col_blocks,
   return row < n ? mask[(size_t) row * col_blocks + w] : 0;
 }
 
-/* Where phase 2 reads the later words of kept rows: the global mask, or
- * (cached) a shared-memory copy of the upper triangle of its n_blocks
- * tiles, tile row b as 64 rows of the words b .. n_blocks - 1. */
-typedef struct {
-  const uint64_t *g;            /* global mask, col_blocks words a row */
-  const uint64_t *s;            /* shared copy, or NULL */
-  int col_blocks;
-  int n_blocks;
-} resolve_src;
-
-/* First word of tile row b in the shared copy of nb tile rows (and, for
- * b = nb, the words of all of it). */
-__device__ __forceinline__ long long
-slab_offset (int b, int nb)
-{
-  return 64LL * ((long long) b * nb - (long long) b * (b - 1) / 2);
-}
-
-/* Word w (w >= row / 64) of sorted box row (row < 64 n_blocks). */
-__device__ __forceinline__ uint64_t
-src_word (const resolve_src &m, int row, int w)
-{
-  if (m.s != NULL) {
-    const int b = row / CNMS_TILE;
-    return m.s[slab_offset (b, m.n_blocks) + (long long) (row - CNMS_TILE *
-            b) * (m.n_blocks - b) + (w - b)];
-  }
-  return m.g[(size_t) row * m.col_blocks + w];
-}
-
-/* Copies the upper triangle of the mask of n boxes (nb tiles) into s
- * (slab_offset layout; rows past n as 0), with the whole block: eight
- * independent loads in flight per thread and step. */
-__device__ __forceinline__ void
-cache_mask (const uint64_t *__restrict__ mask, int n, int nb, int col_blocks,
-    uint64_t *s)
-{
-  const long long total = slab_offset (nb, nb);
-  const int threads = blockDim.x;
-  int b = 0;                    /* tile row of this thread's element */
-
-  for (long long e0 = threadIdx.x; e0 < total; e0 += 8LL * threads) {
-    uint64_t v[8];
-#pragma unroll
-    for (int u = 0; u < 8; u++) {
-      const long long e = e0 + (long long) u * threads;
-      v[u] = 0;
-      if (e < total) {
-        while (e >= slab_offset (b + 1, nb))
-          b++;
-        const int width = nb - b;
-        const long long r = e - slab_offset (b, nb);
-        const int row = CNMS_TILE * b + (int) (r / width);
-        const int w = b + (int) (r % width);
-        if (row < n)
-          v[u] = mask[(size_t) row * col_blocks + w];
-      }
-    }
-#pragma unroll
-    for (int u = 0; u < 8; u++) {
-      const long long e = e0 + (long long) u * threads;
-      if (e < total)
-        s[e] = v[u];
-    }
-  }
-}
-
 /* Greedy resolve of one tile, every thread redundantly: avail holds the
  * boxes of the tile not yet removed, diag[b] the diagonal mask word of
  * tile box b (bits of later boxes of the tile only), kept the boxes kept
@@ -393,8 +319,9 @@ resolve_tile (const uint64_t *diag, uint64_t avail, int kept, int max_keep)
  * blockDim. A thread folds its rows into one register, then one shared
  * atomicOr per word: OR is order-free, so the bitmap is deterministic. */
 __device__ __forceinline__ void
-or_kept_rows (const resolve_src &m, int base, int blk, int n_blocks,
-    const int *s_kept, int n_kept, uint64_t *s_removed)
+or_kept_rows (const uint64_t *__restrict__ mask, int col_blocks, int base,
+    int blk, int n_blocks, const int *s_kept, int n_kept,
+    uint64_t *s_removed)
 {
   const int threads = blockDim.x;
   const int tid = threadIdx.x;
@@ -410,21 +337,22 @@ or_kept_rows (const resolve_src &m, int base, int blk, int n_blocks,
     return;
   for (int wo = wide ? tid : tid % later; wo < later; wo += threads) {
     const int w = blk + 1 + wo;
+    const uint64_t *col = mask + w;
     uint64_t acc = 0;
     int kb = g;
 
     /* eight independent loads in flight per step */
     for (; kb + 7 * groups < n_kept; kb += 8 * groups) {
-      uint64_t v[8];
+      uint64_t m[8];
 #pragma unroll
       for (int u = 0; u < 8; u++)
-        v[u] = src_word (m, base + s_kept[kb + u * groups], w);
+        m[u] = col[(size_t) (base + s_kept[kb + u * groups]) * col_blocks];
 #pragma unroll
       for (int u = 0; u < 8; u++)
-        acc |= v[u];
+        acc |= m[u];
     }
     for (; kb < n_kept; kb += groups)
-      acc |= src_word (m, base + s_kept[kb], w);
+      acc |= col[(size_t) (base + s_kept[kb]) * col_blocks];
     if (acc != 0)
       atomicOr ((unsigned long long *) &s_removed[w],
           (unsigned long long) acc);
@@ -437,10 +365,9 @@ __global__ void __launch_bounds__ (CNMS_RESOLVE_BLOCK)
 nms_resolve_kernel (const uint64_t *__restrict__ mask,
     const int32_t *__restrict__ hdr, int cap, int max_keep,
     const uint32_t *__restrict__ order, const cnms_det *__restrict__ recs,
-    char *__restrict__ out, long long smem_words)
+    char *__restrict__ out)
 {
-  extern __shared__ uint64_t s_dyn[];
-  uint64_t *const s_removed = s_dyn;
+  extern __shared__ uint64_t s_removed[];
   __shared__ uint64_t s_diag[CNMS_TILE];
   __shared__ int s_kept[CNMS_TILE];
   const int col_blocks = cnms_ceil_div (cap, CNMS_TILE);
@@ -455,18 +382,8 @@ nms_resolve_kernel (const uint64_t *__restrict__ mask,
   uint32_t src = tid < CNMS_TILE ? order_at (order, tid, n) : 0;
   int kept = 0;
 
-  /* uniform: the mask of the n boxes is cached when it fits behind the
-   * removed bitmap */
-  const bool cached = n_blocks + slab_offset (n_blocks, n_blocks)
-      <= smem_words;
-  const resolve_src src_m = { mask, cached ? s_dyn + n_blocks : NULL,
-    col_blocks, n_blocks
-  };
-
   for (int w = tid; w < n_blocks; w += blockDim.x)
     s_removed[w] = 0;
-  if (cached)
-    cache_mask (mask, n, n_blocks, col_blocks, s_dyn + n_blocks);
 
   for (int blk = 0; blk < n_blocks && kept < max_keep; blk++) {
     const int base = blk * CNMS_TILE;
@@ -506,7 +423,8 @@ nms_resolve_kernel (const uint64_t *__restrict__ mask,
        * that its load overlaps the mask loads of or_kept_rows */
       if (mine && recs != NULL)
         rec = recs[src];
-      or_kept_rows (src_m, base, blk, n_blocks, s_kept, n_kept, s_removed);
+      or_kept_rows (mask, col_blocks, base, blk, n_blocks, s_kept, n_kept,
+          s_removed);
       if (mine) {
         if (recs != NULL)
           ((cnms_det *) body)[rank] = rec;
@@ -524,17 +442,9 @@ nms_resolve_kernel (const uint64_t *__restrict__ mask,
 }
 
 size_t
-cnms_cuda_resolve_smem_bytes (int cap, size_t optin)
+cnms_cuda_resolve_smem_bytes (int cap)
 {
-  const long long nb = cnms_ceil_div (cap, CNMS_TILE);
-  const size_t removed = (size_t) nb * sizeof (uint64_t);
-  const size_t full = (size_t) (nb + 64 * (nb * (nb + 1) / 2))
-      * sizeof (uint64_t);
-  const size_t budget = optin > CNMS_RESOLVE_STATIC_SMEM ?
-      optin - CNMS_RESOLVE_STATIC_SMEM : 0;
-  const size_t want = full < budget ? full : budget;
-
-  return want > removed ? want : removed;
+  return (size_t) cnms_ceil_div (cap, CNMS_TILE) * sizeof (uint64_t);
 }
 
 cudaError_t
@@ -555,7 +465,6 @@ cnms_cuda_nms_resolve (const uint64_t *d_mask, const int32_t *d_hdr, int cap,
       (const cnms_det *) ((const char *) d_cand + CNMS_HEADER_BYTES) : NULL;
 
   nms_resolve_kernel <<<1, CNMS_RESOLVE_BLOCK, smem_bytes, stream>>> (d_mask,
-      d_hdr, cap, max_keep, d_order, recs, (char *) d_out,
-      (long long) (smem_bytes / sizeof (uint64_t)));
+      d_hdr, cap, max_keep, d_order, recs, (char *) d_out);
   return cudaGetLastError ();
 }
