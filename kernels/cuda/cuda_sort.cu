@@ -9,8 +9,7 @@
  *
  * - Single-block sort (N up to block_sort_max): reads the device-side
  *   count and bitonic-sorts only that many slots, rounded up to a power
- *   of two, in shared memory (a block barrier only between steps that
- *   cross warps), then gathers in the same kernel. The value
+ *   of two, in shared memory, then gathers in the same kernel. The value
  *   (a slot < N, abits bits) rides under the key in one 64-bit word.
  * - CUB: the count lives on the device, so all N slots are sorted; the
  *   slots past the count hold the all-ones key, which no finite score
@@ -87,13 +86,7 @@ block_sort_kernel (const uint64_t *__restrict__ keys,
           s_word[hi] = a;
         }
       }
-      /* a step with j <= 32 keeps every pair of thread t inside the 64
-       * words 64 (t / 32) .., so the warp of t owns them; between two
-       * such steps the warp's own barrier is enough */
-      if (j <= 32 && (j > 1 || (k < p && k <= 32)))
-        __syncwarp ();
-      else
-        __syncthreads ();
+      __syncthreads ();
     }
   }
 
