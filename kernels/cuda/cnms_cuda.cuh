@@ -14,11 +14,8 @@
 #define CNMS_BLOCK 256
 /* Boxes per NMS tile: one bit per box in a 64-bit mask word. */
 #define CNMS_TILE 64
-/* Phase 1 tile kernel: threads per row box (a power of two up to 32),
- * threads per block (one tile), and resident blocks per SM aimed at. */
-#define CNMS_MASK_SPLIT 4
-#define CNMS_MASK_THREADS (CNMS_TILE * CNMS_MASK_SPLIT)
-#define CNMS_MASK_BLOCKS_PER_SM 8
+/* Resident phase 1 blocks per SM aimed at (64-thread tile blocks). */
+#define CNMS_MASK_BLOCKS_PER_SM 16
 /* Warp-ballot phase 1: threads per block (one warp per row box) and
  * resident blocks per SM aimed at. */
 #define CNMS_BALLOT_BLOCK 256

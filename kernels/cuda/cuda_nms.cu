@@ -2,27 +2,23 @@
  * asc) order.
  *
  * Phase 1 (nms_mask_kernel) follows torchvision's nms_kernel.cu: 64x64
- * tiles, the 64 column boxes staged in shared memory, CNMS_MASK_SPLIT
- * threads per row box, one 64-bit word per (row box, column tile);
- * blocks loop over the tiles of the upper triangle that the device-side
- * count needs. Bit j of row i is set when j > i, the classes match (or
- * class-agnostic) and cnms_iou(i, j) > iou -- the CPU backend's exact
- * test.
+ * tiles, the 64 column boxes staged in shared memory, one thread per row
+ * box, one 64-bit word per (row box, column tile); blocks loop over the
+ * tiles of the upper triangle that the device-side count needs. Bit j of row i
+ * is set when j > i, the classes match (or class-agnostic) and
+ * cnms_iou(i, j) > iou -- the CPU backend's exact test.
  *
  * The warp-ballot alternative (nms_mask_ballot_kernel, CNMS_PHASE1=ballot)
  * writes the same words from two 32-lane ballots each.
  *
  * Phase 2 (nms_resolve_kernel) walks the greedy order in one block with
  * the "removed" bitmap in shared memory. Per 64-box tile it takes the 64
- * diagonal words (loaded one tile ahead), resolves the tile by an
- * in-order scan of register copies of them (resolve_tile), writes the
- * kept records, then ORs the kept rows into the later words
- * (or_kept_rows): groups of threads own consecutive words and fold a
- * share of the kept rows each with independent loads, one shared
- * atomicOr per word, so one tile costs about one global round trip and
- * three barriers whatever it keeps. The sort values of the next tile are
- * loaded with its diagonal, and a kept record is loaded before the OR
- * and stored after it, off the per-tile chain. It stops at max_keep. */
+ * diagonal words (loaded one tile ahead), resolves the tile serially in a
+ * register (only kept boxes cost an iteration), writes the kept records,
+ * then ORs the kept rows into the later words with one (kept row, word)
+ * pair per thread and shared-memory atomicOr, so the loads of a tile are
+ * all in flight together; a tile costs three barriers whatever it keeps.
+ * It stops at max_keep. */
 #include "cnms_cuda_device.cuh"
 
 /* Dynamic shared memory a block may use without opting in. */
@@ -105,13 +101,8 @@ triangle_tile (long long t, int *row, int *col)
 /* Phase 1: a grid-stride loop over the tiles of the upper triangle that
  * the device-side count n needs (the grid is sized for the host-side
  * cap, so a small n costs a small grid's worth of work). Each tile
- * writes mask[i * col_blocks + col] for its row boxes i. Each row box
- * has CNMS_MASK_SPLIT consecutive lanes of one warp, lane part q testing
- * the columns q, q + SPLIT, ...; their partial words are ORed together
- * by shuffles (every lane takes part), and part 0 stores the word. The
- * same test sets the same bits as one thread per row would, in a
- * quarter of the serial chain. */
-__global__ void __launch_bounds__ (CNMS_MASK_THREADS)
+ * writes mask[i * col_blocks + col] for its row boxes i. */
+__global__ void __launch_bounds__ (CNMS_TILE)
 nms_mask_kernel (const float4 *__restrict__ boxes,
     const int32_t *__restrict__ cls, const int32_t *__restrict__ hdr,
     int cap, float iou, int class_agnostic, uint64_t *__restrict__ mask)
@@ -124,8 +115,6 @@ nms_mask_kernel (const float4 *__restrict__ boxes,
   const long long nb = cnms_ceil_div (n, CNMS_TILE);
   const long long tiles = nb * (nb + 1) / 2;
   const int tid = threadIdx.x;
-  const int r = tid / CNMS_MASK_SPLIT;  /* row box of the tile */
-  const int q = tid % CNMS_MASK_SPLIT;  /* part of its columns */
 
   for (long long t = blockIdx.x; t < tiles; t += gridDim.x) {
     int row_blk, col_blk;
@@ -134,7 +123,6 @@ nms_mask_kernel (const float4 *__restrict__ boxes,
     const int col_start = col_blk * CNMS_TILE;
     const int row_size = min (n - row_start, CNMS_TILE);
     const int col_size = min (n - col_start, CNMS_TILE);
-    uint64_t bits = 0;
 
     if (tid < col_size) {
       const float4 b = boxes[col_start + tid];
@@ -147,26 +135,22 @@ nms_mask_kernel (const float4 *__restrict__ boxes,
     }
     __syncthreads ();
 
-    if (r < row_size) {
-      const int i = row_start + r;
+    if (tid < row_size) {
+      const int i = row_start + tid;
       const float4 b = boxes[i];
       const float a[4] = { b.x, b.y, b.z, b.w };
       const float area = cnms_box_area (b.x, b.y, b.z, b.w);
       const int32_t c = cls[i];
-      const int start = (row_blk == col_blk) ? r + 1 : 0;
+      const int start = (row_blk == col_blk) ? tid + 1 : 0;
+      uint64_t bits = 0;
 
-      for (int k = q; k < col_size; k += CNMS_MASK_SPLIT) {
-        if (k >= start && (class_agnostic || s_cls[k] == c)
+      for (int k = start; k < col_size; k++) {
+        if ((class_agnostic || s_cls[k] == c)
             && cnms_iou (a, area, s_box[k], s_area[k]) > iou)
           bits |= 1ull << k;
       }
+      mask[(size_t) i * col_blocks + col_blk] = bits;
     }
-    /* the lanes of one row are consecutive lanes of one warp */
-#pragma unroll
-    for (int o = 1; o < CNMS_MASK_SPLIT; o <<= 1)
-      bits |= __shfl_xor_sync (CNMS_FULL_WARP, bits, o);
-    if (r < row_size && q == 0)
-      mask[(size_t) (row_start + r) * col_blocks + col_blk] = bits;
     /* the next tile overwrites the staged boxes */
     __syncthreads ();
   }
@@ -248,19 +232,24 @@ cnms_cuda_nms_mask (cnms_phase1 scheme, const float4 *d_boxes,
     const long long tiles = col_blocks * (col_blocks + 1) / 2;
     const long long most = (long long) sms * CNMS_MASK_BLOCKS_PER_SM;
 
-    nms_mask_kernel <<<(int) (tiles < most ? tiles : most),
-        CNMS_MASK_THREADS, 0,
+    nms_mask_kernel <<<(int) (tiles < most ? tiles : most), CNMS_TILE, 0,
         stream>>> (d_boxes, d_cls, d_hdr, cap, iou, class_agnostic, d_mask);
   }
   return cudaGetLastError ();
 }
 
-/* Sort value (record position or input index) of sorted box pos, or 0
- * past the n boxes. */
-__device__ __forceinline__ uint32_t
-order_at (const uint32_t *__restrict__ order, int pos, int n)
+/* Writes kept box pos (sorted position) as output number rank: its
+ * record when recs is given, else its input index as int64. */
+__device__ __forceinline__ void
+write_kept (int rank, int pos, const uint32_t *order, const cnms_det *recs,
+    char *out_body)
 {
-  return pos < n ? order[pos] : 0;
+  const uint32_t src = order[pos];
+
+  if (recs != NULL)
+    ((cnms_det *) out_body)[rank] = recs[src];
+  else
+    ((int64_t *) out_body)[rank] = (int64_t) src;
 }
 
 /* Mask word w of sorted box row, or 0 past the n boxes. */
@@ -269,94 +258,6 @@ mask_word (const uint64_t *__restrict__ mask, int row, int n, int col_blocks,
     int w)
 {
   return row < n ? mask[(size_t) row * col_blocks + w] : 0;
-}
-
-/* Greedy resolve of one tile, every thread redundantly: avail holds the
- * boxes of the tile not yet removed, diag[b] the diagonal mask word of
- * tile box b (bits of later boxes of the tile only), kept the boxes kept
- * so far. Scans the boxes in order and keeps each one still available
- * while fewer than max_keep are kept, removing what it suppresses: the
- * same boxes, in the same order, as taking the lowest available bit
- * again and again. The words are read CNMS_RESOLVE_CHUNK at a time into
- * registers, so that the dependent chain is register arithmetic only.
- * Returns the kept boxes of the tile as bits. */
-#define CNMS_RESOLVE_CHUNK 16
-__device__ __forceinline__ uint64_t
-resolve_tile (const uint64_t *diag, uint64_t avail, int kept, int max_keep)
-{
-  uint64_t kept_bits = 0;
-  int k = kept;
-
-#pragma unroll
-  for (int c = 0; c < CNMS_TILE; c += CNMS_RESOLVE_CHUNK) {
-    uint64_t d[CNMS_RESOLVE_CHUNK];
-
-    /* uniform: nothing left to keep in this tile */
-    if ((avail >> c) == 0 || k >= max_keep)
-      break;
-#pragma unroll
-    for (int b = 0; b < CNMS_RESOLVE_CHUNK; b++)
-      d[b] = diag[c + b];
-#pragma unroll
-    for (int b = 0; b < CNMS_RESOLVE_CHUNK; b++) {
-      const uint64_t bit = 1ull << (c + b);
-      if ((avail & bit) != 0 && k < max_keep) {
-        kept_bits |= bit;
-        k++;
-        avail &= ~d[b];
-      }
-    }
-  }
-  return kept_bits;
-}
-
-/* ORs the mask rows of the n_kept boxes kept in tile blk (tile positions
- * in s_kept) into the later words blk + 1 .. n_blocks - 1 of s_removed.
- * Threads are split into groups of consecutive words (coalesced loads):
- * with L later words, each word gets blockDim / L groups that take every
- * groups-th kept row, so the loads of a thread are few and independent;
- * with L >= blockDim, one group and each thread owns words tid + k
- * blockDim. A thread folds its rows into one register, then one shared
- * atomicOr per word: OR is order-free, so the bitmap is deterministic. */
-__device__ __forceinline__ void
-or_kept_rows (const uint64_t *__restrict__ mask, int col_blocks, int base,
-    int blk, int n_blocks, const int *s_kept, int n_kept,
-    uint64_t *s_removed)
-{
-  const int threads = blockDim.x;
-  const int tid = threadIdx.x;
-  const int later = n_blocks - blk - 1;
-
-  if (later <= 0 || n_kept == 0)
-    return;
-  const bool wide = later >= threads;
-  const int groups = wide ? 1 : threads / later;
-  const int g = wide ? 0 : tid / later;
-
-  if (g >= groups)
-    return;
-  for (int wo = wide ? tid : tid % later; wo < later; wo += threads) {
-    const int w = blk + 1 + wo;
-    const uint64_t *col = mask + w;
-    uint64_t acc = 0;
-    int kb = g;
-
-    /* eight independent loads in flight per step */
-    for (; kb + 7 * groups < n_kept; kb += 8 * groups) {
-      uint64_t m[8];
-#pragma unroll
-      for (int u = 0; u < 8; u++)
-        m[u] = col[(size_t) (base + s_kept[kb + u * groups]) * col_blocks];
-#pragma unroll
-      for (int u = 0; u < 8; u++)
-        acc |= m[u];
-    }
-    for (; kb < n_kept; kb += groups)
-      acc |= col[(size_t) (base + s_kept[kb]) * col_blocks];
-    if (acc != 0)
-      atomicOr ((unsigned long long *) &s_removed[w],
-          (unsigned long long) acc);
-  }
 }
 
 /* Phase 2: greedy resolve in a single block (see the file comment).
@@ -375,11 +276,9 @@ nms_resolve_kernel (const uint64_t *__restrict__ mask,
   const int n_blocks = cnms_ceil_div (n, CNMS_TILE);
   const int tid = threadIdx.x;
   char *body = out + CNMS_HEADER_BYTES;
-  /* diagonal word and sort value of box (tile base + tid), one tile
-   * ahead */
+  /* diagonal word of row (tile base + tid), one tile ahead */
   uint64_t diag = tid < CNMS_TILE ? mask_word (mask, tid, n, col_blocks, 0)
       : 0;
-  uint32_t src = tid < CNMS_TILE ? order_at (order, tid, n) : 0;
   int kept = 0;
 
   for (int w = tid; w < n_blocks; w += blockDim.x)
@@ -390,52 +289,53 @@ nms_resolve_kernel (const uint64_t *__restrict__ mask,
     const int size = min (CNMS_TILE, n - base);
     const uint64_t valid = size == CNMS_TILE ? ~0ull : (1ull << size) - 1;
     uint64_t next = 0;
-    uint32_t next_src = 0;
 
     if (tid < CNMS_TILE) {
       s_diag[tid] = diag;
-      /* the next tile's diagonal and sort values do not depend on this
-       * tile: load them now */
-      if (blk + 1 < n_blocks) {
+      /* the next tile's diagonal does not depend on this one: load it now */
+      if (blk + 1 < n_blocks)
         next = mask_word (mask, base + CNMS_TILE + tid, n, col_blocks,
             blk + 1);
-        next_src = order_at (order, base + CNMS_TILE + tid, n);
-      }
     }
     __syncthreads ();
 
     /* uniform: s_removed[blk] is final since the last barrier */
     uint64_t avail = ~s_removed[blk] & valid;
     if (avail != 0) {
-      const uint64_t kept_bits = resolve_tile (s_diag, avail, kept, max_keep);
-      const int n_kept = __popcll (kept_bits);
-      const bool mine = tid < CNMS_TILE && ((kept_bits >> tid) & 1);
-      const int rank = mine ? kept + __popcll (kept_bits
-          & ((1ull << (tid & (CNMS_TILE - 1))) - 1)) : 0;
-      cnms_det rec;
+      uint64_t kept_bits = 0;
+      int k = kept;
 
-      if (mine)
-        s_kept[rank - kept] = tid;
-      kept += n_kept;
+      /* every thread resolves the tile redundantly: no broadcast needed */
+      while (avail != 0 && k < max_keep) {
+        const int b = __ffsll ((long long) avail) - 1;
+        kept_bits |= 1ull << b;
+        k++;
+        avail &= ~(s_diag[b] | (1ull << b));
+      }
+      if (tid < CNMS_TILE && ((kept_bits >> tid) & 1)) {
+        const int rank = __popcll (kept_bits & ((1ull << tid) - 1));
+        write_kept (kept + rank, base + tid, order, recs, body);
+        s_kept[rank] = tid;
+      }
+      kept = k;
       __syncthreads ();
 
-      /* the kept record is loaded before and stored after the OR, so
-       * that its load overlaps the mask loads of or_kept_rows */
-      if (mine && recs != NULL)
-        rec = recs[src];
-      or_kept_rows (mask, col_blocks, base, blk, n_blocks, s_kept, n_kept,
-          s_removed);
-      if (mine) {
-        if (recs != NULL)
-          ((cnms_det *) body)[rank] = rec;
-        else
-          ((int64_t *) body)[rank] = (int64_t) src;
+      /* OR the kept rows into the later words: one (kept row, word) pair
+       * per thread, so that all the loads are in flight at once */
+      const int later = n_blocks - blk - 1;
+      const int pairs = __popcll (kept_bits) * later;
+      for (int q = tid; q < pairs; q += blockDim.x) {
+        const int kb = q / later;
+        const int w = blk + 1 + (q - kb * later);
+        const uint64_t m = mask[(size_t) (base + s_kept[kb]) * col_blocks + w];
+        if (m != 0)
+          atomicOr ((unsigned long long *) &s_removed[w],
+              (unsigned long long) m);
       }
     }
     /* s_removed, s_diag and s_kept are reused by the next tile */
     __syncthreads ();
     diag = next;
-    src = next_src;
   }
   if (tid == 0)
     ((int32_t *) out)[CNMS_OUT_KEPT] = kept;
