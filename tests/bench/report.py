@@ -67,6 +67,14 @@ def us(v):
     return "%.1f us" % v
 
 
+def mm(r, kind):
+    """Median with the minimum beside it: "71.9 us (67.5)"."""
+    med, low = get(r, kind + "_med_us"), get(r, kind + "_min_us")
+    if med is None or low is None:
+        return us(med)
+    return "%s (%s)" % (us(med), us(low).replace(" us", "").replace(" ms", " ms"))
+
+
 def ratio(a, b):
     """a / b as 'x.x x', or n/a."""
     if a is None or b is None or b <= 0:
@@ -123,11 +131,11 @@ def nms_table(recs, dev):
                 continue
             row = [n, mode, get(cu or cp or t, "kept")]
             if dev == "cuda":
-                row += [us(get(cu, "gpu_med_us")), us(get(cu, "wall_med_us")),
-                        us(get(t, "gpu_med_us")), us(get(t, "wall_med_us")),
+                row += [mm(cu, "gpu"), mm(cu, "wall"),
+                        mm(t, "gpu"), mm(t, "wall"),
                         ratio(get(t, "gpu_med_us"), get(cu, "gpu_med_us")),
                         ratio(get(t, "wall_med_us"), get(cu, "wall_med_us"))]
-            row += [us(get(cp, "wall_med_us")), us(get(t, "wall_med_us"))
+            row += [mm(cp, "wall"), mm(t, "wall")
                     if dev == "cpu" else None,
                     ratio(get(t, "wall_med_us"), get(cp, "wall_med_us")),
                     mism(t)]
@@ -156,12 +164,12 @@ def frame_table_gpu(recs):
             continue
         rows.append([layout, get(dv or cp, "candidates"),
                      get(dv or cp, "dets"),
-                     us(get(dv, "gpu_med_us")), us(get(dv, "wall_med_us")),
-                     us(get(hs, "gpu_med_us")), us(get(hs, "wall_med_us")),
-                     us(get(t, "gpu_med_us")), us(get(t, "wall_med_us")),
+                     mm(dv, "gpu"), mm(dv, "wall"),
+                     mm(hs, "gpu"), mm(hs, "wall"),
+                     mm(t, "gpu"), mm(t, "wall"),
                      ratio(get(t, "gpu_med_us"), get(dv, "gpu_med_us")),
                      ratio(get(t, "wall_med_us"), get(dv, "wall_med_us")),
-                     us(get(cp, "wall_med_us")), mism(t)])
+                     mm(cp, "wall"), mism(t)])
     head = ["frame", "candidates", "detections",
             "cudanms device GPU", "cudanms device wall",
             "cudanms host GPU", "cudanms host wall",
@@ -180,9 +188,9 @@ def frame_table_cpu(recs):
         if not (cp or t or cv):
             continue
         rows.append([layout, get(cp, "dets"),
-                     "%s (min %s)" % (us(get(cp, "wall_med_us")),
+                     "%s (min %s)" % (mm(cp, "wall"),
                                       us(get(cp, "wall_min_us"))),
-                     us(get(t, "wall_med_us")), us(get(cv, "wall_med_us")),
+                     mm(t, "wall"), mm(cv, "wall"),
                      ratio(get(t, "wall_med_us"), get(cp, "wall_med_us")),
                      ratio(get(cv, "wall_med_us"), get(cp, "wall_med_us")),
                      mism(t), mism(cv)])
@@ -278,7 +286,7 @@ def targets(g, c):
                    "(DESIGN.md anchor 1.13 ms)" % (
                        verdict(dv["gpu_med_us"] <= 25), us(dv["gpu_med_us"]),
                        us(dv["gpu_min_us"]), us(dv["wall_med_us"]),
-                       us(get(t, "gpu_med_us")), us(get(t, "wall_med_us"))))
+                       mm(t, "gpu"), mm(t, "wall")))
 
     # 3. element throughput, host tensors
     one = find(g, bench="element", device="cuda", instances=1)
@@ -309,7 +317,7 @@ def targets(g, c):
                    "torchvision CPU: %s median (min %s) vs torchvision %s, "
                    "on %s" % (verdict(ok), us(cp["wall_med_us"]),
                               us(cp["wall_min_us"]),
-                              us(get(tc, "wall_med_us")),
+                              mm(tc, "wall"),
                               (find(c, bench="env") or {}).get("cpu", "?")))
     return out
 
@@ -371,7 +379,7 @@ def main():
     gm, g = load(a.gpu)
     cm, c = load(a.cpu)
     md = ["## Benchmark results\n\n",
-          "Medians (min in the JSON) over >= 100 timed iterations after a "
+          "Medians, with the minimum in parentheses, over >= 100 timed iterations after a "
           "warm-up unless the JSON says fewer (CPU cases are time-bounded). "
           "Ratios are the other implementation's time over cudanms's, or "
           "frames/s over one instance's. GPU time: CUDA events around the "
