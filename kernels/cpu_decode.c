@@ -3,6 +3,10 @@
 #ifdef __SSE2__
 #include <emmintrin.h>
 #endif
+#if defined(__GNUC__) && defined(__x86_64__)
+#include <immintrin.h>
+#define CNMS_HAVE_F16C_PATH 1
+#endif
 
 #include "cpu_priv.h"
 
@@ -18,20 +22,48 @@ load (const void *data, cnms_dtype dtype, size_t i)
   return ((const float *) data)[i];
 }
 
+#ifdef CNMS_HAVE_F16C_PATH
+/* The hardware conversion, 8 at a time. Every half is exactly a float, so
+ * the values equal cnms_half_to_float's; only a signalling NaN comes out
+ * quieted, and NaN never becomes a candidate nor wins a class maximum. */
+__attribute__ ((target ("f16c")))
+static void
+halfs_to_floats_f16c (const uint16_t *h, int n, float *out)
+{
+  int i = 0;
+
+  for (; i + 8 <= n; i += 8)
+    _mm256_storeu_ps (out + i,
+        _mm256_cvtph_ps (_mm_loadu_si128 ((const __m128i *) (h + i))));
+  for (; i < n; i++)
+    out[i] = cnms_half_to_float (h[i]);
+}
+#endif
+
+void
+cnms_cpu_halfs_to_floats (const uint16_t *h, int n, float *out)
+{
+  int i;
+
+#ifdef CNMS_HAVE_F16C_PATH
+  if (__builtin_cpu_supports ("f16c")) {
+    halfs_to_floats_f16c (h, n, out);
+    return;
+  }
+#endif
+  for (i = 0; i < n; i++)
+    out[i] = cnms_half_to_float (h[i]);
+}
+
 /* Elements [start, start + n) as floats: in place for float32, converted
  * into scratch for float16. */
 static const float *
 load_span (const void *data, cnms_dtype dtype, size_t start, int n,
     float *scratch)
 {
-  const uint16_t *h;
-  int i;
-
   if (dtype == CNMS_DTYPE_FLOAT32)
     return (const float *) data + start;
-  h = (const uint16_t *) data + start;
-  for (i = 0; i < n; i++)
-    scratch[i] = cnms_half_to_float (h[i]);
+  cnms_cpu_halfs_to_floats ((const uint16_t *) data + start, n, scratch);
   return scratch;
 }
 

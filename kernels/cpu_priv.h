@@ -38,6 +38,10 @@ int cnms_cpu_decode (const cnms_tensor *t, const cnms_shape *shape,
     const cnms_map *map, float score_threshold, float *scratch, float *best,
     int32_t *best_cls, cnms_det *recs);
 
+/* n float16 values to float, exactly (cnms_half_to_float's values; the
+ * F16C instructions where the CPU has them). */
+void cnms_cpu_halfs_to_floats (const uint16_t *h, int n, float *out);
+
 /* Stable sort of keys[0..n) ascending, permuting perm along. Requires
  * the low 32 bits of the keys (the index) to ascend already in array
  * order, which holds for keys made from cnms_sort_key in index order:
