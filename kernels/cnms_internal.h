@@ -1,8 +1,14 @@
-/* Internal: the context object and the backend interface. Not installed,
- * never included by gst/. */
+/* Internal: the interface between the front end (ctx.c) and the backends.
+ * Not installed, never included by gst/. The arrows run one way: ctx.c
+ * calls a backend through cnms_backend_ops; a backend sees only this
+ * header (and cnms_math.h), never the front end. */
 #ifndef CNMS_INTERNAL_H
 #define CNMS_INTERNAL_H
 
+#include <stdarg.h>
+#include <stdio.h>
+
+#include "config.h"
 #include "cudanms.h"
 #include "cnms_math.h"
 
@@ -10,48 +16,78 @@
 extern "C" {
 #endif
 
-/* A backend implements these. ctx.c validates every argument first, so a
- * backend sees only well-formed input: shape already resolved, params in
- * range, n >= 0. Errors are reported with cnms_ctx_fail(). */
-typedef struct cnms_backend_ops {
-  const char *name;
-  cnms_status (*create) (cnms_ctx *ctx, int device_id);
-  void (*destroy) (cnms_ctx *ctx);
-  cnms_status (*detect) (cnms_ctx *ctx, const cnms_tensor *t,
-      const cnms_shape *shape, const cnms_params *p, const cnms_map *map,
-      const cnms_det **dets, int *n_dets);
-  cnms_status (*nms) (cnms_ctx *ctx, const float *boxes, const float *scores,
-      const int32_t *classes, int n, float iou, int class_agnostic,
-      int max_detections, int64_t *keep, int *n_keep);
-} cnms_backend_ops;
-
-struct cnms_ctx {
-  const cnms_backend_ops *ops;
-  cnms_backend backend;
+/* The part of a context that a backend owns and fills: its state, the
+ * message of the last failure, and what it holds and did. The front end
+ * embeds one in each cnms_ctx and reads it back through the public
+ * accessors (cnms_ctx_error, cnms_ctx_memory, ...). */
+typedef struct cnms_backend_ctx {
   void *priv;                   /* backend state */
   char error[256];
   uint64_t alloc_count;
   size_t host_bytes, pinned_bytes, device_bytes;
-  int last_candidates;
+  int last_candidates;          /* candidates of the last detect, before the cap */
   int timing;                   /* cnms_ctx_set_timing() */
   double last_gpu_us;           /* set by a backend that times; else -1 */
-};
+} cnms_backend_ctx;
 
 /* Records a formatted message on ctx and returns status. */
-cnms_status cnms_ctx_fail (cnms_ctx *ctx, cnms_status status,
-    const char *fmt, ...)
+static inline cnms_status cnms_fail (cnms_backend_ctx *ctx,
+    cnms_status status, const char *fmt, ...)
 #ifdef __GNUC__
     __attribute__ ((format (printf, 3, 4)))
 #endif
     ;
 
-/* Computes the model->frame mapping of p (letterbox or stretch). */
-void cnms_map_init (cnms_map *m, const cnms_params *p);
+static inline cnms_status
+cnms_fail (cnms_backend_ctx *ctx, cnms_status status, const char *fmt, ...)
+{
+  va_list ap;
+
+  va_start (ap, fmt);
+  vsnprintf (ctx->error, sizeof ctx->error, fmt, ap);
+  va_end (ap);
+  return status;
+}
+
+/* Bytes of a dtype element; 0 for an unknown dtype. */
+static inline size_t
+cnms_dtype_size (cnms_dtype d)
+{
+  return d == CNMS_DTYPE_FLOAT32 ? 4 : d == CNMS_DTYPE_FLOAT16 ? 2 : 0;
+}
+
+/* Bytes of a tensor of a resolved shape: the only size a backend reads. */
+static inline size_t
+cnms_shape_bytes (const cnms_shape *s, cnms_dtype dtype)
+{
+  size_t row = s->layout == CNMS_LAYOUT_YOLOV5 ? 5 + (size_t) s->n_classes
+      : s->layout == CNMS_LAYOUT_YOLOV8 ? 4 + (size_t) s->n_classes : 6;
+
+  return (size_t) s->n_anchors * row * cnms_dtype_size (dtype);
+}
+
+/* A backend implements these. ctx.c validates every argument first, so a
+ * backend sees only well-formed input: shape already resolved, params in
+ * range, n > 0. A failing create releases what it made itself; destroy is
+ * only called on a context that was fully created. */
+typedef struct cnms_backend_ops {
+  const char *name;
+  cnms_status (*create) (cnms_backend_ctx *ctx, int device_id);
+  void (*destroy) (cnms_backend_ctx *ctx);
+  cnms_status (*detect) (cnms_backend_ctx *ctx, const cnms_tensor *t,
+      const cnms_shape *shape, const cnms_params *p, const cnms_map *map,
+      const cnms_det **dets, int *n_dets);
+  cnms_status (*nms) (cnms_backend_ctx *ctx, const float *boxes,
+      const float *scores, const int32_t *classes, int n, float iou,
+      int class_agnostic, int max_detections, int64_t *keep, int *n_keep);
+} cnms_backend_ops;
 
 extern const cnms_backend_ops cnms_cpu_ops;
-/* Defined by kernels/cuda/ in a CUDA build, by cuda_stub.c otherwise. */
+#if HAVE_CUDA
+/* kernels/cuda/, in a CUDA build only. */
 extern const cnms_backend_ops cnms_cuda_ops;
 int cnms_cuda_backend_device_count (void);
+#endif
 
 #ifdef __cplusplus
 }

@@ -6,6 +6,7 @@
 #ifndef CNMS_MATH_H
 #define CNMS_MATH_H
 
+#include <math.h>
 #include <stdint.h>
 #include <string.h>
 
@@ -109,6 +110,42 @@ CNMS_HD float cnms_half_to_float (uint16_t h)
   return cnms_bits_float (bits);
 }
 
+/* Float to IEEE half, rounded to nearest even (what numpy's astype does):
+ * subnormals, infinities and NaN (payload kept, made quiet) included. */
+CNMS_HD uint16_t cnms_float_to_half (float f)
+{
+  uint32_t x = cnms_float_bits (f);
+  uint32_t sign = (x >> 16) & 0x8000u;
+  uint32_t exp = (x >> 23) & 0xffu;
+  uint32_t man = x & 0x7fffffu;
+  uint32_t m, rem, halfway;
+  int e, shift;
+
+  if (exp == 0xffu)
+    return (uint16_t) (sign | 0x7c00u | (man ? 0x200u | (man >> 13) : 0));
+  e = (int) exp - 112;
+  if (e >= 31)
+    return (uint16_t) (sign | 0x7c00u);
+  if (e <= 0) {
+    if (e < -10)
+      return (uint16_t) sign;
+    man |= 0x800000u;
+    shift = 14 - e;
+    m = man >> shift;
+    rem = man & ((1u << shift) - 1);
+    halfway = 1u << (shift - 1);
+    if (rem > halfway || (rem == halfway && (m & 1)))
+      m++;
+    return (uint16_t) (sign | m);
+  }
+  m = man >> 13;
+  rem = man & 0x1fffu;
+  if (rem > 0x1000u || (rem == 0x1000u && (m & 1)))
+    m++;
+  /* a carry out of the mantissa rounds up into the exponent, or to inf */
+  return (uint16_t) (sign | (((uint32_t) e << 10) + m));
+}
+
 /* Sort key: ascending key order == (score descending, index ascending).
  * -0.0 is folded into +0.0 so that equal scores tie on the index. */
 CNMS_HD uint64_t cnms_sort_key (float score, uint32_t index)
@@ -149,6 +186,33 @@ typedef struct {
   float pad_x, pad_y;
   float frame_w, frame_h;
 } cnms_map;
+
+/* The model->frame mapping of a model_w x model_h input for a frame_w x
+ * frame_h frame: ultralytics' scale_boxes letterbox (one gain, symmetric
+ * padding rounded with the same -0.1 bias), or a plain stretch. */
+CNMS_HD void cnms_map_init (cnms_map *m, int model_w, int model_h,
+    int frame_w, int frame_h, int letterbox)
+{
+  float fw = (float) frame_w, fh = (float) frame_h;
+  float mw = (float) model_w, mh = (float) model_h;
+
+  m->frame_w = fw;
+  m->frame_h = fh;
+  if (letterbox) {
+    float gain = cnms_fmin (cnms_fdiv (mw, fw), cnms_fdiv (mh, fh));
+    m->gain_x = gain;
+    m->gain_y = gain;
+    m->pad_x = roundf (cnms_fsub (cnms_fmul (cnms_fsub (mw,
+                    cnms_fmul (fw, gain)), 0.5f), 0.1f));
+    m->pad_y = roundf (cnms_fsub (cnms_fmul (cnms_fsub (mh,
+                    cnms_fmul (fh, gain)), 0.5f), 0.1f));
+  } else {
+    m->gain_x = cnms_fdiv (mw, fw);
+    m->gain_y = cnms_fdiv (mh, fh);
+    m->pad_x = 0.0f;
+    m->pad_y = 0.0f;
+  }
+}
 
 CNMS_HD float cnms_map_coord (float m, float pad, float gain, float limit)
 {

@@ -9,22 +9,64 @@
 
 #include "cnms_internal.h"
 
+/* A context: the backend it runs on, and the state that backend fills. */
+struct cnms_ctx {
+  const cnms_backend_ops *ops;
+  cnms_backend backend;
+  cnms_backend_ctx b;
+};
+
 void
 cnms_params_init (cnms_params *p)
 {
   if (p == NULL)
     return;
   memset (p, 0, sizeof *p);
-  p->score_threshold = 0.25f;
-  p->iou = 0.45f;
-  p->max_detections = 300;
-  p->max_candidates = 30000;
+  p->score_threshold = CNMS_DEFAULT_SCORE_THRESHOLD;
+  p->iou = CNMS_DEFAULT_IOU;
+  p->max_detections = CNMS_DEFAULT_MAX_DETECTIONS;
+  p->max_candidates = CNMS_DEFAULT_MAX_CANDIDATES;
   p->class_agnostic = 0;
-  p->model_width = 640;
-  p->model_height = 640;
-  p->frame_width = 640;
-  p->frame_height = 640;
-  p->letterbox = 1;
+  p->model_width = CNMS_DEFAULT_MODEL_WIDTH;
+  p->model_height = CNMS_DEFAULT_MODEL_HEIGHT;
+  p->frame_width = CNMS_DEFAULT_MODEL_WIDTH;
+  p->frame_height = CNMS_DEFAULT_MODEL_HEIGHT;
+  p->letterbox = CNMS_DEFAULT_LETTERBOX;
+}
+
+cnms_status
+cnms_parse_size (const char *s, int *width, int *height)
+{
+  char *end = NULL;
+  long long w, h;
+
+  if (s == NULL || width == NULL || height == NULL)
+    return CNMS_ERR_INVALID_ARG;
+  /* digits only: strtoll would also take signs and spaces */
+  if (*s < '0' || *s > '9')
+    return CNMS_ERR_INVALID_ARG;
+  w = strtoll (s, &end, 10);
+  if (*end != 'x' && *end != 'X')
+    return CNMS_ERR_INVALID_ARG;
+  s = end + 1;
+  if (*s < '0' || *s > '9')
+    return CNMS_ERR_INVALID_ARG;
+  h = strtoll (s, &end, 10);
+  if (*end != '\0' || w < 1 || h < 1 || w > CNMS_SIZE_MAX
+      || h > CNMS_SIZE_MAX)
+    return CNMS_ERR_INVALID_ARG;
+  *width = (int) w;
+  *height = (int) h;
+  return CNMS_OK;
+}
+
+void
+cnms_floats_to_halfs (const float *f, size_t n, uint16_t *h)
+{
+  size_t i;
+
+  for (i = 0; i < n; i++)
+    h[i] = cnms_float_to_half (f[i]);
 }
 
 static void
@@ -44,19 +86,6 @@ set_msg (char *msg, size_t msg_size, const char *fmt, ...)
   va_start (ap, fmt);
   vsnprintf (msg, msg_size, fmt, ap);
   va_end (ap);
-}
-
-static size_t
-dtype_size (cnms_dtype d)
-{
-  switch (d) {
-    case CNMS_DTYPE_FLOAT32:
-      return 4;
-    case CNMS_DTYPE_FLOAT16:
-      return 2;
-    default:
-      return 0;
-  }
 }
 
 /* Does layout l fit the two trailing dims [a, b]? Fills out on success. */
@@ -104,7 +133,7 @@ cnms_tensor_shape (const cnms_tensor *t, cnms_layout requested,
     set_msg (msg, msg_size, "tensor or shape pointer is NULL");
     return CNMS_ERR_INVALID_ARG;
   }
-  esize = dtype_size (t->dtype);
+  esize = cnms_dtype_size (t->dtype);
   if (esize == 0) {
     set_msg (msg, msg_size, "unsupported tensor data type %d "
         "(expected float32 or float16)", (int) t->dtype);
@@ -173,17 +202,6 @@ cnms_tensor_shape (const cnms_tensor *t, cnms_layout requested,
 }
 
 cnms_status
-cnms_ctx_fail (cnms_ctx *ctx, cnms_status status, const char *fmt, ...)
-{
-  va_list ap;
-
-  va_start (ap, fmt);
-  vsnprintf (ctx->error, sizeof ctx->error, fmt, ap);
-  va_end (ap);
-  return status;
-}
-
-cnms_status
 cnms_ctx_new (cnms_backend backend, int device_id, cnms_ctx **out)
 {
   cnms_ctx *ctx;
@@ -199,11 +217,17 @@ cnms_ctx_new (cnms_backend backend, int device_id, cnms_ctx **out)
   if (ctx == NULL)
     return CNMS_ERR_NO_MEMORY;
   ctx->backend = backend;
+  ctx->b.last_gpu_us = -1.0;
+#if HAVE_CUDA
   ctx->ops = backend == CNMS_BACKEND_CPU ? &cnms_cpu_ops : &cnms_cuda_ops;
-  ctx->last_gpu_us = -1.0;
-  /* A failing create releases what it made itself; destroy is only for
-   * a context that was fully created. */
-  st = ctx->ops->create (ctx, device_id);
+#else
+  if (backend == CNMS_BACKEND_CUDA) {
+    free (ctx);
+    return CNMS_ERR_UNSUPPORTED;
+  }
+  ctx->ops = &cnms_cpu_ops;
+#endif
+  st = ctx->ops->create (&ctx->b, device_id);
   if (st != CNMS_OK) {
     free (ctx);
     return st;
@@ -217,7 +241,7 @@ cnms_ctx_free (cnms_ctx *ctx)
 {
   if (ctx == NULL)
     return;
-  ctx->ops->destroy (ctx);
+  ctx->ops->destroy (&ctx->b);
   free (ctx);
 }
 
@@ -230,13 +254,13 @@ cnms_ctx_backend (const cnms_ctx *ctx)
 const char *
 cnms_ctx_error (const cnms_ctx *ctx)
 {
-  return ctx != NULL ? ctx->error : "no context";
+  return ctx != NULL ? ctx->b.error : "no context";
 }
 
 uint64_t
 cnms_ctx_alloc_count (const cnms_ctx *ctx)
 {
-  return ctx != NULL ? ctx->alloc_count : 0;
+  return ctx != NULL ? ctx->b.alloc_count : 0;
 }
 
 void
@@ -244,85 +268,55 @@ cnms_ctx_memory (const cnms_ctx *ctx, size_t *host_bytes,
     size_t *pinned_bytes, size_t *device_bytes)
 {
   if (host_bytes)
-    *host_bytes = ctx ? ctx->host_bytes : 0;
+    *host_bytes = ctx ? ctx->b.host_bytes : 0;
   if (pinned_bytes)
-    *pinned_bytes = ctx ? ctx->pinned_bytes : 0;
+    *pinned_bytes = ctx ? ctx->b.pinned_bytes : 0;
   if (device_bytes)
-    *device_bytes = ctx ? ctx->device_bytes : 0;
+    *device_bytes = ctx ? ctx->b.device_bytes : 0;
 }
 
 int
 cnms_ctx_last_candidates (const cnms_ctx *ctx)
 {
-  return ctx != NULL ? ctx->last_candidates : 0;
+  return ctx != NULL ? ctx->b.last_candidates : 0;
 }
 
 void
 cnms_ctx_set_timing (cnms_ctx *ctx, int on)
 {
   if (ctx != NULL) {
-    ctx->timing = on != 0;
-    ctx->last_gpu_us = -1.0;
+    ctx->b.timing = on != 0;
+    ctx->b.last_gpu_us = -1.0;
   }
 }
 
 double
 cnms_ctx_last_gpu_us (const cnms_ctx *ctx)
 {
-  return ctx != NULL ? ctx->last_gpu_us : -1.0;
-}
-
-void
-cnms_map_init (cnms_map *m, const cnms_params *p)
-{
-  float fw = (float) p->frame_width;
-  float fh = (float) p->frame_height;
-  float mw = (float) p->model_width;
-  float mh = (float) p->model_height;
-
-  m->frame_w = fw;
-  m->frame_h = fh;
-  if (p->letterbox) {
-    /* ultralytics scale_boxes: one gain, symmetric padding rounded with
-     * the same -0.1 bias */
-    float gx = cnms_fdiv (mw, fw);
-    float gy = cnms_fdiv (mh, fh);
-    float gain = cnms_fmin (gx, gy);
-    m->gain_x = gain;
-    m->gain_y = gain;
-    m->pad_x = roundf (cnms_fsub (cnms_fmul (cnms_fsub (mw,
-                    cnms_fmul (fw, gain)), 0.5f), 0.1f));
-    m->pad_y = roundf (cnms_fsub (cnms_fmul (cnms_fsub (mh,
-                    cnms_fmul (fh, gain)), 0.5f), 0.1f));
-  } else {
-    m->gain_x = cnms_fdiv (mw, fw);
-    m->gain_y = cnms_fdiv (mh, fh);
-    m->pad_x = 0.0f;
-    m->pad_y = 0.0f;
-  }
+  return ctx != NULL ? ctx->b.last_gpu_us : -1.0;
 }
 
 static cnms_status
 check_params (cnms_ctx *ctx, const cnms_params *p)
 {
   if (p->score_threshold != p->score_threshold)
-    return cnms_ctx_fail (ctx, CNMS_ERR_INVALID_ARG,
+    return cnms_fail (&ctx->b, CNMS_ERR_INVALID_ARG,
         "score threshold is NaN");
   if (!(p->iou >= 0.0f && p->iou <= 1.0f))
-    return cnms_ctx_fail (ctx, CNMS_ERR_INVALID_ARG,
+    return cnms_fail (&ctx->b, CNMS_ERR_INVALID_ARG,
         "iou %g is outside [0, 1]", (double) p->iou);
   if (p->max_detections < 1)
-    return cnms_ctx_fail (ctx, CNMS_ERR_INVALID_ARG,
+    return cnms_fail (&ctx->b, CNMS_ERR_INVALID_ARG,
         "max-detections %d must be >= 1", p->max_detections);
   if (p->max_candidates < 1)
-    return cnms_ctx_fail (ctx, CNMS_ERR_INVALID_ARG,
+    return cnms_fail (&ctx->b, CNMS_ERR_INVALID_ARG,
         "max-candidates %d must be >= 1", p->max_candidates);
   if (p->model_width < 1 || p->model_height < 1)
-    return cnms_ctx_fail (ctx, CNMS_ERR_INVALID_ARG,
+    return cnms_fail (&ctx->b, CNMS_ERR_INVALID_ARG,
         "model size %dx%d must be at least 1x1", p->model_width,
         p->model_height);
   if (p->frame_width < 1 || p->frame_height < 1)
-    return cnms_ctx_fail (ctx, CNMS_ERR_INVALID_ARG,
+    return cnms_fail (&ctx->b, CNMS_ERR_INVALID_ARG,
         "frame size %dx%d must be at least 1x1", p->frame_width,
         p->frame_height);
   return CNMS_OK;
@@ -338,27 +332,28 @@ cnms_detect (cnms_ctx *ctx, const cnms_tensor *t, const cnms_layout layout,
 
   if (ctx == NULL)
     return CNMS_ERR_INVALID_ARG;
-  ctx->error[0] = '\0';
+  ctx->b.error[0] = '\0';
   if (t == NULL || p == NULL || dets == NULL || n_dets == NULL)
-    return cnms_ctx_fail (ctx, CNMS_ERR_INVALID_ARG,
+    return cnms_fail (&ctx->b, CNMS_ERR_INVALID_ARG,
         "cnms_detect: NULL argument");
   *dets = NULL;
   *n_dets = 0;
   if (layout < CNMS_LAYOUT_AUTO || layout > CNMS_LAYOUT_END2END)
-    return cnms_ctx_fail (ctx, CNMS_ERR_INVALID_ARG,
+    return cnms_fail (&ctx->b, CNMS_ERR_INVALID_ARG,
         "unknown layout %d", (int) layout);
   st = check_params (ctx, p);
   if (st != CNMS_OK)
     return st;
   if (t->on_device && ctx->backend != CNMS_BACKEND_CUDA)
-    return cnms_ctx_fail (ctx, CNMS_ERR_INVALID_ARG,
+    return cnms_fail (&ctx->b, CNMS_ERR_INVALID_ARG,
         "a device tensor needs the CUDA backend (context is %s)",
         ctx->ops->name);
-  st = cnms_tensor_shape (t, layout, &shape, ctx->error, sizeof ctx->error);
+  st = cnms_tensor_shape (t, layout, &shape, ctx->b.error, sizeof ctx->b.error);
   if (st != CNMS_OK)
     return st;
-  cnms_map_init (&map, p);
-  return ctx->ops->detect (ctx, t, &shape, p, &map, dets, n_dets);
+  cnms_map_init (&map, p->model_width, p->model_height, p->frame_width,
+      p->frame_height, p->letterbox);
+  return ctx->ops->detect (&ctx->b, t, &shape, p, &map, dets, n_dets);
 }
 
 cnms_status
@@ -368,30 +363,34 @@ cnms_nms (cnms_ctx *ctx, const float *boxes, const float *scores,
 {
   if (ctx == NULL)
     return CNMS_ERR_INVALID_ARG;
-  ctx->error[0] = '\0';
+  ctx->b.error[0] = '\0';
   if (n_keep == NULL)
-    return cnms_ctx_fail (ctx, CNMS_ERR_INVALID_ARG,
+    return cnms_fail (&ctx->b, CNMS_ERR_INVALID_ARG,
         "cnms_nms: n_keep is NULL");
   *n_keep = 0;
   if (n < 0)
-    return cnms_ctx_fail (ctx, CNMS_ERR_INVALID_ARG,
+    return cnms_fail (&ctx->b, CNMS_ERR_INVALID_ARG,
         "cnms_nms: n = %d is negative", n);
   if (n > 0 && (boxes == NULL || scores == NULL || keep == NULL))
-    return cnms_ctx_fail (ctx, CNMS_ERR_INVALID_ARG,
+    return cnms_fail (&ctx->b, CNMS_ERR_INVALID_ARG,
         "cnms_nms: NULL boxes, scores or keep");
   if (!(iou >= 0.0f && iou <= 1.0f))
-    return cnms_ctx_fail (ctx, CNMS_ERR_INVALID_ARG,
+    return cnms_fail (&ctx->b, CNMS_ERR_INVALID_ARG,
         "iou %g is outside [0, 1]", (double) iou);
   if (n == 0)
     return CNMS_OK;
-  return ctx->ops->nms (ctx, boxes, scores, classes, n, iou, class_agnostic,
+  return ctx->ops->nms (&ctx->b, boxes, scores, classes, n, iou, class_agnostic,
       max_detections, keep, n_keep);
 }
 
 int
 cnms_cuda_device_count (void)
 {
+#if HAVE_CUDA
   return cnms_cuda_backend_device_count ();
+#else
+  return 0;
+#endif
 }
 
 const char *

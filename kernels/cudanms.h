@@ -2,7 +2,7 @@
  *
  * Plain C API, no GStreamer. Two backends sit behind it: an exact CPU
  * reference and CUDA kernels. Both produce bit-identical results; the
- * semantics are in DESIGN.md and README.md ("Exact NMS semantics").
+ * semantics are in docs/design.md and README.md ("Exact NMS semantics").
  *
  * Threading: a context is used by one thread at a time. Different contexts
  * are independent (each CUDA context owns its own stream).
@@ -83,9 +83,30 @@ typedef struct {
   int32_t reserved;
 } cnms_det;
 
-/* Fills p with the defaults: score 0.25, iou 0.45, 300 detections,
- * 30000 candidates, class-aware, 640x640 model and frame, letterbox. */
+/* The defaults, in one place: cnms_params_init and the element's property
+ * defaults come from these. */
+#define CNMS_DEFAULT_SCORE_THRESHOLD 0.25f
+#define CNMS_DEFAULT_IOU 0.45f
+#define CNMS_DEFAULT_MAX_DETECTIONS 300
+#define CNMS_DEFAULT_MAX_CANDIDATES 30000
+#define CNMS_DEFAULT_MODEL_WIDTH 640
+#define CNMS_DEFAULT_MODEL_HEIGHT 640
+#define CNMS_DEFAULT_LETTERBOX 1
+
+/* Fills p with the defaults above: class-aware, the model size for both
+ * model and frame, letterbox. */
 void cnms_params_init (cnms_params *p);
+
+/* Largest width or height that cnms_parse_size accepts. */
+#define CNMS_SIZE_MAX 65536
+
+/* Parses a size "WxH" (or "WXH"): two decimal integers in
+ * [1, CNMS_SIZE_MAX], nothing else. CNMS_ERR_INVALID_ARG when malformed
+ * (width and height untouched). */
+cnms_status cnms_parse_size (const char *s, int *width, int *height);
+
+/* n floats to IEEE halves, rounded to nearest even (numpy's astype). */
+void cnms_floats_to_halfs (const float *f, size_t n, uint16_t *h);
 
 /* Recognises the layout of t. requested = AUTO applies the rule:
  *   3 dims [1, a, b] (or 2 dims [a, b]);

@@ -17,23 +17,6 @@
 
 #include "cnms_cuda.cuh"
 
-/* Bytes of a tensor of the resolved shape. */
-static size_t
-tensor_bytes (const cnms_shape *s, cnms_dtype dtype)
-{
-  size_t es = dtype == CNMS_DTYPE_FLOAT16 ? 2 : 4;
-  size_t n = (size_t) s->n_anchors;
-
-  switch (s->layout) {
-    case CNMS_LAYOUT_YOLOV5:
-      return n * (5 + (size_t) s->n_classes) * es;
-    case CNMS_LAYOUT_YOLOV8:
-      return n * (4 + (size_t) s->n_classes) * es;
-    default:
-      return n * 6 * es;
-  }
-}
-
 static size_t
 align_up (size_t v, size_t a)
 {
@@ -50,7 +33,7 @@ use_block_sort (const cnms_cuda_priv *s, int n)
 /* Reserves the sort buffers for n pairs, and for CUB (block false) the
  * second half of the double buffers and the temp storage. */
 static cnms_status
-reserve_sort (cnms_ctx *ctx, cnms_cuda_priv *s, int n, int abits, bool block,
+reserve_sort (cnms_backend_ctx *ctx, cnms_cuda_priv *s, int n, int abits, bool block,
     size_t *temp_bytes)
 {
   const size_t nn = (size_t) n;
@@ -74,7 +57,7 @@ reserve_sort (cnms_ctx *ctx, cnms_cuda_priv *s, int n, int abits, bool block,
 /* Sorts the n slots of keys/vals[0] (the device-side count of them) and
  * gathers as g says; *order gets the sorted values. */
 static cnms_status
-sort_and_gather (cnms_ctx *ctx, cnms_cuda_priv *s, bool block, int n,
+sort_and_gather (cnms_backend_ctx *ctx, cnms_cuda_priv *s, bool block, int n,
     int abits, size_t temp_bytes, const cnms_gather *g,
     const uint32_t **order)
 {
@@ -103,7 +86,7 @@ sort_and_gather (cnms_ctx *ctx, cnms_cuda_priv *s, bool block, int n,
 
 /* Reserves the phase 1/2 buffers for cap sorted boxes. */
 static cnms_status
-reserve_nms (cnms_ctx *ctx, cnms_cuda_priv *s, int cap, size_t *smem)
+reserve_nms (cnms_backend_ctx *ctx, cnms_cuda_priv *s, int cap, size_t *smem)
 {
   const size_t col_blocks = (size_t) cnms_ceil_div (cap, CNMS_TILE);
 
@@ -120,7 +103,7 @@ reserve_nms (cnms_ctx *ctx, cnms_cuda_priv *s, int cap, size_t *smem)
 
 /* Reserves the output header + body on the device and in pinned memory. */
 static cnms_status
-reserve_out (cnms_ctx *ctx, cnms_cuda_priv *s, size_t bytes)
+reserve_out (cnms_backend_ctx *ctx, cnms_cuda_priv *s, size_t bytes)
 {
   CNMS_TRY (cnms_cuda_reserve_device (ctx, &s->d_out, bytes, "results"));
   return cnms_cuda_reserve_pinned (ctx, &s->h_out, bytes,
@@ -141,7 +124,7 @@ drain (cnms_cuda_priv *s, cnms_status st)
 
 /* Enqueues decode .. download of one tensor. */
 static cnms_status
-enqueue_detect (cnms_ctx *ctx, cnms_cuda_priv *s, const cnms_tensor *t,
+enqueue_detect (cnms_backend_ctx *ctx, cnms_cuda_priv *s, const cnms_tensor *t,
     const cnms_shape *shape, const cnms_params *p, const cnms_map *map,
     size_t *out_bytes)
 {
@@ -151,7 +134,7 @@ enqueue_detect (cnms_ctx *ctx, cnms_cuda_priv *s, const cnms_tensor *t,
   const int abits = cnms_cuda_key_bits (n);
   const bool e2e = shape->layout == CNMS_LAYOUT_END2END;
   const bool block = use_block_sort (s, n);
-  const size_t in_bytes = tensor_bytes (shape, t->dtype);
+  const size_t in_bytes = cnms_shape_bytes (shape, t->dtype);
   size_t temp_bytes = 0, smem = 0;
   const void *d_tensor = t->data;
   const uint32_t *order = NULL;
@@ -214,7 +197,7 @@ enqueue_detect (cnms_ctx *ctx, cnms_cuda_priv *s, const cnms_tensor *t,
 }
 
 static cnms_status
-cuda_detect (cnms_ctx *ctx, const cnms_tensor *t, const cnms_shape *shape,
+cuda_detect (cnms_backend_ctx *ctx, const cnms_tensor *t, const cnms_shape *shape,
     const cnms_params *p, const cnms_map *map, const cnms_det **dets,
     int *n_dets)
 {
@@ -244,7 +227,7 @@ cuda_detect (cnms_ctx *ctx, const cnms_tensor *t, const cnms_shape *shape,
 /* Enqueues upload .. download of a plain NMS call; in_bytes of staging:
  * boxes at 0, scores, then (class-aware only) classes, 16-byte aligned. */
 static cnms_status
-enqueue_nms (cnms_ctx *ctx, cnms_cuda_priv *s, const float *boxes,
+enqueue_nms (cnms_backend_ctx *ctx, cnms_cuda_priv *s, const float *boxes,
     const float *scores, const int32_t *classes, int n, float iou,
     int max_keep, size_t *out_bytes)
 {
@@ -308,7 +291,7 @@ enqueue_nms (cnms_ctx *ctx, cnms_cuda_priv *s, const float *boxes,
 }
 
 static cnms_status
-cuda_nms (cnms_ctx *ctx, const float *boxes, const float *scores,
+cuda_nms (cnms_backend_ctx *ctx, const float *boxes, const float *scores,
     const int32_t *classes, int n, float iou, int class_agnostic,
     int max_detections, int64_t *keep, int *n_keep)
 {

@@ -121,22 +121,22 @@ struct cnms_device_scope {
 };
 
 /* cuda_context.cu */
-cnms_status cnms_cuda_create (cnms_ctx *ctx, int device_id);
-void cnms_cuda_destroy (cnms_ctx *ctx);
-cnms_status cnms_cuda_error (cnms_ctx *ctx, cudaError_t e, const char *what);
-cnms_status cnms_cuda_reserve_device (cnms_ctx *ctx, cnms_cuda_buf *b,
+cnms_status cnms_cuda_create (cnms_backend_ctx *ctx, int device_id);
+void cnms_cuda_destroy (cnms_backend_ctx *ctx);
+cnms_status cnms_cuda_error (cnms_backend_ctx *ctx, cudaError_t e, const char *what);
+cnms_status cnms_cuda_reserve_device (cnms_backend_ctx *ctx, cnms_cuda_buf *b,
     size_t bytes, const char *what);
-cnms_status cnms_cuda_reserve_pinned (cnms_ctx *ctx, cnms_cuda_buf *b,
+cnms_status cnms_cuda_reserve_pinned (cnms_backend_ctx *ctx, cnms_cuda_buf *b,
     size_t bytes, const char *what);
 /* Lets the resolve kernel use smem_bytes of dynamic shared memory. */
-cnms_status cnms_cuda_resolve_smem (cnms_ctx *ctx, size_t smem_bytes);
+cnms_status cnms_cuda_resolve_smem (cnms_backend_ctx *ctx, size_t smem_bytes);
 /* GPU timing of one call (ctx->timing): begin records the start event
  * (events made on first use), end the stop event, both on the stream;
  * read, after the stream synchronisation, sets ctx->last_gpu_us (-1 when
  * timing is off). */
-cnms_status cnms_cuda_timing_begin (cnms_ctx *ctx);
-cnms_status cnms_cuda_timing_end (cnms_ctx *ctx);
-cnms_status cnms_cuda_timing_read (cnms_ctx *ctx);
+cnms_status cnms_cuda_timing_begin (cnms_backend_ctx *ctx);
+cnms_status cnms_cuda_timing_end (cnms_backend_ctx *ctx);
+cnms_status cnms_cuda_timing_read (cnms_backend_ctx *ctx);
 
 /* Checks a CUDA call; on failure records the message and returns. */
 #define CNMS_CUDA_TRY(ctx, call, what)                                      \

@@ -23,18 +23,18 @@ status_of (cudaError_t e)
 }
 
 cnms_status
-cnms_cuda_error (cnms_ctx *ctx, cudaError_t e, const char *what)
+cnms_cuda_error (cnms_backend_ctx *ctx, cudaError_t e, const char *what)
 {
   /* clears the error unless it is sticky (then the context is lost) */
   (void) cudaGetLastError ();
-  return cnms_ctx_fail (ctx, status_of (e), "CUDA: %s: %s (%s)", what,
+  return cnms_fail (ctx, status_of (e), "CUDA: %s: %s (%s)", what,
       cudaGetErrorString (e), cudaGetErrorName (e));
 }
 
 /* Grows b to at least bytes with alloc; old contents are not kept. The
  * old buffer is freed first so that growing needs no double footprint. */
 static cnms_status
-reserve (cnms_ctx *ctx, cnms_cuda_buf *b, size_t bytes, bool pinned,
+reserve (cnms_backend_ctx *ctx, cnms_cuda_buf *b, size_t bytes, bool pinned,
     const char *what)
 {
   size_t *held = pinned ? &ctx->pinned_bytes : &ctx->device_bytes;
@@ -57,7 +57,7 @@ reserve (cnms_ctx *ctx, cnms_cuda_buf *b, size_t bytes, bool pinned,
       : cudaMalloc (&p, bytes);
   if (e != cudaSuccess) {
     (void) cudaGetLastError ();
-    return cnms_ctx_fail (ctx, status_of (e),
+    return cnms_fail (ctx, status_of (e),
         "CUDA: cannot allocate %zu bytes of %s memory for the %s: %s",
         bytes, pinned ? "pinned host" : "device", what,
         cudaGetErrorString (e));
@@ -70,28 +70,28 @@ reserve (cnms_ctx *ctx, cnms_cuda_buf *b, size_t bytes, bool pinned,
 }
 
 cnms_status
-cnms_cuda_reserve_device (cnms_ctx *ctx, cnms_cuda_buf *b, size_t bytes,
+cnms_cuda_reserve_device (cnms_backend_ctx *ctx, cnms_cuda_buf *b, size_t bytes,
     const char *what)
 {
   return reserve (ctx, b, bytes, false, what);
 }
 
 cnms_status
-cnms_cuda_reserve_pinned (cnms_ctx *ctx, cnms_cuda_buf *b, size_t bytes,
+cnms_cuda_reserve_pinned (cnms_backend_ctx *ctx, cnms_cuda_buf *b, size_t bytes,
     const char *what)
 {
   return reserve (ctx, b, bytes, true, what);
 }
 
 cnms_status
-cnms_cuda_resolve_smem (cnms_ctx *ctx, size_t smem_bytes)
+cnms_cuda_resolve_smem (cnms_backend_ctx *ctx, size_t smem_bytes)
 {
   cnms_cuda_priv *s = (cnms_cuda_priv *) ctx->priv;
 
   if (smem_bytes <= s->resolve_smem_set)
     return CNMS_OK;
   if (smem_bytes > s->smem_optin)
-    return cnms_ctx_fail (ctx, CNMS_ERR_NO_MEMORY,
+    return cnms_fail (ctx, CNMS_ERR_NO_MEMORY,
         "CUDA: %zu candidates need %zu bytes of shared memory in the NMS "
         "resolve, the device allows %zu", smem_bytes * 8, smem_bytes,
         s->smem_optin);
@@ -102,7 +102,7 @@ cnms_cuda_resolve_smem (cnms_ctx *ctx, size_t smem_bytes)
 }
 
 static void
-release (cnms_ctx *ctx, cnms_cuda_buf *b, bool pinned)
+release (cnms_backend_ctx *ctx, cnms_cuda_buf *b, bool pinned)
 {
   if (b->p == NULL)
     return;
@@ -118,7 +118,7 @@ release (cnms_ctx *ctx, cnms_cuda_buf *b, bool pinned)
 }
 
 static void
-release_all (cnms_ctx *ctx, cnms_cuda_priv *s)
+release_all (cnms_backend_ctx *ctx, cnms_cuda_priv *s)
 {
   cnms_cuda_buf *dev[] = { &s->d_in, &s->d_cand, &s->d_keys[0],
     &s->d_keys[1], &s->d_vals[0], &s->d_vals[1], &s->d_sort_tmp,
@@ -164,7 +164,7 @@ env_choice (const char *var, const char *const *names, int n, int def)
 /* Reads CNMS_PHASE1 and CNMS_SORT into s (benchmarks and tests compare
  * the alternatives; the defaults are the fast ones). */
 static cnms_status
-read_switches (cnms_ctx *ctx, cnms_cuda_priv *s)
+read_switches (cnms_backend_ctx *ctx, cnms_cuda_priv *s)
 {
   static const char *const phase1[] = { "tile", "ballot" };
   static const char *const sort[] = { "auto", "cub" };
@@ -172,10 +172,10 @@ read_switches (cnms_ctx *ctx, cnms_cuda_priv *s)
   const int so = env_choice ("CNMS_SORT", sort, 2, CNMS_SORT_AUTO);
 
   if (p1 < 0)
-    return cnms_ctx_fail (ctx, CNMS_ERR_INVALID_ARG,
+    return cnms_fail (ctx, CNMS_ERR_INVALID_ARG,
         "CNMS_PHASE1=%s: expected tile or ballot", getenv ("CNMS_PHASE1"));
   if (so < 0)
-    return cnms_ctx_fail (ctx, CNMS_ERR_INVALID_ARG,
+    return cnms_fail (ctx, CNMS_ERR_INVALID_ARG,
         "CNMS_SORT=%s: expected auto or cub", getenv ("CNMS_SORT"));
   s->phase1 = (cnms_phase1) p1;
   s->sort_mode = (cnms_sort_mode) so;
@@ -201,7 +201,7 @@ block_sort_slots (size_t smem_optin)
 }
 
 cnms_status
-cnms_cuda_timing_begin (cnms_ctx *ctx)
+cnms_cuda_timing_begin (cnms_backend_ctx *ctx)
 {
   cnms_cuda_priv *s = (cnms_cuda_priv *) ctx->priv;
 
@@ -224,7 +224,7 @@ cnms_cuda_timing_begin (cnms_ctx *ctx)
 }
 
 cnms_status
-cnms_cuda_timing_end (cnms_ctx *ctx)
+cnms_cuda_timing_end (cnms_backend_ctx *ctx)
 {
   cnms_cuda_priv *s = (cnms_cuda_priv *) ctx->priv;
 
@@ -236,7 +236,7 @@ cnms_cuda_timing_end (cnms_ctx *ctx)
 }
 
 cnms_status
-cnms_cuda_timing_read (cnms_ctx *ctx)
+cnms_cuda_timing_read (cnms_backend_ctx *ctx)
 {
   cnms_cuda_priv *s = (cnms_cuda_priv *) ctx->priv;
   float ms = 0.0f;
@@ -255,7 +255,7 @@ cnms_cuda_timing_read (cnms_ctx *ctx)
  * creates the context's non-blocking stream. Leaves nothing behind on
  * failure. */
 cnms_status
-cnms_cuda_create (cnms_ctx *ctx, int device_id)
+cnms_cuda_create (cnms_backend_ctx *ctx, int device_id)
 {
   cnms_cuda_priv *s;
   int n = cnms_cuda_backend_device_count ();
@@ -264,9 +264,9 @@ cnms_cuda_create (cnms_ctx *ctx, int device_id)
   cudaError_t e;
 
   if (n <= 0)
-    return cnms_ctx_fail (ctx, CNMS_ERR_NO_DEVICE, "no CUDA device");
+    return cnms_fail (ctx, CNMS_ERR_NO_DEVICE, "no CUDA device");
   if (device_id >= n)
-    return cnms_ctx_fail (ctx, CNMS_ERR_NO_DEVICE,
+    return cnms_fail (ctx, CNMS_ERR_NO_DEVICE,
         "no CUDA device %d (%d present)", device_id, n);
   if (dev < 0) {
     e = cudaGetDevice (&dev);
@@ -286,7 +286,7 @@ cnms_cuda_create (cnms_ctx *ctx, int device_id)
 
   s = (cnms_cuda_priv *) calloc (1, sizeof *s);
   if (s == NULL)
-    return cnms_ctx_fail (ctx, CNMS_ERR_NO_MEMORY,
+    return cnms_fail (ctx, CNMS_ERR_NO_MEMORY,
         "cannot allocate the CUDA backend state");
   s->device = dev;
   s->smem_optin = (size_t) optin;
@@ -308,7 +308,7 @@ cnms_cuda_create (cnms_ctx *ctx, int device_id)
 }
 
 void
-cnms_cuda_destroy (cnms_ctx *ctx)
+cnms_cuda_destroy (cnms_backend_ctx *ctx)
 {
   cnms_cuda_priv *s = (cnms_cuda_priv *) ctx->priv;
 

@@ -7,7 +7,7 @@
 #include <stdio.h>
 
 #include "cudanms.h"
-#include "npy.h"
+#include "cnms_npy.h"
 
 /* Monotonic clock, microseconds. */
 double bench_now_us (void);

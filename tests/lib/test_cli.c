@@ -8,7 +8,7 @@
 #include <unistd.h>
 
 #include "cudanms.h"
-#include "npy.h"
+#include "cnms_npy.h"
 #include "check.h"
 
 static const char *tool;

@@ -193,7 +193,8 @@ test_mapping (void)
   p.frame_width = 1920;
   p.frame_height = 1080;
   p.letterbox = 1;
-  cnms_map_init (&m, &p);
+  cnms_map_init (&m, p.model_width, p.model_height, p.frame_width,
+      p.frame_height, p.letterbox);
   CHECK_FLOAT (m.gain_x, 0x1.555556p-2f);
   CHECK_FLOAT (m.gain_y, 0x1.555556p-2f);
   CHECK_FLOAT (m.pad_x, 0.0f);
@@ -218,7 +219,8 @@ test_mapping (void)
     check_det (&d[0], 0.9f, 864, 492, 1056, 588, 0, 0);
 
   p.letterbox = 0;
-  cnms_map_init (&m, &p);
+  cnms_map_init (&m, p.model_width, p.model_height, p.frame_width,
+      p.frame_height, p.letterbox);
   CHECK_FLOAT (m.gain_x, 0x1.555556p-2f);
   CHECK_FLOAT (m.gain_y, 0x1.2f684cp-1f);
   CHECK_FLOAT (m.pad_x, 0.0f);

@@ -13,7 +13,7 @@ SRC = os.environ.get("CUDANMS_SOURCE_ROOT",
 BUILD = os.environ.get("CUDANMS_BUILD_ROOT", os.path.join(SRC, "build"))
 PIPELINES = os.path.join(SRC, "pipelines")
 PRINT = os.path.join(BUILD, "pipelines", "cudanms-print")
-TOOL = os.path.join(BUILD, "kernels", "cudanms-tool")
+TOOL = os.path.join(BUILD, "kernels", "tool", "cudanms-tool")
 LABELS = [line.strip() for line in
           open(os.path.join(PIPELINES, "coco.names"))]
 

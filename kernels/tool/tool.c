@@ -10,7 +10,7 @@
 
 #include "config.h"
 #include "cudanms.h"
-#include "npy.h"
+#include "cnms_npy.h"
 
 #define EXIT_USAGE 2
 
@@ -86,22 +86,9 @@ parse_int (const char *opt, const char *s)
 static void
 parse_size (const char *opt, const char *s, int *w, int *h)
 {
-  char *x, *end;
-  long a, b;
-
-  x = strchr (s, 'x');
-  if (x == NULL)
-    die ("%s: '%s' is not WIDTHxHEIGHT", opt, s);
-  errno = 0;
-  a = strtol (s, &end, 10);
-  if (end != x || errno != 0)
-    die ("%s: '%s' is not WIDTHxHEIGHT", opt, s);
-  b = strtol (x + 1, &end, 10);
-  if (*end != '\0' || end == x + 1 || errno != 0 || a < 1 || b < 1
-      || a > 1000000 || b > 1000000)
-    die ("%s: '%s' is not WIDTHxHEIGHT with sizes in [1, 1000000]", opt, s);
-  *w = (int) a;
-  *h = (int) b;
+  if (cnms_parse_size (s, w, h) != CNMS_OK)
+    die ("%s: '%s' is not WIDTHxHEIGHT with sizes in [1, %d]", opt, s,
+        CNMS_SIZE_MAX);
 }
 
 static cnms_layout

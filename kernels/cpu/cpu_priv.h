@@ -13,8 +13,8 @@ typedef struct {
 
 /* Makes b hold at least bytes (contents are not kept). Counts the
  * allocation on ctx. */
-cnms_status cnms_buf_reserve (cnms_ctx *ctx, cnms_buf *b, size_t bytes);
-void cnms_buf_release (cnms_ctx *ctx, cnms_buf *b);
+cnms_status cnms_buf_reserve (cnms_backend_ctx *ctx, cnms_buf *b, size_t bytes);
+void cnms_buf_release (cnms_backend_ctx *ctx, cnms_buf *b);
 
 /* Header of the count-header candidate buffer [count | records]; padded
  * to one record so that the records stay 32-byte aligned. */

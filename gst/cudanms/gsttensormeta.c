@@ -13,27 +13,21 @@
 #endif
 
 const GstMetaInfo *
-cudanms_tensor_meta_register (void)
+gst_cudanms_tensor_meta_register (void)
 {
   static const gchar *tags[] = { NULL };
-  const GstMetaInfo *info = gst_meta_get_info (CUDANMS_TENSOR_META_NAME);
+  const GstMetaInfo *info = gst_meta_get_info (GST_CUDANMS_TENSOR_META_NAME);
 
   /* A second registration of the same name fails (the GType exists), so
    * whoever comes first wins; the default transform copies the structure. */
   if (info == NULL)
-    info = gst_meta_register_custom (CUDANMS_TENSOR_META_NAME, tags, NULL,
+    info = gst_meta_register_custom (GST_CUDANMS_TENSOR_META_NAME, tags, NULL,
         NULL, NULL);
   return info;
 }
 
-const gchar *
-cudanms_dtype_to_string (cnms_dtype dtype)
-{
-  return dtype == CNMS_DTYPE_FLOAT16 ? "float16" : "float32";
-}
-
-gboolean
-cudanms_dtype_from_string (const gchar * str, cnms_dtype * dtype)
+static gboolean
+dtype_from_string (const gchar * str, cnms_dtype * dtype)
 {
   if (g_strcmp0 (str, "float32") == 0)
     *dtype = CNMS_DTYPE_FLOAT32;
@@ -41,40 +35,6 @@ cudanms_dtype_from_string (const gchar * str, cnms_dtype * dtype)
     *dtype = CNMS_DTYPE_FLOAT16;
   else
     return FALSE;
-  return TRUE;
-}
-
-gboolean
-cudanms_tensor_meta_add (GstBuffer * buffer, const gchar * id,
-    cnms_dtype dtype, const gint64 * dims, guint n_dims, GstBuffer * data)
-{
-  GstCustomMeta *meta;
-  GstStructure *s;
-  GValue arr = G_VALUE_INIT;
-  GValue v = G_VALUE_INIT;
-  guint i;
-
-  if (cudanms_tensor_meta_register () == NULL)
-    return FALSE;
-  meta = gst_buffer_add_custom_meta (buffer, CUDANMS_TENSOR_META_NAME);
-  if (meta == NULL)
-    return FALSE;
-  s = gst_custom_meta_get_structure (meta);
-
-  g_value_init (&arr, GST_TYPE_ARRAY);
-  g_value_init (&v, G_TYPE_UINT64);
-  for (i = 0; i < n_dims; i++) {
-    g_value_set_uint64 (&v, (guint64) dims[i]);
-    gst_value_array_append_value (&arr, &v);
-  }
-  g_value_unset (&v);
-
-  if (id != NULL)
-    gst_structure_set (s, "id", G_TYPE_STRING, id, NULL);
-  gst_structure_set (s, "data-type", G_TYPE_STRING,
-      cudanms_dtype_to_string (dtype), "dims-order", G_TYPE_STRING,
-      "row-major", "data", GST_TYPE_BUFFER, data, NULL);
-  gst_structure_take_value (s, "dims", &arr);
   return TRUE;
 }
 
@@ -137,7 +97,7 @@ parse_dims (const GValue * dims, cnms_tensor * t)
 }
 
 static gboolean
-map_data (CudanmsTensorView * view, const GValue * data)
+map_data (GstCudanmsTensorView * view, const GValue * data)
 {
   if (data != NULL && GST_VALUE_HOLDS_BUFFER (data)) {
     GstBuffer *buf = gst_value_get_buffer (data);
@@ -162,8 +122,8 @@ map_data (CudanmsTensorView * view, const GValue * data)
   return FALSE;
 }
 
-static CudanmsTensorLookup
-view_from_structure (CudanmsTensorView * view, const GstStructure * s,
+static GstCudanmsTensorLookup
+view_from_structure (GstCudanmsTensorView * view, const GstStructure * s,
     gchar * msg, gsize msg_size)
 {
   const gchar *dtype = gst_structure_get_string (s, "data-type");
@@ -172,7 +132,7 @@ view_from_structure (CudanmsTensorView * view, const GstStructure * s,
 
   if (dtype == NULL)
     goto no_dtype;
-  if (!cudanms_dtype_from_string (dtype, &view->tensor.dtype))
+  if (!dtype_from_string (dtype, &view->tensor.dtype))
     goto bad_dtype;
   if (dims == NULL || !parse_dims (dims, &view->tensor))
     goto bad_dims;
@@ -180,27 +140,27 @@ view_from_structure (CudanmsTensorView * view, const GstStructure * s,
     goto bad_order;
   if (!map_data (view, gst_structure_get_value (s, "data")))
     goto bad_data;
-  return CUDANMS_TENSOR_FOUND;
+  return GST_CUDANMS_TENSOR_FOUND;
 
 no_dtype:
   g_snprintf (msg, msg_size, "tensor has no data-type field");
-  return CUDANMS_TENSOR_BAD;
+  return GST_CUDANMS_TENSOR_BAD;
 bad_dtype:
   g_snprintf (msg, msg_size, "unknown tensor data-type '%s' "
       "(float32 or float16 expected)", dtype);
-  return CUDANMS_TENSOR_BAD;
+  return GST_CUDANMS_TENSOR_BAD;
 bad_dims:
   g_snprintf (msg, msg_size, "tensor dims missing or malformed "
       "(1 to %d non-negative integers expected)", CNMS_MAX_DIMS);
-  return CUDANMS_TENSOR_BAD;
+  return GST_CUDANMS_TENSOR_BAD;
 bad_order:
   g_snprintf (msg, msg_size, "unsupported tensor dims-order '%s' "
       "(row-major expected)", order);
-  return CUDANMS_TENSOR_BAD;
+  return GST_CUDANMS_TENSOR_BAD;
 bad_data:
   g_snprintf (msg, msg_size, "tensor data missing or not readable "
       "(a GstBuffer or GBytes expected)");
-  return CUDANMS_TENSOR_BAD;
+  return GST_CUDANMS_TENSOR_BAD;
 }
 
 static gboolean
@@ -213,7 +173,7 @@ structure_matches (const GstStructure * s, const gchar * id)
 static const GstStructure *
 find_structure (GstBuffer * buffer, const gchar * id)
 {
-  const GstMetaInfo *info = gst_meta_get_info (CUDANMS_TENSOR_META_NAME);
+  const GstMetaInfo *info = gst_meta_get_info (GST_CUDANMS_TENSOR_META_NAME);
   gpointer state = NULL;
   GstMeta *meta;
 
@@ -231,7 +191,7 @@ find_structure (GstBuffer * buffer, const gchar * id)
               GST_PROTECTION_META_API_TYPE))) {
     GstStructure *s = ((GstProtectionMeta *) meta)->info;
 
-    if (gst_structure_has_name (s, CUDANMS_TENSOR_META_NAME)
+    if (gst_structure_has_name (s, GST_CUDANMS_TENSOR_META_NAME)
         && structure_matches (s, id))
       return s;
   }
@@ -240,8 +200,8 @@ find_structure (GstBuffer * buffer, const gchar * id)
 
 #ifdef HAVE_GST_ANALYTICS
 /* GStreamer >= 1.26 GstTensorMeta (onnxinference, tfliteinference). */
-static CudanmsTensorLookup
-view_from_gst_tensor (CudanmsTensorView * view, GstBuffer * buffer,
+static GstCudanmsTensorLookup
+view_from_gst_tensor (GstCudanmsTensorView * view, GstBuffer * buffer,
     const gchar * id, gchar * msg, gsize msg_size)
 {
   GstTensorMeta *tmeta = gst_buffer_get_tensor_meta (buffer);
@@ -249,13 +209,13 @@ view_from_gst_tensor (CudanmsTensorView * view, GstBuffer * buffer,
   gsize i;
 
   if (tmeta == NULL)
-    return CUDANMS_TENSOR_MISSING;
+    return GST_CUDANMS_TENSOR_MISSING;
   for (i = 0; i < tmeta->num_tensors && t == NULL; i++) {
     if (id == NULL || tmeta->tensors[i]->id == g_quark_try_string (id))
       t = tmeta->tensors[i];
   }
   if (t == NULL)
-    return CUDANMS_TENSOR_MISSING;
+    return GST_CUDANMS_TENSOR_MISSING;
 
   if (t->data_type == GST_TENSOR_DATA_TYPE_FLOAT32)
     view->tensor.dtype = CNMS_DTYPE_FLOAT32;
@@ -274,17 +234,17 @@ view_from_gst_tensor (CudanmsTensorView * view, GstBuffer * buffer,
   view->data = gst_buffer_ref (t->data);
   view->tensor.data = view->map.data;
   view->tensor.size = view->map.size;
-  return CUDANMS_TENSOR_FOUND;
+  return GST_CUDANMS_TENSOR_FOUND;
 
 bad:
   g_snprintf (msg, msg_size, "GstTensor has an unsupported data type, "
       "dims order or dims (float32/float16, row-major expected)");
-  return CUDANMS_TENSOR_BAD;
+  return GST_CUDANMS_TENSOR_BAD;
 }
 #endif
 
-CudanmsTensorLookup
-cudanms_tensor_view_acquire (CudanmsTensorView * view, GstBuffer * buffer,
+GstCudanmsTensorLookup
+gst_cudanms_tensor_view_acquire (GstCudanmsTensorView * view, GstBuffer * buffer,
     const gchar * id, gchar * msg, gsize msg_size)
 {
   const GstStructure *s;
@@ -299,12 +259,12 @@ cudanms_tensor_view_acquire (CudanmsTensorView * view, GstBuffer * buffer,
 #ifdef HAVE_GST_ANALYTICS
   return view_from_gst_tensor (view, buffer, id, msg, msg_size);
 #else
-  return CUDANMS_TENSOR_MISSING;
+  return GST_CUDANMS_TENSOR_MISSING;
 #endif
 }
 
 void
-cudanms_tensor_view_release (CudanmsTensorView * view)
+gst_cudanms_tensor_view_release (GstCudanmsTensorView * view)
 {
   if (view->data != NULL) {
     gst_buffer_unmap (view->data, &view->map);
@@ -316,7 +276,7 @@ cudanms_tensor_view_release (CudanmsTensorView * view)
 }
 
 gboolean
-cudanms_tensor_is_all_nonfinite (const cnms_tensor * t)
+gst_cudanms_tensor_is_all_nonfinite (const cnms_tensor * t)
 {
   gsize i;
 
@@ -345,26 +305,4 @@ cudanms_tensor_is_all_nonfinite (const cnms_tensor * t)
     }
   }
   return t->size > 0;
-}
-
-gboolean
-cudanms_parse_size (const gchar * str, gint * width, gint * height)
-{
-  gchar *end = NULL;
-  gint64 w, h;
-
-  if (str == NULL)
-    return FALSE;
-  w = g_ascii_strtoll (str, &end, 10);
-  if (end == str || (*end != 'x' && *end != 'X'))
-    return FALSE;
-  str = end + 1;
-  h = g_ascii_strtoll (str, &end, 10);
-  if (end == str || *end != '\0')
-    return FALSE;
-  if (w < 1 || h < 1 || w > 65536 || h > 65536)
-    return FALSE;
-  *width = (gint) w;
-  *height = (gint) h;
-  return TRUE;
 }

@@ -32,12 +32,14 @@
 #include <string.h>
 
 #include "gsttensorinject.h"
-#include "gsttensormeta.h"
-#include "gstsynthscene.h"
-#include "gstnpy.h"
+#include "gsttensorinjectnpy.h"
+#include "gsttensorinjectscene.h"
 
 GST_DEBUG_CATEGORY_STATIC (gst_tensor_inject_debug);
 #define GST_CAT_DEFAULT gst_tensor_inject_debug
+
+/* The tensor meta of cudanms's input contract (see its README). */
+#define TENSOR_META_NAME "CudanmsTensorMeta"
 
 #define DEFAULT_PROP_LOCATION NULL
 #define DEFAULT_PROP_TENSOR_ID "detections"
@@ -84,8 +86,8 @@ struct _GstTensorInject
   guint64 frame;
   gchar *stream_location;       /* "%d" pattern, NULL otherwise */
   gchar *stream_tensor_id;
-  CudanmsNpy single;            /* location without "%d" */
-  CudanmsSynthScene *scene;     /* no location */
+  GstTensorInjectNpy single;            /* location without "%d" */
+  GstTensorInjectScene *scene;     /* no location */
 };
 
 static GstStaticPadTemplate sink_template = GST_STATIC_PAD_TEMPLATE ("sink",
@@ -140,7 +142,7 @@ gst_tensor_inject_init (GstTensorInject * self)
   self->layout = DEFAULT_PROP_LAYOUT;
   self->num_classes = DEFAULT_PROP_NUM_CLASSES;
   self->model_size = g_strdup (DEFAULT_PROP_MODEL_SIZE);
-  cudanms_parse_size (self->model_size, &self->model_width,
+  cnms_parse_size (self->model_size, &self->model_width,
       &self->model_height);
   self->data_type = DEFAULT_PROP_DATA_TYPE;
   self->seed = DEFAULT_PROP_SEED;
@@ -175,7 +177,7 @@ gst_tensor_inject_set_property (GObject * object, guint prop_id,
       self->num_classes = g_value_get_int (value);
       break;
     case PROP_MODEL_SIZE:
-      if (!cudanms_parse_size (g_value_get_string (value), &w, &h)) {
+      if (cnms_parse_size (g_value_get_string (value), &w, &h) != CNMS_OK) {
         GST_WARNING_OBJECT (self, "Ignoring malformed model-size \"%s\"",
             GST_STR_NULL (g_value_get_string (value)));
         break;
@@ -261,7 +263,7 @@ static gboolean
 gst_tensor_inject_start (GstBaseTransform * trans)
 {
   GstTensorInject *self = GST_TENSOR_INJECT (trans);
-  CudanmsSynthConfig cfg;
+  GstTensorInjectSceneConfig cfg;
   GError *err = NULL;
   gchar *location;
 
@@ -281,14 +283,14 @@ gst_tensor_inject_start (GstBaseTransform * trans)
 
   self->frame = 0;
   if (location == NULL) {
-    self->scene = cudanms_synth_scene_new (&cfg);
+    self->scene = gst_tensor_inject_scene_new (&cfg);
     return TRUE;
   }
   if (strstr (location, "%d") != NULL) {
     self->stream_location = location;
     return TRUE;
   }
-  if (!cudanms_npy_load (location, &self->single, &err))
+  if (!gst_tensor_inject_npy_load (location, &self->single, &err))
     goto load_failed;
   g_free (location);
   return TRUE;
@@ -307,18 +309,60 @@ gst_tensor_inject_stop (GstBaseTransform * trans)
 {
   GstTensorInject *self = GST_TENSOR_INJECT (trans);
 
-  g_clear_pointer (&self->scene, cudanms_synth_scene_free);
+  g_clear_pointer (&self->scene, gst_tensor_inject_scene_free);
   g_clear_pointer (&self->stream_location, g_free);
   g_clear_pointer (&self->stream_tensor_id, g_free);
-  cudanms_npy_clear (&self->single);
+  gst_tensor_inject_npy_clear (&self->single);
+  return TRUE;
+}
+
+/* Attaches one tensor the way any upstream element does, through the
+ * documented contract only: the "CudanmsTensorMeta" custom meta
+ * (registered here unless someone else did) with its structure filled in.
+ * Takes a reference on data. */
+static gboolean
+gst_tensor_inject_attach (GstBuffer * buffer, const gchar * id,
+    cnms_dtype dtype, const gint64 * dims, guint n_dims, GstBuffer * data)
+{
+  static const gchar *tags[] = { NULL };
+  GstCustomMeta *meta;
+  GstStructure *s;
+  GValue arr = G_VALUE_INIT;
+  GValue v = G_VALUE_INIT;
+  guint i;
+
+  if (gst_meta_get_info (TENSOR_META_NAME) == NULL
+      && gst_meta_register_custom (TENSOR_META_NAME, tags, NULL, NULL,
+          NULL) == NULL)
+    return FALSE;
+  meta = gst_buffer_add_custom_meta (buffer, TENSOR_META_NAME);
+  if (meta == NULL)
+    return FALSE;
+  s = gst_custom_meta_get_structure (meta);
+
+  g_value_init (&arr, GST_TYPE_ARRAY);
+  g_value_init (&v, G_TYPE_UINT64);
+  for (i = 0; i < n_dims; i++) {
+    g_value_set_uint64 (&v, (guint64) dims[i]);
+    gst_value_array_append_value (&arr, &v);
+  }
+  g_value_unset (&v);
+
+  if (id != NULL)
+    gst_structure_set (s, "id", G_TYPE_STRING, id, NULL);
+  gst_structure_set (s, "data-type", G_TYPE_STRING,
+      dtype == CNMS_DTYPE_FLOAT16 ? "float16" : "float32",
+      "dims-order", G_TYPE_STRING, "row-major",
+      "data", GST_TYPE_BUFFER, data, NULL);
+  gst_structure_take_value (s, "dims", &arr);
   return TRUE;
 }
 
 static GstFlowReturn
 gst_tensor_inject_attach_npy (GstTensorInject * self, GstBuffer * buffer,
-    const CudanmsNpy * npy)
+    const GstTensorInjectNpy * npy)
 {
-  if (!cudanms_tensor_meta_add (buffer, self->stream_tensor_id, npy->dtype,
+  if (!gst_tensor_inject_attach (buffer, self->stream_tensor_id, npy->dtype,
           npy->dims, (guint) npy->n_dims, npy->data))
     goto attach_failed;
   return GST_FLOW_OK;
@@ -338,13 +382,13 @@ gst_tensor_inject_replay (GstTensorInject * self, GstBuffer * buffer)
       (gint) (pct - self->stream_location), self->stream_location,
       self->frame, pct + 2);
   GError *err = NULL;
-  CudanmsNpy npy;
+  GstTensorInjectNpy npy;
   GstFlowReturn ret;
 
-  if (!cudanms_npy_load (path, &npy, &err))
+  if (!gst_tensor_inject_npy_load (path, &npy, &err))
     goto load_failed;
   ret = gst_tensor_inject_attach_npy (self, buffer, &npy);
-  cudanms_npy_clear (&npy);
+  gst_tensor_inject_npy_clear (&npy);
   g_free (path);
   return ret;
 
@@ -359,7 +403,7 @@ load_failed:
 static GstFlowReturn
 gst_tensor_inject_synthesize (GstTensorInject * self, GstBuffer * buffer)
 {
-  gsize size = cudanms_synth_scene_size (self->scene);
+  gsize size = gst_tensor_inject_scene_size (self->scene);
   GstBuffer *data = gst_buffer_new_allocate (NULL, size, NULL);
   GstFlowReturn ret = GST_FLOW_OK;
   GstMapInfo map;
@@ -367,10 +411,10 @@ gst_tensor_inject_synthesize (GstTensorInject * self, GstBuffer * buffer)
 
   if (data == NULL || !gst_buffer_map (data, &map, GST_MAP_WRITE))
     goto no_memory;
-  cudanms_synth_scene_render (self->scene, self->frame, map.data);
+  gst_tensor_inject_scene_render (self->scene, self->frame, map.data);
   gst_buffer_unmap (data, &map);
-  cudanms_synth_scene_dims (self->scene, dims);
-  if (!cudanms_tensor_meta_add (buffer, self->stream_tensor_id,
+  gst_tensor_inject_scene_dims (self->scene, dims);
+  if (!gst_tensor_inject_attach (buffer, self->stream_tensor_id,
           self->data_type == GST_TENSOR_INJECT_DATA_TYPE_FLOAT16 ?
           CNMS_DTYPE_FLOAT16 : CNMS_DTYPE_FLOAT32, dims, 3, data)) {
     GST_ELEMENT_ERROR (self, CORE, FAILED, ("Could not attach the tensor."),

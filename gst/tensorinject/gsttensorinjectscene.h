@@ -1,6 +1,6 @@
 /* A seeded synthetic scene rendered as raw YOLO output tensors. */
-#ifndef __GST_CUDANMS_SYNTH_SCENE_H__
-#define __GST_CUDANMS_SYNTH_SCENE_H__
+#ifndef __GST_TENSOR_INJECT_SCENE_H__
+#define __GST_TENSOR_INJECT_SCENE_H__
 
 #include <gst/gst.h>
 #include "cudanms.h"
@@ -17,22 +17,22 @@ typedef struct
   guint64 seed;
   gint num_objects;
   guint noise;                  /* background anchors scoring above 0.05 */
-} CudanmsSynthConfig;
+} GstTensorInjectSceneConfig;
 
-typedef struct _CudanmsSynthScene CudanmsSynthScene;
+typedef struct _GstTensorInjectScene GstTensorInjectScene;
 
 /* Precomputes the static background tensor and the objects' tracks. */
-CudanmsSynthScene *cudanms_synth_scene_new (const CudanmsSynthConfig * cfg);
-void cudanms_synth_scene_free (CudanmsSynthScene * scene);
+GstTensorInjectScene *gst_tensor_inject_scene_new (const GstTensorInjectSceneConfig * cfg);
+void gst_tensor_inject_scene_free (GstTensorInjectScene * scene);
 
 /* Tensor dims ([1, 4+C, N] or [1, N, 5+C]) and byte size. */
-void cudanms_synth_scene_dims (const CudanmsSynthScene * scene,
+void gst_tensor_inject_scene_dims (const GstTensorInjectScene * scene,
     gint64 dims[3]);
-gsize cudanms_synth_scene_size (const CudanmsSynthScene * scene);
+gsize gst_tensor_inject_scene_size (const GstTensorInjectScene * scene);
 
 /* Writes frame number frame's tensor into out (size bytes). */
-void cudanms_synth_scene_render (const CudanmsSynthScene * scene,
+void gst_tensor_inject_scene_render (const GstTensorInjectScene * scene,
     guint64 frame, guint8 * out);
 
 G_END_DECLS
-#endif /* __GST_CUDANMS_SYNTH_SCENE_H__ */
+#endif /* __GST_TENSOR_INJECT_SCENE_H__ */

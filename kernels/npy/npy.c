@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "npy.h"
+#include "cnms_npy.h"
 
 #define NPY_MAGIC "\x93NUMPY"
 #define NPY_MAGIC_LEN 6

@@ -1,6 +1,6 @@
 /* A small .npy reader for tensorinject (float32/float16, C order). */
-#ifndef __GST_CUDANMS_NPY_H__
-#define __GST_CUDANMS_NPY_H__
+#ifndef __GST_TENSOR_INJECT_NPY_H__
+#define __GST_TENSOR_INJECT_NPY_H__
 
 #include <gst/gst.h>
 #include "cudanms.h"
@@ -13,13 +13,13 @@ typedef struct
   gint n_dims;
   gint64 dims[CNMS_MAX_DIMS];
   GstBuffer *data;              /* the array's bytes, exactly */
-} CudanmsNpy;
+} GstTensorInjectNpy;
 
 /* Loads path; on failure returns FALSE and sets error. Free with
- * cudanms_npy_clear(). */
-gboolean cudanms_npy_load (const gchar * path, CudanmsNpy * npy,
+ * gst_tensor_inject_npy_clear(). */
+gboolean gst_tensor_inject_npy_load (const gchar * path, GstTensorInjectNpy * npy,
     GError ** error);
-void cudanms_npy_clear (CudanmsNpy * npy);
+void gst_tensor_inject_npy_clear (GstTensorInjectNpy * npy);
 
 G_END_DECLS
-#endif /* __GST_CUDANMS_NPY_H__ */
+#endif /* __GST_TENSOR_INJECT_NPY_H__ */

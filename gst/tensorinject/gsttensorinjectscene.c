@@ -15,7 +15,7 @@
 #include <math.h>
 #include <string.h>
 
-#include "gstsynthscene.h"
+#include "gsttensorinjectscene.h"
 
 #define N_LEVELS 3
 #define CLUSTER_RADIUS 4        /* ring search radius, in cells */
@@ -33,9 +33,9 @@ typedef struct
   gint n_anchors;
 } SynthObject;
 
-struct _CudanmsSynthScene
+struct _GstTensorInjectScene
 {
-  CudanmsSynthConfig cfg;
+  GstTensorInjectSceneConfig cfg;
   gint grid_w[N_LEVELS];
   gint grid_h[N_LEVELS];
   gint level_offset[N_LEVELS];
@@ -65,71 +65,35 @@ unit (guint64 * state)
   return (gdouble) (splitmix64 (state) >> 11) * (1.0 / 9007199254740992.0);
 }
 
-/* IEEE binary16, round to nearest even. */
-static guint16
-float_to_half (gfloat f)
-{
-  guint32 x, mant, rem, half_bit;
-  guint32 sign;
-  gint32 exp;
-  guint16 h;
-
-  memcpy (&x, &f, sizeof (x));
-  sign = (x >> 16) & 0x8000;
-  exp = (gint32) ((x >> 23) & 0xff) - 127 + 15;
-  mant = x & 0x7fffff;
-  if (((x >> 23) & 0xff) == 0xff)
-    return sign | 0x7c00 | (mant ? 0x200 : 0);
-  if (exp >= 31)
-    return sign | 0x7c00;
-  if (exp <= 0) {
-    guint32 shift = (guint32) (14 - exp);
-
-    if (exp < -10)
-      return sign;
-    mant |= 0x800000;
-    h = (guint16) (mant >> shift);
-    rem = mant & ((1u << shift) - 1);
-    half_bit = 1u << (shift - 1);
-  } else {
-    h = (guint16) (((guint32) exp << 10) | (mant >> 13));
-    rem = mant & 0x1fff;
-    half_bit = 0x1000;
-  }
-  if (rem > half_bit || (rem == half_bit && (h & 1)))
-    h++;
-  return sign | h;
-}
-
 static void
-put (const CudanmsSynthScene * sc, guint8 * out, gint anchor, gint channel,
+put (const GstTensorInjectScene * sc, guint8 * out, gint anchor, gint channel,
     gdouble value)
 {
   gsize pos = sc->cfg.yolov5 ?
       (gsize) anchor * sc->n_channels + channel :
       (gsize) channel * sc->n_anchors + anchor;
 
-  if (sc->cfg.dtype == CNMS_DTYPE_FLOAT16) {
-    guint16 h = float_to_half ((gfloat) value);
+  gfloat f = (gfloat) value;
+  guint16 h;
 
+  if (sc->cfg.dtype == CNMS_DTYPE_FLOAT16) {
+    cnms_floats_to_halfs (&f, 1, &h);
     memcpy (out + pos * 2, &h, 2);
   } else {
-    gfloat f = (gfloat) value;
-
     memcpy (out + pos * 4, &f, 4);
   }
 }
 
 /* Channel of class c's score. */
 static gint
-class_channel (const CudanmsSynthScene * sc, gint c)
+class_channel (const GstTensorInjectScene * sc, gint c)
 {
   return (sc->cfg.yolov5 ? 5 : 4) + c;
 }
 
 /* Writes a scored box; yolov5 splits score into objectness x class. */
 static void
-put_box (const CudanmsSynthScene * sc, guint8 * out, gint anchor, gdouble cx,
+put_box (const GstTensorInjectScene * sc, guint8 * out, gint anchor, gdouble cx,
     gdouble cy, gdouble w, gdouble h, gint class_id, gdouble score,
     gdouble objectness)
 {
@@ -145,7 +109,7 @@ put_box (const CudanmsSynthScene * sc, guint8 * out, gint anchor, gdouble cx,
 }
 
 static gint
-anchor_index (const CudanmsSynthScene * sc, gint level, gint gx, gint gy,
+anchor_index (const GstTensorInjectScene * sc, gint level, gint gx, gint gy,
     gint sub)
 {
   gint cell = sc->level_offset[level] + gy * sc->grid_w[level] + gx;
@@ -154,7 +118,7 @@ anchor_index (const CudanmsSynthScene * sc, gint level, gint gx, gint gy,
 }
 
 static void
-render_background (CudanmsSynthScene * sc, guint64 * rng)
+render_background (GstTensorInjectScene * sc, guint64 * rng)
 {
   gint level, gx, gy, sub, c, n_sub = sc->cfg.yolov5 ? 3 : 1;
   guint i;
@@ -196,7 +160,7 @@ render_background (CudanmsSynthScene * sc, guint64 * rng)
 }
 
 static void
-make_objects (CudanmsSynthScene * sc, guint64 * rng)
+make_objects (GstTensorInjectScene * sc, guint64 * rng)
 {
   gint i, mw = sc->cfg.model_width, mh = sc->cfg.model_height;
 
@@ -219,10 +183,10 @@ make_objects (CudanmsSynthScene * sc, guint64 * rng)
   }
 }
 
-CudanmsSynthScene *
-cudanms_synth_scene_new (const CudanmsSynthConfig * cfg)
+GstTensorInjectScene *
+gst_tensor_inject_scene_new (const GstTensorInjectSceneConfig * cfg)
 {
-  CudanmsSynthScene *sc = g_new0 (CudanmsSynthScene, 1);
+  GstTensorInjectScene *sc = g_new0 (GstTensorInjectScene, 1);
   guint64 rng = cfg->seed;
   gint level;
 
@@ -246,7 +210,7 @@ cudanms_synth_scene_new (const CudanmsSynthConfig * cfg)
 }
 
 void
-cudanms_synth_scene_free (CudanmsSynthScene * scene)
+gst_tensor_inject_scene_free (GstTensorInjectScene * scene)
 {
   if (scene == NULL)
     return;
@@ -256,7 +220,7 @@ cudanms_synth_scene_free (CudanmsSynthScene * scene)
 }
 
 void
-cudanms_synth_scene_dims (const CudanmsSynthScene * scene, gint64 dims[3])
+gst_tensor_inject_scene_dims (const GstTensorInjectScene * scene, gint64 dims[3])
 {
   dims[0] = 1;
   dims[1] = scene->cfg.yolov5 ? scene->n_anchors : scene->n_channels;
@@ -264,7 +228,7 @@ cudanms_synth_scene_dims (const CudanmsSynthScene * scene, gint64 dims[3])
 }
 
 gsize
-cudanms_synth_scene_size (const CudanmsSynthScene * scene)
+gst_tensor_inject_scene_size (const GstTensorInjectScene * scene)
 {
   return scene->size;
 }
@@ -292,7 +256,7 @@ object_level (const SynthObject * o)
 }
 
 static void
-render_object (const CudanmsSynthScene * sc, const SynthObject * o,
+render_object (const GstTensorInjectScene * sc, const SynthObject * o,
     guint64 frame, guint64 * rng, guint8 * out)
 {
   gint level = object_level (o), s = strides[level];
@@ -333,7 +297,7 @@ render_object (const CudanmsSynthScene * sc, const SynthObject * o,
 }
 
 void
-cudanms_synth_scene_render (const CudanmsSynthScene * scene, guint64 frame,
+gst_tensor_inject_scene_render (const GstTensorInjectScene * scene, guint64 frame,
     guint8 * out)
 {
   guint64 rng = scene->cfg.seed ^ (frame * G_GUINT64_CONSTANT (0x2545f4914f6cdd1d));

@@ -45,29 +45,28 @@
 #include "config.h"
 #endif
 
-#include <math.h>
 #include <string.h>
 
 #include <gst/video/video.h>
 
 #include "gstcudanms.h"
+#include "gstcudanmsoutput.h"
 #include "gsttensormeta.h"
 
 GST_DEBUG_CATEGORY_STATIC (gst_cudanms_debug);
 #define GST_CAT_DEFAULT gst_cudanms_debug
 
-/* Labels are cached up to this class id; larger (end2end) ids are rare. */
-#define MAX_CACHED_CLASS 65535
-
-#define DEFAULT_PROP_IOU 0.45f
-#define DEFAULT_PROP_SCORE_THRESHOLD 0.25f
-#define DEFAULT_PROP_MAX_DETECTIONS 300
-#define DEFAULT_PROP_MAX_CANDIDATES 30000
+/* The library's defaults (cudanms.h) are the element's. */
+#define DEFAULT_PROP_IOU CNMS_DEFAULT_IOU
+#define DEFAULT_PROP_SCORE_THRESHOLD CNMS_DEFAULT_SCORE_THRESHOLD
+#define DEFAULT_PROP_MAX_DETECTIONS CNMS_DEFAULT_MAX_DETECTIONS
+#define DEFAULT_PROP_MAX_CANDIDATES CNMS_DEFAULT_MAX_CANDIDATES
 #define DEFAULT_PROP_CLASS_AGNOSTIC FALSE
 #define DEFAULT_PROP_LABEL_FILE NULL
 #define DEFAULT_PROP_LAYOUT GST_CUDANMS_LAYOUT_AUTO
-#define DEFAULT_PROP_MODEL_SIZE "640x640"
-#define DEFAULT_PROP_LETTERBOX TRUE
+#define DEFAULT_PROP_MODEL_SIZE G_STRINGIFY (CNMS_DEFAULT_MODEL_WIDTH) "x" \
+    G_STRINGIFY (CNMS_DEFAULT_MODEL_HEIGHT)
+#define DEFAULT_PROP_LETTERBOX (CNMS_DEFAULT_LETTERBOX != 0)
 #define DEFAULT_PROP_TENSOR_ID NULL
 #define DEFAULT_PROP_DEVICE GST_CUDANMS_DEVICE_AUTO
 #define DEFAULT_PROP_CUDA_DEVICE_ID -1
@@ -116,14 +115,12 @@ struct _GstCudanms
   cnms_ctx *ctx;
   gint frame_width;
   gint frame_height;
-  GPtrArray *labels;            /* gchar *, indexed by class id */
-  GArray *label_quarks;         /* GQuark, indexed by class id */
+  GstCudanmsLabels labels;
   gboolean warned_missing;
 
   /* the tensor read in before_transform, used in transform_ip */
-  gboolean pending;
-  CudanmsTensorLookup lookup;
-  CudanmsTensorView view;
+  GstCudanmsTensorLookup lookup;
+  GstCudanmsTensorView view;
   gchar msg[256];
 };
 
@@ -204,8 +201,8 @@ gst_cudanms_init (GstCudanms * self)
   self->label_file = g_strdup (DEFAULT_PROP_LABEL_FILE);
   self->layout = DEFAULT_PROP_LAYOUT;
   self->model_size = g_strdup (DEFAULT_PROP_MODEL_SIZE);
-  cudanms_parse_size (self->model_size, &self->model_width,
-      &self->model_height);
+  self->model_width = CNMS_DEFAULT_MODEL_WIDTH;
+  self->model_height = CNMS_DEFAULT_MODEL_HEIGHT;
   self->letterbox = DEFAULT_PROP_LETTERBOX;
   self->tensor_id = g_strdup (DEFAULT_PROP_TENSOR_ID);
   self->device = DEFAULT_PROP_DEVICE;
@@ -223,7 +220,7 @@ gst_cudanms_set_model_size (GstCudanms * self, const gchar * str)
 {
   gint w, h;
 
-  if (!cudanms_parse_size (str, &w, &h)) {
+  if (cnms_parse_size (str, &w, &h) != CNMS_OK) {
     GST_WARNING_OBJECT (self, "Ignoring malformed model-size \"%s\" "
         "(expected WxH, e.g. 640x640)", GST_STR_NULL (str));
     return;
@@ -352,57 +349,6 @@ gst_cudanms_finalize (GObject * object)
   G_OBJECT_CLASS (parent_class)->finalize (object);
 }
 
-/* Makes sure labels/quarks cover class_id, filling with "class-<id>". */
-static void
-gst_cudanms_grow_labels (GstCudanms * self, gint class_id)
-{
-  while ((gint) self->labels->len <= class_id) {
-    gchar *label = g_strdup_printf ("class-%u", self->labels->len);
-    GQuark q = g_quark_from_string (label);
-
-    g_ptr_array_add (self->labels, label);
-    g_array_append_val (self->label_quarks, q);
-  }
-}
-
-static gboolean
-gst_cudanms_load_labels (GstCudanms * self, const gchar * path)
-{
-  GError *err = NULL;
-  gchar *contents = NULL;
-  gchar **lines;
-  guint i, n;
-
-  if (!g_file_get_contents (path, &contents, NULL, &err))
-    goto read_failed;
-  lines = g_strsplit (contents, "\n", -1);
-  n = g_strv_length (lines);
-  if (n > 0 && lines[n - 1][0] == '\0')
-    n--;                        /* the final newline ends the last label */
-  for (i = 0; i < n; i++) {
-    gchar *label = g_strchomp (lines[i]);       /* also drops a '\r' */
-    GQuark q;
-
-    if (label[0] == '\0') {
-      gst_cudanms_grow_labels (self, (gint) i);
-      continue;
-    }
-    q = g_quark_from_string (label);
-    g_ptr_array_add (self->labels, g_strdup (label));
-    g_array_append_val (self->label_quarks, q);
-  }
-  GST_INFO_OBJECT (self, "loaded %u labels from %s", n, path);
-  g_strfreev (lines);
-  g_free (contents);
-  return TRUE;
-
-read_failed:
-  GST_ELEMENT_ERROR (self, RESOURCE, OPEN_READ,
-      ("Could not read label file \"%s\".", path), ("%s", err->message));
-  g_clear_error (&err);
-  return FALSE;
-}
-
 static gboolean
 gst_cudanms_start (GstBaseTransform * trans)
 {
@@ -410,6 +356,7 @@ gst_cudanms_start (GstBaseTransform * trans)
   GstCudanmsDevice device;
   gint device_id, n_cuda = cnms_cuda_device_count ();
   gchar *label_file;
+  GError *err = NULL;
   cnms_backend backend = CNMS_BACKEND_CPU;
   cnms_status st = CNMS_OK;
 
@@ -419,12 +366,14 @@ gst_cudanms_start (GstBaseTransform * trans)
   label_file = g_strdup (self->label_file);
   GST_OBJECT_UNLOCK (self);
 
-  self->labels = g_ptr_array_new_with_free_func (g_free);
-  self->label_quarks = g_array_new (FALSE, FALSE, sizeof (GQuark));
+  gst_cudanms_labels_init (&self->labels);
   self->warned_missing = FALSE;
-  self->pending = FALSE;
-  if (label_file != NULL && !gst_cudanms_load_labels (self, label_file))
-    goto failed;
+  if (label_file != NULL
+      && !gst_cudanms_labels_load (&self->labels, label_file, &err))
+    goto labels_failed;
+  if (label_file != NULL)
+    GST_INFO_OBJECT (self, "loaded %u labels from %s",
+        self->labels.names->len, label_file);
 
   if (device == GST_CUDANMS_DEVICE_CUDA && n_cuda <= 0)
     goto no_cuda;
@@ -448,6 +397,12 @@ gst_cudanms_start (GstBaseTransform * trans)
   g_free (label_file);
   return TRUE;
 
+labels_failed:
+  GST_ELEMENT_ERROR (self, RESOURCE, OPEN_READ,
+      ("Could not read label file \"%s\".", label_file),
+      ("%s", err->message));
+  g_clear_error (&err);
+  goto failed;
 no_cuda:
   GST_ELEMENT_ERROR (self, RESOURCE, NOT_FOUND,
       ("device=cuda, but no CUDA device is available."),
@@ -461,8 +416,7 @@ ctx_failed:
           "CPU", device_id, cnms_status_str (st)));
 failed:
   /* stop() is not called when start() fails */
-  g_clear_pointer (&self->labels, g_ptr_array_unref);
-  g_clear_pointer (&self->label_quarks, g_array_unref);
+  gst_cudanms_labels_clear (&self->labels);
   g_free (label_file);
   return FALSE;
 }
@@ -472,14 +426,12 @@ gst_cudanms_stop (GstBaseTransform * trans)
 {
   GstCudanms *self = GST_CUDANMS (trans);
 
-  cudanms_tensor_view_release (&self->view);
-  self->pending = FALSE;
+  gst_cudanms_tensor_view_release (&self->view);
   g_clear_pointer (&self->ctx, cnms_ctx_free);
   GST_OBJECT_LOCK (self);
   self->backend_name = NULL;
   GST_OBJECT_UNLOCK (self);
-  g_clear_pointer (&self->labels, g_ptr_array_unref);
-  g_clear_pointer (&self->label_quarks, g_array_unref);
+  gst_cudanms_labels_clear (&self->labels);
   return TRUE;
 }
 
@@ -510,55 +462,14 @@ gst_cudanms_before_transform (GstBaseTransform * trans, GstBuffer * buffer)
 {
   GstCudanms *self = GST_CUDANMS (trans);
 
-  cudanms_tensor_view_release (&self->view);
+  gst_cudanms_tensor_view_release (&self->view);
   GST_OBJECT_LOCK (self);
-  self->lookup = cudanms_tensor_view_acquire (&self->view, buffer,
+  self->lookup = gst_cudanms_tensor_view_acquire (&self->view, buffer,
       self->tensor_id, self->msg, sizeof (self->msg));
-  if (self->lookup == CUDANMS_TENSOR_MISSING)
+  if (self->lookup == GST_CUDANMS_TENSOR_MISSING)
     g_snprintf (self->msg, sizeof (self->msg), "no tensor with tensor-id %s",
         GST_STR_NULL (self->tensor_id));
   GST_OBJECT_UNLOCK (self);
-  self->pending = TRUE;
-}
-
-static void
-gst_cudanms_add_roi (GstCudanms * self, GstBuffer * buffer,
-    const cnms_det * d, guint index)
-{
-  gdouble fw = self->frame_width, fh = self->frame_height;
-  GstVideoRegionOfInterestMeta *meta;
-  GQuark quark;
-  const gchar *label;
-  gchar scratch[32];
-  gint x, y, x2, y2;
-
-  if (d->class_id >= 0 && d->class_id <= MAX_CACHED_CLASS) {
-    gst_cudanms_grow_labels (self, d->class_id);
-    label = g_ptr_array_index (self->labels, d->class_id);
-    quark = g_array_index (self->label_quarks, GQuark, d->class_id);
-  } else {
-    g_snprintf (scratch, sizeof (scratch), "class-%d", d->class_id);
-    quark = g_quark_from_string (scratch);
-    label = g_quark_to_string (quark);
-  }
-
-  x = CLAMP ((gint) floor (d->x1), 0, self->frame_width);
-  y = CLAMP ((gint) floor (d->y1), 0, self->frame_height);
-  x2 = CLAMP ((gint) ceil (d->x2), x, self->frame_width);
-  y2 = CLAMP ((gint) ceil (d->y2), y, self->frame_height);
-
-  meta = gst_buffer_add_video_region_of_interest_meta_id (buffer, quark,
-      x, y, x2 - x, y2 - y);
-  meta->id = (gint) index;
-  gst_video_region_of_interest_meta_add_param (meta,
-      gst_structure_new ("detection",
-          "confidence", G_TYPE_DOUBLE, (gdouble) d->score,
-          "label_id", G_TYPE_INT, (gint) d->class_id,
-          "label", G_TYPE_STRING, label,
-          "x_min", G_TYPE_DOUBLE, d->x1 / fw,
-          "y_min", G_TYPE_DOUBLE, d->y1 / fh,
-          "x_max", G_TYPE_DOUBLE, d->x2 / fw,
-          "y_max", G_TYPE_DOUBLE, d->y2 / fh, NULL));
 }
 
 static GstFlowReturn
@@ -568,16 +479,13 @@ gst_cudanms_transform_ip (GstBaseTransform * trans, GstBuffer * buffer)
   const cnms_det *dets = NULL;
   cnms_params p;
   cnms_layout layout;
-  cnms_shape shape;
   cnms_status st;
   gint i, n_dets = 0;
 
-  if (!self->pending)
-    gst_cudanms_before_transform (trans, buffer);
-  self->pending = FALSE;
-  if (self->lookup == CUDANMS_TENSOR_MISSING)
+  /* before_transform always runs first and has read the tensor */
+  if (self->lookup == GST_CUDANMS_TENSOR_MISSING)
     goto missing;
-  if (self->lookup == CUDANMS_TENSOR_BAD)
+  if (self->lookup == GST_CUDANMS_TENSOR_BAD)
     goto bad_tensor;
 
   cnms_params_init (&p);
@@ -595,10 +503,8 @@ gst_cudanms_transform_ip (GstBaseTransform * trans, GstBuffer * buffer)
   p.frame_width = self->frame_width;
   p.frame_height = self->frame_height;
 
-  if (cnms_tensor_shape (&self->view.tensor, layout, &shape, self->msg,
-          sizeof (self->msg)) != CNMS_OK)
-    goto bad_tensor;
-  st = cnms_detect (self->ctx, &self->view.tensor, shape.layout, &p, &dets,
+  /* cnms_detect validates the tensor against the layout, once */
+  st = cnms_detect (self->ctx, &self->view.tensor, layout, &p, &dets,
       &n_dets);
   if (st == CNMS_ERR_BAD_TENSOR) {
     g_strlcpy (self->msg, cnms_ctx_error (self->ctx), sizeof (self->msg));
@@ -607,22 +513,22 @@ gst_cudanms_transform_ip (GstBaseTransform * trans, GstBuffer * buffer)
   if (st != CNMS_OK)
     goto detect_failed;
   if (n_dets == 0 && cnms_ctx_last_candidates (self->ctx) == 0
-      && cudanms_tensor_is_all_nonfinite (&self->view.tensor)) {
+      && gst_cudanms_tensor_is_all_nonfinite (&self->view.tensor)) {
     g_strlcpy (self->msg, "tensor holds only NaN/Inf values",
         sizeof (self->msg));
     goto bad_tensor;
   }
 
-  GST_LOG_OBJECT (self, "%s tensor: %d anchors, %d classes -> %d detections",
-      cnms_layout_name (shape.layout), shape.n_anchors, shape.n_classes,
-      n_dets);
+  GST_LOG_OBJECT (self, "%d candidates -> %d detections",
+      cnms_ctx_last_candidates (self->ctx), n_dets);
   for (i = 0; i < n_dets; i++)
-    gst_cudanms_add_roi (self, buffer, &dets[i], (guint) i);
-  cudanms_tensor_view_release (&self->view);
+    gst_cudanms_attach_roi (buffer, &self->labels, &dets[i], (guint) i,
+        self->frame_width, self->frame_height);
+  gst_cudanms_tensor_view_release (&self->view);
   return GST_FLOW_OK;
 
 missing:
-  cudanms_tensor_view_release (&self->view);
+  gst_cudanms_tensor_view_release (&self->view);
   if (!self->warned_missing) {
     self->warned_missing = TRUE;
     GST_ELEMENT_WARNING (self, STREAM, FORMAT,
@@ -635,13 +541,13 @@ missing:
   }
   return GST_FLOW_OK;
 bad_tensor:
-  cudanms_tensor_view_release (&self->view);
+  gst_cudanms_tensor_view_release (&self->view);
   GST_ELEMENT_WARNING (self, STREAM, FORMAT,
       ("Bad detection tensor: %s", self->msg),
       ("The buffer passes without ROIs."));
   return GST_FLOW_OK;
 detect_failed:
-  cudanms_tensor_view_release (&self->view);
+  gst_cudanms_tensor_view_release (&self->view);
   GST_ELEMENT_ERROR (self, RESOURCE, FAILED,
       ("Post-processing failed: %s", cnms_status_str (st)),
       ("%s", cnms_ctx_error (self->ctx)));

@@ -1,4 +1,4 @@
-/* cudanms plugin: registers the tensor meta and the elements. */
+/* cudanms plugin: registers the tensor meta and the cudanms element. */
 #ifdef HAVE_CONFIG_H
 #include "config.h"
 #endif
@@ -6,19 +6,14 @@
 #include <gst/gst.h>
 
 #include "gstcudanms.h"
-#include "gsttensorinject.h"
 #include "gsttensormeta.h"
 
 static gboolean
 plugin_init (GstPlugin * plugin)
 {
-  gboolean ret = FALSE;
-
-  if (cudanms_tensor_meta_register () == NULL)
+  if (gst_cudanms_tensor_meta_register () == NULL)
     return FALSE;
-  ret |= GST_ELEMENT_REGISTER (cudanms, plugin);
-  ret |= GST_ELEMENT_REGISTER (tensorinject, plugin);
-  return ret;
+  return GST_ELEMENT_REGISTER (cudanms, plugin);
 }
 
 GST_PLUGIN_DEFINE (GST_VERSION_MAJOR, GST_VERSION_MINOR, cudanms,

@@ -7,11 +7,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "gstnpy.h"
-#include "npy.h"
+#include "gsttensorinjectnpy.h"
+#include "cnms_npy.h"
 
 gboolean
-cudanms_npy_load (const gchar * path, CudanmsNpy * npy, GError ** error)
+gst_tensor_inject_npy_load (const gchar * path, GstTensorInjectNpy * npy, GError ** error)
 {
   cnms_npy a;
   gchar msg[256];
@@ -54,7 +54,7 @@ wrong_dims:
 }
 
 void
-cudanms_npy_clear (CudanmsNpy * npy)
+gst_tensor_inject_npy_clear (GstTensorInjectNpy * npy)
 {
   gst_clear_buffer (&npy->data);
 }

@@ -26,7 +26,7 @@ typedef struct {
 #define N_BUFS 19
 
 cnms_status
-cnms_buf_reserve (cnms_ctx *ctx, cnms_buf *b, size_t bytes)
+cnms_buf_reserve (cnms_backend_ctx *ctx, cnms_buf *b, size_t bytes)
 {
   void *p;
 
@@ -36,7 +36,7 @@ cnms_buf_reserve (cnms_ctx *ctx, cnms_buf *b, size_t bytes)
   bytes = (bytes + 4095) & ~(size_t) 4095;
   p = malloc (bytes);
   if (p == NULL)
-    return cnms_ctx_fail (ctx, CNMS_ERR_NO_MEMORY,
+    return cnms_fail (ctx, CNMS_ERR_NO_MEMORY,
         "cannot allocate %zu bytes of host memory", bytes);
   free (b->p);
   ctx->host_bytes -= b->cap;
@@ -48,7 +48,7 @@ cnms_buf_reserve (cnms_ctx *ctx, cnms_buf *b, size_t bytes)
 }
 
 void
-cnms_buf_release (cnms_ctx *ctx, cnms_buf *b)
+cnms_buf_release (cnms_backend_ctx *ctx, cnms_buf *b)
 {
   free (b->p);
   ctx->host_bytes -= b->cap;
@@ -57,18 +57,18 @@ cnms_buf_release (cnms_ctx *ctx, cnms_buf *b)
 }
 
 static cnms_status
-cpu_create (cnms_ctx *ctx, int device_id)
+cpu_create (cnms_backend_ctx *ctx, int device_id)
 {
   (void) device_id;
   ctx->priv = calloc (1, sizeof (cpu_state));
   if (ctx->priv == NULL)
-    return cnms_ctx_fail (ctx, CNMS_ERR_NO_MEMORY,
+    return cnms_fail (ctx, CNMS_ERR_NO_MEMORY,
         "cannot allocate the CPU backend state");
   return CNMS_OK;
 }
 
 static void
-cpu_destroy (cnms_ctx *ctx)
+cpu_destroy (cnms_backend_ctx *ctx)
 {
   cpu_state *s = ctx->priv;
   int i;
@@ -87,7 +87,7 @@ cpu_destroy (cnms_ctx *ctx)
 /* Reserves the sort, gather and greedy buffers for n boxes and n_classes
  * classes (0: class-agnostic). */
 static cnms_status
-reserve_common (cnms_ctx *ctx, cpu_state *s, size_t n, size_t n_classes)
+reserve_common (cnms_backend_ctx *ctx, cpu_state *s, size_t n, size_t n_classes)
 {
   cnms_status st = CNMS_OK;
 
@@ -135,7 +135,7 @@ gather_box (cpu_state *s, int i, float x1, float y1, float x2, float y2)
 }
 
 static cnms_status
-cpu_detect (cnms_ctx *ctx, const cnms_tensor *t, const cnms_shape *shape,
+cpu_detect (cnms_backend_ctx *ctx, const cnms_tensor *t, const cnms_shape *shape,
     const cnms_params *p, const cnms_map *map, const cnms_det **dets,
     int *n_dets)
 {
@@ -209,7 +209,7 @@ cpu_detect (cnms_ctx *ctx, const cnms_tensor *t, const cnms_shape *shape,
 }
 
 static cnms_status
-cpu_nms (cnms_ctx *ctx, const float *boxes, const float *scores,
+cpu_nms (cnms_backend_ctx *ctx, const float *boxes, const float *scores,
     const int32_t *classes, int n, float iou, int class_agnostic,
     int max_detections, int64_t *keep, int *n_keep)
 {

@@ -32,22 +32,17 @@
 
 G_BEGIN_DECLS
 
-#define CUDANMS_TENSOR_META_NAME "CudanmsTensorMeta"
+#define GST_CUDANMS_TENSOR_META_NAME "CudanmsTensorMeta"
 
 /* Registers the custom meta unless someone else already did. */
-const GstMetaInfo *cudanms_tensor_meta_register (void);
-
-/* Attaches one tensor to the (writable) buffer. id may be NULL. Takes a
- * reference on data. */
-gboolean cudanms_tensor_meta_add (GstBuffer * buffer, const gchar * id,
-    cnms_dtype dtype, const gint64 * dims, guint n_dims, GstBuffer * data);
+const GstMetaInfo *gst_cudanms_tensor_meta_register (void);
 
 typedef enum
 {
-  CUDANMS_TENSOR_FOUND,
-  CUDANMS_TENSOR_MISSING,
-  CUDANMS_TENSOR_BAD
-} CudanmsTensorLookup;
+  GST_CUDANMS_TENSOR_FOUND,
+  GST_CUDANMS_TENSOR_MISSING,
+  GST_CUDANMS_TENSOR_BAD
+} GstCudanmsTensorLookup;
 
 /* A tensor found on a buffer, mapped for reading. It holds its own reference
  * on the data, so it stays valid whatever happens to the buffer's metas. */
@@ -57,27 +52,21 @@ typedef struct
   GstBuffer *data;
   GBytes *bytes;
   GstMapInfo map;
-} CudanmsTensorView;
+} GstCudanmsTensorView;
 
-#define CUDANMS_TENSOR_VIEW_INIT { { NULL, 0, CNMS_DTYPE_FLOAT32, 0, { 0 }, 0 }, NULL, NULL, GST_MAP_INFO_INIT }
+#define GST_CUDANMS_TENSOR_VIEW_INIT { { NULL, 0, CNMS_DTYPE_FLOAT32, 0, { 0 }, 0 }, NULL, NULL, GST_MAP_INFO_INIT }
 
 /* Finds the tensor with this id (NULL: the first one found: custom metas,
  * most recently attached first, then protection metas) and maps it. On
- * CUDANMS_TENSOR_BAD writes the reason into msg. Release the view with
- * cudanms_tensor_view_release() in every case. */
-CudanmsTensorLookup cudanms_tensor_view_acquire (CudanmsTensorView * view,
+ * GST_CUDANMS_TENSOR_BAD writes the reason into msg. Release the view with
+ * gst_cudanms_tensor_view_release() in every case. */
+GstCudanmsTensorLookup gst_cudanms_tensor_view_acquire (GstCudanmsTensorView * view,
     GstBuffer * buffer, const gchar * id, gchar * msg, gsize msg_size);
-void cudanms_tensor_view_release (CudanmsTensorView * view);
+void gst_cudanms_tensor_view_release (GstCudanmsTensorView * view);
 
 /* TRUE when a host tensor holds no finite element at all. Stops at the first
  * finite one, so it is cheap on real tensors. */
-gboolean cudanms_tensor_is_all_nonfinite (const cnms_tensor * t);
-
-const gchar *cudanms_dtype_to_string (cnms_dtype dtype);
-gboolean cudanms_dtype_from_string (const gchar * str, cnms_dtype * dtype);
-
-/* Parses a model size "WxH" (1..65536 each); FALSE when malformed. */
-gboolean cudanms_parse_size (const gchar * str, gint * width, gint * height);
+gboolean gst_cudanms_tensor_is_all_nonfinite (const cnms_tensor * t);
 
 G_END_DECLS
 #endif /* __GST_CUDANMS_TENSOR_META_H__ */
