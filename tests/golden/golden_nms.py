@@ -10,12 +10,12 @@ batched_nms is deliberately not used: its coordinate-offset trick changes
 the float arithmetic, and its final sort is not stable across classes.
 The keep lists must be identical. Exit 77 when torchvision is missing.
 
-Threshold: DESIGN.md compares IoU > iou in float32 with the threshold
+Threshold: cudanms compares IoU > iou in float32 with the threshold
 rounded once to float32. torchvision's CPU kernel compares the float IoU
 with the double threshold. The two differ only when an IoU equals
 float32(iou) exactly and float32(iou) > iou (0.3 is such a value), so
 torchvision is given float(np.float32(iou)), which makes its comparison
-the DESIGN.md one. How many checks the unrounded double threshold would
+cudanms's. How many checks the unrounded double threshold would
 change is printed as a note.
 """
 
@@ -34,62 +34,26 @@ except ImportError as e:  # pragma: no cover - depends on the machine
     print("golden: skipped, torchvision is not importable: %s" % e)
     sys.exit(77)
 
-
-IOUS = (0.3, 0.5, 0.7)
-N_CLASSES = 80
+from golden_cases import IOUS, fill_case, merge_per_class  # noqa: E402
 
 
 def make_case(rng, i):
     """One seeded random case: boxes, scores, classes, iou and a label."""
     # Sizes cover 1..8192, weighted towards the small end where most
     # corner cases live, with a few large ones.
-    kind = i % 8
     if i < 8:
         n = i + 1
-    elif kind == 7:
+    elif i % 8 == 7:
         n = int(rng.integers(4096, 8193))
     else:
         n = int(np.exp(rng.uniform(0, np.log(4096))))
     iou = IOUS[i % 3]
     large = i % 5 == 4
     span = 60000.0 if large else float(rng.choice([64.0, 640.0, 1920.0]))
-    size = span * float(rng.choice([0.02, 0.1, 0.3]))
-
-    cx = rng.uniform(0, span, n)
-    cy = rng.uniform(0, span, n)
-    w = rng.uniform(0, size, n)
-    h = rng.uniform(0, size, n)
-    boxes = np.stack([cx - w / 2, cy - h / 2, cx + w / 2, cy + h / 2], axis=1)
-    if i % 4 == 1:
-        # integer coordinates: exact IoU values such as 0.5 happen
-        boxes = np.round(boxes)
-    boxes = boxes.astype(np.float32)
-
-    scores = rng.random(n)
-    if i % 2 == 0:
-        # heavy ties: few distinct score values
-        q = float(rng.choice([2, 5, 10, 100]))
-        scores = np.round(scores * q) / q
-    scores = scores.astype(np.float32)
-
-    if n > 1 and i % 3 != 2:
-        # exact duplicates (box and score) of random earlier boxes
-        n_dup = int(rng.integers(1, max(2, n // 4)))
-        src = rng.integers(0, n, n_dup)
-        dst = rng.integers(0, n, n_dup)
-        boxes[dst] = boxes[src]
-        if i % 2 == 0:
-            scores[dst] = scores[src]
-    if i % 6 == 3 and n > 2:
-        # zero-area boxes take part too (torchvision-compatible)
-        z = rng.integers(0, n, max(1, n // 10))
-        boxes[z, 2] = boxes[z, 0]
-
-    n_cls = N_CLASSES if i % 7 else int(rng.integers(1, 4))
-    classes = rng.integers(0, n_cls, n)
+    boxes, scores, classes, ties = fill_case(rng, i, n, span)
+    # both integer widths go through the CLI
     classes = classes.astype(np.int64 if i % 2 else np.int32)
-    label = "case %d: n=%d iou=%.1f span=%g ties=%s" % (
-        i, n, iou, span, i % 2 == 0)
+    label = "case %d: n=%d iou=%.1f span=%g ties=%s" % (i, n, iou, span, ties)
     return boxes, scores, classes, iou, label
 
 
@@ -98,13 +62,8 @@ def torchvision_keep(boxes, scores, classes, iou):
     ts = torch.from_numpy(scores)
     if classes is None:
         return tv_nms(tb, ts, iou).tolist()
-    keep = []
-    for c in np.unique(classes):
-        idx = np.nonzero(classes == c)[0]
-        k = tv_nms(tb[idx], ts[idx], iou).numpy()
-        keep.extend(idx[k].tolist())
-    keep.sort(key=lambda j: (-float(scores[j]), j))
-    return keep
+    return merge_per_class(scores, classes,
+                           lambda idx: tv_nms(tb[idx], ts[idx], iou).numpy())
 
 
 def cli_keep(tool, workdir, boxes, scores, classes, iou, backend):

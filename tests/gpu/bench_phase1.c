@@ -31,10 +31,10 @@ static void
 boxes_make (boxes_set *b, int n, uint64_t seed)
 {
   const int objects = n / 16 > 1 ? n / 16 : 1;
-  gpu_rng r;
+  test_rng r;
   int i;
 
-  gpu_rng_seed (&r, seed);
+  test_rng_seed (&r, seed);
   b->n = n;
   b->boxes = malloc ((size_t) n * 4 * sizeof (float));
   b->scores = malloc ((size_t) n * sizeof (float));
@@ -43,11 +43,11 @@ boxes_make (boxes_set *b, int n, uint64_t seed)
     exit (1);
   for (i = 0; i < n; i++) {
     /* object o: a fixed centre and size from its own seed */
-    gpu_rng ro;
+    test_rng ro;
     const int o = gpu_rng_int (&r, 0, objects);
     float cx, cy, w, h, j;
 
-    gpu_rng_seed (&ro, seed * 7919 + (uint64_t) o);
+    test_rng_seed (&ro, seed * 7919 + (uint64_t) o);
     cx = gpu_rng_float (&ro, 20.0f, 620.0f);
     cy = gpu_rng_float (&ro, 20.0f, 620.0f);
     w = gpu_rng_float (&ro, 8.0f, 160.0f);

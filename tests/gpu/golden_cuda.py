@@ -16,7 +16,7 @@ compares the keep lists with torchvision on CUDA tensors:
     keep lists merged by (score desc, index asc). batched_nms is not used:
     its coordinate-offset trick changes the float arithmetic.
 torchvision's CUDA kernel rounds the threshold to float32 (devIoU takes a
-float), as DESIGN.md does; its CPU kernel (--torch-device cpu, a dry run
+float), as cudanms does; its CPU kernel (--torch-device cpu, a dry run
 without a GPU) compares with the double, so torchvision is always given
 float(np.float32(iou)), which is the same threshold for both.
 
@@ -47,8 +47,11 @@ except ImportError as e:  # depends on the machine
     print("golden-cuda: skipped, torch/torchvision not importable: %s" % e)
     sys.exit(77)
 
-IOUS = (0.3, 0.5, 0.7)
-N_CLASSES = 80
+# The case generator is shared with tests/golden/golden_nms.py.
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
+                                "..", "golden"))
+from golden_cases import IOUS, fill_case, merge_per_class  # noqa: E402
+
 MAX_N = 32768
 
 
@@ -67,42 +70,9 @@ def make_case(rng, i):
     if n > 8192:
         # large cases stay dense: plenty of suppression across tiles
         span = float(rng.choice([640.0, 1920.0]))
-    size = span * float(rng.choice([0.02, 0.1, 0.3]))
-
-    cx = rng.uniform(0, span, n)
-    cy = rng.uniform(0, span, n)
-    w = rng.uniform(0, size, n)
-    h = rng.uniform(0, size, n)
-    boxes = np.stack([cx - w / 2, cy - h / 2, cx + w / 2, cy + h / 2], axis=1)
-    if i % 4 == 1:
-        # integer coordinates: exact IoUs such as 0.5 happen
-        boxes = np.round(boxes)
-    boxes = boxes.astype(np.float32)
-
-    scores = rng.random(n)
-    ties = i % 2 == 0
-    if ties:
-        q = float(rng.choice([2, 5, 10, 100]))
-        scores = np.round(scores * q) / q
-    scores = scores.astype(np.float32)
-
-    if n > 1 and i % 3 != 2:
-        # exact duplicates (box, and for tie cases the score too)
-        n_dup = int(rng.integers(1, max(2, n // 4)))
-        src = rng.integers(0, n, n_dup)
-        dst = rng.integers(0, n, n_dup)
-        boxes[dst] = boxes[src]
-        if ties:
-            scores[dst] = scores[src]
-    if i % 6 == 3 and n > 2:
-        # zero-area boxes take part (never suppress, never suppressed)
-        z = rng.integers(0, n, max(1, n // 10))
-        boxes[z, 2] = boxes[z, 0]
-
-    n_cls = N_CLASSES if i % 7 else int(rng.integers(1, 4))
-    classes = rng.integers(0, n_cls, n).astype(np.int32)
+    boxes, scores, classes, ties = fill_case(rng, i, n, span)
     label = "case %d: n=%d iou=%.1f span=%g ties=%s classes=%d" % (
-        i, n, iou, span, ties, n_cls)
+        i, n, iou, span, ties, len(np.unique(classes)))
     return boxes, scores, classes, iou, label
 
 
@@ -115,14 +85,11 @@ def tv_keep(boxes_d, scores_d, scores, classes, iou):
     """torchvision on CUDA tensors; per class + merge when classes given."""
     if classes is None:
         return tv_nms(boxes_d, scores_d, iou).cpu().tolist()
-    keep = []
-    for c in np.unique(classes):
-        idx = np.nonzero(classes == c)[0]
+
+    def keep_of(idx):
         idx_d = torch.from_numpy(idx).to(boxes_d.device)
-        k = tv_nms(boxes_d[idx_d], scores_d[idx_d], iou).cpu().numpy()
-        keep.extend(idx[k].tolist())
-    keep.sort(key=lambda j: (-float(scores[j]), j))
-    return keep
+        return tv_nms(boxes_d[idx_d], scores_d[idx_d], iou).cpu().numpy()
+    return merge_per_class(scores, classes, keep_of)
 
 
 def torch_sort_breaks_ties(scores_d, scores, classes):

@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "gpu_common.h"
+#include "cnms_math.h"
 
 int gpu_failures;
 
@@ -35,79 +36,28 @@ gpu_switches (void)
   return buf;
 }
 
-void
-gpu_rng_seed (gpu_rng *r, uint64_t seed)
-{
-  r->s = seed * 0x9e3779b97f4a7c15ull + 0x632be59bd9b4e019ull;
-}
-
-/* splitmix64 */
-uint64_t
-gpu_rng_next (gpu_rng *r)
-{
-  uint64_t z = (r->s += 0x9e3779b97f4a7c15ull);
-  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-  z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-  return z ^ (z >> 31);
-}
-
 float
-gpu_rng_float (gpu_rng *r, float lo, float hi)
+gpu_rng_float (test_rng *r, float lo, float hi)
 {
-  float u = (float) (gpu_rng_next (r) >> 40) / 16777216.0f;
-  return lo + (hi - lo) * u;
+  return lo + (hi - lo) * test_rng_unit (r);
 }
 
 int
-gpu_rng_int (gpu_rng *r, int lo, int hi)
+gpu_rng_int (test_rng *r, int lo, int hi)
 {
   if (hi <= lo)
     return lo;
-  return lo + (int) (gpu_rng_next (r) % (uint64_t) (hi - lo));
-}
-
-uint16_t
-gpu_float_to_half (float f)
-{
-  uint32_t x, sign, exp, man, m, rem, halfway;
-  int e, shift;
-
-  memcpy (&x, &f, sizeof x);
-  sign = (x >> 16) & 0x8000u;
-  exp = (x >> 23) & 0xffu;
-  man = x & 0x7fffffu;
-  if (exp == 0xffu)
-    return (uint16_t) (sign | 0x7c00u | (man ? 0x200u | (man >> 13) : 0));
-  e = (int) exp - 112;
-  if (e >= 31)
-    return (uint16_t) (sign | 0x7c00u);
-  if (e <= 0) {
-    if (e < -10)
-      return (uint16_t) sign;
-    man |= 0x800000u;
-    shift = 14 - e;
-    m = man >> shift;
-    rem = man & ((1u << shift) - 1);
-    halfway = 1u << (shift - 1);
-    if (rem > halfway || (rem == halfway && (m & 1)))
-      m++;
-    return (uint16_t) (sign | m);
-  }
-  m = man >> 13;
-  rem = man & 0x1fffu;
-  if (rem > 0x1000u || (rem == 0x1000u && (m & 1)))
-    m++;
-  return (uint16_t) (sign | (((uint32_t) e << 10) + m));
+  return lo + (int) (test_rng_next (r) % (uint64_t) (hi - lo));
 }
 
 static float
-pick_f (gpu_rng *r, const float *v, int n)
+pick_f (test_rng *r, const float *v, int n)
 {
   return v[gpu_rng_int (r, 0, n)];
 }
 
 static int
-pick_i (gpu_rng *r, const int *v, int n)
+pick_i (test_rng *r, const int *v, int n)
 {
   return v[gpu_rng_int (r, 0, n)];
 }
@@ -144,14 +94,14 @@ det_put (gpu_det_case *dc, int a, int f, float v)
   else
     i = (size_t) a * det_fields (dc) + f;
   if (dc->dtype == CNMS_DTYPE_FLOAT16)
-    ((uint16_t *) dc->data)[i] = gpu_float_to_half (v);
+    ((uint16_t *) dc->data)[i] = cnms_float_to_half (v);
   else
     ((float *) dc->data)[i] = v;
 }
 
 /* A value that breaks things: NaN, infinities, signed zero, huge, tiny. */
 static float
-nasty_value (gpu_rng *r)
+nasty_value (test_rng *r)
 {
   switch (gpu_rng_int (r, 0, 8)) {
     case 0:
@@ -182,7 +132,7 @@ static const char *det_modes[] = { "random", "ties", "clusters", "nasty",
 /* Fills the tensor of dc from mode: box fields in model pixels, scores in
  * [0, 1], end2end class ids as floats. */
 static void
-det_fill (gpu_det_case *dc, gpu_rng *r, int mode)
+det_fill (gpu_det_case *dc, test_rng *r, int mode)
 {
   const float mw = (float) dc->p.model_width;
   const float mh = (float) dc->p.model_height;
@@ -280,12 +230,12 @@ gpu_det_case_make (gpu_det_case *dc, uint64_t seed, int idx)
   static const cnms_layout layouts[3] = { CNMS_LAYOUT_YOLOV5,
     CNMS_LAYOUT_YOLOV8, CNMS_LAYOUT_END2END
   };
-  gpu_rng r;
+  test_rng r;
   int mode = (idx / 6) % N_DET_MODES;
   size_t es;
 
   memset (dc, 0, sizeof *dc);
-  gpu_rng_seed (&r, seed ^ ((uint64_t) idx << 32));
+  test_rng_seed (&r, seed ^ ((uint64_t) idx << 32));
   dc->seed = seed;
   dc->mode = det_modes[mode];
   dc->layout = layouts[idx % 3];
@@ -334,10 +284,10 @@ gpu_det_case_make (gpu_det_case *dc, uint64_t seed, int idx)
 void
 gpu_det_case_yolov8_frame (gpu_det_case *dc, uint64_t seed)
 {
-  gpu_rng r;
+  test_rng r;
 
   memset (dc, 0, sizeof *dc);
-  gpu_rng_seed (&r, seed);
+  test_rng_seed (&r, seed);
   dc->seed = seed;
   dc->mode = "yolov8-frame";
   dc->layout = CNMS_LAYOUT_YOLOV8;
@@ -404,7 +354,7 @@ static const char *nms_modes[] = { "random", "ties", "clusters", "nasty",
 void
 gpu_nms_case_make (gpu_nms_case *nc, uint64_t seed, int idx)
 {
-  gpu_rng r;
+  test_rng r;
   int mode = idx % N_NMS_MODES;
   int cls_kind = (idx / N_NMS_MODES) % 4;
   float span, size, levels;
@@ -412,7 +362,7 @@ gpu_nms_case_make (gpu_nms_case *nc, uint64_t seed, int idx)
   int n_centers, i, k;
 
   memset (nc, 0, sizeof *nc);
-  gpu_rng_seed (&r, seed ^ ((uint64_t) idx << 32) ^ 0x5eedull);
+  test_rng_seed (&r, seed ^ ((uint64_t) idx << 32) ^ 0x5eedull);
   nc->seed = seed;
   nc->mode = nms_modes[mode];
   if (idx % 50 == 7)
@@ -501,7 +451,7 @@ gpu_nms_case_make (gpu_nms_case *nc, uint64_t seed, int idx)
           break;
         default:
           /* arbitrary ids, negative and large included */
-          nc->classes[i] = (int32_t) (gpu_rng_next (&r) % 7) * 0x12345678
+          nc->classes[i] = (int32_t) (test_rng_next (&r) % 7) * 0x12345678
               - 0x30000000;
           break;
       }

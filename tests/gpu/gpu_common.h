@@ -8,6 +8,7 @@
 #include <stdio.h>
 
 #include "cudanms.h"
+#include "test_rng.h"
 
 #define GPU_SKIP 77
 
@@ -20,19 +21,10 @@ long gpu_env_int (const char *name, long def);
  * environment (CNMS_PHASE1, CNMS_SORT; "default" when unset). */
 const char *gpu_switches (void);
 
-typedef struct {
-  uint64_t s;
-} gpu_rng;
-
-void gpu_rng_seed (gpu_rng *r, uint64_t seed);
-uint64_t gpu_rng_next (gpu_rng *r);
 /* Uniform in [lo, hi). */
-float gpu_rng_float (gpu_rng *r, float lo, float hi);
+float gpu_rng_float (test_rng *r, float lo, float hi);
 /* Uniform in [lo, hi). */
-int gpu_rng_int (gpu_rng *r, int lo, int hi);
-
-/* float -> IEEE half, round to nearest even (subnormals, inf, NaN kept). */
-uint16_t gpu_float_to_half (float f);
+int gpu_rng_int (test_rng *r, int lo, int hi);
 
 /* One cnms_detect case. */
 typedef struct {

@@ -2,6 +2,7 @@
 #include <gst/check/gstcheck.h>
 
 #include "helpers.h"
+#include "cudanms.h"
 
 /* Anchors (cx, cy, w, h, class, score). Scores and coordinates are exact in
  * float16, so the fp16 tensor must give identical results.
@@ -73,23 +74,8 @@ guint16 *
 to_half (const gfloat * f, gsize n)
 {
   guint16 *h = g_new0 (guint16, n);
-  gsize i;
 
-  /* Only exact values: normal numbers with <= 10 mantissa bits, 0, NaN. */
-  for (i = 0; i < n; i++) {
-    guint32 x;
-    gint32 e;
-
-    memcpy (&x, &f[i], 4);
-    e = (gint32) ((x >> 23) & 0xff);
-    if (e == 0xff)
-      h[i] = 0x7e00;
-    else if (e == 0)
-      h[i] = (guint16) ((x >> 16) & 0x8000);
-    else
-      h[i] = (guint16) (((x >> 16) & 0x8000) | ((e - 127 + 15) << 10) |
-          ((x & 0x7fffff) >> 13));
-  }
+  cnms_floats_to_halfs (f, n, h);
   return h;
 }
 

@@ -31,7 +31,7 @@ extern const ExpectedRoi hand_expected[HAND_KEPT];
  * float32 (n_floats values) */
 gfloat *hand_tensor_yolov8 (gsize * n_floats);
 gfloat *hand_tensor_yolov5 (gsize * n_floats);
-/* float32 -> float16 copy (all values are exact in half) */
+/* float32 -> float16 copy (the library's rounding) */
 guint16 *to_half (const gfloat * f, gsize n);
 
 /* Registers CudanmsTensorMeta as a third party would. */

@@ -16,20 +16,19 @@
 #include "cudanms.h"
 #include "cnms_math.h"
 #include "check.h"
+#include "test_rng.h"
 
 #define ITERATIONS 3000
 #define MAX_ELEMS (1 << 16)
 
-static uint64_t rng_state = 0x5eedf00dULL;
+/* The raw state, not test_rng_seed: the cases stay those of the first
+ * version of this test. */
+static test_rng rng_state = { 0x5eedf00dULL };
 
-/* splitmix64: a fixed seed gives the same cases on every machine. */
 static uint64_t
 rng (void)
 {
-  uint64_t z = (rng_state += 0x9e3779b97f4a7c15ULL);
-  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-  z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-  return z ^ (z >> 31);
+  return test_rng_next (&rng_state);
 }
 
 static int
@@ -41,7 +40,7 @@ rng_int (int lo, int hi)
 static float
 rng_unit (void)
 {
-  return (float) (rng () >> 40) / (float) (1 << 24);
+  return test_rng_unit (&rng_state);
 }
 
 /* A value of the kind detector outputs hold, or a hostile one. */
