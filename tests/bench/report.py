@@ -6,7 +6,7 @@ usage: report.py [--gpu DIR] [--cpu DIR] [--md FILE] [--png FILE]
 DIR holds what run-gpu.sh / run-cpu.sh wrote: meta.json and the record
 lists nms.json, frame.json, element.json, torch.json. Writes the tables to
 --md (and stdout), the latency plot to --png (needs matplotlib; skipped
-with a note when it is missing), and prints which DESIGN.md performance
+with a note when it is missing), and prints which docs/design.md performance
 targets are met or missed, with the figures. Measures nothing itself.
 """
 
@@ -17,7 +17,7 @@ import os
 import sys
 
 SIZES = (256, 1024, 2048, 4096, 8192, 16384, 32768)
-# DESIGN.md's torchvision nms anchors (H200), microseconds by N
+# docs/design.md's torchvision nms anchors (H200), microseconds by N
 DESIGN_NMS_ANCHOR = {1024: 400.0, 8192: 2800.0, 32768: 27000.0}
 
 
@@ -234,7 +234,7 @@ def memory_table(recs):
 
 
 def targets(g, c):
-    """Lines 'MET/MISSED/NOT MEASURED: ...' for the DESIGN.md targets."""
+    """Lines 'MET/MISSED/NOT MEASURED: ...' for the docs/design.md targets."""
     out = []
 
     def verdict(ok):
@@ -266,7 +266,7 @@ def targets(g, c):
         t = find(g, bench="nms", impl="torchvision-nms-cuda",
                  mode="agnostic", n=n)
         if t:
-            anchors.append("N=%d %s GPU / %s wall (DESIGN.md: %s)" % (
+            anchors.append("N=%d %s GPU / %s wall (docs/design.md: %s)" % (
                 n, us(t["gpu_med_us"]), us(t["wall_med_us"]), us(a)))
     if anchors:
         out.append("INFO: torchvision nms as measured here: " + "; ".join(anchors))
@@ -283,7 +283,7 @@ def targets(g, c):
     else:
         out.append("%s: YOLOv8 frame on the device <= 25 us GPU time: %s "
                    "(min %s; wall %s); PyTorch post-process %s GPU, %s wall "
-                   "(DESIGN.md anchor 1.13 ms)" % (
+                   "(docs/design.md anchor 1.13 ms)" % (
                        verdict(dv["gpu_med_us"] <= 25), us(dv["gpu_med_us"]),
                        us(dv["gpu_min_us"]), us(dv["wall_med_us"]),
                        mm(t, "gpu"), mm(t, "wall")))
@@ -402,7 +402,7 @@ def main():
         md.append("Element throughput, CPU:\n\n" + element_table(c) + "\n")
         md.append("Memory, CPU backend:\n\n" + memory_table(c) + "\n")
     tl = targets(g, c)
-    md.append("### DESIGN.md targets\n\n" + "".join("- %s\n" % t for t in tl))
+    md.append("### docs/design.md targets\n\n" + "".join("- %s\n" % t for t in tl))
     text = "".join(md)
     print(text)
     if a.md:

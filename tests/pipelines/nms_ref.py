@@ -1,6 +1,6 @@
 """An independent NumPy reference of cudanms on a YOLOv8 tensor: decode,
 letterbox undo, greedy class-aware NMS, ROI rounding. Written from the
-semantics in DESIGN.md, in float32 step by step like kernels/cnms_math.h."""
+semantics in docs/design.md, in float32 step by step like kernels/cnms_math.h."""
 import math
 
 import numpy as np
