@@ -80,7 +80,22 @@ typedef struct cnms_backend_ops {
   cnms_status (*nms) (cnms_backend_ctx *ctx, const float *boxes,
       const float *scores, const int32_t *classes, int n, float iou,
       int class_agnostic, int max_detections, int64_t *keep, int *n_keep);
+  /* Test-only switches (CNMS_TEST_*); NULL when the backend has none. */
+  void (*test_option) (cnms_backend_ctx *ctx, int option, int value);
 } cnms_backend_ops;
+
+/* Test-only options, for the tests that must reach a path the inputs
+ * alone would not take; never read from the environment. */
+enum {
+  /* CUDA: every count takes the large path (rank sort, bitmask, resolve),
+   * none the single-block fast path */
+  CNMS_TEST_FORCE_LARGE_PATH = 1
+};
+
+/* Sets a test-only option on ctx (ignored by a backend without it). The
+ * front end's only entry that is not in cudanms.h; tests include this
+ * header for it. */
+void cnms_ctx_test_option (cnms_ctx *ctx, int option, int value);
 
 extern const cnms_backend_ops cnms_cpu_ops;
 #if HAVE_CUDA

@@ -262,7 +262,60 @@ CNMS_HD int cnms_class_from_float (float c, int32_t *out)
   return 1;
 }
 
-/* Best class: the first maximum, NaN scores ignored; -inf when none. */
+/* Best class: the first maximum, NaN scores ignored; -inf (class 0) when
+ * none. A scan folds class scores in increasing class order; partial
+ * maxima of disjoint class sets (parallel scans) combine with
+ * cnms_best_merge into the same (score, class) as one scan. */
 #define CNMS_BEST_CLASS_INIT (-__builtin_inff ())
+
+CNMS_HD void cnms_best_fold (float v, int32_t c, float *best, int32_t *cls)
+{
+  if (v > *best) {
+    *best = v;
+    *cls = c;
+  }
+}
+
+CNMS_HD void cnms_best_merge (float v, int32_t c, float *best, int32_t *cls)
+{
+  if (v > *best || (v == *best && c < *cls)) {
+    *best = v;
+    *cls = c;
+  }
+}
+
+/* The per-anchor rule of the YOLO layouts: an anchor with this score and
+ * centre box (model pixels) is a candidate when the score passes and the
+ * box maps to a non-empty frame box (written to box). score is the best
+ * class score (yolov8), or objectness x best class score (yolov5:
+ * cnms_yolov5_score). */
+CNMS_HD int cnms_anchor_candidate (const cnms_map *m, float score, float thr,
+    float cx, float cy, float w, float h, float *box)
+{
+  return cnms_score_ok (score, thr) && cnms_map_cxcywh (m, cx, cy, w, h, box);
+}
+
+CNMS_HD float cnms_yolov5_score (float objectness, float best_class)
+{
+  return cnms_fmul (objectness, best_class);
+}
+
+/* The end2end row rule: x1 y1 x2 y2 score class, already suppressed. */
+CNMS_HD int cnms_end2end_candidate (const cnms_map *m, const float *row,
+    float thr, float *box, int32_t *cls)
+{
+  return cnms_score_ok (row[4], thr) && cnms_class_from_float (row[5], cls)
+      && cnms_map_box (m, row[0], row[1], row[2], row[3], box);
+}
+
+/* The suppression test of the NMS engine, the one place where overlap is
+ * defined: does kept box a (corners, area, class) suppress a later box b?
+ * The CUDA mask builder and fast path call only this; a rotated-box or
+ * lane overlap would replace it, not the engine around it. */
+CNMS_HD int cnms_suppresses (const float *a, float area_a, int32_t cls_a,
+    const float *b, float area_b, int32_t cls_b, float iou, int agnostic)
+{
+  return (agnostic || cls_a == cls_b) && cnms_iou (a, area_a, b, area_b) > iou;
+}
 
 #endif /* CNMS_MATH_H */

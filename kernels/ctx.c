@@ -383,6 +383,13 @@ cnms_nms (cnms_ctx *ctx, const float *boxes, const float *scores,
       max_detections, keep, n_keep);
 }
 
+void
+cnms_ctx_test_option (cnms_ctx *ctx, int option, int value)
+{
+  if (ctx != NULL && ctx->ops->test_option != NULL)
+    ctx->ops->test_option (&ctx->b, option, value);
+}
+
 int
 cnms_cuda_device_count (void)
 {

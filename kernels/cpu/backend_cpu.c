@@ -278,4 +278,5 @@ const cnms_backend_ops cnms_cpu_ops = {
   cpu_destroy,
   cpu_detect,
   cpu_nms,
+  NULL,
 };

@@ -47,30 +47,88 @@ cnms_clamp_count (int32_t count, int cap)
   return count < 0 ? 0 : (count < cap ? count : cap);
 }
 
-/* Gathers sorted candidate k, whose sort value is src, for phase 1 (see
- * cnms_gather); count is the device-side candidate count. */
+/* Box and class of the candidate whose sort value is v. */
 __device__ __forceinline__ void
-cnms_gather_one (const cnms_gather &g, int k, uint32_t src, int32_t count)
+cnms_cand_read (const cnms_cand_src &s, uint32_t v, float4 *box,
+    int32_t *cls)
 {
-  if (g.recs != NULL) {
-    if (src < (uint32_t) count) {
-      const cnms_det r = g.recs[src];
-      g.boxes[k] = make_float4 (r.x1, r.y1, r.x2, r.y2);
-      g.cls[k] = r.class_id;
-    }
-  } else if (src < (uint32_t) g.cap) {
-    g.boxes[k] = g.boxes_in[src];
-    g.cls[k] = g.classes_in != NULL ? g.classes_in[src] : 0;
+  if (s.recs != NULL) {
+    const cnms_det r = s.recs[v];
+    *box = make_float4 (r.x1, r.y1, r.x2, r.y2);
+    *cls = r.class_id;
+  } else {
+    *box = s.boxes_in[v];
+    *cls = s.classes_in != NULL ? s.classes_in[v] : 0;
   }
 }
 
-/* One thread's part of a gather: n and the raw count into the headers. */
+/* Writes the kept candidate with sort value v as output number rank: its
+ * record when recs is given, else its input index as int64. */
 __device__ __forceinline__ void
-cnms_gather_headers (const cnms_gather &g, int32_t count, int n)
+cnms_write_kept (char *body, int rank, uint32_t v, const cnms_det *recs)
 {
-  g.hdr[CNMS_HDR_N] = n;
-  if (g.out_hdr != NULL)
-    g.out_hdr[CNMS_OUT_CANDIDATES] = count;
+  if (recs != NULL)
+    ((cnms_det *) body)[rank] = recs[v];
+  else
+    ((int64_t *) body)[rank] = (int64_t) v;
+}
+
+__device__ __forceinline__ float
+cnms_box4_area (float4 b)
+{
+  return cnms_box_area (b.x, b.y, b.z, b.w);
+}
+
+/* The engine's suppression test (cnms_suppresses) on float4 boxes. */
+__device__ __forceinline__ bool
+cnms_box4_suppresses (float4 a, float area_a, int32_t cls_a, float4 b,
+    float area_b, int32_t cls_b, float iou, int agnostic)
+{
+  const float fa[4] = { a.x, a.y, a.z, a.w };
+  const float fb[4] = { b.x, b.y, b.z, b.w };
+
+  return cnms_suppresses (fa, area_a, cls_a, fb, area_b, cls_b, iou,
+      agnostic) != 0;
+}
+
+/* Greedy resolve of one 64-box tile, every thread redundantly: avail holds
+ * the boxes of the tile not yet removed, diag[b] the tile boxes that box
+ * b suppresses (later ones only), kept the boxes kept so far. Keeps each
+ * box still available, in order, while fewer than max_keep are kept, and
+ * removes what it suppresses: the greedy walk of the tile. The words are
+ * read CHUNK at a time into registers so that the dependent chain is
+ * register arithmetic (CHUNK to fit the caller's register budget).
+ * Returns the kept boxes of the tile as bits. */
+template <int CHUNK>
+__device__ __forceinline__ uint64_t
+cnms_resolve_tile (const uint64_t *diag, uint64_t avail, int kept,
+    int max_keep)
+{
+  const int chunk = CHUNK;
+  uint64_t kept_bits = 0;
+  int k = kept;
+
+#pragma unroll
+  for (int c = 0; c < CNMS_TILE; c += chunk) {
+    uint64_t d[chunk];
+
+    /* uniform: nothing left to keep in this tile */
+    if ((avail >> c) == 0 || k >= max_keep)
+      break;
+#pragma unroll
+    for (int b = 0; b < chunk; b++)
+      d[b] = diag[c + b];
+#pragma unroll
+    for (int b = 0; b < chunk; b++) {
+      const uint64_t bit = 1ull << (c + b);
+      if ((avail & bit) != 0 && k < max_keep) {
+        kept_bits |= bit;
+        k++;
+        avail &= ~d[b];
+      }
+    }
+  }
+  return kept_bits;
 }
 
 #endif /* CNMS_CUDA_DEVICE_CUH */

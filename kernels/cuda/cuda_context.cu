@@ -1,6 +1,7 @@
-/* CUDA backend context: device selection, the context's own stream, the
- * grow-only device and pinned buffers, the internal switches, and CUDA
- * error mapping. */
+/* CUDA backend context: device selection, the process-wide setup of each
+ * device, the context's own stream, the grow-only device and pinned
+ * buffers, and CUDA error mapping. */
+#include <mutex>
 #include <stdlib.h>
 #include <string.h>
 
@@ -83,24 +84,6 @@ cnms_cuda_reserve_pinned (cnms_backend_ctx *ctx, cnms_cuda_buf *b, size_t bytes,
   return reserve (ctx, b, bytes, true, what);
 }
 
-cnms_status
-cnms_cuda_resolve_smem (cnms_backend_ctx *ctx, size_t smem_bytes)
-{
-  cnms_cuda_priv *s = (cnms_cuda_priv *) ctx->priv;
-
-  if (smem_bytes <= s->resolve_smem_set)
-    return CNMS_OK;
-  if (smem_bytes > s->smem_optin)
-    return cnms_fail (ctx, CNMS_ERR_NO_MEMORY,
-        "CUDA: %zu candidates need %zu bytes of shared memory in the NMS "
-        "resolve, the device allows %zu", smem_bytes * 8, smem_bytes,
-        s->smem_optin);
-  CNMS_CUDA_TRY (ctx, cnms_cuda_resolve_allow_smem (smem_bytes),
-      "raising the resolve kernel's shared memory");
-  s->resolve_smem_set = smem_bytes;
-  return CNMS_OK;
-}
-
 static void
 release (cnms_backend_ctx *ctx, cnms_cuda_buf *b, bool pinned)
 {
@@ -120,9 +103,8 @@ release (cnms_backend_ctx *ctx, cnms_cuda_buf *b, bool pinned)
 static void
 release_all (cnms_backend_ctx *ctx, cnms_cuda_priv *s)
 {
-  cnms_cuda_buf *dev[] = { &s->d_in, &s->d_cand, &s->d_keys[0],
-    &s->d_keys[1], &s->d_vals[0], &s->d_vals[1], &s->d_sort_tmp,
-    &s->d_boxes, &s->d_cls, &s->d_mask, &s->d_out
+  cnms_cuda_buf *dev[] = { &s->d_in, &s->d_cand, &s->d_keys, &s->d_vals,
+    &s->d_order, &s->d_boxes, &s->d_cls, &s->d_mask, &s->d_out
   };
   size_t i;
 
@@ -144,60 +126,35 @@ cnms_cuda_backend_device_count (void)
   return n;
 }
 
-/* Internal switch var of the environment, read once per context: the
- * index of its value in names (n of them), def when unset or empty, -1
- * for any other value. */
-static int
-env_choice (const char *var, const char *const *names, int n, int def)
+/* Process-wide state of a device, set up once: function attributes apply
+ * to every context of the process on that device, so they are never set
+ * per context (a context lowering a limit under another's launch is a
+ * race). The resolve kernel may use the device's whole opt-in shared
+ * memory; every launch asks for that much. */
+#define CNMS_MAX_DEVICES 64
+static std::mutex device_setup_lock;
+static cudaError_t device_setup_status[CNMS_MAX_DEVICES];
+static bool device_setup_done[CNMS_MAX_DEVICES];
+
+static cudaError_t
+device_setup (int dev, size_t resolve_smem)
 {
-  const char *v = getenv (var);
-  int i;
+  std::lock_guard < std::mutex > lock (device_setup_lock);
+  cudaError_t e;
 
-  if (v == NULL || v[0] == '\0')
-    return def;
-  for (i = 0; i < n; i++)
-    if (strcmp (v, names[i]) == 0)
-      return i;
-  return -1;
-}
-
-/* Reads CNMS_PHASE1 and CNMS_SORT into s (benchmarks and tests compare
- * the alternatives; the defaults are the fast ones). */
-static cnms_status
-read_switches (cnms_backend_ctx *ctx, cnms_cuda_priv *s)
-{
-  static const char *const phase1[] = { "tile", "ballot" };
-  static const char *const sort[] = { "auto", "cub" };
-  const int p1 = env_choice ("CNMS_PHASE1", phase1, 2, CNMS_PHASE1_DEFAULT);
-  const int so = env_choice ("CNMS_SORT", sort, 2, CNMS_SORT_AUTO);
-
-  if (p1 < 0)
-    return cnms_fail (ctx, CNMS_ERR_INVALID_ARG,
-        "CNMS_PHASE1=%s: expected tile or ballot", getenv ("CNMS_PHASE1"));
-  if (so < 0)
-    return cnms_fail (ctx, CNMS_ERR_INVALID_ARG,
-        "CNMS_SORT=%s: expected auto or cub", getenv ("CNMS_SORT"));
-  s->phase1 = (cnms_phase1) p1;
-  s->sort_mode = (cnms_sort_mode) so;
-  return CNMS_OK;
-}
-
-/* The largest power of two of slots, up to CNMS_BLOCK_SORT_MAX, whose
- * single-block sort fits in the device's shared memory; lets the kernel
- * use it. 0 (always CUB) if that fails. */
-static int
-block_sort_slots (size_t smem_optin)
-{
-  int slots = CNMS_BLOCK_SORT_MAX;
-
-  while (slots > 1024 && (size_t) slots * sizeof (uint64_t) > smem_optin)
-    slots >>= 1;
-  if ((size_t) slots * sizeof (uint64_t) > smem_optin
-      || cnms_cuda_block_sort_allow (slots) != cudaSuccess) {
-    (void) cudaGetLastError ();
-    return 0;
-  }
-  return slots;
+  if (dev < 0 || dev >= CNMS_MAX_DEVICES)
+    return cudaErrorInvalidDevice;
+  if (device_setup_done[dev])
+    return device_setup_status[dev];
+  /* a build without code for this device fails here, at context
+   * creation, instead of at the first launch */
+  e = cnms_cuda_image_check ();
+  if (e == cudaSuccess)
+    e = cnms_cuda_resolve_allow_smem (resolve_smem);
+  (void) cudaGetLastError ();
+  device_setup_status[dev] = e;
+  device_setup_done[dev] = true;
+  return e;
 }
 
 cnms_status
@@ -289,13 +246,29 @@ cnms_cuda_create (cnms_backend_ctx *ctx, int device_id)
     return cnms_fail (ctx, CNMS_ERR_NO_MEMORY,
         "cannot allocate the CUDA backend state");
   s->device = dev;
-  s->smem_optin = (size_t) optin;
+  s->resolve_smem = (size_t) optin > CNMS_RESOLVE_STATIC_SMEM ?
+      (size_t) optin - CNMS_RESOLVE_STATIC_SMEM : 0;
   s->sms = sms > 0 ? sms : 1;
-  if (read_switches (ctx, s) != CNMS_OK) {
+  e = device_setup (dev, s->resolve_smem);
+  if (e == cudaErrorNoKernelImageForDevice || e == cudaErrorInvalidPtx
+      || e == cudaErrorUnsupportedPtxVersion) {
+    cudaDeviceProp prop;
+    int major = 0, minor = 0;
+    if (cudaGetDeviceProperties (&prop, dev) == cudaSuccess) {
+      major = prop.major;
+      minor = prop.minor;
+    }
+    (void) cudaGetLastError ();
     free (s);
-    return CNMS_ERR_INVALID_ARG;
+    return cnms_fail (ctx, CNMS_ERR_NO_DEVICE,
+        "CUDA: this build of cudanms has no kernel image for device %d "
+        "(compute capability %d.%d): rebuild with -Dcuda-arch including "
+        "%d%d (%s)", dev, major, minor, major, minor, cudaGetErrorString (e));
   }
-  s->block_sort_max = block_sort_slots (s->smem_optin);
+  if (e != cudaSuccess) {
+    free (s);
+    return cnms_cuda_error (ctx, e, "setting up the device");
+  }
   /* every kernel launch of this context goes to this stream, never to
    * the legacy default stream */
   e = cudaStreamCreateWithFlags (&s->stream, cudaStreamNonBlocking);

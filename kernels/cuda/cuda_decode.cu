@@ -1,17 +1,31 @@
 /* Count-header decode: raw YOLO tensor -> [count | candidate records],
- * plus one compact sort key and the record position per candidate. The
- * arithmetic is cnms_math.h's, the same calls in the same order as the
- * CPU backend (cpu_decode.c), so records match bit for bit. Records land
- * in atomic order; the sort that follows makes the order deterministic. */
+ * plus one compact sort key and the record position per candidate.
+ *
+ * The per-anchor rule (best class, score test, box mapping) is
+ * cnms_math.h's, the same calls as the CPU backend's (cpu_decode.c), so
+ * records match bit for bit. The class scan, the whole cost of a frame, is
+ * spread so that the tensor is read near memory bandwidth:
+ *   - yolov8 [1, 4+C, N]: a block takes 32 anchors; its 8 warps scan
+ *     every 8th class row each (32 consecutive anchors: one coalesced
+ *     128-byte line per row) and their first maxima merge in shared
+ *     memory (cnms_best_merge);
+ *   - yolov5 [1, N, 5+C]: a warp takes 4 rows (contiguous spans), its
+ *     lanes stride through them with all four rows' loads in flight, and
+ *     the first maxima merge across the warp by shuffles;
+ *   - end2end [1, K, 6]: one thread per row.
+ * Candidates are compacted with one atomicAdd per warp
+ * (cnms_warp_reserve); they land in atomic order, and the sort that
+ * follows makes the order deterministic. */
 #include "cnms_cuda_device.cuh"
 
-/* yolov5 rows staged in shared memory per block (one thread per row);
- * a multiple of 32 (whole warps) and at most CNMS_BLOCK. */
-#define CNMS_V5_ROWS 64
-/* Largest staged tile before falling back to direct global reads. */
-#define CNMS_V5_MAX_SMEM (48 * 1024)
+/* yolov8: class-scanning warps per block of 32 anchors. */
+#define CNMS_V8_WARPS 8
+/* yolov5: rows per warp, and warps per block. */
+#define CNMS_V5_ROWS 4
+#define CNMS_V5_WARPS 8
 
-/* Writes one candidate into the count-header buffer and its sort inputs. */
+/* Writes one candidate into the count-header buffer and its sort inputs;
+ * every lane of the warp calls it. */
 __device__ __forceinline__ void
 emit_candidate (bool ok, float score, const float *box, int32_t cls,
     int anchor, int capacity, int abits, int32_t *hdr, cnms_det *recs,
@@ -35,100 +49,104 @@ emit_candidate (bool ok, float score, const float *box, int32_t cls,
   vals[slot] = (uint32_t) slot;
 }
 
-/* yolov5 row: score = objectness x first maximum class score (NaN never
- * wins a strict >). Returns whether the anchor is a candidate. */
-template <typename P>
-__device__ __forceinline__ bool
-eval_yolov5_row (const P *row, int n_classes, const cnms_map &map,
-    float thr, float *score, float *box, int32_t *cls)
-{
-  float best = CNMS_BEST_CLASS_INIT;
-  int32_t bc = 0;
-
-  for (int c = 0; c < n_classes; c++) {
-    const float v = cnms_ld (row, 5 + c);
-    if (v > best) {
-      best = v;
-      bc = c;
-    }
-  }
-  *cls = bc;
-  *score = cnms_fmul (cnms_ld (row, 4), best);
-  if (!cnms_score_ok (*score, thr))
-    return false;
-  return cnms_map_cxcywh (&map, cnms_ld (row, 0), cnms_ld (row, 1),
-      cnms_ld (row, 2), cnms_ld (row, 3), box) != 0;
-}
-
-/* yolov5 [1, N, 5+C], one thread per row. STAGED: the block's rows are
- * one contiguous span, read coalesced into shared memory (as floats),
- * then each thread scans its own row there (odd strides are bank-conflict
- * free). Rows too wide to stage are scanned in global memory instead. */
-template <typename T, bool STAGED>
-__global__ void __launch_bounds__ (CNMS_BLOCK)
-decode_yolov5 (const T *__restrict__ t, int n_anchors, int n_classes,
-    cnms_map map, float thr, int abits, int32_t *__restrict__ hdr,
-    cnms_det *__restrict__ recs, uint64_t *__restrict__ keys,
-    uint32_t *__restrict__ vals)
-{
-  extern __shared__ float s_rows[];
-  const int stride = 5 + n_classes;
-  const int a0 = blockIdx.x * blockDim.x;
-  const int a = a0 + (int) threadIdx.x;
-  float score = 0.0f, box[4] = { 0.0f, 0.0f, 0.0f, 0.0f };
-  int32_t cls = 0;
-  bool ok = false;
-
-  if constexpr (STAGED) {
-    const int total = min ((int) blockDim.x, n_anchors - a0) * stride;
-    const T *src = t + (size_t) a0 * stride;
-    for (int e = threadIdx.x; e < total; e += blockDim.x)
-      s_rows[e] = cnms_ld (src, e);
-    __syncthreads ();
-    if (a < n_anchors)
-      ok = eval_yolov5_row (s_rows + (size_t) threadIdx.x * stride,
-          n_classes, map, thr, &score, box, &cls);
-  } else {
-    if (a < n_anchors)
-      ok = eval_yolov5_row (t + (size_t) a * stride, n_classes, map, thr,
-          &score, box, &cls);
-  }
-  emit_candidate (ok, score, box, cls, a, n_anchors, abits, hdr, recs, keys,
-      vals);
-}
-
-/* yolov8 [1, 4+C, N]: one thread per anchor; row r of the tensor is read
- * at r * N + anchor, so each warp reads 32 consecutive elements. */
 template <typename T>
-__global__ void __launch_bounds__ (CNMS_BLOCK)
+__global__ void __launch_bounds__ (CNMS_V8_WARPS * 32)
 decode_yolov8 (const T *__restrict__ t, int n_anchors, int n_classes,
     cnms_map map, float thr, int abits, int32_t *__restrict__ hdr,
     cnms_det *__restrict__ recs, uint64_t *__restrict__ keys,
     uint32_t *__restrict__ vals)
 {
-  const int a = blockIdx.x * blockDim.x + threadIdx.x;
+  __shared__ float s_best[CNMS_V8_WARPS][32];
+  __shared__ int32_t s_cls[CNMS_V8_WARPS][32];
+  const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
+  const int a = blockIdx.x * 32 + lane;
   const size_t n = (size_t) n_anchors;
-  float best = CNMS_BEST_CLASS_INIT, box[4] = { 0.0f, 0.0f, 0.0f, 0.0f };
+  float best = CNMS_BEST_CLASS_INIT;
   int32_t bc = 0;
-  bool ok = false;
 
   if (a < n_anchors) {
-    for (int c = 0; c < n_classes; c++) {
-      const float v = cnms_ld (t, (4 + (size_t) c) * n + a);
-      if (v > best) {
-        best = v;
-        bc = c;
-      }
-    }
-    ok = cnms_score_ok (best, thr)
-        && cnms_map_cxcywh (&map, cnms_ld (t, a), cnms_ld (t, n + a),
-        cnms_ld (t, 2 * n + a), cnms_ld (t, 3 * n + a), box);
+    for (int c = warp; c < n_classes; c += CNMS_V8_WARPS)
+      cnms_best_fold (cnms_ld (t, (4 + (size_t) c) * n + a), c, &best, &bc);
   }
+  s_best[warp][lane] = best;
+  s_cls[warp][lane] = bc;
+  __syncthreads ();
+  if (warp != 0)
+    return;
+
+  float box[4] = { 0.0f, 0.0f, 0.0f, 0.0f };
+  bool ok = false;
+  for (int w = 1; w < CNMS_V8_WARPS; w++)
+    cnms_best_merge (s_best[w][lane], s_cls[w][lane], &best, &bc);
+  if (a < n_anchors)
+    ok = cnms_anchor_candidate (&map, best, thr, cnms_ld (t, a),
+        cnms_ld (t, n + a), cnms_ld (t, 2 * n + a), cnms_ld (t, 3 * n + a),
+        box) != 0;
   emit_candidate (ok, best, box, bc, a, n_anchors, abits, hdr, recs, keys,
       vals);
 }
 
-/* end2end [1, K, 6]: x1 y1 x2 y2 score class, one thread per row. */
+template <typename T>
+__global__ void __launch_bounds__ (CNMS_V5_WARPS * 32)
+decode_yolov5 (const T *__restrict__ t, int n_anchors, int n_classes,
+    cnms_map map, float thr, int abits, int32_t *__restrict__ hdr,
+    cnms_det *__restrict__ recs, uint64_t *__restrict__ keys,
+    uint32_t *__restrict__ vals)
+{
+  const int lane = threadIdx.x & 31;
+  const int row0 = (blockIdx.x * CNMS_V5_WARPS + (threadIdx.x >> 5))
+      * CNMS_V5_ROWS;
+  const int stride = 5 + n_classes;
+  float best[CNMS_V5_ROWS], head[CNMS_V5_ROWS];
+  int32_t bc[CNMS_V5_ROWS];
+  float score = 0.0f, box[4] = { 0.0f, 0.0f, 0.0f, 0.0f };
+  int32_t cls = 0;
+  bool ok = false;
+
+#pragma unroll
+  for (int r = 0; r < CNMS_V5_ROWS; r++) {
+    best[r] = CNMS_BEST_CLASS_INIT;
+    bc[r] = 0;
+    head[r] = 0.0f;
+  }
+  /* lane e of each pass reads element e of the four rows; elements 0..4
+   * (cx cy w h objectness) stay in lanes 0..4 */
+  for (int e = lane; e < stride; e += 32) {
+    float v[CNMS_V5_ROWS];
+#pragma unroll
+    for (int r = 0; r < CNMS_V5_ROWS; r++)
+      v[r] = row0 + r < n_anchors ?
+          cnms_ld (t, (size_t) (row0 + r) * stride + e) : 0.0f;
+#pragma unroll
+    for (int r = 0; r < CNMS_V5_ROWS; r++) {
+      if (e >= 5)
+        cnms_best_fold (v[r], e - 5, &best[r], &bc[r]);
+      else
+        head[r] = v[r];
+    }
+  }
+#pragma unroll
+  for (int r = 0; r < CNMS_V5_ROWS; r++) {
+    for (int off = 16; off > 0; off >>= 1) {
+      const float ov = __shfl_xor_sync (CNMS_FULL_WARP, best[r], off);
+      const int32_t oc = __shfl_xor_sync (CNMS_FULL_WARP, bc[r], off);
+      cnms_best_merge (ov, oc, &best[r], &bc[r]);
+    }
+    const float cx = __shfl_sync (CNMS_FULL_WARP, head[r], 0);
+    const float cy = __shfl_sync (CNMS_FULL_WARP, head[r], 1);
+    const float w = __shfl_sync (CNMS_FULL_WARP, head[r], 2);
+    const float h = __shfl_sync (CNMS_FULL_WARP, head[r], 3);
+    const float obj = __shfl_sync (CNMS_FULL_WARP, head[r], 4);
+    if (lane == r && row0 + r < n_anchors) {
+      score = cnms_yolov5_score (obj, best[r]);
+      cls = bc[r];
+      ok = cnms_anchor_candidate (&map, score, thr, cx, cy, w, h, box) != 0;
+    }
+  }
+  emit_candidate (ok, score, box, cls, row0 + lane, n_anchors, abits, hdr,
+      recs, keys, vals);
+}
+
 template <typename T>
 __global__ void __launch_bounds__ (CNMS_BLOCK)
 decode_end2end (const T *__restrict__ t, int n_anchors, cnms_map map,
@@ -137,20 +155,17 @@ decode_end2end (const T *__restrict__ t, int n_anchors, cnms_map map,
     uint32_t *__restrict__ vals)
 {
   const int a = blockIdx.x * blockDim.x + threadIdx.x;
-  float score = 0.0f, box[4] = { 0.0f, 0.0f, 0.0f, 0.0f };
+  float row[6], box[4] = { 0.0f, 0.0f, 0.0f, 0.0f };
   int32_t cls = 0;
   bool ok = false;
 
   if (a < n_anchors) {
-    const T *row = t + (size_t) a * 6;
-    score = cnms_ld (row, 4);
-    ok = cnms_score_ok (score, thr)
-        && cnms_class_from_float (cnms_ld (row, 5), &cls)
-        && cnms_map_box (&map, cnms_ld (row, 0), cnms_ld (row, 1),
-        cnms_ld (row, 2), cnms_ld (row, 3), box);
+    for (int f = 0; f < 6; f++)
+      row[f] = cnms_ld (t, (size_t) a * 6 + f);
+    ok = cnms_end2end_candidate (&map, row, thr, box, &cls) != 0;
   }
-  emit_candidate (ok, score, box, cls, a, n_anchors, abits, hdr, recs, keys,
-      vals);
+  emit_candidate (ok, ok ? row[4] : 0.0f, box, cls, a, n_anchors, abits, hdr,
+      recs, keys, vals);
 }
 
 /* Launches the decode kernel of one layout for element type T. */
@@ -161,28 +176,21 @@ launch_decode (const T *t, const cnms_shape *s, const cnms_map *map,
     uint32_t *vals, cudaStream_t stream)
 {
   const int n = s->n_anchors;
-  const int grid = cnms_ceil_div (n, CNMS_BLOCK);
 
   switch (s->layout) {
-    case CNMS_LAYOUT_YOLOV5:{
-      const size_t smem =
-          (size_t) CNMS_V5_ROWS * (5 + (size_t) s->n_classes) * sizeof (float);
-      if (smem <= CNMS_V5_MAX_SMEM)
-        decode_yolov5 < T, true > <<<cnms_ceil_div (n, CNMS_V5_ROWS),
-            CNMS_V5_ROWS, smem, stream>>> (t, n, s->n_classes, *map, thr,
-            abits, hdr, recs, keys, vals);
-      else
-        decode_yolov5 < T, false > <<<grid, CNMS_BLOCK, 0, stream>>> (t, n,
-            s->n_classes, *map, thr, abits, hdr, recs, keys, vals);
+    case CNMS_LAYOUT_YOLOV5:
+      decode_yolov5 < T > <<<cnms_ceil_div (n, CNMS_V5_ROWS * CNMS_V5_WARPS),
+          CNMS_V5_WARPS * 32, 0, stream>>> (t, n, s->n_classes, *map, thr,
+          abits, hdr, recs, keys, vals);
       break;
-    }
     case CNMS_LAYOUT_YOLOV8:
-      decode_yolov8 < T > <<<grid, CNMS_BLOCK, 0, stream>>> (t, n,
-          s->n_classes, *map, thr, abits, hdr, recs, keys, vals);
+      decode_yolov8 < T > <<<cnms_ceil_div (n, 32), CNMS_V8_WARPS * 32, 0,
+          stream>>> (t, n, s->n_classes, *map, thr, abits, hdr, recs, keys,
+          vals);
       break;
     case CNMS_LAYOUT_END2END:
-      decode_end2end < T > <<<grid, CNMS_BLOCK, 0, stream>>> (t, n, *map, thr,
-          abits, hdr, recs, keys, vals);
+      decode_end2end < T > <<<cnms_ceil_div (n, CNMS_BLOCK), CNMS_BLOCK, 0,
+          stream>>> (t, n, *map, thr, abits, hdr, recs, keys, vals);
       break;
     default:
       return cudaErrorInvalidValue;
@@ -193,17 +201,12 @@ launch_decode (const T *t, const cnms_shape *s, const cnms_map *map,
 cudaError_t
 cnms_cuda_decode (const void *d_tensor, cnms_dtype dtype,
     const cnms_shape *shape, const cnms_map *map, float score_threshold,
-    int abits, bool fill_keys, void *d_cand, uint64_t *d_keys,
-    uint32_t *d_vals, cudaStream_t stream)
+    int abits, void *d_cand, uint64_t *d_keys, uint32_t *d_vals,
+    cudaStream_t stream)
 {
   int32_t *hdr = (int32_t *) d_cand;
   cnms_det *recs = (cnms_det *) ((char *) d_cand + CNMS_HEADER_BYTES);
-  cudaError_t e;
 
-  e = cnms_cuda_sort_prepare (hdr, d_keys, fill_keys ? shape->n_anchors : 0,
-      stream);
-  if (e != cudaSuccess)
-    return e;
   if (dtype == CNMS_DTYPE_FLOAT16)
     return launch_decode ((const uint16_t *) d_tensor, shape, map,
         score_threshold, abits, hdr, recs, d_keys, d_vals, stream);

@@ -1,9 +1,8 @@
 /* Plain NMS input (cnms_nms): boxes [n][4], scores [n], classes [n] or
  * none. Boxes whose coordinates or score are not finite take no part;
  * every other box does, zero-area ones included. The survivors go
- * through the same count-header, sort, gather (cnms_gather without
- * records) and bitmask path as decoded candidates, with the input index
- * as both key index and sort value. */
+ * through the same count-header, sort and NMS stages as decoded
+ * candidates, with the input index as both key index and sort value. */
 #include "cnms_cuda_device.cuh"
 
 /* One thread per input box: compact key and input index of each finite
@@ -34,14 +33,9 @@ filter_kernel (const float4 *__restrict__ boxes,
 
 cudaError_t
 cnms_cuda_filter (const float *d_boxes, const float *d_scores, int n,
-    int abits, bool fill_keys, int32_t *d_hdr, uint64_t *d_keys,
-    uint32_t *d_vals, cudaStream_t stream)
+    int abits, int32_t *d_hdr, uint64_t *d_keys, uint32_t *d_vals,
+    cudaStream_t stream)
 {
-  cudaError_t e = cnms_cuda_sort_prepare (d_hdr, d_keys, fill_keys ? n : 0,
-      stream);
-
-  if (e != cudaSuccess)
-    return e;
   filter_kernel <<<cnms_ceil_div (n, CNMS_BLOCK), CNMS_BLOCK, 0, stream>>> (
       (const float4 *) d_boxes, d_scores, n, abits, d_hdr, d_keys, d_vals);
   return cudaGetLastError ();

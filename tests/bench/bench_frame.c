@@ -17,6 +17,10 @@
  * go to dets_<cuda|cpu>_<layout>.npy, float32 [K, 7]: score x1 y1 x2 y2
  * class anchor.
  *
+ * Contexts on threads (CUDA): T threads, each with its own context (and
+ * stream), run the YOLOv8 frame from device memory for a fixed time; the
+ * record is the frames/s of all of them together, for T = 1 and T = 8.
+ *
  * Memory records: host, pinned and device bytes of a fresh context after
  * (a) one YOLOv8 frame (8400 anchors), (b) cnms_nms on 32768 boxes, and
  * (c) cnms_detect on a [1,84,33600] tensor (1280x1280 model) with score
@@ -28,6 +32,7 @@
 #include <string.h>
 
 #if HAVE_CUDA
+#include <pthread.h>
 #include <cuda_runtime.h>
 #endif
 
@@ -143,6 +148,85 @@ save_dets (const bench_opts *o, const char *backend, const char *layout,
 }
 
 #if HAVE_CUDA
+/* One thread of the contexts-on-threads record. */
+typedef struct {
+  const cnms_tensor *t;         /* device tensor */
+  double seconds;
+  long frames;
+  int failed;
+} thread_job;
+
+static void *
+thread_frames (void *arg)
+{
+  thread_job *job = arg;
+  cnms_ctx *ctx = bench_ctx_new (CNMS_BACKEND_CUDA);
+  const cnms_det *dets;
+  cnms_params p;
+  double t0, end;
+  int n, i;
+
+  cnms_params_init (&p);
+  cnms_ctx_set_timing (ctx, 0);
+  for (i = 0; i < 20; i++)      /* warm-up: buffers, clocks */
+    job->failed |= cnms_detect (ctx, job->t, CNMS_LAYOUT_AUTO, &p, &dets,
+        &n) != CNMS_OK;
+  t0 = bench_now_us ();
+  end = t0 + job->seconds * 1e6;
+  while (bench_now_us () < end && !job->failed) {
+    job->failed |= cnms_detect (ctx, job->t, CNMS_LAYOUT_AUTO, &p, &dets,
+        &n) != CNMS_OK;
+    job->frames++;
+  }
+  job->seconds = (bench_now_us () - t0) / 1e6;
+  cnms_ctx_free (ctx);
+  return NULL;
+}
+
+/* Frames/s of T contexts on T threads, each running the device frame. */
+static void
+bench_threads (const cnms_tensor *t, bench_json *j)
+{
+  static const int counts[] = { 1, 8 };
+  double one = 0.0;
+  size_t c;
+
+  for (c = 0; c < sizeof counts / sizeof counts[0]; c++) {
+    pthread_t th[8];
+    thread_job job[8];
+    double fps = 0.0;
+    int k, failed = 0;
+
+    for (k = 0; k < counts[c]; k++) {
+      job[k].t = t;
+      job[k].seconds = 2.0;
+      job[k].frames = 0;
+      job[k].failed = 0;
+      if (pthread_create (&th[k], NULL, thread_frames, &job[k]) != 0)
+        exit (1);
+    }
+    for (k = 0; k < counts[c]; k++) {
+      pthread_join (th[k], NULL);
+      fps += (double) job[k].frames / job[k].seconds;
+      failed |= job[k].failed;
+    }
+    if (counts[c] == 1)
+      one = fps;
+    bench_json_begin (j);
+    bench_json_str (j, "bench", "threads");
+    bench_json_str (j, "impl", "cudanms-cuda");
+    bench_json_str (j, "layout", "yolov8");
+    bench_json_str (j, "input", "device");
+    bench_json_num (j, "threads", counts[c]);
+    bench_json_num (j, "frames_per_s", fps);
+    bench_json_num (j, "speedup", one > 0 ? fps / one : 0.0);
+    bench_json_num (j, "failed", failed);
+    bench_json_end (j);
+    printf ("cudanms-cuda  yolov8 device %d contexts on %d threads: %.0f "
+        "frames/s (%.2fx one)%s\n", counts[c], counts[c], fps,
+        one > 0 ? fps / one : 0.0, failed ? " FAILED" : "");
+  }
+}
 /* Ends a CUDA record with its parity against the CPU backend's detections
  * (when those exist); returns 1 on a mismatch. */
 static int
@@ -181,6 +265,8 @@ bench_cuda (cnms_ctx *ctx, const cnms_tensor *t, const char *layout,
   td.on_device = 1;
   run_frame (ctx, &td, layout, "device", o, j, wall, gpu, &got);
   mismatches = end_cuda_record (j, &got, cpu);
+  if (strcmp (layout, "yolov8") == 0)
+    bench_threads (&td, j);
   cudaFree (d_data);
 
   run_frame (ctx, t, layout, "host", o, j, wall, gpu, &got);
@@ -189,6 +275,7 @@ bench_cuda (cnms_ctx *ctx, const cnms_tensor *t, const char *layout,
   return mismatches;
 }
 #endif
+
 
 /* Benchmarks one layout on every wanted backend and input; returns the
  * number of detection lists that differ from the CPU backend's. */

@@ -4,7 +4,7 @@
 #include <string.h>
 
 #include "gpu_common.h"
-#include "cnms_math.h"
+#include "cnms_internal.h"
 
 int gpu_failures;
 
@@ -24,16 +24,15 @@ gpu_env_int (const char *name, long def)
   return v != NULL && *v != '\0' ? strtol (v, NULL, 0) : def;
 }
 
-const char *
-gpu_switches (void)
+cnms_ctx *
+gpu_cuda_ctx (int argc, char **argv, const char **path)
 {
-  static char buf[128];
-  const char *p1 = getenv ("CNMS_PHASE1"), *so = getenv ("CNMS_SORT");
+  cnms_ctx *ctx = gpu_ctx_new (CNMS_BACKEND_CUDA);
+  const int large = argc > 1 && strcmp (argv[1], "large") == 0;
 
-  snprintf (buf, sizeof buf, "phase1=%s sort=%s",
-      p1 != NULL && *p1 != '\0' ? p1 : "default",
-      so != NULL && *so != '\0' ? so : "default");
-  return buf;
+  cnms_ctx_test_option (ctx, CNMS_TEST_FORCE_LARGE_PATH, large);
+  *path = large ? "path=large (forced)" : "path=default (fast + large)";
+  return ctx;
 }
 
 float

@@ -17,9 +17,11 @@ void gpu_require_device (const char *test_name);
 
 /* Reads an int from the environment, or def. */
 long gpu_env_int (const char *name, long def);
-/* "phase1=X sort=Y": the CUDA backend's internal switches as set in the
- * environment (CNMS_PHASE1, CNMS_SORT; "default" when unset). */
-const char *gpu_switches (void);
+/* A CUDA context on the path named by argv[1]: "large" forces every
+ * count onto the large path (rank sort, bitmask, resolve) through the
+ * library's test-only option; anything else is the default (the fast
+ * path for small counts). *path describes it, for the summary line. */
+cnms_ctx *gpu_cuda_ctx (int argc, char **argv, const char **path);
 
 /* Uniform in [lo, hi). */
 float gpu_rng_float (test_rng *r, float lo, float hi);

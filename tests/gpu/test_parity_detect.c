@@ -2,25 +2,26 @@
  * (yolov5 / yolov8 / end2end, float32 / float16, random, ties, clusters,
  * NaN/Inf, max_candidates overflow, max_detections). Every record must be
  * bit-identical (memcmp), and so must the candidate count.
- * CNMS_GPU_SEED and CNMS_GPU_CASES override the seed and the case count;
- * CNMS_PHASE1 and CNMS_SORT pick the CUDA backend's alternatives (meson
- * runs it once per alternative). */
+ * CNMS_GPU_SEED and CNMS_GPU_CASES override the seed and the case count.
+ * With the argument "large" the CUDA context takes the large path for
+ * every count (meson runs both). */
 #include <stdlib.h>
 
 #include "gpu_common.h"
 
 int
-main (void)
+main (int argc, char **argv)
 {
   const uint64_t seed = (uint64_t) gpu_env_int ("CNMS_GPU_SEED", 20261129);
   const int n_cases = (int) gpu_env_int ("CNMS_GPU_CASES", 800);
   cnms_ctx *cpu, *cuda;
+  const char *path;
   int idx, bad = 0, overflow = 0, kept = 0, empty = 0;
   char why[512];
 
   gpu_require_device ("cuda-parity-detect");
   cpu = gpu_ctx_new (CNMS_BACKEND_CPU);
-  cuda = gpu_ctx_new (CNMS_BACKEND_CUDA);
+  cuda = gpu_cuda_ctx (argc, argv, &path);
 
   for (idx = 0; idx < n_cases; idx++) {
     gpu_det_case dc;
@@ -49,7 +50,7 @@ main (void)
   printf ("cuda-parity-detect: %d cases, %d mismatches (%d over "
       "max_candidates, %d empty, %d records kept in all), seed %llu, %s\n",
       n_cases, bad, overflow, empty, kept, (unsigned long long) seed,
-      gpu_switches ());
+      path);
   cnms_ctx_free (cpu);
   cnms_ctx_free (cuda);
   return bad ? 1 : 0;

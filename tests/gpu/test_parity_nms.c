@@ -2,26 +2,27 @@
  * (N up to 32768, ties, clusters, duplicates, integer boxes, NaN/Inf,
  * without classes, 80 classes, 3 classes, arbitrary int32 ids, agnostic,
  * max_detections). Keep lists must be identical.
- * CNMS_GPU_SEED and CNMS_GPU_CASES override the seed and the case count;
- * CNMS_PHASE1 and CNMS_SORT pick the CUDA backend's alternatives (meson
- * runs it once per alternative). */
+ * CNMS_GPU_SEED and CNMS_GPU_CASES override the seed and the case count.
+ * With the argument "large" the CUDA context takes the large path for
+ * every count (meson runs both). */
 #include <stdlib.h>
 
 #include "gpu_common.h"
 
 int
-main (void)
+main (int argc, char **argv)
 {
   const uint64_t seed = (uint64_t) gpu_env_int ("CNMS_GPU_SEED", 20261129);
   const int n_cases = (int) gpu_env_int ("CNMS_GPU_CASES", 400);
   cnms_ctx *cpu, *cuda;
+  const char *path;
   int idx, bad = 0, big = 0;
   long kept = 0;
   char why[512];
 
   gpu_require_device ("cuda-parity-nms");
   cpu = gpu_ctx_new (CNMS_BACKEND_CPU);
-  cuda = gpu_ctx_new (CNMS_BACKEND_CUDA);
+  cuda = gpu_cuda_ctx (argc, argv, &path);
 
   for (idx = 0; idx < n_cases; idx++) {
     gpu_nms_case nc;
@@ -47,7 +48,7 @@ main (void)
   }
   printf ("cuda-parity-nms: %d cases, %d mismatches (%d with N >= 16384, "
       "%ld indices kept in all), seed %llu, %s\n", n_cases, bad, big, kept,
-      (unsigned long long) seed, gpu_switches ());
+      (unsigned long long) seed, path);
   cnms_ctx_free (cpu);
   cnms_ctx_free (cuda);
   return bad ? 1 : 0;

@@ -1,7 +1,15 @@
 /* Several CUDA contexts used at once: 4 threads, each with its own
  * context (and so its own stream), run the same cases in different
  * orders; every result must equal the one computed sequentially, which
- * must equal the CPU backend's. */
+ * must equal the CPU backend's.
+ *
+ * Then small and large contexts at once: 2 threads create a fresh context
+ * for every call, one for a large plain NMS (the large path, its resolve
+ * launched with the device's whole shared memory), one for a small one
+ * (the fast path). Process-wide CUDA state set per context would let one
+ * break the other's launch (a context lowering the resolve kernel's
+ * shared memory limit under another's launch failed with "invalid
+ * argument"); every call must succeed and match the CPU backend. */
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
@@ -32,6 +40,76 @@ run_case (cnms_ctx *ctx, int c, gpu_result *r)
     gpu_run_detect (ctx, &det_cases[c], r);
   else
     gpu_run_nms (ctx, &nms_cases[c - N_DET], r);
+}
+
+/* The mixed phase: worker id 0 runs mixed[0] (large), id 1 mixed[1]. */
+static gpu_nms_case mixed[2];
+static gpu_result mixed_ref[2];
+
+static void *
+work_mixed (void *arg)
+{
+  worker *w = arg;
+  int round;
+  char why[512];
+
+  for (round = 0; round < w->rounds; round++) {
+    cnms_ctx *ctx = NULL;
+    gpu_result r;
+
+    if (cnms_ctx_new (CNMS_BACKEND_CUDA, -1, &ctx) != CNMS_OK) {
+      w->errors++;
+      continue;
+    }
+    gpu_run_nms (ctx, &mixed[w->id], &r);
+    if (!gpu_result_equal (&mixed_ref[w->id], &r, why, sizeof why)) {
+      if (w->mismatches++ < 3)
+        printf ("mixed thread %d round %d: %s\n", w->id, round, why);
+    }
+    gpu_result_free (&r);
+    cnms_ctx_free (ctx);
+  }
+  return NULL;
+}
+
+/* Runs the mixed phase; returns its mismatches and errors. */
+static int
+run_mixed (cnms_ctx *cpu, int rounds)
+{
+  pthread_t th[2];
+  worker w[2];
+  int i, bad = 0;
+
+  /* case 7 of the family is N = 32768; find a small one too */
+  gpu_nms_case_make (&mixed[0], SEED, 7);
+  for (i = 0;; i++) {
+    gpu_nms_case_make (&mixed[1], SEED, 100 + i);
+    if (mixed[1].n <= 256)
+      break;
+    gpu_nms_case_free (&mixed[1]);
+  }
+  for (i = 0; i < 2; i++) {
+    gpu_run_nms (cpu, &mixed[i], &mixed_ref[i]);
+    memset (&w[i], 0, sizeof w[i]);
+    w[i].id = i;
+    w[i].rounds = rounds;
+    if (pthread_create (&th[i], NULL, work_mixed, &w[i]) != 0) {
+      printf ("FAIL: pthread_create\n");
+      exit (1);
+    }
+  }
+  for (i = 0; i < 2; i++) {
+    pthread_join (th[i], NULL);
+    bad += w[i].mismatches + w[i].errors;
+  }
+  printf ("cuda-threads: mixed sizes, fresh contexts: N %d and N %d x %d "
+      "rounds at once, %d mismatches\n", mixed[0].n, mixed[1].n, rounds,
+      bad);
+  for (i = 0; i < 2; i++) {
+    gpu_result_free (&mixed_ref[i]);
+    gpu_nms_case_free (&mixed[i]);
+  }
+  return bad;
 }
 
 static void *
@@ -93,7 +171,6 @@ main (void)
     gpu_result_free (&ref);
   }
   cnms_ctx_free (cuda);
-  cnms_ctx_free (cpu);
 
   for (i = 0; i < N_THREADS; i++) {
     memset (&w[i], 0, sizeof w[i]);
@@ -109,6 +186,8 @@ main (void)
     bad += w[i].mismatches + w[i].errors;
   }
 
+  bad += run_mixed (cpu, rounds * 10);
+  cnms_ctx_free (cpu);
   for (i = 0; i < N_CASES; i++)
     gpu_result_free (&baseline[i]);
   for (i = 0; i < N_DET; i++)
