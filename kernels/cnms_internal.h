@@ -87,8 +87,9 @@ typedef struct cnms_backend_ops {
 /* Test-only options, for the tests that must reach a path the inputs
  * alone would not take; never read from the environment. */
 enum {
-  /* CUDA: every count takes the large path (rank sort, bitmask, resolve),
-   * none the single-block fast path */
+  /* CUDA: every count takes the engine's large-count paths (grid rank
+   * sort, resolve from global memory), none the block sort or the mask
+   * cached in shared memory */
   CNMS_TEST_FORCE_LARGE_PATH = 1
 };
 

@@ -2,15 +2,12 @@
  * kernels, one download of [header | kept results] into pinned memory
  * and one cudaStreamSynchronize, all on the context's own stream.
  *
- *   zero the count -> decode (or the plain NMS filter) -> fast path
- *   [-> large path: rank sort -> phase 1 bitmask -> phase 2 resolve]
- *   -> download
+ *   zero the count -> decode (or the plain NMS filter) -> engine (sort,
+ *   cap, bitmask, resolve: one cooperative kernel) -> download
  *
- * The candidate count stays on the device. The fast path (one block)
- * takes counts up to CNMS_FAST_CAP; the large path is enqueued only when
- * the host-side bound (anchors, boxes) exceeds that, and its kernels
- * return at once when the count does not. With timing on, CUDA events
- * bracket the stream work from the upload to the download.
+ * The candidate count stays on the device; the engine sizes its work from
+ * it. With timing on, CUDA events bracket the stream work from the upload
+ * to the download.
  *
  * The candidate buffer holds every anchor, so nothing is lost to the
  * atomic race; the cap to max_candidates is taken after the sort, which
@@ -25,19 +22,11 @@ align_up (size_t v, size_t a)
   return (v + a - 1) / a * a;
 }
 
-/* Whether the large path is enqueued for a host-side bound of n. */
-static bool
-needs_large (const cnms_cuda_priv *s, int n)
-{
-  return s->force_large || n > CNMS_FAST_CAP;
-}
-
-/* Reserves the sort inputs of n slots and, for the large path, the sorted
- * order and the phase 1/2 buffers for cap boxes (suppress: NMS, not
- * end2end). */
+/* Reserves the sort and phase buffers for n slots and cap sorted boxes
+ * (suppress: NMS, not end2end). */
 static cnms_status
-reserve_stages (cnms_backend_ctx *ctx, cnms_cuda_priv *s, int n, int cap,
-    bool large, bool suppress)
+reserve_buffers (cnms_backend_ctx *ctx, cnms_cuda_priv *s, int n, int cap,
+    bool suppress)
 {
   const size_t nn = (size_t) n;
   const size_t col_blocks = (size_t) cnms_ceil_div (cap, CNMS_TILE);
@@ -46,23 +35,49 @@ reserve_stages (cnms_backend_ctx *ctx, cnms_cuda_priv *s, int n, int cap,
           nn * sizeof (uint64_t), "sort keys"));
   CNMS_TRY (cnms_cuda_reserve_device (ctx, &s->d_vals,
           nn * sizeof (uint32_t), "sort values"));
-  if (!large)
-    return CNMS_OK;
   CNMS_TRY (cnms_cuda_reserve_device (ctx, &s->d_order,
           nn * sizeof (uint32_t), "sorted order"));
   if (!suppress)
     return CNMS_OK;
-  if (cnms_cuda_resolve_smem_min (cap) > s->resolve_smem)
-    return cnms_fail (ctx, CNMS_ERR_NO_MEMORY,
-        "CUDA: %d candidates need %zu bytes of shared memory in the NMS "
-        "resolve, the device allows %zu", cap,
-        cnms_cuda_resolve_smem_min (cap), s->resolve_smem);
   CNMS_TRY (cnms_cuda_reserve_device (ctx, &s->d_boxes,
           (size_t) cap * sizeof (float4), "sorted boxes"));
   CNMS_TRY (cnms_cuda_reserve_device (ctx, &s->d_cls,
           (size_t) cap * sizeof (int32_t), "sorted classes"));
   return cnms_cuda_reserve_device (ctx, &s->d_mask,
       (size_t) cap * col_blocks * sizeof (uint64_t), "NMS suppression mask");
+}
+
+/* Reserves the buffers (reserve_buffers) and sizes the engine launch for
+ * cap candidates: its shared memory, and blocks (one per 256 candidates
+ * of the bound, as many as fit at once). */
+static cnms_status
+reserve_stages (cnms_backend_ctx *ctx, cnms_cuda_priv *s, int n, int cap,
+    bool suppress, int *blocks, size_t *smem)
+{
+  const int want = cnms_ceil_div (cap, 256);
+
+  CNMS_TRY (reserve_buffers (ctx, s, n, cap, suppress));
+  if (cnms_cuda_engine_smem_min (cap) > s->smem_budget)
+    return cnms_fail (ctx, CNMS_ERR_NO_MEMORY,
+        "CUDA: %d candidates need %zu bytes of shared memory in the NMS "
+        "resolve, the device allows %zu", cap,
+        cnms_cuda_engine_smem_min (cap), s->smem_budget);
+  *smem = cnms_cuda_engine_smem_bytes (cap, s->smem_budget);
+  if (*smem != s->occ_smem) {
+    int per_sm = 0;
+    CNMS_CUDA_TRY (ctx, cnms_cuda_engine_max_blocks (*smem, &per_sm),
+        "sizing the NMS engine");
+    if (per_sm < 1)
+      return cnms_fail (ctx, CNMS_ERR_CUDA,
+          "CUDA: the NMS engine does not fit on a multiprocessor with %zu "
+          "bytes of shared memory", *smem);
+    s->occ_smem = *smem;
+    s->occ_per_sm = per_sm;
+  }
+  *blocks = want < s->occ_per_sm * s->sms ? want : s->occ_per_sm * s->sms;
+  if (*blocks < 1)
+    *blocks = 1;
+  return CNMS_OK;
 }
 
 /* Reserves the output header + body on the device and in pinned memory. */
@@ -74,37 +89,30 @@ reserve_out (cnms_backend_ctx *ctx, cnms_cuda_priv *s, size_t bytes)
       "results download");
 }
 
-/* Enqueues the stages after the candidates are in d_keys/d_vals (count in
- * d_hdr): the fast path, then, when n may exceed it, the large path. */
+/* Enqueues the engine on the n candidate slots in d_keys/d_vals (count
+ * in d_hdr). */
 static cnms_status
-enqueue_nms_stages (cnms_backend_ctx *ctx, cnms_cuda_priv *s,
-    const cnms_cand_src *src, int n, cnms_nms_args *a, int32_t *d_hdr)
+enqueue_engine (cnms_backend_ctx *ctx, cnms_cuda_priv *s,
+    const cnms_cand_src *src, int n, const cnms_nms_args *a,
+    const int32_t *d_hdr, int blocks, size_t smem)
 {
-  const uint64_t *keys = (const uint64_t *) s->d_keys.p;
-  const uint32_t *vals = (const uint32_t *) s->d_vals.p;
-  const uint32_t *order = (const uint32_t *) s->d_order.p;
-  int32_t *out_hdr = (int32_t *) s->d_out.p;
+  cnms_engine_args g;
 
-  a->min_count = s->force_large ? -1 : CNMS_FAST_CAP;
-  if (!s->force_large)
-    CNMS_CUDA_TRY (ctx, cnms_cuda_fast (src, keys, vals, d_hdr, a, s->d_out.p,
-            s->stream), "fast path kernel");
-  if (!needs_large (s, n))
-    return CNMS_OK;
-  CNMS_CUDA_TRY (ctx, cnms_cuda_rank_sort (src, keys, vals, n, a, d_hdr,
-          (uint32_t *) s->d_order.p, a->suppress ? (float4 *) s->d_boxes.p :
-          NULL, (int32_t *) s->d_cls.p, out_hdr, s->stream), "rank sort");
-  if (!a->suppress) {
-    CNMS_CUDA_TRY (ctx, cnms_cuda_copy_top (src->recs, order, d_hdr, a,
-            s->d_out.p, s->stream), "end2end copy kernel");
-    return CNMS_OK;
-  }
-  CNMS_CUDA_TRY (ctx, cnms_cuda_nms_mask ((const float4 *) s->d_boxes.p,
-          (const int32_t *) s->d_cls.p, d_hdr, a, s->sms,
-          (uint64_t *) s->d_mask.p, s->stream), "NMS mask kernel");
-  CNMS_CUDA_TRY (ctx, cnms_cuda_nms_resolve ((const uint64_t *) s->d_mask.p,
-          d_hdr, a, order, src->recs, s->d_out.p, s->resolve_smem,
-          s->stream), "NMS resolve kernel");
+  memset (&g, 0, sizeof g);
+  g.src = *src;
+  g.keys = (const uint64_t *) s->d_keys.p;
+  g.vals = (const uint32_t *) s->d_vals.p;
+  g.hdr = d_hdr;
+  g.capacity = n;
+  g.a = *a;
+  g.force_large = s->force_large;
+  g.order = (uint32_t *) s->d_order.p;
+  g.boxes = (float4 *) s->d_boxes.p;
+  g.cls = (int32_t *) s->d_cls.p;
+  g.mask = (uint64_t *) s->d_mask.p;
+  g.out = (char *) s->d_out.p;
+  CNMS_CUDA_TRY (ctx, cnms_cuda_engine (&g, blocks, smem, s->stream),
+      "NMS engine kernel");
   return CNMS_OK;
 }
 
@@ -134,6 +142,8 @@ enqueue_detect (cnms_backend_ctx *ctx, cnms_cuda_priv *s,
   cnms_cand_src src;
   const void *d_tensor = t->data;
   int32_t *d_hdr;
+  int blocks = 1;
+  size_t smem = 0;
 
   a.cap = cap;
   a.max_keep = p->max_detections < cap ? p->max_detections : cap;
@@ -144,7 +154,7 @@ enqueue_detect (cnms_backend_ctx *ctx, cnms_cuda_priv *s,
   CNMS_TRY (cnms_cuda_reserve_device (ctx, &s->d_cand,
           CNMS_HEADER_BYTES + (size_t) n * sizeof (cnms_det),
           "candidate buffer"));
-  CNMS_TRY (reserve_stages (ctx, s, n, cap, needs_large (s, n), !e2e));
+  CNMS_TRY (reserve_stages (ctx, s, n, cap, !e2e, &blocks, &smem));
   CNMS_TRY (reserve_out (ctx, s, *out_bytes));
   if (!t->on_device) {
     CNMS_TRY (cnms_cuda_reserve_device (ctx, &s->d_in, in_bytes, "tensor"));
@@ -169,7 +179,7 @@ enqueue_detect (cnms_backend_ctx *ctx, cnms_cuda_priv *s,
   memset (&src, 0, sizeof src);
   src.recs = (const cnms_det *) ((const char *) s->d_cand.p +
       CNMS_HEADER_BYTES);
-  CNMS_TRY (enqueue_nms_stages (ctx, s, &src, n, &a, d_hdr));
+  CNMS_TRY (enqueue_engine (ctx, s, &src, n, &a, d_hdr, blocks, smem));
   CNMS_CUDA_TRY (ctx, cudaMemcpyAsync (s->h_out.p, s->d_out.p, *out_bytes,
           cudaMemcpyDeviceToHost, s->stream), "downloading the results");
   return cnms_cuda_timing_end (ctx);
@@ -219,6 +229,8 @@ enqueue_nms (cnms_backend_ctx *ctx, cnms_cuda_priv *s, const float *boxes,
   cnms_cand_src src;
   char *d_in, *h_in;
   int32_t *d_hdr;
+  int blocks = 1;
+  size_t smem = 0;
 
   a.cap = n;
   a.max_keep = max_keep;
@@ -232,7 +244,7 @@ enqueue_nms (cnms_backend_ctx *ctx, cnms_cuda_priv *s, const float *boxes,
           "NMS input staging"));
   CNMS_TRY (cnms_cuda_reserve_device (ctx, &s->d_cand, CNMS_HEADER_BYTES,
           "count header"));
-  CNMS_TRY (reserve_stages (ctx, s, n, n, needs_large (s, n), true));
+  CNMS_TRY (reserve_stages (ctx, s, n, n, true, &blocks, &smem));
   CNMS_TRY (reserve_out (ctx, s, *out_bytes));
 
   h_in = (char *) s->h_stage.p;
@@ -255,7 +267,7 @@ enqueue_nms (cnms_backend_ctx *ctx, cnms_cuda_priv *s, const float *boxes,
   src.boxes_in = (const float4 *) d_in;
   src.classes_in = classes != NULL ?
       (const int32_t *) (d_in + off_classes) : NULL;
-  CNMS_TRY (enqueue_nms_stages (ctx, s, &src, n, &a, d_hdr));
+  CNMS_TRY (enqueue_engine (ctx, s, &src, n, &a, d_hdr, blocks, smem));
   CNMS_CUDA_TRY (ctx, cudaMemcpyAsync (s->h_out.p, s->d_out.p, *out_bytes,
           cudaMemcpyDeviceToHost, s->stream), "downloading the results");
   return cnms_cuda_timing_end (ctx);

@@ -4,11 +4,8 @@
  * returns the cudaError_t of the launch.
  *
  * The candidate count lives on the device, so the host never waits for
- * it: the fast path (cuda_fast.cu) takes a count of up to
- * CNMS_FAST_CAP candidates in one block, and the kernels of the large
- * path (rank sort, bitmask, resolve) are only enqueued when the host-side
- * bound (anchors, boxes) exceeds it, and return at once when the
- * device-side count does not. */
+ * it: after decode, one cooperative kernel (cuda_engine.cu) sorts,
+ * suppresses and writes out whatever the count is. */
 #ifndef CNMS_CUDA_CUH
 #define CNMS_CUDA_CUH
 
@@ -21,12 +18,6 @@
 #define CNMS_BLOCK 256
 /* Boxes per NMS tile: one bit per box in a 64-bit mask word. */
 #define CNMS_TILE 64
-/* The fast path: one block, one thread per candidate. */
-#define CNMS_FAST_CAP 1024
-/* Resident phase 1 blocks per SM aimed at (64-thread tile blocks). */
-#define CNMS_MASK_BLOCKS_PER_SM 16
-/* Threads of the single-block resolve kernel (phase 2). */
-#define CNMS_RESOLVE_BLOCK 512
 /* Header of every count-header buffer: one record wide, so that the
  * records behind it stay 32-byte aligned. */
 #define CNMS_HEADER_BYTES 32
@@ -55,10 +46,12 @@ typedef struct {
 typedef struct {
   int device;
   cudaStream_t stream;
-  size_t resolve_smem;          /* dynamic shared memory of every resolve launch:
-                                 * the opt-in maximum less its static arrays */
-  int sms;                      /* multiprocessors: phase 1 grid sizes */
-  int force_large;              /* test-only: every count takes the large path */
+  size_t smem_budget;           /* dynamic shared memory an engine launch may
+                                 * use: the opt-in maximum less its static arrays */
+  int sms;                      /* multiprocessors: engine grid sizes */
+  size_t occ_smem;              /* the engine launch last sized, and */
+  int occ_per_sm;               /* how many of its blocks fit per SM */
+  int force_large;              /* test-only: the engine's large-count paths */
   cudaEvent_t ev_start, ev_stop;  /* GPU timing, made on first use */
   bool events;
 
@@ -66,10 +59,10 @@ typedef struct {
   cnms_cuda_buf d_cand;         /* [header | cnms_det x N] decode output */
   cnms_cuda_buf d_keys;         /* compact sort key of each candidate slot */
   cnms_cuda_buf d_vals;         /* sort value of each slot: record position or input index */
-  cnms_cuda_buf d_order;        /* large path: sort values in sorted order */
-  cnms_cuda_buf d_boxes;        /* large path: float4 x cap, sorted */
-  cnms_cuda_buf d_cls;          /* large path: int32 x cap, sorted */
-  cnms_cuda_buf d_mask;         /* large path: uint64 x cap x col_blocks */
+  cnms_cuda_buf d_order;        /* sort values in sorted order */
+  cnms_cuda_buf d_boxes;        /* float4 x cap, sorted */
+  cnms_cuda_buf d_cls;          /* int32 x cap, sorted */
+  cnms_cuda_buf d_mask;         /* uint64 x cap x ceil(cap / 64) */
   cnms_cuda_buf d_out;          /* [header | records or int64 indices] */
 
   cnms_cuda_buf h_stage;        /* pinned upload staging */
@@ -150,12 +143,18 @@ typedef struct {
   float iou;
   int agnostic;
   int suppress;                 /* 0: end2end, the sorted candidates are kept as they are */
-  int min_count;                /* the large path runs for counts above this:
-                                 * CNMS_FAST_CAP, or -1 when it takes every count */
 } cnms_nms_args;
 
 /* Bits needed for an index in [0, n): the index half of a compact key. */
-int cnms_cuda_key_bits (int n);
+static inline int
+cnms_cuda_key_bits (int n)
+{
+  int b = 0;
+
+  while (b < 31 && (1u << b) < (unsigned) n)
+    b++;
+  return b;
+}
 /* Compact key: cnms_sort_key's order in 32 + abits bits. Unique per
  * candidate (the index half), so any correct sort gives the one order. */
 static inline __host__ __device__ uint64_t
@@ -180,51 +179,43 @@ cudaError_t cnms_cuda_filter (const float *d_boxes, const float *d_scores,
     int n, int abits, int32_t *d_hdr, uint64_t *d_keys, uint32_t *d_vals,
     cudaStream_t stream);
 
-/* cuda_fast.cu: the whole sort -> cap -> NMS -> output of a device-side
- * count of at most CNMS_FAST_CAP candidates in one block (nothing when
- * the count is larger). Writes the output header and body. */
-cudaError_t cnms_cuda_fast (const cnms_cand_src *src, const uint64_t *d_keys,
-    const uint32_t *d_vals, const int32_t *d_hdr, const cnms_nms_args *a,
-    void *d_out, cudaStream_t stream);
+/* cuda_engine.cu: sort -> cap -> bitmask -> resolve -> output of the
+ * device-side count of candidates in keys/vals, in one cooperative
+ * kernel of CNMS_ENGINE_THREADS-thread blocks. */
+#define CNMS_ENGINE_THREADS 512
+typedef struct {
+  cnms_cand_src src;
+  const uint64_t *keys;         /* compact sort key of each slot */
+  const uint32_t *vals;         /* sort value of each slot */
+  const int32_t *hdr;           /* count header */
+  int capacity;                 /* slots: the host-side bound of the count */
+  cnms_nms_args a;
+  int force_large;              /* test-only: rank sort, uncached resolve */
+  uint32_t *order;              /* capacity: sort values in sorted order */
+  float4 *boxes;                /* cap: sorted boxes (suppress only) */
+  int32_t *cls;                 /* cap: sorted classes */
+  uint64_t *mask;               /* cap x ceil(cap / 64) words */
+  char *out;                    /* [header | kept records or indices] */
+  long long smem_words;         /* set by cnms_cuda_engine */
+} cnms_engine_args;
 
-/* cuda_sort.cu, large path: sorts the device-side count (<= n) of
- * candidates by rank, writes their sort values in order into d_order,
- * gathers the boxes and classes of the first min(count, cap) (when d_boxes
- * is not NULL), sets hdr[CNMS_HDR_N] and the output header's candidate
- * count. */
-cudaError_t cnms_cuda_rank_sort (const cnms_cand_src *src,
-    const uint64_t *d_keys, const uint32_t *d_vals, int n,
-    const cnms_nms_args *a, int32_t *d_hdr, uint32_t *d_order,
-    float4 *d_boxes, int32_t *d_cls, int32_t *d_out_hdr,
-    cudaStream_t stream);
+/* Launches the engine on blocks blocks with smem_bytes of dynamic shared
+ * memory (cnms_cuda_engine_smem_bytes, within the set limit). */
+cudaError_t cnms_cuda_engine (const cnms_engine_args *g, int blocks,
+    size_t smem_bytes, cudaStream_t stream);
+/* Dynamic shared memory of an engine launch for cap candidates: the
+ * removed bitmap and, up to budget, room to cache small masks. */
+size_t cnms_cuda_engine_smem_bytes (int cap, size_t budget);
+/* The least the engine needs for cap candidates (its removed bitmap). */
+size_t cnms_cuda_engine_smem_min (int cap);
+/* Blocks of the engine that fit on one multiprocessor at smem_bytes. */
+cudaError_t cnms_cuda_engine_max_blocks (size_t smem_bytes, int *per_sm);
+/* Lets the engine use max_dynamic bytes of dynamic shared memory (the
+ * device's opt-in maximum; set once per device, see cuda_context.cu). */
+cudaError_t cnms_cuda_engine_allow_smem (size_t max_dynamic);
 
-/* cuda_nms.cu, large path */
-/* end2end: copies the first min(n, max_keep) sorted records behind the
- * output header. */
-cudaError_t cnms_cuda_copy_top (const cnms_det *d_recs,
-    const uint32_t *d_order, const int32_t *d_hdr, const cnms_nms_args *a,
-    void *d_out, cudaStream_t stream);
-/* Phase 1: the suppression bitmask of the first n = hdr[CNMS_HDR_N]
- * sorted boxes (at most cap), ceil(cap / 64) words per row; the grid is
- * sized for sms multiprocessors. */
-cudaError_t cnms_cuda_nms_mask (const float4 *d_boxes, const int32_t *d_cls,
-    const int32_t *d_hdr, const cnms_nms_args *a, int sms, uint64_t *d_mask,
-    cudaStream_t stream);
-/* Phase 2: greedy resolve in one block with smem_bytes of dynamic shared
- * memory (the context's budget); writes the kept records (src->recs) or
- * kept input indices behind the output header. */
-cudaError_t cnms_cuda_nms_resolve (const uint64_t *d_mask,
-    const int32_t *d_hdr, const cnms_nms_args *a, const uint32_t *d_order,
-    const cnms_det *d_recs, void *d_out, size_t smem_bytes,
-    cudaStream_t stream);
-/* The dynamic shared memory the resolve kernel needs for cap boxes (its
- * removed bitmap; the mask is cached too when the rest fits). */
-size_t cnms_cuda_resolve_smem_min (int cap);
-/* Shared memory the resolve kernel keeps for its static arrays. */
-#define CNMS_RESOLVE_STATIC_SMEM 1024
-/* Lets the resolve kernel use max_dynamic bytes of dynamic shared memory
- * (the device's opt-in maximum; set once per device, see cuda_context.cu). */
-cudaError_t cnms_cuda_resolve_allow_smem (size_t max_dynamic);
+/* Shared memory the engine keeps for its static arrays (below 1 KiB). */
+#define CNMS_ENGINE_STATIC_SMEM 1024
 
 /* Kernel image check: cudaSuccess when this build carries code that runs
  * on the current device. */

@@ -129,15 +129,15 @@ cnms_cuda_backend_device_count (void)
 /* Process-wide state of a device, set up once: function attributes apply
  * to every context of the process on that device, so they are never set
  * per context (a context lowering a limit under another's launch is a
- * race). The resolve kernel may use the device's whole opt-in shared
- * memory; every launch asks for that much. */
+ * race). The engine may use the device's whole opt-in shared memory;
+ * each launch asks for what its candidate bound needs within that. */
 #define CNMS_MAX_DEVICES 64
 static std::mutex device_setup_lock;
 static cudaError_t device_setup_status[CNMS_MAX_DEVICES];
 static bool device_setup_done[CNMS_MAX_DEVICES];
 
 static cudaError_t
-device_setup (int dev, size_t resolve_smem)
+device_setup (int dev, size_t smem_budget)
 {
   std::lock_guard < std::mutex > lock (device_setup_lock);
   cudaError_t e;
@@ -150,7 +150,7 @@ device_setup (int dev, size_t resolve_smem)
    * creation, instead of at the first launch */
   e = cnms_cuda_image_check ();
   if (e == cudaSuccess)
-    e = cnms_cuda_resolve_allow_smem (resolve_smem);
+    e = cnms_cuda_engine_allow_smem (smem_budget);
   (void) cudaGetLastError ();
   device_setup_status[dev] = e;
   device_setup_done[dev] = true;
@@ -217,7 +217,7 @@ cnms_cuda_create (cnms_backend_ctx *ctx, int device_id)
   cnms_cuda_priv *s;
   int n = cnms_cuda_backend_device_count ();
   int dev = device_id;
-  int optin = 0, sms = 0;
+  int optin = 0, sms = 0, coop = 0;
   cudaError_t e;
 
   if (n <= 0)
@@ -246,10 +246,17 @@ cnms_cuda_create (cnms_backend_ctx *ctx, int device_id)
     return cnms_fail (ctx, CNMS_ERR_NO_MEMORY,
         "cannot allocate the CUDA backend state");
   s->device = dev;
-  s->resolve_smem = (size_t) optin > CNMS_RESOLVE_STATIC_SMEM ?
-      (size_t) optin - CNMS_RESOLVE_STATIC_SMEM : 0;
+  s->smem_budget = (size_t) optin > CNMS_ENGINE_STATIC_SMEM ?
+      (size_t) optin - CNMS_ENGINE_STATIC_SMEM : 0;
   s->sms = sms > 0 ? sms : 1;
-  e = device_setup (dev, s->resolve_smem);
+  e = cudaDeviceGetAttribute (&coop, cudaDevAttrCooperativeLaunch, dev);
+  if (e == cudaSuccess && !coop) {
+    free (s);
+    return cnms_fail (ctx, CNMS_ERR_NO_DEVICE,
+        "CUDA: device %d does not support cooperative launches", dev);
+  }
+  if (e == cudaSuccess)
+    e = device_setup (dev, s->smem_budget);
   if (e == cudaErrorNoKernelImageForDevice || e == cudaErrorInvalidPtx
       || e == cudaErrorUnsupportedPtxVersion) {
     cudaDeviceProp prop;

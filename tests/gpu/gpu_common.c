@@ -31,7 +31,7 @@ gpu_cuda_ctx (int argc, char **argv, const char **path)
   const int large = argc > 1 && strcmp (argv[1], "large") == 0;
 
   cnms_ctx_test_option (ctx, CNMS_TEST_FORCE_LARGE_PATH, large);
-  *path = large ? "path=large (forced)" : "path=default (fast + large)";
+  *path = large ? "path=large-count (forced)" : "path=default";
   return ctx;
 }
 

@@ -17,10 +17,10 @@ void gpu_require_device (const char *test_name);
 
 /* Reads an int from the environment, or def. */
 long gpu_env_int (const char *name, long def);
-/* A CUDA context on the path named by argv[1]: "large" forces every
- * count onto the large path (rank sort, bitmask, resolve) through the
- * library's test-only option; anything else is the default (the fast
- * path for small counts). *path describes it, for the summary line. */
+/* A CUDA context on the path named by argv[1]: "large" makes every count
+ * take the engine's large-count paths (grid rank sort, resolve from global
+ * memory) through the library's test-only option; anything else is the
+ * default. *path describes it, for the summary line. */
 cnms_ctx *gpu_cuda_ctx (int argc, char **argv, const char **path);
 
 /* Uniform in [lo, hi). */

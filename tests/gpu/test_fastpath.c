@@ -1,12 +1,13 @@
-/* The edges of the CUDA fast path (one block takes counts up to
- * CNMS_FAST_CAP = 1024; larger counts go to the large path): 0 and 1
- * candidates, 1023 / 1024 / 1025 candidates all kept, all suppressed but
- * one, max-detections reached inside the first tile, and max-candidates
- * below the count on both paths; plain NMS at 1023 / 1024 / 1025 boxes.
- * Every case runs on the CPU backend, on the CUDA backend's default paths
- * and with the large path forced; the three results must be identical,
- * and equal to the hand-built expectation (the kept anchors in score
- * order, their boxes). */
+/* The edges of the CUDA engine's small-count paths (one block sorts counts
+ * up to 1024, and their mask is resolved from shared memory; larger
+ * counts are rank-sorted by the whole grid): 0 and 1 candidates,
+ * 1023 / 1024 / 1025 candidates all kept, all but one per class
+ * suppressed, max-detections reached inside the first tile, and
+ * max-candidates below the count on both sides; plain NMS at
+ * 1023 / 1024 / 1025 boxes. Every case runs on the CPU backend, on the
+ * CUDA backend's default paths and with the large-count paths forced at
+ * every count; the three results must be identical, and equal to the
+ * hand-built expectation (the kept anchors in score order, their boxes). */
 #include <stdlib.h>
 #include <string.h>
 

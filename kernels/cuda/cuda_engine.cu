@@ -1,0 +1,126 @@
+/* The NMS engine: everything after decode in one cooperative kernel, so
+ * that a frame costs one launch whatever its device-side candidate count.
+ *
+ *   sort (+ cap and gather) -> grid barrier -> bitmask -> grid barrier
+ *   -> greedy resolve in block 0 -> the kept records or indices, and the
+ *   output header
+ *
+ * The host never learns the count before the download: each phase reads
+ * it on the device and sizes its own work (the bitonic block sort for
+ * small counts, the grid-wide rank sort beyond; a mask of ceil(n / 64)
+ * words a row; the mask cached in shared memory when it fits). end2end
+ * stops after the sort: the sorted candidates are the detections. The
+ * three phases are cuda_sort.cuh, cuda_mask.cuh and cuda_resolve.cuh; the
+ * suppression test is cnms_suppresses, so a rotated-box or lane overlap
+ * would replace that function, not this engine. */
+#include <cooperative_groups.h>
+
+#include "cuda_mask.cuh"
+#include "cuda_resolve.cuh"
+#include "cuda_sort.cuh"
+
+namespace cg = cooperative_groups;
+
+__global__ void __launch_bounds__ (CNMS_ENGINE_THREADS)
+engine_kernel (cnms_engine_args g)
+{
+  extern __shared__ uint64_t s_dyn[];
+  cg::grid_group grid = cg::this_grid ();
+  const int32_t count = g.hdr[CNMS_HDR_COUNT];
+  const int m = cnms_clamp_count (count, g.capacity);
+  const int n = m < g.a.cap ? m : g.a.cap;
+  char *body = g.out + CNMS_HEADER_BYTES;
+  int32_t *out_hdr = (int32_t *) g.out;
+
+  /* uniform across the grid: count is read before anything writes it */
+  if (m <= CNMS_BLOCK_SORT_MAX && !g.force_large) {
+    if (blockIdx.x == 0)
+      cnms_sort_block (g, m, n, s_dyn);
+  } else {
+    cnms_sort_rank (g, m, n, s_dyn);
+  }
+  if (blockIdx.x == 0 && threadIdx.x == 0)
+    out_hdr[CNMS_OUT_CANDIDATES] = count;
+  grid.sync ();
+
+  if (!g.a.suppress) {
+    const int k = n < g.a.max_keep ? n : g.a.max_keep;
+    for (int r = blockIdx.x * blockDim.x + threadIdx.x; r < k;
+        r += gridDim.x * blockDim.x)
+      cnms_write_kept (body, r, g.order[r], g.src.recs);
+    if (blockIdx.x == 0 && threadIdx.x == 0)
+      out_hdr[CNMS_OUT_KEPT] = k;
+    return;
+  }
+
+  cnms_build_mask (g, n);
+  grid.sync ();
+  if (blockIdx.x == 0)
+    cnms_resolve (g, n, s_dyn, g.smem_words, !g.force_large);
+}
+
+cudaError_t
+cnms_cuda_engine_allow_smem (size_t max_dynamic)
+{
+  return cudaFuncSetAttribute (engine_kernel,
+      cudaFuncAttributeMaxDynamicSharedMemorySize, (int) max_dynamic);
+}
+
+cudaError_t
+cnms_cuda_engine_max_blocks (size_t smem_bytes, int *per_sm)
+{
+  return cudaOccupancyMaxActiveBlocksPerMultiprocessor (per_sm,
+      engine_kernel, CNMS_ENGINE_THREADS, smem_bytes);
+}
+
+size_t
+cnms_cuda_engine_smem_bytes (int cap, size_t budget)
+{
+  /* the removed bitmap of cap boxes, and room to cache the mask of the
+   * counts the block sort takes */
+  const long long nb_cap = cnms_ceil_div (cap, CNMS_TILE);
+  const long long nb_small = cnms_ceil_div (cap < CNMS_BLOCK_SORT_MAX ? cap :
+      CNMS_BLOCK_SORT_MAX, CNMS_TILE);
+  long long words = nb_cap + cnms_slab_offset ((int) nb_small,
+      (int) nb_small);
+  size_t bytes;
+
+  if (words < CNMS_SORT_SMEM_WORDS)
+    words = CNMS_SORT_SMEM_WORDS;
+  bytes = (size_t) words * sizeof (uint64_t);
+  if (bytes > budget && (size_t) nb_cap * sizeof (uint64_t) <= budget)
+    bytes = budget;
+  return bytes;
+}
+
+size_t
+cnms_cuda_engine_smem_min (int cap)
+{
+  const size_t bitmap = (size_t) cnms_ceil_div (cap, CNMS_TILE)
+      * sizeof (uint64_t);
+  const size_t sort = CNMS_SORT_SMEM_WORDS * sizeof (uint64_t);
+
+  return bitmap > sort ? bitmap : sort;
+}
+
+cudaError_t
+cnms_cuda_engine (const cnms_engine_args *g, int blocks, size_t smem_bytes,
+    cudaStream_t stream)
+{
+  cnms_engine_args a = *g;
+  void *args[] = { &a };
+
+  a.smem_words = (long long) (smem_bytes / sizeof (uint64_t));
+  return cudaLaunchCooperativeKernel ((const void *) engine_kernel, blocks,
+      CNMS_ENGINE_THREADS, args, smem_bytes, stream);
+}
+
+cudaError_t
+cnms_cuda_image_check (void)
+{
+  cudaFuncAttributes attr;
+
+  /* fails with cudaErrorNoKernelImageForDevice (or an invalid-PTX error)
+   * when no machine code or PTX of this build runs on the device */
+  return cudaFuncGetAttributes (&attr, engine_kernel);
+}
