@@ -496,10 +496,11 @@ GST_START_TEST (test_draw_off)
     GstVideoInfo info;
     GstHarness *h = draw_harness ("seed=4 num-objects=1", formats[i], &info);
     GstBuffer *in = solid_frame (&info, DRAW_BG), *out;
+    GstElement *el = gst_harness_find_element (h, "tensorinject");
     gboolean draw = TRUE;
 
-    g_object_get (gst_harness_find_element (h, "tensorinject"),
-        "draw-objects", &draw, NULL);
+    g_object_get (el, "draw-objects", &draw, NULL);
+    gst_object_unref (el);
     fail_unless (!draw);
     out = push_pull_copy (h, in);
     assert_same_bytes (in, out);
