@@ -322,6 +322,20 @@ check_params (cnms_ctx *ctx, const cnms_params *p)
   return CNMS_OK;
 }
 
+int
+cnms_map_centre_box (const cnms_params *p, float cx, float cy, float w,
+    float h, float out[4])
+{
+  cnms_map map;
+
+  if (p == NULL || out == NULL || p->model_width < 1 || p->model_height < 1
+      || p->frame_width < 1 || p->frame_height < 1)
+    return 0;
+  cnms_map_init (&map, p->model_width, p->model_height, p->frame_width,
+      p->frame_height, p->letterbox);
+  return cnms_map_cxcywh (&map, cx, cy, w, h, out);
+}
+
 cnms_status
 cnms_detect (cnms_ctx *ctx, const cnms_tensor *t, const cnms_layout layout,
     const cnms_params *p, const cnms_det **dets, int *n_dets)

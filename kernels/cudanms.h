@@ -105,6 +105,16 @@ void cnms_params_init (cnms_params *p);
  * (width and height untouched). */
 cnms_status cnms_parse_size (const char *s, int *width, int *height);
 
+/* Maps a box given in model pixels by its centre and size (cx cy w h, as
+ * a YOLOv5/v8 tensor gives it) to frame pixels out[4] = x1 y1 x2 y2, with
+ * the very arithmetic cnms_detect applies to its candidates under p's
+ * model size, frame size and letterbox (clipped to the frame). Other
+ * fields of p are ignored. Returns 1 when the result is a non-empty box,
+ * 0 when it is empty, an input is not finite, p or out is NULL or a size
+ * in p is below 1x1 (out is then unspecified). */
+int cnms_map_centre_box (const cnms_params *p, float cx, float cy, float w,
+    float h, float out[4]);
+
 /* n floats to IEEE halves, rounded to nearest even (numpy's astype). */
 void cnms_floats_to_halfs (const float *f, size_t n, uint16_t *h);
 

@@ -3,8 +3,9 @@
 # moving objects, as a detector would see it) go through cudanms. No GPU, no
 # model. It
 #  1. prints the detections of the first FRAMES frames (cudanms-print);
-#  2. draws 60 frames of the same scene with their boxes and labels
-#     (python/overlay.py: cairooverlay) into OUT_DIR: frame-*.png,
+#  2. draws 60 frames of the same scene, its objects painted by tensorinject
+#     (draw-objects=true) and cudanms's boxes and labels on them
+#     (python/overlay.py: cairooverlay), into OUT_DIR: frame-*.png,
 #     contact-sheet.png and detections.jsonl (one JSON line per frame).
 #   sh pipelines/demo.sh [BUILD_DIR] [FRAMES] [OUT_DIR]
 # score-threshold 0.3 sits above the scene's background noise (<= 0.30).
@@ -17,8 +18,8 @@ GST_PLUGIN_PATH_1_0="$build/gst${GST_PLUGIN_PATH_1_0:+:$GST_PLUGIN_PATH_1_0}"
 export GST_PLUGIN_PATH_1_0
 "$build/pipelines/cudanms-print" \
   videotestsrc num-buffers="$frames" \
-  ! video/x-raw,width=1280,height=720,framerate=30/1 \
-  ! tensorinject seed=7 \
+  ! video/x-raw,format=I420,width=1280,height=720,framerate=30/1 \
+  ! tensorinject seed=7 draw-objects=true \
   ! cudanms name=nms iou=0.45 score-threshold=0.3 label-file="$here/coco.names" \
   ! fakesink
 /usr/bin/python3 "$here/python/overlay.py" --out "$out" --frames 60 \

@@ -17,12 +17,16 @@
  * synthetic scene of moving objects as a raw YOLOv8 or YOLOv5 output: each
  * object yields a cluster of 10-60 overlapping anchors with jittered boxes
  * and graded scores, on top of low-score background noise. The same seed
- * gives the same tensors.
+ * gives the same tensors. With #GstTensorInject:draw-objects the objects
+ * are also painted into the video frames, where cudanms will box them.
  *
  * ## Example launch line
  * |[
  * gst-launch-1.0 videotestsrc num-buffers=30 ! tensorinject seed=7 num-objects=4 ! cudanms ! fakesink
  * ]| Feeds 30 frames of a synthetic four-object scene into cudanms.
+ * |[
+ * gst-launch-1.0 videotestsrc num-buffers=30 ! video/x-raw,format=BGRx ! tensorinject seed=7 draw-objects=true ! cudanms ! fakesink
+ * ]| The same with the objects drawn into the frames.
  */
 
 #ifdef HAVE_CONFIG_H
@@ -31,7 +35,10 @@
 
 #include <string.h>
 
+#include <gst/video/video.h>
+
 #include "gsttensorinject.h"
+#include "gsttensorinjectdraw.h"
 #include "gsttensorinjectnpy.h"
 #include "gsttensorinjectscene.h"
 
@@ -50,6 +57,7 @@ GST_DEBUG_CATEGORY_STATIC (gst_tensor_inject_debug);
 #define DEFAULT_PROP_SEED 0
 #define DEFAULT_PROP_NUM_OBJECTS 6
 #define DEFAULT_PROP_NOISE 200
+#define DEFAULT_PROP_DRAW_OBJECTS FALSE
 
 enum
 {
@@ -62,7 +70,8 @@ enum
   PROP_DATA_TYPE,
   PROP_SEED,
   PROP_NUM_OBJECTS,
-  PROP_NOISE
+  PROP_NOISE,
+  PROP_DRAW_OBJECTS
 };
 
 struct _GstTensorInject
@@ -81,6 +90,7 @@ struct _GstTensorInject
   guint seed;
   gint num_objects;
   guint noise;
+  gboolean draw_objects;
 
   /* streaming state, made in start */
   guint64 frame;
@@ -88,6 +98,10 @@ struct _GstTensorInject
   gchar *stream_tensor_id;
   GstTensorInjectNpy single;            /* location without "%d" */
   GstTensorInjectScene *scene;     /* no location */
+  gboolean stream_draw_objects;
+  gboolean draw_warned;         /* "cannot draw" said once */
+  GstVideoInfo info;            /* negotiated, when info_valid */
+  gboolean info_valid;
 };
 
 static GstStaticPadTemplate sink_template = GST_STATIC_PAD_TEMPLATE ("sink",
@@ -148,6 +162,7 @@ gst_tensor_inject_init (GstTensorInject * self)
   self->seed = DEFAULT_PROP_SEED;
   self->num_objects = DEFAULT_PROP_NUM_OBJECTS;
   self->noise = DEFAULT_PROP_NOISE;
+  self->draw_objects = DEFAULT_PROP_DRAW_OBJECTS;
 
   gst_base_transform_set_in_place (GST_BASE_TRANSFORM (self), TRUE);
   gst_base_transform_set_passthrough (GST_BASE_TRANSFORM (self), FALSE);
@@ -199,6 +214,9 @@ gst_tensor_inject_set_property (GObject * object, guint prop_id,
     case PROP_NOISE:
       self->noise = g_value_get_uint (value);
       break;
+    case PROP_DRAW_OBJECTS:
+      self->draw_objects = g_value_get_boolean (value);
+      break;
     default:
       G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
       break;
@@ -241,6 +259,9 @@ gst_tensor_inject_get_property (GObject * object, guint prop_id,
     case PROP_NOISE:
       g_value_set_uint (value, self->noise);
       break;
+    case PROP_DRAW_OBJECTS:
+      g_value_set_boolean (value, self->draw_objects);
+      break;
     default:
       G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
       break;
@@ -279,9 +300,11 @@ gst_tensor_inject_start (GstBaseTransform * trans)
   cfg.seed = self->seed;
   cfg.num_objects = self->num_objects;
   cfg.noise = self->noise;
+  self->stream_draw_objects = self->draw_objects;
   GST_OBJECT_UNLOCK (self);
 
   self->frame = 0;
+  self->draw_warned = FALSE;
   if (location == NULL) {
     self->scene = gst_tensor_inject_scene_new (&cfg);
     return TRUE;
@@ -304,6 +327,17 @@ load_failed:
   return FALSE;
 }
 
+/* Only drawing needs the video info; other caps pass as before. */
+static gboolean
+gst_tensor_inject_set_caps (GstBaseTransform * trans, GstCaps * incaps,
+    GstCaps * outcaps)
+{
+  GstTensorInject *self = GST_TENSOR_INJECT (trans);
+
+  self->info_valid = gst_video_info_from_caps (&self->info, incaps);
+  return TRUE;
+}
+
 static gboolean
 gst_tensor_inject_stop (GstBaseTransform * trans)
 {
@@ -313,6 +347,7 @@ gst_tensor_inject_stop (GstBaseTransform * trans)
   g_clear_pointer (&self->stream_location, g_free);
   g_clear_pointer (&self->stream_tensor_id, g_free);
   gst_tensor_inject_npy_clear (&self->single);
+  self->info_valid = FALSE;
   return TRUE;
 }
 
@@ -431,12 +466,48 @@ no_memory:
   return GST_FLOW_ERROR;
 }
 
+/* draw-objects: paints the scene's objects into the frame; a frame it
+ * cannot draw on passes untouched, with one warning per stream. */
+static void
+gst_tensor_inject_draw (GstTensorInject * self, GstBuffer * buffer)
+{
+  GstVideoFrame vframe;
+  const gchar *why = NULL;
+
+  if (self->scene == NULL)
+    why = "there is no synthetic scene (location is set)";
+  else if (!self->info_valid)
+    why = "the caps are not raw video with a known format";
+  else if (!gst_tensor_inject_draw_supported (GST_VIDEO_INFO_FORMAT
+          (&self->info)))
+    why = "the format is not RGB, BGR, RGBx, BGRx, xRGB, xBGR, RGBA, BGRA, "
+        "ARGB, ABGR or I420";
+  else if (!gst_video_frame_map (&vframe, &self->info, buffer,
+          GST_MAP_READWRITE))
+    why = "the frame could not be mapped writable";
+  if (why != NULL) {
+    if (!self->draw_warned)
+      GST_ELEMENT_WARNING (self, STREAM, FORMAT,
+          ("Not drawing the objects: %s.", why),
+          ("format %s; frames pass untouched",
+              self->info_valid ?
+              gst_video_format_to_string (GST_VIDEO_INFO_FORMAT (&self->info))
+              : "unknown"));
+    self->draw_warned = TRUE;
+    return;
+  }
+  gst_tensor_inject_draw_objects (self->scene, self->frame, &vframe);
+  gst_video_frame_unmap (&vframe);
+}
+
 static GstFlowReturn
 gst_tensor_inject_transform_ip (GstBaseTransform * trans, GstBuffer * buffer)
 {
   GstTensorInject *self = GST_TENSOR_INJECT (trans);
   GstFlowReturn ret;
 
+  if (self->stream_draw_objects)
+    gst_tensor_inject_draw (self, buffer);
   if (self->scene != NULL)
     ret = gst_tensor_inject_synthesize (self, buffer);
   else if (self->stream_location != NULL)
@@ -545,6 +616,21 @@ gst_tensor_inject_class_init (GstTensorInjectClass * klass)
       g_param_spec_uint ("noise", "Noise",
           "Background anchors scoring above 0.05 (most below 0.25)",
           0, 1000000, DEFAULT_PROP_NOISE, flags));
+  /**
+   * GstTensorInject:draw-objects:
+   *
+   * Paints the synthetic scene's objects into the video frames, so that
+   * the boxes cudanms finds sit on something: each object is a rectangle
+   * in its class's colour with a darker border, over its true box (before
+   * the anchors' jitter) mapped to frame pixels as cudanms maps boxes with
+   * its default letterbox=true. Drawn on RGB, BGR, RGBx, BGRx, xRGB, xBGR,
+   * RGBA, BGRA, ARGB, ABGR and I420; other formats, and .npy replay, pass
+   * untouched with one warning. The tensors are the same either way.
+   */
+  g_object_class_install_property (gobject_class, PROP_DRAW_OBJECTS,
+      g_param_spec_boolean ("draw-objects", "Draw objects",
+          "Paint the synthetic scene's objects into the frames (RGB "
+          "formats and I420)", DEFAULT_PROP_DRAW_OBJECTS, flags));
 
   gst_element_class_add_static_pad_template (element_class, &sink_template);
   gst_element_class_add_static_pad_template (element_class, &src_template);
@@ -556,6 +642,7 @@ gst_tensor_inject_class_init (GstTensorInjectClass * klass)
   trans_class->passthrough_on_same_caps = FALSE;
   trans_class->start = GST_DEBUG_FUNCPTR (gst_tensor_inject_start);
   trans_class->stop = GST_DEBUG_FUNCPTR (gst_tensor_inject_stop);
+  trans_class->set_caps = GST_DEBUG_FUNCPTR (gst_tensor_inject_set_caps);
   trans_class->transform_ip = GST_DEBUG_FUNCPTR (gst_tensor_inject_transform_ip);
 
   gst_type_mark_as_plugin_api (GST_TYPE_TENSOR_INJECT_LAYOUT, 0);

@@ -255,18 +255,28 @@ object_level (const SynthObject * o)
   return size < 64 ? 0 : size < 128 ? 1 : 2;
 }
 
+/* The object's centre at frame number frame: its anchors jitter about it. */
+static void
+object_centre (const GstTensorInjectScene * sc, const SynthObject * o,
+    guint64 frame, gdouble * cx, gdouble * cy)
+{
+  *cx = bounce (o->x0, o->vx, frame, o->w / 2,
+      sc->cfg.model_width - o->w / 2);
+  *cy = bounce (o->y0, o->vy, frame, o->h / 2,
+      sc->cfg.model_height - o->h / 2);
+}
+
 static void
 render_object (const GstTensorInjectScene * sc, const SynthObject * o,
     guint64 frame, guint64 * rng, guint8 * out)
 {
   gint level = object_level (o), s = strides[level];
-  gdouble cx = bounce (o->x0, o->vx, frame, o->w / 2,
-      sc->cfg.model_width - o->w / 2);
-  gdouble cy = bounce (o->y0, o->vy, frame, o->h / 2,
-      sc->cfg.model_height - o->h / 2);
-  gint gx0 = CLAMP ((gint) (cx / s), 0, sc->grid_w[level] - 1);
-  gint gy0 = CLAMP ((gint) (cy / s), 0, sc->grid_h[level] - 1);
-  gint r, dx, dy, written = 0;
+  gdouble cx, cy;
+  gint gx0, gy0, r, dx, dy, written = 0;
+
+  object_centre (sc, o, frame, &cx, &cy);
+  gx0 = CLAMP ((gint) (cx / s), 0, sc->grid_w[level] - 1);
+  gy0 = CLAMP ((gint) (cy / s), 0, sc->grid_h[level] - 1);
 
   /* Rings of cells around the centre cell, nearest first. */
   for (r = 0; r <= CLUSTER_RADIUS && written < o->n_anchors; r++) {
@@ -306,4 +316,34 @@ gst_tensor_inject_scene_render (const GstTensorInjectScene * scene, guint64 fram
   memcpy (out, scene->base, scene->size);
   for (i = 0; i < scene->cfg.num_objects; i++)
     render_object (scene, &scene->objects[i], frame, &rng, out);
+}
+
+gint
+gst_tensor_inject_scene_n_objects (const GstTensorInjectScene * scene)
+{
+  return scene->cfg.num_objects;
+}
+
+void
+gst_tensor_inject_scene_model_size (const GstTensorInjectScene * scene,
+    gint * width, gint * height)
+{
+  *width = scene->cfg.model_width;
+  *height = scene->cfg.model_height;
+}
+
+gboolean
+gst_tensor_inject_scene_object (const GstTensorInjectScene * scene, gint i,
+    guint64 frame, gdouble box[4], gint * class_id)
+{
+  const SynthObject *o;
+
+  if (i < 0 || i >= scene->cfg.num_objects)
+    return FALSE;
+  o = &scene->objects[i];
+  object_centre (scene, o, frame, &box[0], &box[1]);
+  box[2] = o->w;
+  box[3] = o->h;
+  *class_id = o->class_id;
+  return TRUE;
 }

@@ -34,5 +34,17 @@ gsize gst_tensor_inject_scene_size (const GstTensorInjectScene * scene);
 void gst_tensor_inject_scene_render (const GstTensorInjectScene * scene,
     guint64 frame, guint8 * out);
 
+/* The scene's objects, 0..n-1, and the model input size (model pixels). */
+gint gst_tensor_inject_scene_n_objects (const GstTensorInjectScene * scene);
+void gst_tensor_inject_scene_model_size (const GstTensorInjectScene * scene,
+    gint * width, gint * height);
+
+/* Object i's true box at frame number frame, in model pixels: box = cx cy
+ * w h, the centre the scene moves and the object's size (its anchors in
+ * the tensor jitter about these), and its class (the first, when it also
+ * scores a second one). FALSE when i is not an object. */
+gboolean gst_tensor_inject_scene_object (const GstTensorInjectScene * scene,
+    gint i, guint64 frame, gdouble box[4], gint * class_id);
+
 G_END_DECLS
 #endif /* __GST_TENSOR_INJECT_SCENE_H__ */

@@ -1,9 +1,12 @@
 #!/usr/bin/python3
 """The visual demo: cudanms's ROIs drawn on the video with cairooverlay.
 
-  videotestsrc ! tensorinject seed=7 ! cudanms label-file=coco.names
+  videotestsrc ! tensorinject seed=7 draw-objects=true
+    ! cudanms label-file=coco.names
     ! cairooverlay ! videoconvert ! pngenc ! multifilesink
 
+tensorinject paints its scene's objects into the frames (a rectangle in a
+darker shade of the class's box colour), so each box should sit on one.
 A pad probe in front of cairooverlay reads each buffer's ROI metas (kept
 order, id 0..n-1) and the 'draw' signal paints them. Writes, into --out:
   frame-00000.png ...   every annotated frame
@@ -102,10 +105,10 @@ def contact_sheet(frames, path):
 def run(args):
     os.makedirs(args.out, exist_ok=True)
     pipeline = Gst.parse_launch(
-        "videotestsrc num-buffers=%d pattern=ball motion=sweep "
-        "background-color=0xff1c2a38 foreground-color=0xff3c5a78 "
+        "videotestsrc num-buffers=%d pattern=solid-color "
+        "foreground-color=0xff1c2a38 "
         "! video/x-raw,format=BGRx,width=%d,height=%d,framerate=30/1 "
-        "! tensorinject seed=%d "
+        "! tensorinject seed=%d draw-objects=true "
         "! cudanms iou=0.45 score-threshold=%s label-file=\"%s\" "
         "! cairooverlay name=overlay ! videoconvert ! pngenc "
         "! multifilesink location=\"%s\"" % (

@@ -248,3 +248,40 @@ write_npy (const gchar * path, const gchar * descr, const gint * dims,
   g_string_free (h, TRUE);
   g_string_free (file, TRUE);
 }
+
+/* An element's bus, to read warnings and errors. */
+GstBus *
+watch_bus (GstElement * element)
+{
+  GstBus *bus = gst_bus_new ();
+
+  gst_element_set_bus (element, bus);
+  return bus;
+}
+
+/* Drops what is still queued (messages hold a ref on their source, and the
+ * element holds the bus: a cycle) and releases the bus. */
+void
+unwatch_bus (GstBus * bus)
+{
+  gst_bus_set_flushing (bus, TRUE);
+  gst_object_unref (bus);
+}
+
+/* Asserts exactly one warning on bus and that its text contains what. */
+void
+assert_one_warning (GstBus * bus, const gchar * what)
+{
+  GstMessage *msg = gst_bus_pop_filtered (bus, GST_MESSAGE_WARNING);
+  GError *err = NULL;
+  gchar *dbg = NULL;
+
+  fail_unless (msg != NULL, "no warning for '%s'", what);
+  gst_message_parse_warning (msg, &err, &dbg);
+  fail_unless (strstr (err->message, what) != NULL,
+      "warning '%s' does not name '%s'", err->message, what);
+  g_clear_error (&err);
+  g_free (dbg);
+  gst_message_unref (msg);
+  fail_unless (gst_bus_pop_filtered (bus, GST_MESSAGE_WARNING) == NULL);
+}

@@ -55,5 +55,12 @@ gchar *rois_to_string (GstBuffer * buf);
 void write_npy (const gchar * path, const gchar * descr, const gint * dims,
     guint n_dims, gconstpointer data, gsize size);
 
+/* Gives element a bus of its own to read its messages from. */
+GstBus *watch_bus (GstElement * element);
+/* Drops what is still queued and releases the bus. */
+void unwatch_bus (GstBus * bus);
+/* Asserts exactly one warning on bus and that its text contains what. */
+void assert_one_warning (GstBus * bus, const gchar * what);
+
 G_END_DECLS
 #endif

@@ -1,10 +1,14 @@
 /* gst-check tests of tensorinject: synthetic determinism through cudanms,
- * .npy replay (one file and a %d pattern) and the synthetic layouts. */
+ * .npy replay (one file and a %d pattern), the synthetic layouts, and
+ * draw-objects (exact pixels on the RGB formats and I420). */
+#include <math.h>
 #include <string.h>
 #include <glib/gstdio.h>
 #include <gst/check/gstcheck.h>
 #include <gst/check/gstharness.h>
 
+#include "cudanms.h"
+#include "gsttensorinjectscene.h"
 #include "helpers.h"
 
 #define SYNTH_CAPS "video/x-raw,format=GRAY8,width=640,height=480,framerate=30/1"
@@ -191,6 +195,381 @@ GST_START_TEST (test_replay_pattern)
 
 GST_END_TEST;
 
+/* draw-objects. Scene "seed=4 num-objects=1 noise=0" (640x640 model): its
+ * one object is class 12 (fill 153,104,46, border 76,49,15: hsv 1/11 at
+ * 0.7,0.6 and 0.8,0.3), at frame 0 centred on (358.0777, 373.3534) model
+ * pixels, 181.2653 x 55.4199. On a 320x240 frame the letterbox map has
+ * gain 2, pad_x 0, pad_y round (80 - 0.1) = 80, so the box is
+ *   x (358.0777 -+ 90.6326) / 2 = 133.7225 .. 224.3552
+ *   y (373.3534 -+ 27.7099 - 80) / 2 = 132.8218 .. 160.5317.
+ * A sample is painted when its centre lies in [x1, x2): columns
+ * ceil (x1 - 0.5) .. ceil (x2 - 0.5) - 1 = 134..223, rows 133..160; the
+ * fill, 2 pixels in, columns 136..221, rows 135..158. I420 chroma samples
+ * (centres at even pixels): columns ceil (66.86 - 0.5) = 67 ..
+ * ceil (112.18 - 0.5) - 1 = 111, rows 66..79; fill 68..110, 67..78. */
+#define DRAW_PROPS "seed=4 num-objects=1 noise=0 draw-objects=true"
+#define DRAW_CLASS 12
+#define DRAW_BG 0x40
+
+static const guint8 draw_fill[3] = { 153, 104, 46 };
+static const guint8 draw_border[3] = { 76, 49, 15 };
+/* BT.601 limited range: Y = 16 + 219 y', U/V = 128 + 224 Pb/Pr */
+static const guint8 draw_fill_yuv[3] = { 112, 95, 154 };
+static const guint8 draw_border_yuv[3] = { 62, 109, 142 };
+
+/* Painted samples: [x0, x1) x [y0, y1) outer, [ix0, ix1) x [iy0, iy1)
+ * the fill. */
+typedef struct
+{
+  gint x0, x1, y0, y1;
+  gint ix0, ix1, iy0, iy1;
+} DrawnRect;
+
+static const DrawnRect frame0_luma = { 134, 224, 133, 161, 136, 222, 135, 159 };
+static const DrawnRect frame0_chroma = { 67, 112, 66, 80, 68, 111, 67, 79 };
+
+/* The documented rule, applied to a frame-pixel box on a grid of samples
+ * sub pixels wide. */
+static DrawnRect
+drawn_rect (const gfloat b[4], gint sub)
+{
+  DrawnRect r;
+
+  r.x0 = (gint) ceil (b[0] / sub - 0.5);
+  r.x1 = (gint) ceil (b[2] / sub - 0.5);
+  r.y0 = (gint) ceil (b[1] / sub - 0.5);
+  r.y1 = (gint) ceil (b[3] / sub - 0.5);
+  r.ix0 = (gint) ceil ((b[0] + 2) / sub - 0.5);
+  r.ix1 = (gint) ceil ((b[2] - 2) / sub - 0.5);
+  r.iy0 = (gint) ceil ((b[1] + 2) / sub - 0.5);
+  r.iy1 = (gint) ceil ((b[3] - 2) / sub - 0.5);
+  return r;
+}
+
+/* The scene's own object at frame f, mapped to 320x240 (frame pixels). */
+static void
+scene_box (guint64 f, gfloat out[4])
+{
+  GstTensorInjectSceneConfig cfg = { FALSE, 80, 640, 640, CNMS_DTYPE_FLOAT32,
+    4, 1, 0
+  };
+  GstTensorInjectScene *sc = gst_tensor_inject_scene_new (&cfg);
+  gdouble box[4];
+  gint class_id = -1;
+  cnms_params p;
+
+  cnms_params_init (&p);
+  p.frame_width = FRAME_W;
+  p.frame_height = FRAME_H;
+  fail_unless (gst_tensor_inject_scene_object (sc, 0, f, box, &class_id));
+  fail_unless_equals_int (class_id, DRAW_CLASS);
+  fail_unless (!gst_tensor_inject_scene_object (sc, 1, f, box, &class_id));
+  fail_unless (cnms_map_centre_box (&p, (gfloat) box[0], (gfloat) box[1],
+          (gfloat) box[2], (gfloat) box[3], out));
+  gst_tensor_inject_scene_free (sc);
+}
+
+/* 0 background, 1 border, 2 fill. */
+static gint
+drawn_at (const DrawnRect * r, gint x, gint y)
+{
+  if (x < r->x0 || x >= r->x1 || y < r->y0 || y >= r->y1)
+    return 0;
+  if (x < r->ix0 || x >= r->ix1 || y < r->iy0 || y >= r->iy1)
+    return 1;
+  return 2;
+}
+
+static GstHarness *
+draw_harness (const gchar * props, const gchar * format, GstVideoInfo * info)
+{
+  gchar *desc = g_strdup_printf ("tensorinject %s", props);
+  gchar *caps = g_strdup_printf ("video/x-raw,format=%s,width=%d,height=%d,"
+      "framerate=30/1,colorimetry=bt601", format, FRAME_W, FRAME_H);
+  GstCaps *c = gst_caps_from_string (caps);
+  GstHarness *h = gst_harness_new_parse (desc);
+
+  fail_unless (gst_video_info_from_caps (info, c));
+  gst_harness_set_src_caps (h, c);
+  g_free (caps);
+  g_free (desc);
+  return h;
+}
+
+/* A frame of info's size, every byte bg (I420: chroma 0x80). */
+static GstBuffer *
+solid_frame (const GstVideoInfo * info, guint8 bg)
+{
+  GstBuffer *buf = gst_buffer_new_allocate (NULL, info->size, NULL);
+  GstMapInfo map;
+
+  fail_unless (gst_buffer_map (buf, &map, GST_MAP_WRITE));
+  memset (map.data, bg, map.size);
+  if (GST_VIDEO_INFO_FORMAT (info) == GST_VIDEO_FORMAT_I420)
+    memset (map.data + info->offset[1], 0x80, map.size - info->offset[1]);
+  gst_buffer_unmap (buf, &map);
+  return buf;
+}
+
+static GstBuffer *
+push_pull_copy (GstHarness * h, GstBuffer * in)
+{
+  GstBuffer *out;
+
+  fail_unless_equals_int (gst_harness_push (h, gst_buffer_ref (in)),
+      GST_FLOW_OK);
+  out = gst_harness_pull (h);
+  fail_unless (out != NULL);
+  return out;
+}
+
+/* Byte positions of R, G, B and of the fourth byte (-1: none) per pixel. */
+typedef struct
+{
+  const gchar *format;
+  gint bpp, r, g, b, fourth;
+  gboolean alpha;               /* the fourth byte is alpha, else padding */
+} RgbLayout;
+
+static const RgbLayout rgb_layouts[] = {
+  {"RGB", 3, 0, 1, 2, -1, FALSE},
+  {"BGR", 3, 2, 1, 0, -1, FALSE},
+  {"RGBx", 4, 0, 1, 2, 3, FALSE},
+  {"BGRx", 4, 2, 1, 0, 3, FALSE},
+  {"xRGB", 4, 1, 2, 3, 0, FALSE},
+  {"xBGR", 4, 3, 2, 1, 0, FALSE},
+  {"RGBA", 4, 0, 1, 2, 3, TRUE},
+  {"BGRA", 4, 2, 1, 0, 3, TRUE},
+  {"ARGB", 4, 1, 2, 3, 0, TRUE},
+  {"ABGR", 4, 3, 2, 1, 0, TRUE},
+};
+
+/* Every pixel of an RGB-family frame against r. */
+static void
+check_rgb_frame (GstBuffer * out, const GstVideoInfo * info,
+    const RgbLayout * l, const DrawnRect * r)
+{
+  gint stride = GST_VIDEO_INFO_PLANE_STRIDE (info, 0), x, y, counts[3] =
+      { 0, 0, 0 };
+  GstMapInfo map;
+
+  fail_unless (gst_buffer_map (out, &map, GST_MAP_READ));
+  for (y = 0; y < FRAME_H; y++) {
+    for (x = 0; x < FRAME_W; x++) {
+      const guint8 *px = map.data + (gsize) y * stride + (gsize) x * l->bpp;
+      gint what = drawn_at (r, x, y);
+      const guint8 *c = what == 2 ? draw_fill : draw_border;
+      guint8 er = what ? c[0] : DRAW_BG, eg = what ? c[1] : DRAW_BG,
+          eb = what ? c[2] : DRAW_BG;
+
+      counts[what]++;
+      fail_unless (px[l->r] == er && px[l->g] == eg && px[l->b] == eb,
+          "%s (%d,%d): %d,%d,%d, expected %d,%d,%d", l->format, x, y,
+          px[l->r], px[l->g], px[l->b], er, eg, eb);
+      if (l->fourth >= 0)
+        fail_unless_equals_int (px[l->fourth], what && l->alpha ? 255 :
+            DRAW_BG);
+    }
+  }
+  gst_buffer_unmap (out, &map);
+  /* the rect is inside the frame and both parts are drawn */
+  fail_unless_equals_int (counts[1] + counts[2],
+      (r->x1 - r->x0) * (r->y1 - r->y0));
+  fail_unless (counts[1] > 0 && counts[2] > 0);
+}
+
+GST_START_TEST (test_draw_rgb)
+{
+  gfloat b[4];
+  DrawnRect r;
+  guint i;
+  guint64 f;
+
+  /* the hand-worked numbers above */
+  scene_box (0, b);
+  fail_unless (fabsf (b[0] - 133.7225f) < 1e-3f
+      && fabsf (b[1] - 132.8218f) < 1e-3f && fabsf (b[2] - 224.3552f) < 1e-3f
+      && fabsf (b[3] - 160.5317f) < 1e-3f, "box %g %g %g %g", b[0], b[1],
+      b[2], b[3]);
+  r = drawn_rect (b, 1);
+  fail_unless (memcmp (&r, &frame0_luma, sizeof r) == 0);
+
+  for (i = 0; i < G_N_ELEMENTS (rgb_layouts); i++) {
+    GstVideoInfo info;
+    GstHarness *h = draw_harness (DRAW_PROPS, rgb_layouts[i].format, &info);
+    GstBuffer *in = solid_frame (&info, DRAW_BG);
+
+    /* frame 0 the hand-worked rect; frames 1, 2 where the scene moved */
+    for (f = 0; f < 3; f++) {
+      GstBuffer *out = push_pull_copy (h, in);
+
+      scene_box (f, b);
+      r = drawn_rect (b, 1);
+      if (f == 0)
+        fail_unless (memcmp (&r, &frame0_luma, sizeof r) == 0);
+      check_rgb_frame (out, &info, &rgb_layouts[i], &r);
+      gst_buffer_unref (out);
+    }
+    gst_buffer_unref (in);
+    gst_harness_teardown (h);
+  }
+}
+
+GST_END_TEST;
+
+static void
+check_plane (const guint8 * plane, gint stride, gint w, gint h,
+    const DrawnRect * r, guint8 bg, guint8 border, guint8 fill,
+    const gchar * name)
+{
+  gint x, y;
+
+  for (y = 0; y < h; y++) {
+    for (x = 0; x < w; x++) {
+      gint what = drawn_at (r, x, y);
+      guint8 e = what == 2 ? fill : what == 1 ? border : bg;
+
+      fail_unless (plane[(gsize) y * stride + x] == e,
+          "%s (%d,%d): %d, expected %d", name, x, y,
+          plane[(gsize) y * stride + x], e);
+    }
+  }
+}
+
+GST_START_TEST (test_draw_i420)
+{
+  GstVideoInfo info;
+  GstHarness *h = draw_harness (DRAW_PROPS, "I420", &info);
+  GstBuffer *in = solid_frame (&info, DRAW_BG);
+  guint64 f;
+
+  for (f = 0; f < 3; f++) {
+    GstBuffer *out = push_pull_copy (h, in);
+    GstMapInfo map;
+    DrawnRect luma, chroma;
+    gfloat b[4];
+    gint k;
+
+    scene_box (f, b);
+    luma = drawn_rect (b, 1);
+    chroma = drawn_rect (b, 2);
+    if (f == 0) {
+      fail_unless (memcmp (&luma, &frame0_luma, sizeof luma) == 0);
+      fail_unless (memcmp (&chroma, &frame0_chroma, sizeof chroma) == 0);
+    }
+    fail_unless (gst_buffer_map (out, &map, GST_MAP_READ));
+    check_plane (map.data + info.offset[0], info.stride[0], FRAME_W, FRAME_H,
+        &luma, DRAW_BG, draw_border_yuv[0], draw_fill_yuv[0], "Y");
+    for (k = 1; k < 3; k++)
+      check_plane (map.data + info.offset[k], info.stride[k], FRAME_W / 2,
+          FRAME_H / 2, &chroma, 0x80, draw_border_yuv[k], draw_fill_yuv[k],
+          k == 1 ? "U" : "V");
+    gst_buffer_unmap (out, &map);
+    gst_buffer_unref (out);
+  }
+  gst_buffer_unref (in);
+  gst_harness_teardown (h);
+}
+
+GST_END_TEST;
+
+static void
+assert_same_bytes (GstBuffer * a, GstBuffer * b)
+{
+  GstMapInfo ma, mb;
+
+  fail_unless (gst_buffer_map (a, &ma, GST_MAP_READ));
+  fail_unless (gst_buffer_map (b, &mb, GST_MAP_READ));
+  fail_unless_equals_uint64 (ma.size, mb.size);
+  fail_unless (memcmp (ma.data, mb.data, ma.size) == 0);
+  gst_buffer_unmap (a, &ma);
+  gst_buffer_unmap (b, &mb);
+}
+
+/* Off (the default): frames are untouched, on any format. */
+GST_START_TEST (test_draw_off)
+{
+  const gchar *formats[] = { "RGB", "I420" };
+  guint i;
+
+  for (i = 0; i < G_N_ELEMENTS (formats); i++) {
+    GstVideoInfo info;
+    GstHarness *h = draw_harness ("seed=4 num-objects=1", formats[i], &info);
+    GstBuffer *in = solid_frame (&info, DRAW_BG), *out;
+    GstElement *el = gst_harness_find_element (h, "tensorinject");
+    gboolean draw = TRUE;
+
+    g_object_get (el, "draw-objects", &draw, NULL);
+    gst_object_unref (el);
+    fail_unless (!draw);
+    out = push_pull_copy (h, in);
+    assert_same_bytes (in, out);
+    gst_buffer_unref (out);
+    gst_buffer_unref (in);
+    gst_harness_teardown (h);
+  }
+}
+
+GST_END_TEST;
+
+/* A format it does not draw on passes untouched, with one warning. */
+GST_START_TEST (test_draw_unsupported)
+{
+  GstVideoInfo info;
+  GstHarness *h = draw_harness (DRAW_PROPS " ! cudanms", "GRAY8", &info);
+  GstBus *bus = watch_bus (h->element);
+  GstBuffer *in = solid_frame (&info, DRAW_BG);
+  gint f;
+
+  for (f = 0; f < 3; f++) {
+    GstBuffer *out = push_pull_copy (h, in);
+
+    assert_same_bytes (in, out);
+    /* the tensor is still there: cudanms finds the object */
+    fail_unless (count_rois (out) >= 1);
+    gst_buffer_unref (out);
+  }
+  assert_one_warning (bus, "format is not RGB");
+  unwatch_bus (bus);
+  gst_buffer_unref (in);
+  gst_harness_teardown (h);
+}
+
+GST_END_TEST;
+
+/* The point of drawing: cudanms's best box sits on the drawn object. */
+GST_START_TEST (test_draw_under_box)
+{
+  GstVideoInfo info;
+  GstHarness *h = draw_harness (DRAW_PROPS " ! cudanms", "RGBx", &info);
+  GstBuffer *in = solid_frame (&info, DRAW_BG);
+  guint64 f;
+
+  for (f = 0; f < 3; f++) {
+    GstBuffer *out = push_pull_copy (h, in);
+    GstVideoRegionOfInterestMeta *roi =
+        gst_buffer_get_video_region_of_interest_meta_id (out, 0);
+    gfloat b[4], ix, iy, inter, uni;
+
+    fail_unless (roi != NULL);
+    fail_unless_equals_string (g_quark_to_string (roi->roi_type),
+        "class-12");
+    scene_box (f, b);
+    ix = MIN (b[2], roi->x + roi->w) - MAX (b[0], roi->x);
+    iy = MIN (b[3], roi->y + roi->h) - MAX (b[1], roi->y);
+    inter = MAX (ix, 0) * MAX (iy, 0);
+    uni = (b[2] - b[0]) * (b[3] - b[1]) + roi->w * roi->h - inter;
+    /* the anchors jitter by 3% */
+    fail_unless (inter / uni > 0.85f, "frame %d: IoU %g", (gint) f,
+        inter / uni);
+    gst_buffer_unref (out);
+  }
+  gst_buffer_unref (in);
+  gst_harness_teardown (h);
+}
+
+GST_END_TEST;
+
 static Suite *
 tensorinject_suite (void)
 {
@@ -203,6 +582,11 @@ tensorinject_suite (void)
   tcase_add_test (tc, test_synthetic_motion);
   tcase_add_test (tc, test_replay_one_file);
   tcase_add_test (tc, test_replay_pattern);
+  tcase_add_test (tc, test_draw_rgb);
+  tcase_add_test (tc, test_draw_i420);
+  tcase_add_test (tc, test_draw_off);
+  tcase_add_test (tc, test_draw_unsupported);
+  tcase_add_test (tc, test_draw_under_box);
   return s;
 }
 

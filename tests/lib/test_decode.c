@@ -187,6 +187,7 @@ test_mapping (void)
   cnms_params p;
   cnms_map m;
   const cnms_det *d;
+  float box[4];
   int n;
 
   cnms_params_init (&p);
@@ -218,6 +219,17 @@ test_mapping (void)
   if (n == 1)
     check_det (&d[0], 0.9f, 864, 492, 1056, 588, 0, 0);
 
+  CHECK_INT (cnms_map_centre_box (&p, 320, 320, 64, 32, box), 1);
+  CHECK_FLOAT (box[0], 864.0f);
+  CHECK_FLOAT (box[1], 492.0f);
+  CHECK_FLOAT (box[2], 1056.0f);
+  CHECK_FLOAT (box[3], 588.0f);
+  /* wholly inside the top pad: clipped to y1 = y2 = 0, empty */
+  CHECK_INT (cnms_map_centre_box (&p, 320, 50, 64, 32, box), 0);
+  CHECK_INT (cnms_map_centre_box (&p, NAN, 320, 64, 32, box), 0);
+  CHECK_INT (cnms_map_centre_box (NULL, 320, 320, 64, 32, box), 0);
+  CHECK_INT (cnms_map_centre_box (&p, 320, 320, 64, 32, NULL), 0);
+
   p.letterbox = 0;
   cnms_map_init (&m, p.model_width, p.model_height, p.frame_width,
       p.frame_height, p.letterbox);
@@ -231,6 +243,62 @@ test_mapping (void)
   CHECK_INT (n, 1);
   if (n == 1)
     check_det (&d[0], 0.9f, 864, 513, 1056, 567, 0, 0);
+  CHECK_INT (cnms_map_centre_box (&p, 320, 320, 64, 32, box), 1);
+  CHECK_FLOAT (box[0], 864.0f);
+  CHECK_FLOAT (box[1], 513.0f);
+  CHECK_FLOAT (box[2], 1056.0f);
+  CHECK_FLOAT (box[3], 567.0f);
+  p.frame_width = 0;
+  CHECK_INT (cnms_map_centre_box (&p, 320, 320, 64, 32, box), 0);
+}
+
+/* cnms_map_centre_box gives cnms_detect's box bit for bit: 2000 seeded
+ * boxes (some partly outside, fractional values), odd sizes, both maps. */
+static void
+test_map_centre_box (void)
+{
+  static const int sizes[3][4] = {
+    {640, 640, 1280, 720}, {416, 256, 333, 777}, {320, 320, 320, 240},
+  };
+  float t[5 * 1] = { 0 };
+  float c[1] = { 0.9f };
+  cnms_tensor ten = tensor3 (t, 5, 1);
+  cnms_params p;
+  unsigned int seed = 12345;
+  int i, k, lb, agree = 0, total = 0, kept = 0;
+
+  for (i = 0; i < 2000; i++) {
+    float v[4], box[4];
+    const cnms_det *d;
+    int n, mapped;
+
+    for (k = 0; k < 4; k++) {
+      seed = seed * 1103515245u + 12345u;
+      v[k] = (float) ((seed >> 8) % 80000) / 100.0f - 60.0f;
+    }
+    v[2] = fabsf (v[2]) * 0.5f;
+    v[3] = fabsf (v[3]) * 0.5f;
+    cnms_params_init (&p);
+    p.score_threshold = 0.5f;
+    lb = i & 1;
+    p.model_width = sizes[i % 3][0];
+    p.model_height = sizes[i % 3][1];
+    p.frame_width = sizes[i % 3][2];
+    p.frame_height = sizes[i % 3][3];
+    p.letterbox = lb;
+    put_v8 (t, 1, 1, 0, v[0], v[1], v[2], v[3], c);
+    n = detect (&ten, CNMS_LAYOUT_YOLOV8, &p, &d);
+    mapped = cnms_map_centre_box (&p, v[0], v[1], v[2], v[3], box);
+    total++;
+    kept += n == 1;
+    if (mapped == (n == 1) && (n == 0 || (box[0] == d[0].x1
+                && box[1] == d[0].y1 && box[2] == d[0].x2
+                && box[3] == d[0].y2)))
+      agree++;
+  }
+  CHECK_INT (agree, total);
+  /* both outcomes are exercised */
+  CHECK (kept > 500 && kept < total);  /* 865 */
 }
 
 /* Six separate boxes with scores .5 .9 .5 .7 .9 .3: the order is
@@ -440,6 +508,7 @@ main (void)
   test_end2end ();
   test_score_threshold ();
   test_mapping ();
+  test_map_centre_box ();
   test_caps ();
   test_degenerate ();
   test_float16 ();

@@ -1,0 +1,160 @@
+/* Paints the synthetic scene's objects into the video frame.
+ *
+ * Each object is a filled rectangle over its true box (the centre and size
+ * the scene moves, without the anchors' jitter), mapped model -> frame by
+ * the library's own cnms_map_centre_box with letterbox, as cudanms maps
+ * the detections by default. A sample is painted when its centre lies in
+ * [x1, x2) x [y1, y2); a chroma sample of I420 covers 2x2 pixels, its
+ * centre is theirs. The colours are fixed per class (11 hues, the hue
+ * pipelines/python/overlay.py gives the class's boxes, darker); on YUV
+ * they are converted with the frame's colour matrix and range.
+ */
+#ifdef HAVE_CONFIG_H
+#include "config.h"
+#endif
+
+#include <math.h>
+
+#include "cudanms.h"
+#include "gsttensorinjectdraw.h"
+
+/* Fill hsv (k/11, 0.7, 0.6) and border hsv (k/11, 0.8, 0.3), class k mod 11. */
+static const guint8 palette[11][2][3] = {
+  {{153, 46, 46}, {76, 15, 15}},
+  {{153, 104, 46}, {76, 49, 15}},
+  {{143, 153, 46}, {71, 76, 15}},
+  {{85, 153, 46}, {38, 76, 15}},
+  {{46, 153, 65}, {15, 76, 26}},
+  {{46, 153, 124}, {15, 76, 60}},
+  {{46, 124, 153}, {15, 60, 76}},
+  {{46, 65, 153}, {15, 26, 76}},
+  {{85, 46, 153}, {38, 15, 76}},
+  {{143, 46, 153}, {71, 15, 76}},
+  {{153, 46, 104}, {76, 15, 49}},
+};
+
+gboolean
+gst_tensor_inject_draw_supported (GstVideoFormat format)
+{
+  switch (format) {
+    case GST_VIDEO_FORMAT_RGB:
+    case GST_VIDEO_FORMAT_BGR:
+    case GST_VIDEO_FORMAT_RGBx:
+    case GST_VIDEO_FORMAT_BGRx:
+    case GST_VIDEO_FORMAT_xRGB:
+    case GST_VIDEO_FORMAT_xBGR:
+    case GST_VIDEO_FORMAT_RGBA:
+    case GST_VIDEO_FORMAT_BGRA:
+    case GST_VIDEO_FORMAT_ARGB:
+    case GST_VIDEO_FORMAT_ABGR:
+    case GST_VIDEO_FORMAT_I420:
+      return TRUE;
+    default:
+      return FALSE;
+  }
+}
+
+/* The component values (R G B A or Y U V) of an RGB colour on info. */
+static void
+component_values (const GstVideoInfo * info, const guint8 rgb[3],
+    guint8 out[GST_VIDEO_MAX_COMPONENTS])
+{
+  gint offset[GST_VIDEO_MAX_COMPONENTS], scale[GST_VIDEO_MAX_COMPONENTS];
+  gdouble kr, kb, r, g, b, y, pb, pr;
+
+  if (GST_VIDEO_INFO_IS_RGB (info)) {
+    out[0] = rgb[0];
+    out[1] = rgb[1];
+    out[2] = rgb[2];
+    out[3] = 255;
+    return;
+  }
+  if (!gst_video_color_matrix_get_Kr_Kb (info->colorimetry.matrix, &kr, &kb)) {
+    kr = 0.299;
+    kb = 0.114;
+  }
+  gst_video_color_range_offsets (info->colorimetry.range, info->finfo,
+      offset, scale);
+  r = rgb[0] / 255.0;
+  g = rgb[1] / 255.0;
+  b = rgb[2] / 255.0;
+  y = kr * r + (1.0 - kr - kb) * g + kb * b;
+  pb = (b - y) / (2.0 * (1.0 - kb));
+  pr = (r - y) / (2.0 * (1.0 - kr));
+  out[0] = (guint8) CLAMP (lround (offset[0] + scale[0] * y), 0, 255);
+  out[1] = (guint8) CLAMP (lround (offset[1] + scale[1] * pb), 0, 255);
+  out[2] = (guint8) CLAMP (lround (offset[2] + scale[2] * pr), 0, 255);
+  out[3] = 255;
+}
+
+/* The samples [*first, *end) of a row (or column) of n, each sub frame
+ * pixels wide, whose centres lie in [lo, hi). */
+static void
+span (gdouble lo, gdouble hi, gint sub, gint n, gint * first, gint * end)
+{
+  *first = (gint) CLAMP (ceil (lo / sub - 0.5), 0, n);
+  *end = (gint) CLAMP (ceil (hi / sub - 0.5), *first, n);
+}
+
+/* Sets every component of the samples in r = x1 y1 x2 y2 (frame pixels). */
+static void
+fill_rect (GstVideoFrame * f, const gdouble r[4],
+    const guint8 value[GST_VIDEO_MAX_COMPONENTS])
+{
+  const GstVideoFormatInfo *finfo = f->info.finfo;
+  guint k;
+
+  for (k = 0; k < GST_VIDEO_FORMAT_INFO_N_COMPONENTS (finfo); k++) {
+    guint8 *data = GST_VIDEO_FRAME_COMP_DATA (f, k);
+    gint stride = GST_VIDEO_FRAME_COMP_STRIDE (f, k);
+    gint pstride = GST_VIDEO_FRAME_COMP_PSTRIDE (f, k);
+    gint x0, x1, y0, y1, x, y;
+
+    span (r[0], r[2], 1 << GST_VIDEO_FORMAT_INFO_W_SUB (finfo, k),
+        GST_VIDEO_FRAME_COMP_WIDTH (f, k), &x0, &x1);
+    span (r[1], r[3], 1 << GST_VIDEO_FORMAT_INFO_H_SUB (finfo, k),
+        GST_VIDEO_FRAME_COMP_HEIGHT (f, k), &y0, &y1);
+    for (y = y0; y < y1; y++) {
+      guint8 *row = data + (gsize) y * stride;
+
+      for (x = x0; x < x1; x++)
+        row[(gsize) x * pstride] = value[k];
+    }
+  }
+}
+
+void
+gst_tensor_inject_draw_objects (const GstTensorInjectScene * scene,
+    guint64 frame, GstVideoFrame * vframe)
+{
+  cnms_params p;
+  gint i, n = gst_tensor_inject_scene_n_objects (scene);
+
+  cnms_params_init (&p);
+  gst_tensor_inject_scene_model_size (scene, &p.model_width,
+      &p.model_height);
+  p.frame_width = GST_VIDEO_FRAME_WIDTH (vframe);
+  p.frame_height = GST_VIDEO_FRAME_HEIGHT (vframe);
+  p.letterbox = 1;
+
+  for (i = 0; i < n; i++) {
+    guint8 fill[GST_VIDEO_MAX_COMPONENTS], border[GST_VIDEO_MAX_COMPONENTS];
+    gdouble box[4], outer[4], inner[4];
+    gfloat mapped[4];
+    gint class_id, k;
+
+    if (!gst_tensor_inject_scene_object (scene, i, frame, box, &class_id)
+        || !cnms_map_centre_box (&p, (gfloat) box[0], (gfloat) box[1],
+            (gfloat) box[2], (gfloat) box[3], mapped))
+      continue;
+    component_values (&vframe->info, palette[class_id % 11][0], fill);
+    component_values (&vframe->info, palette[class_id % 11][1], border);
+    for (k = 0; k < 4; k++) {
+      outer[k] = mapped[k];
+      inner[k] = mapped[k] + (k < 2 ? 1 : -1) * GST_TENSOR_INJECT_DRAW_BORDER;
+    }
+    fill_rect (vframe, outer, border);
+    if (inner[2] > inner[0] && inner[3] > inner[1])
+      fill_rect (vframe, inner, fill);
+  }
+}

@@ -1,0 +1,28 @@
+/* Paints the synthetic scene's objects into the video frame, where
+ * cudanms will put their boxes. */
+#ifndef __GST_TENSOR_INJECT_DRAW_H__
+#define __GST_TENSOR_INJECT_DRAW_H__
+
+#include <gst/video/video.h>
+#include "gsttensorinjectscene.h"
+
+G_BEGIN_DECLS
+
+/* Width of an object's darker border, frame pixels. */
+#define GST_TENSOR_INJECT_DRAW_BORDER 2
+
+/* Whether gst_tensor_inject_draw_objects draws on this format: the 8-bit
+ * packed RGB formats (RGB, BGR, RGBx, BGRx, xRGB, xBGR, RGBA, BGRA, ARGB,
+ * ABGR) and I420. */
+gboolean gst_tensor_inject_draw_supported (GstVideoFormat format);
+
+/* Paints each object of scene at frame number frame into vframe (mapped
+ * writable, a supported format): a rectangle in its class's colour with a
+ * darker border, over the object's true box mapped to frame pixels as
+ * cudanms maps boxes (cnms_map_centre_box, letterbox). Later objects cover
+ * earlier ones. */
+void gst_tensor_inject_draw_objects (const GstTensorInjectScene * scene,
+    guint64 frame, GstVideoFrame * vframe);
+
+G_END_DECLS
+#endif /* __GST_TENSOR_INJECT_DRAW_H__ */
