@@ -173,7 +173,13 @@ CNMS_HD float cnms_iou (const float *a, float area_a, const float *b,
   float h = cnms_fmax (0.0f, cnms_fsub (cnms_fmin (a[3], b[3]),
           cnms_fmax (a[1], b[1])));
   float inter = cnms_fmul (w, h);
-  float den = cnms_fsub (cnms_fadd (area_a, area_b), inter);
+  float den;
+  /* no overlap: the quotient would be a zero (its sign aside: every
+   * caller compares the IoU with a threshold >= 0) or the 0-denominator
+   * case; skipping the division spares the slowest operation */
+  if (inter == 0.0f)
+    return 0.0f;
+  den = cnms_fsub (cnms_fadd (area_a, area_b), inter);
   if (den == 0.0f)
     return 0.0f;
   return cnms_fdiv (inter, den);

@@ -43,18 +43,26 @@ reserve_buffers (cnms_backend_ctx *ctx, cnms_cuda_priv *s, int n, int cap,
           (size_t) cap * sizeof (float4), "sorted boxes"));
   CNMS_TRY (cnms_cuda_reserve_device (ctx, &s->d_cls,
           (size_t) cap * sizeof (int32_t), "sorted classes"));
+  CNMS_TRY (cnms_cuda_reserve_device (ctx, &s->d_rows, (size_t) cap *
+          (sizeof (int32_t) + CNMS_ROW_LIST * (sizeof (int32_t) +
+                  sizeof (uint64_t))), "NMS row lists"));
   return cnms_cuda_reserve_device (ctx, &s->d_mask,
       (size_t) cap * col_blocks * sizeof (uint64_t), "NMS suppression mask");
 }
 
 /* Reserves the buffers (reserve_buffers) and sizes the engine launch for
- * cap candidates: its shared memory, and blocks (one per 256 candidates
- * of the bound, as many as fit at once). */
+ * cap candidates (plain: cnms_nms): its shared memory, and its blocks, as
+ * many as fit at once at most. */
 static cnms_status
 reserve_stages (cnms_backend_ctx *ctx, cnms_cuda_priv *s, int n, int cap,
-    bool suppress, int *blocks, size_t *smem)
+    bool suppress, bool plain, int *blocks, size_t *smem)
 {
-  const int want = cnms_ceil_div (cap, 256);
+  /* plain NMS: every box is a candidate, and the bitmask wants a block
+   * per two of its tiles; decode: the count is far below the anchors */
+  const long long tiles = cnms_ceil_div (cap, CNMS_TILE);
+  const long long want_plain = tiles * (tiles + 1) / 4;
+  const long long want = plain ? (want_plain > 8 ? want_plain : 8) :
+      (cap > 8 * 256 ? cnms_ceil_div (cap, 256) : 8);
 
   CNMS_TRY (reserve_buffers (ctx, s, n, cap, suppress));
   if (cnms_cuda_engine_smem_min (cap) > s->smem_budget)
@@ -74,7 +82,8 @@ reserve_stages (cnms_backend_ctx *ctx, cnms_cuda_priv *s, int n, int cap,
     s->occ_smem = *smem;
     s->occ_per_sm = per_sm;
   }
-  *blocks = want < s->occ_per_sm * s->sms ? want : s->occ_per_sm * s->sms;
+  *blocks = want < s->occ_per_sm * s->sms ? (int) want :
+      s->occ_per_sm * s->sms;
   if (*blocks < 1)
     *blocks = 1;
   return CNMS_OK;
@@ -110,6 +119,10 @@ enqueue_engine (cnms_backend_ctx *ctx, cnms_cuda_priv *s,
   g.boxes = (float4 *) s->d_boxes.p;
   g.cls = (int32_t *) s->d_cls.p;
   g.mask = (uint64_t *) s->d_mask.p;
+  /* [bits cap x L | words cap x L | counts cap]: 8-byte words first */
+  g.list_b = (uint64_t *) s->d_rows.p;
+  g.list_w = (int32_t *) (g.list_b + (size_t) a->cap * CNMS_ROW_LIST);
+  g.row_cnt = g.list_w + (size_t) a->cap * CNMS_ROW_LIST;
   g.out = (char *) s->d_out.p;
   CNMS_CUDA_TRY (ctx, cnms_cuda_engine (&g, blocks, smem, s->stream),
       "NMS engine kernel");
@@ -154,7 +167,7 @@ enqueue_detect (cnms_backend_ctx *ctx, cnms_cuda_priv *s,
   CNMS_TRY (cnms_cuda_reserve_device (ctx, &s->d_cand,
           CNMS_HEADER_BYTES + (size_t) n * sizeof (cnms_det),
           "candidate buffer"));
-  CNMS_TRY (reserve_stages (ctx, s, n, cap, !e2e, &blocks, &smem));
+  CNMS_TRY (reserve_stages (ctx, s, n, cap, !e2e, false, &blocks, &smem));
   CNMS_TRY (reserve_out (ctx, s, *out_bytes));
   if (!t->on_device) {
     CNMS_TRY (cnms_cuda_reserve_device (ctx, &s->d_in, in_bytes, "tensor"));
@@ -244,7 +257,7 @@ enqueue_nms (cnms_backend_ctx *ctx, cnms_cuda_priv *s, const float *boxes,
           "NMS input staging"));
   CNMS_TRY (cnms_cuda_reserve_device (ctx, &s->d_cand, CNMS_HEADER_BYTES,
           "count header"));
-  CNMS_TRY (reserve_stages (ctx, s, n, n, true, &blocks, &smem));
+  CNMS_TRY (reserve_stages (ctx, s, n, n, true, true, &blocks, &smem));
   CNMS_TRY (reserve_out (ctx, s, *out_bytes));
 
   h_in = (char *) s->h_stage.p;

@@ -63,6 +63,7 @@ typedef struct {
   cnms_cuda_buf d_boxes;        /* float4 x cap, sorted */
   cnms_cuda_buf d_cls;          /* int32 x cap, sorted */
   cnms_cuda_buf d_mask;         /* uint64 x cap x ceil(cap / 64) */
+  cnms_cuda_buf d_rows;         /* cap x (count, CNMS_ROW_LIST words, bits) */
   cnms_cuda_buf d_out;          /* [header | records or int64 indices] */
 
   cnms_cuda_buf h_stage;        /* pinned upload staging */
@@ -179,10 +180,13 @@ cudaError_t cnms_cuda_filter (const float *d_boxes, const float *d_scores,
     int n, int abits, int32_t *d_hdr, uint64_t *d_keys, uint32_t *d_vals,
     cudaStream_t stream);
 
+/* Nonzero mask words a row lists for the resolve (more: read whole). */
+#define CNMS_ROW_LIST 8
+
 /* cuda_engine.cu: sort -> cap -> bitmask -> resolve -> output of the
  * device-side count of candidates in keys/vals, in one cooperative
  * kernel of CNMS_ENGINE_THREADS-thread blocks. */
-#define CNMS_ENGINE_THREADS 512
+#define CNMS_ENGINE_THREADS 256
 typedef struct {
   cnms_cand_src src;
   const uint64_t *keys;         /* compact sort key of each slot */
@@ -190,11 +194,15 @@ typedef struct {
   const int32_t *hdr;           /* count header */
   int capacity;                 /* slots: the host-side bound of the count */
   cnms_nms_args a;
-  int force_large;              /* test-only: rank sort, uncached resolve */
+  int force_large;              /* test-only: resolve from global memory,
+                                 * every kept row read whole */
   uint32_t *order;              /* capacity: sort values in sorted order */
   float4 *boxes;                /* cap: sorted boxes (suppress only) */
   int32_t *cls;                 /* cap: sorted classes */
   uint64_t *mask;               /* cap x ceil(cap / 64) words */
+  int32_t *row_cnt;             /* cap: nonzero words right of the diagonal */
+  int32_t *list_w;              /* cap x CNMS_ROW_LIST: which words, */
+  uint64_t *list_b;             /* and their bits */
   char *out;                    /* [header | kept records or indices] */
   long long smem_words;         /* set by cnms_cuda_engine */
 } cnms_engine_args;
@@ -204,7 +212,8 @@ typedef struct {
 cudaError_t cnms_cuda_engine (const cnms_engine_args *g, int blocks,
     size_t smem_bytes, cudaStream_t stream);
 /* Dynamic shared memory of an engine launch for cap candidates: the
- * removed bitmap and, up to budget, room to cache small masks. */
+ * rank sort's stage, the removed bitmap, and, up to budget, room to cache
+ * small masks. */
 size_t cnms_cuda_engine_smem_bytes (int cap, size_t budget);
 /* The least the engine needs for cap candidates (its removed bitmap). */
 size_t cnms_cuda_engine_smem_min (int cap);
@@ -214,8 +223,8 @@ cudaError_t cnms_cuda_engine_max_blocks (size_t smem_bytes, int *per_sm);
  * device's opt-in maximum; set once per device, see cuda_context.cu). */
 cudaError_t cnms_cuda_engine_allow_smem (size_t max_dynamic);
 
-/* Shared memory the engine keeps for its static arrays (below 1 KiB). */
-#define CNMS_ENGINE_STATIC_SMEM 1024
+/* Shared memory the engine keeps for its static arrays (3 KiB today). */
+#define CNMS_ENGINE_STATIC_SMEM 4096
 
 /* Kernel image check: cudaSuccess when this build carries code that runs
  * on the current device. */

@@ -92,8 +92,8 @@ cnms_box4_suppresses (float4 a, float area_a, int32_t cls_a, float4 b,
 }
 
 /* Greedy resolve of one 64-box tile, every thread redundantly: avail holds
- * the boxes of the tile not yet removed, diag[b] the tile boxes that box
- * b suppresses (later ones only), kept the boxes kept so far. Keeps each
+ * the boxes of the tile not yet removed, diag[b * stride] the tile boxes
+ * that box b suppresses (later ones only), kept the boxes kept so far. Keeps each
  * box still available, in order, while fewer than max_keep are kept, and
  * removes what it suppresses: the greedy walk of the tile. The words are
  * read CHUNK at a time into registers so that the dependent chain is
@@ -101,8 +101,8 @@ cnms_box4_suppresses (float4 a, float area_a, int32_t cls_a, float4 b,
  * Returns the kept boxes of the tile as bits. */
 template <int CHUNK>
 __device__ __forceinline__ uint64_t
-cnms_resolve_tile (const uint64_t *diag, uint64_t avail, int kept,
-    int max_keep)
+cnms_resolve_tile (const uint64_t *diag, int stride, uint64_t avail,
+    int kept, int max_keep)
 {
   const int chunk = CHUNK;
   uint64_t kept_bits = 0;
@@ -117,7 +117,7 @@ cnms_resolve_tile (const uint64_t *diag, uint64_t avail, int kept,
       break;
 #pragma unroll
     for (int b = 0; b < chunk; b++)
-      d[b] = diag[c + b];
+      d[b] = diag[(c + b) * stride];
 #pragma unroll
     for (int b = 0; b < chunk; b++) {
       const uint64_t bit = 1ull << (c + b);

@@ -5,8 +5,8 @@
  * cnms_math.h's, the same calls as the CPU backend's (cpu_decode.c), so
  * records match bit for bit. The class scan, the whole cost of a frame, is
  * spread so that the tensor is read near memory bandwidth:
- *   - yolov8 [1, 4+C, N]: a block takes 32 anchors; its 8 warps scan
- *     every 8th class row each (32 consecutive anchors: one coalesced
+ *   - yolov8 [1, 4+C, N]: a block takes 32 anchors; its 16 warps scan
+ *     every 16th class row each (32 consecutive anchors: one coalesced
  *     128-byte line per row) and their first maxima merge in shared
  *     memory (cnms_best_merge);
  *   - yolov5 [1, N, 5+C]: a warp takes 4 rows (contiguous spans), its
@@ -19,7 +19,7 @@
 #include "cnms_cuda_device.cuh"
 
 /* yolov8: class-scanning warps per block of 32 anchors. */
-#define CNMS_V8_WARPS 8
+#define CNMS_V8_WARPS 16
 /* yolov5: rows per warp, and warps per block. */
 #define CNMS_V5_ROWS 4
 #define CNMS_V5_WARPS 8
@@ -65,6 +65,7 @@ decode_yolov8 (const T *__restrict__ t, int n_anchors, int n_classes,
   int32_t bc = 0;
 
   if (a < n_anchors) {
+#pragma unroll 4
     for (int c = warp; c < n_classes; c += CNMS_V8_WARPS)
       cnms_best_fold (cnms_ld (t, (4 + (size_t) c) * n + a), c, &best, &bc);
   }

@@ -6,9 +6,9 @@
  *   output header
  *
  * The host never learns the count before the download: each phase reads
- * it on the device and sizes its own work (the bitonic block sort for
- * small counts, the grid-wide rank sort beyond; a mask of ceil(n / 64)
- * words a row; the mask cached in shared memory when it fits). end2end
+ * it on the device and sizes its own work (a rank sort over the count; a
+ * mask of ceil(n / 64) words a row; the resolve from shared memory when
+ * the mask fits there, else from its rows' lists of nonzero words). end2end
  * stops after the sort: the sorted candidates are the detections. The
  * three phases are cuda_sort.cuh, cuda_mask.cuh and cuda_resolve.cuh; the
  * suppression test is cnms_suppresses, so a rotated-box or lane overlap
@@ -32,13 +32,12 @@ engine_kernel (cnms_engine_args g)
   char *body = g.out + CNMS_HEADER_BYTES;
   int32_t *out_hdr = (int32_t *) g.out;
 
-  /* uniform across the grid: count is read before anything writes it */
-  if (m <= CNMS_BLOCK_SORT_MAX && !g.force_large) {
-    if (blockIdx.x == 0)
-      cnms_sort_block (g, m, n, s_dyn);
-  } else {
-    cnms_sort_rank (g, m, n, s_dyn);
-  }
+  /* the mask phase appends to each row's list of nonzero words */
+  if (g.a.suppress)
+    for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < n;
+        i += gridDim.x * blockDim.x)
+      g.row_cnt[i] = 0;
+  cnms_sort_rank (g, m, n, s_dyn);
   if (blockIdx.x == 0 && threadIdx.x == 0)
     out_hdr[CNMS_OUT_CANDIDATES] = count;
   grid.sync ();
@@ -56,7 +55,7 @@ engine_kernel (cnms_engine_args g)
   cnms_build_mask (g, n);
   grid.sync ();
   if (blockIdx.x == 0)
-    cnms_resolve (g, n, s_dyn, g.smem_words, !g.force_large);
+    cnms_resolve (g, n, s_dyn, g.smem_words, g.force_large != 0);
 }
 
 cudaError_t
@@ -76,21 +75,20 @@ cnms_cuda_engine_max_blocks (size_t smem_bytes, int *per_sm)
 size_t
 cnms_cuda_engine_smem_bytes (int cap, size_t budget)
 {
-  /* the removed bitmap of cap boxes, and room to cache the mask of the
-   * counts the block sort takes */
-  const long long nb_cap = cnms_ceil_div (cap, CNMS_TILE);
-  const long long nb_small = cnms_ceil_div (cap < CNMS_BLOCK_SORT_MAX ? cap :
-      CNMS_BLOCK_SORT_MAX, CNMS_TILE);
-  long long words = nb_cap + cnms_slab_offset ((int) nb_small,
-      (int) nb_small);
+  /* the rank sort's stage, the removed bitmap of cap boxes, and room for
+   * the cached resolve of up to 1024 of them */
+  const long long bitmap = cnms_ceil_div (cap, CNMS_TILE);
+  const long long cached = cnms_resolve_cached_words (cap < 1024 ? cap :
+      1024);
+  long long words = CNMS_SORT_SMEM_WORDS;
   size_t bytes;
 
-  if (words < CNMS_SORT_SMEM_WORDS)
-    words = CNMS_SORT_SMEM_WORDS;
+  if (bitmap > words)
+    words = bitmap;
+  if (cached > words)
+    words = cached;
   bytes = (size_t) words * sizeof (uint64_t);
-  if (bytes > budget && (size_t) nb_cap * sizeof (uint64_t) <= budget)
-    bytes = budget;
-  return bytes;
+  return bytes > budget ? budget : bytes;
 }
 
 size_t

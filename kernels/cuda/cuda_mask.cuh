@@ -4,13 +4,21 @@
  * nb = ceil(n / 64) words per row, the upper triangle only. Bit j of row
  * i is set when j > i and cnms_box4_suppresses (i, j): the engine's one
  * suppression test, kept (earlier) box first, as the CPU backend calls
- * it. Every thread of the grid takes (tile, row) tasks in turn; the 64
- * rows of a tile read the same column box at each step (one broadcast
- * load from L1). */
+ * it.
+ *
+ * A block takes a tile at a time: its 64 column boxes are staged in shared
+ * memory, and 4 threads test each row box against 16 columns each, their
+ * partial words meeting by shuffles. A row's nonzero words right of the
+ * diagonal are also listed (up to CNMS_ROW_LIST of them, in row_cnt /
+ * list_w / list_b), so that the resolve ORs only those; a row with more
+ * is read whole. */
 #ifndef CNMS_CUDA_MASK_CUH
 #define CNMS_CUDA_MASK_CUH
 
 #include "cnms_cuda_device.cuh"
+
+/* Threads per row box of a tile (CNMS_ENGINE_THREADS = 64 x this). */
+#define CNMS_MASK_SPLIT 4
 
 /* Tile t of the upper triangle, column by column: column c holds tiles
  * (0, c) .. (c, c), so t = c (c + 1) / 2 + row. */
@@ -30,32 +38,61 @@ cnms_triangle_tile (long long t, int *row, int *col)
 __device__ __forceinline__ void
 cnms_build_mask (const cnms_engine_args &g, int n)
 {
-  const long long nb = cnms_ceil_div (n, CNMS_TILE);
-  const long long tasks = nb * (nb + 1) / 2 * CNMS_TILE;
-  const long long step = (long long) gridDim.x * blockDim.x;
+  __shared__ float4 s_box[CNMS_TILE];
+  __shared__ float s_area[CNMS_TILE];
+  __shared__ int32_t s_cls[CNMS_TILE];
+  const int nb = cnms_ceil_div (n, CNMS_TILE);
+  const long long tiles = (long long) nb * (nb + 1) / 2;
+  const int tid = threadIdx.x;
+  const int r = tid / CNMS_MASK_SPLIT;
+  const int part = tid % CNMS_MASK_SPLIT;
+  const int per = CNMS_TILE / CNMS_MASK_SPLIT;
 
-  for (long long task = (long long) blockIdx.x * blockDim.x + threadIdx.x;
-      task < tasks; task += step) {
+  /* uniform per block: the tile loop has barriers */
+  for (long long t = blockIdx.x; t < tiles; t += gridDim.x) {
     int row_blk, col_blk;
-    cnms_triangle_tile (task / CNMS_TILE, &row_blk, &col_blk);
-    const int r = (int) (task % CNMS_TILE);
+    cnms_triangle_tile (t, &row_blk, &col_blk);
     const int i = row_blk * CNMS_TILE + r;
     const int col_start = col_blk * CNMS_TILE;
     const int col_size = min (n - col_start, CNMS_TILE);
     uint64_t bits = 0;
 
-    if (i >= n)
-      continue;
-    const float4 b = g.boxes[i];
-    const float area = cnms_box4_area (b);
-    const int32_t c = g.cls[i];
-    for (int k = row_blk == col_blk ? r + 1 : 0; k < col_size; k++) {
-      const float4 o = g.boxes[col_start + k];
-      if (cnms_box4_suppresses (b, area, c, o, cnms_box4_area (o),
-              g.cls[col_start + k], g.a.iou, g.a.agnostic))
-        bits |= 1ull << k;
+    if (tid < col_size) {
+      const float4 o = g.boxes[col_start + tid];
+      s_box[tid] = o;
+      s_area[tid] = cnms_box4_area (o);
+      s_cls[tid] = g.cls[col_start + tid];
     }
-    g.mask[(size_t) i * nb + col_blk] = bits;
+    __syncthreads ();
+    if (i < n) {
+      const float4 b = g.boxes[i];
+      const float area = cnms_box4_area (b);
+      const int32_t c = g.cls[i];
+#pragma unroll 4
+      for (int q = 0; q < per; q++) {
+        const int k = part * per + q;
+        if (k < col_size && col_start + k > i
+            && cnms_box4_suppresses (b, area, c, s_box[k], s_area[k],
+                s_cls[k], g.a.iou, g.a.agnostic))
+          bits |= 1ull << k;
+      }
+    }
+    /* the parts of a row are consecutive lanes */
+#pragma unroll
+    for (int off = 1; off < CNMS_MASK_SPLIT; off <<= 1)
+      bits |= __shfl_xor_sync (CNMS_FULL_WARP, bits, off);
+    if (part == 0 && i < n) {
+      g.mask[(size_t) i * nb + col_blk] = bits;
+      if (bits != 0 && col_blk != row_blk) {
+        const int slot = atomicAdd (&g.row_cnt[i], 1);
+        if (slot < CNMS_ROW_LIST) {
+          g.list_w[(size_t) i * CNMS_ROW_LIST + slot] = col_blk;
+          g.list_b[(size_t) i * CNMS_ROW_LIST + slot] = bits;
+        }
+      }
+    }
+    /* the next tile overwrites the staged boxes */
+    __syncthreads ();
   }
 }
 

@@ -1,13 +1,18 @@
 /* The engine's last phase (included by cuda_engine.cu): the greedy walk
  * over the bitmask in one block, with the "removed" bitmap in shared
- * memory. When the upper triangle of the mask fits in the rest of the
- * block's dynamic shared memory, the block first copies it there with
- * coalesced loads, and every later read is shared memory. Per 64-box tile
- * it takes the 64 diagonal words (loaded one tile ahead), resolves the
- * tile in registers (cnms_resolve_tile), writes the kept records, then
- * ORs the kept rows into the later words: threads fold their rows into a
- * register and do one shared atomicOr per word (OR is order-free, so the
- * bitmap is deterministic). It stops at max_keep. */
+ * memory. Per 64-box tile it resolves the tile in registers from its 64
+ * diagonal words (cnms_resolve_tile), then ORs the kept rows into the
+ * later words of the bitmap (shared atomicOr: OR is order-free, so the
+ * bitmap is deterministic). It stops at max_keep.
+ *
+ * - Cached: when the mask's upper triangle, the sorted order and the kept
+ *   list fit in the block's dynamic shared memory (small counts), they are
+ *   copied there first, the tile loop touches shared memory only, and the
+ *   kept records are written out together at the end.
+ * - Otherwise the next tile's diagonal words, sort values and row lists
+ *   are loaded a tile ahead, and a kept row is ORed from its list of
+ *   nonzero words (cuda_mask.cuh), or read whole when the list overflowed
+ *   (always, with the test-only large-count option). */
 #ifndef CNMS_CUDA_RESOLVE_CUH
 #define CNMS_CUDA_RESOLVE_CUH
 
@@ -63,9 +68,10 @@ cnms_cache_mask (const uint64_t *__restrict__ mask, int n, int nb,
         while (e >= cnms_slab_offset (b + 1, nb))
           b++;
         const int width = nb - b;
-        const long long r = e - cnms_slab_offset (b, nb);
-        const int row = CNMS_TILE * b + (int) (r / width);
-        const int w = b + (int) (r % width);
+        /* below 64 x width: 32-bit division */
+        const int r = (int) (e - cnms_slab_offset (b, nb));
+        const int row = CNMS_TILE * b + r / width;
+        const int w = b + r % width;
         if (row < n)
           v[u] = mask[(size_t) row * nb + w];
       }
@@ -123,31 +129,119 @@ cnms_or_kept_rows (const cnms_mask_src &m, int base, int blk,
   }
 }
 
-/* The resolve of n sorted boxes by one block; s: its dynamic shared
- * memory, s_words long. cache: the mask may be copied into it. */
+/* Cached resolve (see the file comment); s: the block's dynamic shared
+ * memory, laid out [removed nb | triangle | order n | kept positions n]. */
 __device__ __forceinline__ void
-cnms_resolve (const cnms_engine_args &g, int n, uint64_t *s, long long s_words,
-    bool cache)
+cnms_resolve_cached (const cnms_engine_args &g, int n, uint64_t *s)
+{
+  __shared__ int s_kept[CNMS_TILE];
+  const int nb = cnms_ceil_div (n, CNMS_TILE);
+  const int max_keep = g.a.max_keep;
+  const int tid = threadIdx.x;
+  uint64_t *const s_removed = s;
+  uint64_t *const s_tri = s + nb;
+  uint32_t *const s_order = (uint32_t *) (s_tri + cnms_slab_offset (nb, nb));
+  int *const s_kpos = (int *) (s_order + n);
+  const cnms_mask_src m = { g.mask, s_tri, nb };
+  char *body = g.out + CNMS_HEADER_BYTES;
+  int kept = 0;
+
+  for (int w = tid; w < nb; w += blockDim.x)
+    s_removed[w] = 0;
+  for (int i = tid; i < n; i += blockDim.x)
+    s_order[i] = g.order[i];
+  cnms_cache_mask (g.mask, n, nb, s_tri);
+  __syncthreads ();
+
+  for (int blk = 0; blk < nb && kept < max_keep; blk++) {
+    const int base = blk * CNMS_TILE;
+    const int size = min (CNMS_TILE, n - base);
+    const uint64_t valid = size == CNMS_TILE ? ~0ull : (1ull << size) - 1;
+    /* uniform: s_removed[blk] is final since the last barrier */
+    const uint64_t avail = ~s_removed[blk] & valid;
+
+    if (avail != 0) {
+      /* the tile's diagonal words are its rows' first words in the cache,
+       * nb - blk words apart */
+      const uint64_t kept_bits = cnms_resolve_tile < 16 > (s_tri +
+          cnms_slab_offset (blk, nb), nb - blk, avail, kept, max_keep);
+      const int n_kept = __popcll (kept_bits);
+      if (tid < CNMS_TILE && ((kept_bits >> tid) & 1)) {
+        const int q = __popcll (kept_bits & ((1ull << tid) - 1));
+        s_kept[q] = tid;
+        s_kpos[kept + q] = base + tid;
+      }
+      kept += n_kept;
+      __syncthreads ();
+      cnms_or_kept_rows (m, base, blk, s_kept, n_kept, s_removed);
+    }
+    /* s_removed and s_kept are reused by the next tile */
+    __syncthreads ();
+  }
+  for (int q = tid; q < kept; q += blockDim.x)
+    cnms_write_kept (body, q, s_order[s_kpos[q]], g.src.recs);
+  if (tid == 0)
+    ((int32_t *) g.out)[CNMS_OUT_KEPT] = kept;
+}
+
+/* ORs the kept rows of tile blk into the later words of s_removed from
+ * their lists of nonzero words; the rows whose list overflowed (or all,
+ * when dense) go to s_dense and are read whole. */
+__device__ __forceinline__ void
+cnms_or_listed_rows (const cnms_engine_args &g, const cnms_mask_src &m,
+    int base, int blk, const int *s_kept, const int *s_cnt, int n_kept,
+    int *s_dense, int *s_n_dense, bool dense, uint64_t *s_removed)
+{
+  const int tid = threadIdx.x;
+
+  if (tid == 0)
+    *s_n_dense = 0;
+  __syncthreads ();
+  for (int p = tid; p < n_kept * CNMS_ROW_LIST; p += blockDim.x) {
+    const int kk = p / CNMS_ROW_LIST, e = p % CNMS_ROW_LIST;
+    const int row = base + s_kept[kk];
+    const int cnt = s_cnt[kk];
+    if (dense || cnt > CNMS_ROW_LIST) {
+      if (e == 0)
+        s_dense[atomicAdd (s_n_dense, 1)] = s_kept[kk];
+    } else if (e < cnt) {
+      const size_t at = (size_t) row * CNMS_ROW_LIST + e;
+      atomicOr ((unsigned long long *) &s_removed[g.list_w[at]],
+          (unsigned long long) g.list_b[at]);
+    }
+  }
+  __syncthreads ();
+  /* uniform: the count is final since the barrier; the order of s_dense
+   * does not matter to an OR */
+  cnms_or_kept_rows (m, base, blk, s_dense, *s_n_dense, s_removed);
+}
+
+/* Uncached resolve (see the file comment); s: nb words of shared memory
+ * for the removed bitmap. dense: read every kept row whole. */
+__device__ __forceinline__ void
+cnms_resolve_global (const cnms_engine_args &g, int n, uint64_t *s,
+    bool dense)
 {
   __shared__ uint64_t s_diag[CNMS_TILE];
   __shared__ int s_kept[CNMS_TILE];
+  __shared__ int s_cnt[CNMS_TILE];
+  __shared__ int s_dense[CNMS_TILE];
+  __shared__ int s_n_dense;
   const int nb = cnms_ceil_div (n, CNMS_TILE);
   const int max_keep = g.a.max_keep;
   const int tid = threadIdx.x;
   char *body = g.out + CNMS_HEADER_BYTES;
   uint64_t *const s_removed = s;
-  /* uniform: the mask is cached when it fits behind the removed bitmap */
-  const bool cached = cache && nb + cnms_slab_offset (nb, nb) <= s_words;
-  const cnms_mask_src m = { g.mask, cached ? s + nb : NULL, nb };
-  /* diagonal word and sort value of box (tile base + tid), a tile ahead */
+  const cnms_mask_src m = { g.mask, NULL, nb };
+  /* diagonal word, sort value and list length of box (tile base + tid),
+   * a tile ahead */
   uint64_t diag = tid < CNMS_TILE && tid < n ? g.mask[(size_t) tid * nb] : 0;
   uint32_t src = tid < CNMS_TILE && tid < n ? g.order[tid] : 0;
+  int cnt = tid < CNMS_TILE && tid < n ? g.row_cnt[tid] : 0;
   int kept = 0;
 
   for (int w = tid; w < nb; w += blockDim.x)
     s_removed[w] = 0;
-  if (cached)
-    cnms_cache_mask (g.mask, n, nb, s + nb);
 
   for (int blk = 0; blk < nb && kept < max_keep; blk++) {
     const int base = blk * CNMS_TILE;
@@ -156,14 +250,19 @@ cnms_resolve (const cnms_engine_args &g, int n, uint64_t *s, long long s_words,
     const int next_row = base + CNMS_TILE + tid;
     uint64_t next = 0;
     uint32_t next_src = 0;
+    int next_cnt = 0;
+    cnms_det rec;
 
+    /* this tile's records are loaded now, so that the load overlaps the
+     * barrier and the tile's resolve */
+    if (tid < CNMS_TILE && g.src.recs != NULL && base + tid < n)
+      rec = g.src.recs[src];
     if (tid < CNMS_TILE) {
       s_diag[tid] = diag;
-      /* the next tile's diagonal and sort values do not depend on this
-       * tile: load them now */
       if (blk + 1 < nb && next_row < n) {
         next = g.mask[(size_t) next_row * nb + blk + 1];
         next_src = g.order[next_row];
+        next_cnt = g.row_cnt[next_row];
       }
     }
     __syncthreads ();
@@ -171,29 +270,58 @@ cnms_resolve (const cnms_engine_args &g, int n, uint64_t *s, long long s_words,
     /* uniform: s_removed[blk] is final since the last barrier */
     const uint64_t avail = ~s_removed[blk] & valid;
     if (avail != 0) {
-      const uint64_t kept_bits = cnms_resolve_tile < 16 > (s_diag, avail,
+      const uint64_t kept_bits = cnms_resolve_tile < 16 > (s_diag, 1, avail,
           kept, max_keep);
       const int n_kept = __popcll (kept_bits);
       const bool mine = tid < CNMS_TILE && ((kept_bits >> tid) & 1);
       const int rank = mine ? kept + __popcll (kept_bits
           & ((1ull << (tid & (CNMS_TILE - 1))) - 1)) : 0;
 
-      if (mine)
+      if (mine) {
         s_kept[rank - kept] = tid;
+        s_cnt[rank - kept] = cnt;
+      }
       kept += n_kept;
       __syncthreads ();
 
-      if (mine)
-        cnms_write_kept (body, rank, src, g.src.recs);
-      cnms_or_kept_rows (m, base, blk, s_kept, n_kept, s_removed);
+      if (mine) {
+        if (g.src.recs != NULL)
+          ((cnms_det *) body)[rank] = rec;
+        else
+          ((int64_t *) body)[rank] = (int64_t) src;
+      }
+      cnms_or_listed_rows (g, m, base, blk, s_kept, s_cnt, n_kept, s_dense,
+          &s_n_dense, dense, s_removed);
     }
-    /* s_removed, s_diag and s_kept are reused by the next tile */
+    /* s_removed, s_diag, s_kept and s_cnt are reused by the next tile */
     __syncthreads ();
     diag = next;
     src = next_src;
+    cnt = next_cnt;
   }
   if (tid == 0)
     ((int32_t *) g.out)[CNMS_OUT_KEPT] = kept;
+}
+
+/* Shared memory words the cached resolve of n boxes needs. */
+__host__ __device__ __forceinline__ long long
+cnms_resolve_cached_words (int n)
+{
+  const int nb = (n + CNMS_TILE - 1) / CNMS_TILE;
+  return nb + cnms_slab_offset (nb, nb) + n;
+}
+
+/* The resolve of n sorted boxes by one block; s: its dynamic shared
+ * memory, s_words long. large: the test-only large-count paths. */
+__device__ __forceinline__ void
+cnms_resolve (const cnms_engine_args &g, int n, uint64_t *s, long long s_words,
+    bool large)
+{
+  /* uniform */
+  if (!large && cnms_resolve_cached_words (n) <= s_words)
+    cnms_resolve_cached (g, n, s);
+  else
+    cnms_resolve_global (g, n, s, large);
 }
 
 #endif /* CNMS_CUDA_RESOLVE_CUH */

@@ -1,30 +1,24 @@
 /* The engine's first phase (included by cuda_engine.cu): the candidates
- * in (score desc, index asc) order, as sort values in d_order, with the
+ * in (score desc, index asc) order, as sort values in order[], with the
  * boxes and classes of the first n = min(count, cap) gathered in that
  * order for the bitmask.
  *
  * cnms_sort_key puts the score in the high 32 bits and the anchor (or
  * input) index in the low 32; the compact key keeps only abits index bits
  * under the score bits. Keys are unique (one per anchor or input box), so
- * any correct sort gives the one order:
- *   - up to CNMS_BLOCK_SORT_MAX candidates, one block sorts them bitonically
- *     in shared memory (the other blocks wait at the grid barrier);
- *   - beyond that, every block ranks candidates: a key's rank, the number
- *     of keys below it, is its sorted position. That is count^2
- *     comparisons, as the bitmask that follows is count^2 / 2 overlap
- *     tests, and it follows the device-side count. */
+ * a key's rank, the number of keys below it, is its sorted position, and
+ * any correct sort gives the one order. Every block ranks candidates
+ * against all m keys, staged through shared memory: m^2 comparisons, as
+ * the bitmask that follows is m^2 / 2 overlap tests, spread over the
+ * whole grid, and following the device-side count. */
 #ifndef CNMS_CUDA_SORT_CUH
 #define CNMS_CUDA_SORT_CUH
 
 #include "cnms_cuda_device.cuh"
 
-/* Candidates the single-block bitonic sort takes (a power of two). */
-#define CNMS_BLOCK_SORT_MAX 1024
-/* Keys per shared-memory stage of the rank sort. */
+/* Keys per shared-memory stage of the rank sort (16 KiB). */
 #define CNMS_RANK_CHUNK 2048
-/* Shared memory both sorts need, in 64-bit words. */
-#define CNMS_SORT_SMEM_WORDS (CNMS_RANK_CHUNK > CNMS_BLOCK_SORT_MAX * 3 / 2 ? \
-    CNMS_RANK_CHUNK : CNMS_BLOCK_SORT_MAX * 3 / 2)
+#define CNMS_SORT_SMEM_WORDS CNMS_RANK_CHUNK
 
 /* Sorted position r has sort value v: record it, and gather its box and
  * class when it is among the first n and the bitmask needs them. */
@@ -41,47 +35,24 @@ cnms_sorted_put (const cnms_engine_args &g, int r, uint32_t v, int n)
   }
 }
 
-/* m <= CNMS_BLOCK_SORT_MAX candidates, one block (s: shared memory). */
-__device__ __forceinline__ void
-cnms_sort_block (const cnms_engine_args &g, int m, int n, uint64_t *s)
+/* Keys of s[0..len) below k, four counters so that the compares overlap. */
+__device__ __forceinline__ int
+cnms_count_below (const uint64_t *s, int len, uint64_t k)
 {
-  uint64_t *s_key = s;
-  uint32_t *s_val = (uint32_t *) (s + CNMS_BLOCK_SORT_MAX);
-  const int tid = threadIdx.x;
-  int p = 1;
+  int c0 = 0, c1 = 0, c2 = 0, c3 = 0, j = 0;
 
-  while (p < m)
-    p <<= 1;
-  for (int i = tid; i < p; i += blockDim.x) {
-    s_key[i] = i < m ? g.keys[i] : ~(uint64_t) 0;
-    s_val[i] = i < m ? g.vals[i] : 0;
+  for (; j + 4 <= len; j += 4) {
+    c0 += s[j] < k;
+    c1 += s[j + 1] < k;
+    c2 += s[j + 2] < k;
+    c3 += s[j + 3] < k;
   }
-  __syncthreads ();
-  for (int k = 2; k <= p; k <<= 1) {
-    for (int j = k >> 1; j > 0; j >>= 1) {
-      /* pair t: lo has bit j clear, hi = lo + j; runs of k alternate
-       * direction until the last merge (k = p) sorts ascending */
-      for (int t = tid; t < p / 2; t += blockDim.x) {
-        const int lo = ((t & ~(j - 1)) << 1) | (t & (j - 1));
-        const int hi = lo + j;
-        const uint64_t a = s_key[lo], b = s_key[hi];
-        if ((a > b) == ((lo & k) == 0)) {
-          const uint32_t va = s_val[lo];
-          s_key[lo] = b;
-          s_key[hi] = a;
-          s_val[lo] = s_val[hi];
-          s_val[hi] = va;
-        }
-      }
-      __syncthreads ();
-    }
-  }
-  for (int r = tid; r < m; r += blockDim.x)
-    cnms_sorted_put (g, r, s_val[r], n);
+  for (; j < len; j++)
+    c0 += s[j] < k;
+  return c0 + c1 + c2 + c3;
 }
 
-/* Any m, every block: each candidate is ranked against all m keys,
- * staged through shared memory (s: CNMS_RANK_CHUNK words). */
+/* All m candidates, every block (s: CNMS_RANK_CHUNK words). */
 __device__ __forceinline__ void
 cnms_sort_rank (const cnms_engine_args &g, int m, int n, uint64_t *s)
 {
@@ -99,8 +70,7 @@ cnms_sort_rank (const cnms_engine_args &g, int m, int n, uint64_t *s)
       for (int e = tid; e < len; e += blockDim.x)
         s[e] = g.keys[c0 + e];
       __syncthreads ();
-      for (int j = 0; j < len; j++)
-        rank += s[j] < k;
+      rank += cnms_count_below (s, len, k);
       /* the next stage overwrites s */
       __syncthreads ();
     }
