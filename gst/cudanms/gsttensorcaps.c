@@ -112,6 +112,7 @@ check_description (const GstStructure * s, cnms_layout layout, gchar * msg,
   if (g_strcmp0 (id, GST_CUDANMS_TENSOR_ID_YOLOV8_SEG) == 0 || dims == NULL
       || !GST_VALUE_HOLDS_ARRAY (dims) || !fixed_dims (dims, &t))
     return TRUE;
+  t.data = &t;                  /* only the dims are checked */
   t.size = G_MAXSIZE;
   if (cnms_tensor_shape (&t, gst_cudanms_tensor_id_layout (id, layout),
           &shape, reason, sizeof (reason)) != CNMS_OK) {

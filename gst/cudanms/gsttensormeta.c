@@ -244,9 +244,14 @@ view_from_gst_tensor (GstCudanmsTensorView * view, const GstTensor * t,
   return GST_CUDANMS_TENSOR_FOUND;
 
 bad_dtype:
+#ifdef HAVE_GST_TENSOR_CAPS
   g_snprintf (msg, msg_size, "unsupported GstTensor data type '%s' "
       "(float32 or float16 expected)",
       gst_tensor_data_type_get_name (t->data_type));
+#else
+  g_snprintf (msg, msg_size, "unsupported GstTensor data type %d "
+      "(float32 or float16 expected)", (gint) t->data_type);
+#endif
   return GST_CUDANMS_TENSOR_BAD;
 bad_order:
   g_snprintf (msg, msg_size, "unsupported GstTensor dims order %d "
@@ -280,15 +285,14 @@ strip_mask_rows (GstCudanmsTensorView * view, GstTensorMeta * tmeta,
       protos = tmeta->tensors[i];
   }
   if (protos == NULL || protos->num_dims != 4) {
-    g_snprintf (msg, msg_size, "tensor '%s' needs the %s tensor [1, M, h, w] "
-        "in the same GstTensorMeta (M is its mask count)",
-        GST_CUDANMS_TENSOR_ID_YOLOV8_SEG,
+    g_snprintf (msg, msg_size, "needs the %s tensor [1, M, h, w] in the "
+        "same GstTensorMeta (M is its mask count)",
         GST_CUDANMS_TENSOR_ID_YOLOV8_SEG_PROTOS);
     return FALSE;
   }
   if (t->n_dims != 3 || t->dims[1] < 5 + (gint64) protos->dims[1]) {
-    g_snprintf (msg, msg_size, "tensor '%s' is not [1, 4+C+%" G_GSIZE_FORMAT
-        ", N] with C >= 1", GST_CUDANMS_TENSOR_ID_YOLOV8_SEG, protos->dims[1]);
+    g_snprintf (msg, msg_size, "not [1, 4+C+%" G_GSIZE_FORMAT ", N] with "
+        "C >= 1", protos->dims[1]);
     return FALSE;
   }
   rows = t->dims[1] - (gint64) protos->dims[1];
