@@ -1,5 +1,6 @@
 #include <stdarg.h>
 #include <string.h>
+#include <glib/gstdio.h>
 
 #include "common.h"
 
@@ -141,6 +142,41 @@ assert_hand_od_mtds (GstBuffer * buf)
   }
 }
 #endif
+
+GstSample *
+pull_sample (GstElement * appsink)
+{
+  GstSample *sample = NULL;
+
+  g_signal_emit_by_name (appsink, "pull-sample", &sample);
+  return sample;
+}
+
+guint
+gst_minor_version (void)
+{
+  guint major, minor, micro, nano;
+
+  gst_version (&major, &minor, &micro, &nano);
+  return minor;
+}
+
+void
+remove_tree (const gchar * dir)
+{
+  GDir *d = g_dir_open (dir, 0, NULL);
+  const gchar *name;
+
+  while (d != NULL && (name = g_dir_read_name (d)) != NULL) {
+    gchar *path = g_build_filename (dir, name, NULL);
+
+    g_unlink (path);
+    g_free (path);
+  }
+  if (d != NULL)
+    g_dir_close (d);
+  g_rmdir (dir);
+}
 
 GstBuffer *
 hand_frame (void)

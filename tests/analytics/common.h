@@ -39,6 +39,13 @@ gchar *od_mtds_to_string (GstBuffer * buf);
 void assert_hand_od_mtds (GstBuffer * buf);
 #endif
 
+/* appsink's next sample, NULL at EOS (the "pull-sample" action signal). */
+GstSample *pull_sample (GstElement * appsink);
+/* GStreamer's minor version at run time. */
+guint gst_minor_version (void);
+/* Removes dir and the files in it. */
+void remove_tree (const gchar * dir);
+
 /* A frame carrying the hand tensor as a CudanmsTensorMeta. */
 GstBuffer *hand_frame (void);
 
