@@ -172,7 +172,16 @@ attach_od_mtds (GstBuffer * buffer, GstCudanmsLabels * labels,
 
   if (n == 0)
     return TRUE;
-  rmeta = gst_buffer_add_analytics_relation_meta (buffer);
+  rmeta = gst_buffer_get_analytics_relation_meta (buffer);
+  if (rmeta == NULL) {
+    /* Sized for the n mtds at once: the relation matrix otherwise grows by
+     * 5 rows at a time, each time copied whole (quadratic per box). */
+    GstAnalyticsRelationMetaInitParams params = { (gsize) n,
+      (gsize) n * 64 + 1024
+    };
+
+    rmeta = gst_buffer_add_analytics_relation_meta_full (buffer, &params);
+  }
   if (rmeta == NULL)
     return FALSE;
   for (i = 0; i < n; i++) {

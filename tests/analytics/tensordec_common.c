@@ -20,6 +20,10 @@ const TdSetup td_dense = { "dense", 10, 640, 80, 2, 6, 8000, 0.0f, 0.05f,
   0.45f, 3000
 };
 
+const TdSetup td_dense_300 = { "dense, at most 300", 10, 640, 80, 2, 6, 8000,
+  0.0f, 0.05f, 0.45f, 300
+};
+
 TdFrames *
 td_frames_new (const TdSetup * setup)
 {

@@ -35,6 +35,8 @@ typedef struct
  * frame's right and bottom edges; "dense": thousands of candidates above
  * a low threshold, a cap high enough for NMS to decide. */
 extern const TdSetup td_normal, td_edges, td_dense;
+/* dense with cudanms's default cap (300 kept boxes) */
+extern const TdSetup td_dense_300;
 
 /* One output box; anchor is -1 where read from an element. */
 typedef struct
