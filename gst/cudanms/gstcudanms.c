@@ -10,12 +10,13 @@
  * @title: cudanms
  *
  * Reads the detector output tensor attached to each video buffer (the
- * "CudanmsTensorMeta" custom meta, or GstTensorMeta on GStreamer >= 1.26),
- * decodes it (YOLOv5/v7, YOLOv8/v11 or end-to-end layout, float32 or
- * float16), runs exact greedy non-maximum suppression on the GPU (or on the
- * CPU reference backend) and attaches one #GstVideoRegionOfInterestMeta per
- * kept box, in kept order (score descending). The video data is never
- * touched.
+ * "CudanmsTensorMeta" custom meta, or any GstTensorMeta on GStreamer
+ * >= 1.26), decodes it (YOLOv5/v7, YOLOv8/v11 or end-to-end layout, float32
+ * or float16), runs exact greedy non-maximum suppression on the GPU (or on
+ * the CPU reference backend) and attaches one #GstVideoRegionOfInterestMeta
+ * and, with GStreamer >= 1.24, one GstAnalyticsODMtd per kept box, in kept
+ * order (score descending); #GstCudanms:attach-meta chooses. The video data
+ * is never touched.
  *
  * Each ROI has roi_type = the label's quark (from #GstCudanms:label-file,
  * else "class-<id>"), id = the detection's index in the frame, and
@@ -71,6 +72,7 @@ GST_DEBUG_CATEGORY_STATIC (gst_cudanms_debug);
 #define DEFAULT_PROP_DEVICE GST_CUDANMS_DEVICE_AUTO
 #define DEFAULT_PROP_CUDA_DEVICE_ID -1
 #define DEFAULT_PROP_BACKEND NULL
+#define DEFAULT_PROP_ATTACH_META GST_CUDANMS_ATTACH_META_DEFAULT
 
 enum
 {
@@ -87,7 +89,8 @@ enum
   PROP_TENSOR_ID,
   PROP_DEVICE,
   PROP_CUDA_DEVICE_ID,
-  PROP_BACKEND
+  PROP_BACKEND,
+  PROP_ATTACH_META
 };
 
 struct _GstCudanms
@@ -110,6 +113,7 @@ struct _GstCudanms
   GstCudanmsDevice device;
   gint cuda_device_id;
   const gchar *backend_name;    /* read-only: set by start, cleared by stop */
+  GstCudanmsAttachMeta attach_meta;
 
   /* streaming state, made in start/set_caps */
   cnms_ctx *ctx;
@@ -208,6 +212,7 @@ gst_cudanms_init (GstCudanms * self)
   self->device = DEFAULT_PROP_DEVICE;
   self->cuda_device_id = DEFAULT_PROP_CUDA_DEVICE_ID;
   self->backend_name = DEFAULT_PROP_BACKEND;
+  self->attach_meta = DEFAULT_PROP_ATTACH_META;
 
   /* Metadata only: in place, never passthrough, so transform_ip always runs
    * on a writable buffer (a shallow copy at most: memory is shared). */
@@ -277,6 +282,9 @@ gst_cudanms_set_property (GObject * object, guint prop_id,
     case PROP_CUDA_DEVICE_ID:
       self->cuda_device_id = g_value_get_int (value);
       break;
+    case PROP_ATTACH_META:
+      self->attach_meta = g_value_get_enum (value);
+      break;
     default:
       G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
       break;
@@ -331,6 +339,9 @@ gst_cudanms_get_property (GObject * object, guint prop_id, GValue * value,
     case PROP_BACKEND:
       g_value_set_string (value, self->backend_name);
       break;
+    case PROP_ATTACH_META:
+      g_value_set_enum (value, self->attach_meta);
+      break;
     default:
       G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
       break;
@@ -356,6 +367,7 @@ gst_cudanms_start (GstBaseTransform * trans)
   GstCudanmsDevice device;
   gint device_id, n_cuda = cnms_cuda_device_count ();
   gchar *label_file;
+  GstCudanmsAttachMeta attach_meta;
   GError *err = NULL;
   cnms_backend backend = CNMS_BACKEND_CPU;
   cnms_status st = CNMS_OK;
@@ -364,7 +376,11 @@ gst_cudanms_start (GstBaseTransform * trans)
   device = self->device;
   device_id = self->cuda_device_id;
   label_file = g_strdup (self->label_file);
+  attach_meta = self->attach_meta;
   GST_OBJECT_UNLOCK (self);
+
+  if (!gst_cudanms_attach_meta_available (attach_meta))
+    goto no_analytics;
 
   gst_cudanms_labels_init (&self->labels);
   self->warned_missing = FALSE;
@@ -397,6 +413,14 @@ gst_cudanms_start (GstBaseTransform * trans)
   g_free (label_file);
   return TRUE;
 
+no_analytics:
+  GST_ELEMENT_ERROR (self, CORE, NOT_IMPLEMENTED,
+      ("attach-meta=analytics/both needs GStreamer's analytics library "
+          "(>= 1.24); this build has none."),
+      ("cudanms was built without gstreamer-analytics-1.0: only "
+          "attach-meta=roi works"));
+  g_free (label_file);
+  return FALSE;
 labels_failed:
   GST_ELEMENT_ERROR (self, RESOURCE, OPEN_READ,
       ("Could not read label file \"%s\".", label_file),
@@ -435,6 +459,25 @@ gst_cudanms_stop (GstBaseTransform * trans)
   return TRUE;
 }
 
+/* Caps describing the detection tensor (GStreamer >= 1.28's "tensors"
+ * field) are checked once here: a clear error, not a warning per buffer. */
+static gboolean
+gst_cudanms_check_tensor_caps (GstCudanms * self, GstCaps * caps)
+{
+  gchar msg[256];
+  gboolean ok;
+
+  GST_OBJECT_LOCK (self);
+  ok = gst_cudanms_tensor_caps_check (caps, self->tensor_id,
+      to_cnms_layout (self->layout), msg, sizeof (msg));
+  GST_OBJECT_UNLOCK (self);
+  if (!ok)
+    GST_ELEMENT_ERROR (self, STREAM, FORMAT,
+        ("The caps describe a detection tensor cudanms cannot decode: %s",
+            msg), ("caps %" GST_PTR_FORMAT, caps));
+  return ok;
+}
+
 static gboolean
 gst_cudanms_set_caps (GstBaseTransform * trans, GstCaps * incaps,
     GstCaps * outcaps)
@@ -448,6 +491,8 @@ gst_cudanms_set_caps (GstBaseTransform * trans, GstCaps * incaps,
   self->frame_height = GST_VIDEO_INFO_HEIGHT (&info);
   if (self->frame_width <= 0 || self->frame_height <= 0)
     goto bad_caps;
+  if (!gst_cudanms_check_tensor_caps (self, incaps))
+    return FALSE;
   return TRUE;
 
 bad_caps:
@@ -465,10 +510,8 @@ gst_cudanms_before_transform (GstBaseTransform * trans, GstBuffer * buffer)
   gst_cudanms_tensor_view_release (&self->view);
   GST_OBJECT_LOCK (self);
   self->lookup = gst_cudanms_tensor_view_acquire (&self->view, buffer,
-      self->tensor_id, self->msg, sizeof (self->msg));
-  if (self->lookup == GST_CUDANMS_TENSOR_MISSING)
-    g_snprintf (self->msg, sizeof (self->msg), "no tensor with tensor-id %s",
-        GST_STR_NULL (self->tensor_id));
+      self->tensor_id, to_cnms_layout (self->layout), self->msg,
+      sizeof (self->msg));
   GST_OBJECT_UNLOCK (self);
 }
 
@@ -478,9 +521,9 @@ gst_cudanms_transform_ip (GstBaseTransform * trans, GstBuffer * buffer)
   GstCudanms *self = GST_CUDANMS (trans);
   const cnms_det *dets = NULL;
   cnms_params p;
-  cnms_layout layout;
+  GstCudanmsAttachMeta attach_meta;
   cnms_status st;
-  gint i, n_dets = 0;
+  gint n_dets = 0;
 
   /* before_transform always runs first and has read the tensor */
   if (self->lookup == GST_CUDANMS_TENSOR_MISSING)
@@ -498,14 +541,14 @@ gst_cudanms_transform_ip (GstBaseTransform * trans, GstBuffer * buffer)
   p.model_width = self->model_width;
   p.model_height = self->model_height;
   p.letterbox = self->letterbox;
-  layout = to_cnms_layout (self->layout);
+  attach_meta = self->attach_meta;
   GST_OBJECT_UNLOCK (self);
   p.frame_width = self->frame_width;
   p.frame_height = self->frame_height;
 
   /* cnms_detect validates the tensor against the layout, once */
-  st = cnms_detect (self->ctx, &self->view.tensor, layout, &p, &dets,
-      &n_dets);
+  st = cnms_detect (self->ctx, &self->view.tensor, self->view.layout, &p,
+      &dets, &n_dets);
   if (st == CNMS_ERR_BAD_TENSOR) {
     g_strlcpy (self->msg, cnms_ctx_error (self->ctx), sizeof (self->msg));
     goto bad_tensor;
@@ -521,9 +564,9 @@ gst_cudanms_transform_ip (GstBaseTransform * trans, GstBuffer * buffer)
 
   GST_LOG_OBJECT (self, "%d candidates -> %d detections",
       cnms_ctx_last_candidates (self->ctx), n_dets);
-  for (i = 0; i < n_dets; i++)
-    gst_cudanms_attach_roi (buffer, &self->labels, &dets[i], (guint) i,
-        self->frame_width, self->frame_height);
+  if (!gst_cudanms_attach_detections (buffer, &self->labels, dets, n_dets,
+          self->frame_width, self->frame_height, attach_meta))
+    GST_WARNING_OBJECT (self, "could not attach every analytics mtd");
   gst_cudanms_tensor_view_release (&self->view);
   return GST_FLOW_OK;
 
@@ -662,13 +705,14 @@ gst_cudanms_class_init (GstCudanmsClass * klass)
   /**
    * GstCudanms:tensor-id:
    *
-   * Id of the tensor to read when a buffer carries several. NULL reads the
-   * first one found (custom metas, most recently attached first, then the
-   * protection-meta carrier), so set it when a buffer carries several.
+   * Id of the tensor to read, across every tensor meta of the buffer. NULL
+   * reads the first tensor that fits the layout, metas visited in the order
+   * they were attached (GstTensorMeta, custom and protection metas alike),
+   * skipping GStreamer's standard ids of non-detection tensors.
    */
   g_object_class_install_property (gobject_class, PROP_TENSOR_ID,
       g_param_spec_string ("tensor-id", "Tensor id",
-          "Id of the tensor to read (NULL: the first tensor)",
+          "Id of the tensor to read (NULL: the first tensor that fits)",
           DEFAULT_PROP_TENSOR_ID, live));
   /**
    * GstCudanms:device:
@@ -699,6 +743,22 @@ gst_cudanms_class_init (GstCudanmsClass * klass)
           "Backend in use while running: cuda or cpu (NULL when stopped)",
           DEFAULT_PROP_BACKEND, G_PARAM_READABLE | G_PARAM_STATIC_STRINGS));
 
+  /**
+   * GstCudanms:attach-meta:
+   *
+   * What is attached per kept box: a GstVideoRegionOfInterestMeta (roi),
+   * a GstAnalyticsODMtd in the buffer's GstAnalyticsRelationMeta
+   * (analytics: what objectdetectionoverlay and ioutracker read), or both.
+   * Default both where cudanms was built with GStreamer's analytics
+   * library (>= 1.24), roi otherwise; there analytics and both fail at
+   * start.
+   */
+  g_object_class_install_property (gobject_class, PROP_ATTACH_META,
+      g_param_spec_enum ("attach-meta", "Attach meta",
+          "Metas attached per kept box: roi, analytics (GstAnalyticsODMtd) "
+          "or both", GST_TYPE_CUDANMS_ATTACH_META, DEFAULT_PROP_ATTACH_META,
+          live));
+
   gst_element_class_add_static_pad_template (element_class, &sink_template);
   gst_element_class_add_static_pad_template (element_class, &src_template);
   gst_element_class_set_static_metadata (element_class,
@@ -717,4 +777,5 @@ gst_cudanms_class_init (GstCudanmsClass * klass)
 
   gst_type_mark_as_plugin_api (GST_TYPE_CUDANMS_LAYOUT, 0);
   gst_type_mark_as_plugin_api (GST_TYPE_CUDANMS_DEVICE, 0);
+  gst_type_mark_as_plugin_api (GST_TYPE_CUDANMS_ATTACH_META, 0);
 }

@@ -10,6 +10,10 @@
 
 #include "gstcudanmsoutput.h"
 
+#ifdef HAVE_GST_ANALYTICS
+#include <gst/analytics/analytics.h>
+#endif
+
 void
 gst_cudanms_labels_init (GstCudanmsLabels * labels)
 {
@@ -68,42 +72,149 @@ gst_cudanms_labels_load (GstCudanmsLabels * labels, const gchar * path,
   return TRUE;
 }
 
+/* The label and frame-pixel box of kept box d: x = floor(x1),
+ * y = floor(y1), w = ceil(x2) - x, h = ceil(y2) - y, clipped to the frame. */
+typedef struct
+{
+  GQuark quark;
+  const gchar *label;
+  gint x, y, w, h;
+} GstCudanmsBox;
+
+static void
+box_of (GstCudanmsBox * box, GstCudanmsLabels * labels, const cnms_det * d,
+    gint frame_width, gint frame_height)
+{
+  gint x2, y2;
+
+  if (d->class_id >= 0 && d->class_id <= GST_CUDANMS_MAX_CACHED_CLASS) {
+    grow (labels, d->class_id);
+    box->label = g_ptr_array_index (labels->names, d->class_id);
+    box->quark = g_array_index (labels->quarks, GQuark, d->class_id);
+  } else {
+    gchar scratch[32];
+
+    g_snprintf (scratch, sizeof (scratch), "class-%d", d->class_id);
+    box->quark = g_quark_from_string (scratch);
+    box->label = g_quark_to_string (box->quark);
+  }
+  box->x = CLAMP ((gint) floor (d->x1), 0, frame_width);
+  box->y = CLAMP ((gint) floor (d->y1), 0, frame_height);
+  x2 = CLAMP ((gint) ceil (d->x2), box->x, frame_width);
+  y2 = CLAMP ((gint) ceil (d->y2), box->y, frame_height);
+  box->w = x2 - box->x;
+  box->h = y2 - box->y;
+}
+
 void
 gst_cudanms_attach_roi (GstBuffer * buffer, GstCudanmsLabels * labels,
     const cnms_det * d, guint index, gint frame_width, gint frame_height)
 {
   gdouble fw = frame_width, fh = frame_height;
   GstVideoRegionOfInterestMeta *meta;
-  GQuark quark;
-  const gchar *label;
-  gchar scratch[32];
-  gint x, y, x2, y2;
+  GstCudanmsBox box;
 
-  if (d->class_id >= 0 && d->class_id <= GST_CUDANMS_MAX_CACHED_CLASS) {
-    grow (labels, d->class_id);
-    label = g_ptr_array_index (labels->names, d->class_id);
-    quark = g_array_index (labels->quarks, GQuark, d->class_id);
-  } else {
-    g_snprintf (scratch, sizeof (scratch), "class-%d", d->class_id);
-    quark = g_quark_from_string (scratch);
-    label = g_quark_to_string (quark);
-  }
-
-  x = CLAMP ((gint) floor (d->x1), 0, frame_width);
-  y = CLAMP ((gint) floor (d->y1), 0, frame_height);
-  x2 = CLAMP ((gint) ceil (d->x2), x, frame_width);
-  y2 = CLAMP ((gint) ceil (d->y2), y, frame_height);
-
-  meta = gst_buffer_add_video_region_of_interest_meta_id (buffer, quark,
-      x, y, x2 - x, y2 - y);
+  box_of (&box, labels, d, frame_width, frame_height);
+  meta = gst_buffer_add_video_region_of_interest_meta_id (buffer, box.quark,
+      box.x, box.y, box.w, box.h);
   meta->id = (gint) index;
   gst_video_region_of_interest_meta_add_param (meta,
       gst_structure_new ("detection",
           "confidence", G_TYPE_DOUBLE, (gdouble) d->score,
           "label_id", G_TYPE_INT, (gint) d->class_id,
-          "label", G_TYPE_STRING, label,
+          "label", G_TYPE_STRING, box.label,
           "x_min", G_TYPE_DOUBLE, d->x1 / fw,
           "y_min", G_TYPE_DOUBLE, d->y1 / fh,
           "x_max", G_TYPE_DOUBLE, d->x2 / fw,
           "y_max", G_TYPE_DOUBLE, d->y2 / fh, NULL));
+}
+
+GType
+gst_cudanms_attach_meta_get_type (void)
+{
+  static GType type = 0;
+  static const GEnumValue values[] = {
+    {GST_CUDANMS_ATTACH_META_ROI, "GstVideoRegionOfInterestMeta per box",
+        "roi"},
+    {GST_CUDANMS_ATTACH_META_ANALYTICS,
+        "GstAnalyticsODMtd per box in a GstAnalyticsRelationMeta (>= 1.24)",
+        "analytics"},
+    {GST_CUDANMS_ATTACH_META_BOTH, "Both", "both"},
+    {0, NULL, NULL}
+  };
+
+  if (g_once_init_enter (&type)) {
+    GType t = g_enum_register_static ("GstCudanmsAttachMeta", values);
+    g_once_init_leave (&type, t);
+  }
+  return type;
+}
+
+gboolean
+gst_cudanms_attach_meta_available (GstCudanmsAttachMeta which)
+{
+#ifdef HAVE_GST_ANALYTICS
+  return TRUE;
+#else
+  return which == GST_CUDANMS_ATTACH_META_ROI;
+#endif
+}
+
+#ifdef HAVE_GST_ANALYTICS
+/* One GstAnalyticsODMtd per kept box, in kept order, in the buffer's
+ * relation meta (the existing one, else a new one). */
+static gboolean
+attach_od_mtds (GstBuffer * buffer, GstCudanmsLabels * labels,
+    const cnms_det * dets, gint n, gint frame_width, gint frame_height)
+{
+  GstAnalyticsRelationMeta *rmeta;
+  gint i;
+
+  if (n == 0)
+    return TRUE;
+  rmeta = gst_buffer_get_analytics_relation_meta (buffer);
+  if (rmeta == NULL) {
+    /* Sized for the n mtds at once: the relation matrix otherwise grows by
+     * 5 rows at a time, each time copied whole (quadratic per box). */
+    GstAnalyticsRelationMetaInitParams params = { (gsize) n,
+      (gsize) n * 64 + 1024
+    };
+
+    rmeta = gst_buffer_add_analytics_relation_meta_full (buffer, &params);
+  }
+  if (rmeta == NULL)
+    return FALSE;
+  for (i = 0; i < n; i++) {
+    GstCudanmsBox box;
+
+    box_of (&box, labels, &dets[i], frame_width, frame_height);
+    if (!gst_analytics_relation_meta_add_od_mtd (rmeta, box.quark, box.x,
+            box.y, box.w, box.h, dets[i].score, NULL))
+      return FALSE;
+  }
+  return TRUE;
+}
+#endif
+
+gboolean
+gst_cudanms_attach_detections (GstBuffer * buffer, GstCudanmsLabels * labels,
+    const cnms_det * dets, gint n, gint frame_width, gint frame_height,
+    GstCudanmsAttachMeta which)
+{
+  gint i;
+
+#ifndef HAVE_GST_ANALYTICS
+  which = GST_CUDANMS_ATTACH_META_ROI;  /* start refused anything else */
+#endif
+  if (which & GST_CUDANMS_ATTACH_META_ROI) {
+    for (i = 0; i < n; i++)
+      gst_cudanms_attach_roi (buffer, labels, &dets[i], (guint) i,
+          frame_width, frame_height);
+  }
+#ifdef HAVE_GST_ANALYTICS
+  if ((which & GST_CUDANMS_ATTACH_META_ANALYTICS)
+      && !attach_od_mtds (buffer, labels, dets, n, frame_width, frame_height))
+    return FALSE;
+#endif
+  return TRUE;
 }

@@ -31,5 +31,37 @@ void gst_cudanms_labels_clear (GstCudanmsLabels * labels);
 void gst_cudanms_attach_roi (GstBuffer * buffer, GstCudanmsLabels * labels,
     const cnms_det * d, guint index, gint frame_width, gint frame_height);
 
+/**
+ * GstCudanmsAttachMeta:
+ * @GST_CUDANMS_ATTACH_META_ROI: one GstVideoRegionOfInterestMeta per box
+ * @GST_CUDANMS_ATTACH_META_ANALYTICS: one GstAnalyticsODMtd per box, in the
+ *   buffer's GstAnalyticsRelationMeta (builds with GStreamer >= 1.24)
+ * @GST_CUDANMS_ATTACH_META_BOTH: both
+ */
+typedef enum
+{
+  GST_CUDANMS_ATTACH_META_ROI = 1,
+  GST_CUDANMS_ATTACH_META_ANALYTICS = 2,
+  GST_CUDANMS_ATTACH_META_BOTH = 3
+} GstCudanmsAttachMeta;
+
+#ifdef HAVE_GST_ANALYTICS
+#define GST_CUDANMS_ATTACH_META_DEFAULT GST_CUDANMS_ATTACH_META_BOTH
+#else
+#define GST_CUDANMS_ATTACH_META_DEFAULT GST_CUDANMS_ATTACH_META_ROI
+#endif
+
+#define GST_TYPE_CUDANMS_ATTACH_META (gst_cudanms_attach_meta_get_type ())
+GType gst_cudanms_attach_meta_get_type (void);
+/* FALSE when which needs the analytics library this build lacks. */
+gboolean gst_cudanms_attach_meta_available (GstCudanmsAttachMeta which);
+
+/* Attaches the n kept boxes as which says: ROIs (ids 0..n-1) and/or one
+ * GstAnalyticsODMtd each (label quark, the ROI's x, y, w, h, the score as
+ * confidence) in kept order. FALSE if the relation meta refused one. */
+gboolean gst_cudanms_attach_detections (GstBuffer * buffer,
+    GstCudanmsLabels * labels, const cnms_det * dets, gint n,
+    gint frame_width, gint frame_height, GstCudanmsAttachMeta which);
+
 G_END_DECLS
 #endif /* __GST_CUDANMS_OUTPUT_H__ */

@@ -8,7 +8,7 @@
 
 #include "gsttensormeta.h"
 
-#ifdef HAVE_GST_ANALYTICS
+#ifdef HAVE_GST_TENSOR_META
 #include <gst/analytics/analytics.h>
 #endif
 
@@ -24,6 +24,54 @@ gst_cudanms_tensor_meta_register (void)
     info = gst_meta_register_custom (GST_CUDANMS_TENSOR_META_NAME, tags, NULL,
         NULL, NULL);
   return info;
+}
+
+/* GStreamer's standard tensor ids (the tensor-id registry, as 1.28's
+ * decoders use them) that are not one detection tensor cudanms decodes. */
+static const struct
+{
+  const gchar *id;
+  const gchar *what;
+} not_detection_ids[] = {
+  {GST_CUDANMS_TENSOR_ID_YOLOV8_SEG_PROTOS, "segmentation mask prototypes"},
+  {"ssd-mobilenet-v1-variant-1-out-boxes", "SSD boxes (split output)"},
+  {"ssd-mobilenet-v1-variant-1-out-scores", "SSD scores (split output)"},
+  {"ssd-mobilenet-v1-variant-1-out-classes", "SSD classes (split output)"},
+  {"generic-variant-1-out-count", "a detection count"},
+  {"ultra-lightweight-face-detection-rfb-320-v1-variant-1-out-scores",
+      "face detector scores (split output)"},
+  {"classification-generic-out", "classifier scores"},
+  {"classification-generic-softmaxed-out", "classifier scores"},
+};
+
+const gchar *
+gst_cudanms_tensor_id_not_detection (const gchar * id)
+{
+  guint i;
+
+  for (i = 0; id != NULL && i < G_N_ELEMENTS (not_detection_ids); i++) {
+    if (strcmp (id, not_detection_ids[i].id) == 0)
+      return not_detection_ids[i].what;
+  }
+  return NULL;
+}
+
+cnms_layout
+gst_cudanms_tensor_id_layout (const gchar * id, cnms_layout requested)
+{
+  if (requested != CNMS_LAYOUT_AUTO)
+    return requested;
+  if (g_strcmp0 (id, GST_CUDANMS_TENSOR_ID_YOLOV8) == 0
+      || g_strcmp0 (id, GST_CUDANMS_TENSOR_ID_YOLOV8_SEG) == 0)
+    return CNMS_LAYOUT_YOLOV8;
+  return CNMS_LAYOUT_AUTO;
+}
+
+gboolean
+gst_cudanms_dims_order_ok (const gchar * order)
+{
+  return order == NULL || strcmp (order, "row-major") == 0
+      || strcmp (order, "col-major") == 0;
 }
 
 static gboolean
@@ -97,18 +145,21 @@ parse_dims (const GValue * dims, cnms_tensor * t)
 }
 
 static gboolean
+map_buffer (GstCudanmsTensorView * view, GstBuffer * buf)
+{
+  if (buf == NULL || !gst_buffer_map (buf, &view->map, GST_MAP_READ))
+    return FALSE;
+  view->data = gst_buffer_ref (buf);
+  view->tensor.data = view->map.data;
+  view->tensor.size = view->map.size;
+  return TRUE;
+}
+
+static gboolean
 map_data (GstCudanmsTensorView * view, const GValue * data)
 {
-  if (data != NULL && GST_VALUE_HOLDS_BUFFER (data)) {
-    GstBuffer *buf = gst_value_get_buffer (data);
-
-    if (buf == NULL || !gst_buffer_map (buf, &view->map, GST_MAP_READ))
-      return FALSE;
-    view->data = gst_buffer_ref (buf);
-    view->tensor.data = view->map.data;
-    view->tensor.size = view->map.size;
-    return TRUE;
-  }
+  if (data != NULL && GST_VALUE_HOLDS_BUFFER (data))
+    return map_buffer (view, gst_value_get_buffer (data));
   if (data != NULL && G_VALUE_HOLDS (data, G_TYPE_BYTES)) {
     gsize size = 0;
 
@@ -136,7 +187,7 @@ view_from_structure (GstCudanmsTensorView * view, const GstStructure * s,
     goto bad_dtype;
   if (dims == NULL || !parse_dims (dims, &view->tensor))
     goto bad_dims;
-  if (order != NULL && strcmp (order, "row-major") != 0)
+  if (!gst_cudanms_dims_order_ok (order))
     goto bad_order;
   if (!map_data (view, gst_structure_get_value (s, "data")))
     goto bad_data;
@@ -155,7 +206,7 @@ bad_dims:
   return GST_CUDANMS_TENSOR_BAD;
 bad_order:
   g_snprintf (msg, msg_size, "unsupported tensor dims-order '%s' "
-      "(row-major expected)", order);
+      "(row-major or col-major expected)", order);
   return GST_CUDANMS_TENSOR_BAD;
 bad_data:
   g_snprintf (msg, msg_size, "tensor data missing or not readable "
@@ -163,104 +214,251 @@ bad_data:
   return GST_CUDANMS_TENSOR_BAD;
 }
 
-static gboolean
-structure_matches (const GstStructure * s, const gchar * id)
-{
-  return id == NULL || g_strcmp0 (gst_structure_get_string (s, "id"), id) == 0;
-}
-
-/* The custom meta first, then the gi-friendly protection-meta carrier. */
-static const GstStructure *
-find_structure (GstBuffer * buffer, const gchar * id)
-{
-  const GstMetaInfo *info = gst_meta_get_info (GST_CUDANMS_TENSOR_META_NAME);
-  gpointer state = NULL;
-  GstMeta *meta;
-
-  if (info != NULL) {
-    while ((meta = gst_buffer_iterate_meta_filtered (buffer, &state,
-                info->api))) {
-      GstStructure *s = gst_custom_meta_get_structure ((GstCustomMeta *) meta);
-
-      if (structure_matches (s, id))
-        return s;
-    }
-  }
-  state = NULL;
-  while ((meta = gst_buffer_iterate_meta_filtered (buffer, &state,
-              GST_PROTECTION_META_API_TYPE))) {
-    GstStructure *s = ((GstProtectionMeta *) meta)->info;
-
-    if (gst_structure_has_name (s, GST_CUDANMS_TENSOR_META_NAME)
-        && structure_matches (s, id))
-      return s;
-  }
-  return NULL;
-}
-
-#ifdef HAVE_GST_ANALYTICS
-/* GStreamer >= 1.26 GstTensorMeta (onnxinference, tfliteinference). */
+#ifdef HAVE_GST_TENSOR_META
+/* A GStreamer >= 1.26 GstTensor (onnxinference, tfliteinference). */
 static GstCudanmsTensorLookup
-view_from_gst_tensor (GstCudanmsTensorView * view, GstBuffer * buffer,
-    const gchar * id, gchar * msg, gsize msg_size)
+view_from_gst_tensor (GstCudanmsTensorView * view, const GstTensor * t,
+    gchar * msg, gsize msg_size)
 {
-  GstTensorMeta *tmeta = gst_buffer_get_tensor_meta (buffer);
-  const GstTensor *t = NULL;
   gsize i;
-
-  if (tmeta == NULL)
-    return GST_CUDANMS_TENSOR_MISSING;
-  for (i = 0; i < tmeta->num_tensors && t == NULL; i++) {
-    if (id == NULL || tmeta->tensors[i]->id == g_quark_try_string (id))
-      t = tmeta->tensors[i];
-  }
-  if (t == NULL)
-    return GST_CUDANMS_TENSOR_MISSING;
 
   if (t->data_type == GST_TENSOR_DATA_TYPE_FLOAT32)
     view->tensor.dtype = CNMS_DTYPE_FLOAT32;
   else if (t->data_type == GST_TENSOR_DATA_TYPE_FLOAT16)
     view->tensor.dtype = CNMS_DTYPE_FLOAT16;
   else
-    goto bad;
-  if (t->dims_order != GST_TENSOR_DIM_ORDER_ROW_MAJOR || t->num_dims == 0
-      || t->num_dims > CNMS_MAX_DIMS || t->data == NULL)
-    goto bad;
-  for (i = 0; i < t->num_dims; i++)
+    goto bad_dtype;
+  if (t->dims_order != GST_TENSOR_DIM_ORDER_ROW_MAJOR
+      && t->dims_order != GST_TENSOR_DIM_ORDER_COL_MAJOR)
+    goto bad_order;
+  if (t->num_dims == 0 || t->num_dims > CNMS_MAX_DIMS)
+    goto bad_dims;
+  for (i = 0; i < t->num_dims; i++) {
+    if (t->dims[i] > G_MAXINT64)
+      goto bad_dims;
     view->tensor.dims[i] = (int64_t) t->dims[i];
+  }
   view->tensor.n_dims = (int) t->num_dims;
-  if (!gst_buffer_map (t->data, &view->map, GST_MAP_READ))
-    goto bad;
-  view->data = gst_buffer_ref (t->data);
-  view->tensor.data = view->map.data;
-  view->tensor.size = view->map.size;
+  if (!map_buffer (view, t->data))
+    goto bad_data;
   return GST_CUDANMS_TENSOR_FOUND;
 
-bad:
-  g_snprintf (msg, msg_size, "GstTensor has an unsupported data type, "
-      "dims order or dims (float32/float16, row-major expected)");
+bad_dtype:
+#ifdef HAVE_GST_TENSOR_CAPS
+  g_snprintf (msg, msg_size, "unsupported GstTensor data type '%s' "
+      "(float32 or float16 expected)",
+      gst_tensor_data_type_get_name (t->data_type));
+#else
+  g_snprintf (msg, msg_size, "unsupported GstTensor data type %d "
+      "(float32 or float16 expected)", (gint) t->data_type);
+#endif
   return GST_CUDANMS_TENSOR_BAD;
+bad_order:
+  g_snprintf (msg, msg_size, "unsupported GstTensor dims order %d "
+      "(row-major or col-major expected)", (gint) t->dims_order);
+  return GST_CUDANMS_TENSOR_BAD;
+bad_dims:
+  g_snprintf (msg, msg_size, "GstTensor has %" G_GSIZE_FORMAT " dims "
+      "(1 to %d expected) or a dim out of range", t->num_dims, CNMS_MAX_DIMS);
+  return GST_CUDANMS_TENSOR_BAD;
+bad_data:
+  g_snprintf (msg, msg_size, "GstTensor data missing or not readable");
+  return GST_CUDANMS_TENSOR_BAD;
+}
+
+/* yolov8 segmentation detections [1, 4+C+M, N]: the first 4+C planes are
+ * the detection tensor; M is dims[1] of the protos tensor [1, M, h, w] of
+ * the same GstTensorMeta (as 1.28's yolov8segtensordec reads it). */
+static gboolean
+strip_mask_rows (GstCudanmsTensorView * view, GstTensorMeta * tmeta,
+    gchar * msg, gsize msg_size)
+{
+  GQuark protos_id = g_quark_from_static_string
+      (GST_CUDANMS_TENSOR_ID_YOLOV8_SEG_PROTOS);
+  cnms_tensor *t = &view->tensor;
+  const GstTensor *protos = NULL;
+  gsize i, esize = t->dtype == CNMS_DTYPE_FLOAT16 ? 2 : 4;
+  gint64 rows;
+
+  for (i = 0; i < tmeta->num_tensors && protos == NULL; i++) {
+    if (tmeta->tensors[i]->id == protos_id)
+      protos = tmeta->tensors[i];
+  }
+  if (protos == NULL || protos->num_dims != 4) {
+    g_snprintf (msg, msg_size, "needs the %s tensor [1, M, h, w] in the "
+        "same GstTensorMeta (M is its mask count)",
+        GST_CUDANMS_TENSOR_ID_YOLOV8_SEG_PROTOS);
+    return FALSE;
+  }
+  if (t->n_dims != 3 || t->dims[1] < 5 + (gint64) protos->dims[1]) {
+    g_snprintf (msg, msg_size, "not [1, 4+C+%" G_GSIZE_FORMAT ", N] with "
+        "C >= 1", protos->dims[1]);
+    return FALSE;
+  }
+  rows = t->dims[1] - (gint64) protos->dims[1];
+  t->dims[1] = rows;
+  /* the planes are contiguous: the detection part is a prefix */
+  if ((guint64) rows * (guint64) t->dims[2] * esize <= t->size)
+    t->size = (gsize) rows * (gsize) t->dims[2] * esize;
+  return TRUE;
 }
 #endif
 
+/* The search over a buffer's tensors (see gsttensormeta.h for the order). */
+typedef struct
+{
+  const gchar *id;              /* tensor-id, or NULL */
+  cnms_layout layout;           /* the layout property */
+  GstCudanmsTensorView *view;
+  gchar *msg;
+  gsize msg_size;
+  GstCudanmsTensorLookup result;
+  guint n_unfit;                /* default search: tensors that fit no layout */
+  guint n_skipped;              /* default search: non-detection standard ids */
+  gboolean done;
+} Search;
+
+static void
+search_fail (Search * search, const gchar * id, const gchar * reason)
+{
+  if (search->n_unfit++ == 0) {
+    if (id != NULL)
+      g_snprintf (search->msg, search->msg_size, "tensor '%s': %s", id, reason);
+    else
+      g_strlcpy (search->msg, reason, search->msg_size);
+  }
+  gst_cudanms_tensor_view_release (search->view);
+}
+
+/* Visits one tensor: a CudanmsTensorMeta structure s, or GstTensor t of
+ * tmeta. Sets search->done when the search is over. */
+static void
+search_visit (Search * search, const GstStructure * s, gconstpointer t,
+    gpointer tmeta)
+{
+  GstCudanmsTensorView *view = search->view;
+  gchar reason[256] = "";
+  const gchar *id, *what;
+  GstCudanmsTensorLookup r;
+  cnms_shape shape;
+
+#ifdef HAVE_GST_TENSOR_META
+  id = s != NULL ? gst_structure_get_string (s, "id") :
+      g_quark_to_string (((const GstTensor *) t)->id);
+#else
+  id = gst_structure_get_string (s, "id");
+#endif
+  if (search->id != NULL && g_strcmp0 (id, search->id) != 0)
+    return;
+  what = gst_cudanms_tensor_id_not_detection (id);
+  if (what != NULL && search->id == NULL) {
+    search->n_skipped++;
+    return;
+  }
+
+  memset (&view->tensor, 0, sizeof (view->tensor));
+  view->layout = gst_cudanms_tensor_id_layout (id, search->layout);
+  if (what != NULL) {
+    g_snprintf (reason, sizeof (reason), "a standard id for %s, not a "
+        "detection tensor cudanms decodes", what);
+    r = GST_CUDANMS_TENSOR_BAD;
+  } else if (s != NULL) {
+    r = view_from_structure (view, s, reason, sizeof (reason));
+    if (r == GST_CUDANMS_TENSOR_FOUND
+        && g_strcmp0 (id, GST_CUDANMS_TENSOR_ID_YOLOV8_SEG) == 0) {
+      g_snprintf (reason, sizeof (reason), "segmentation detections are only "
+          "read from a GstTensorMeta (with their protos tensor)");
+      r = GST_CUDANMS_TENSOR_BAD;
+    }
+  } else {
+#ifdef HAVE_GST_TENSOR_META
+    r = view_from_gst_tensor (view, t, reason, sizeof (reason));
+    if (r == GST_CUDANMS_TENSOR_FOUND
+        && g_strcmp0 (id, GST_CUDANMS_TENSOR_ID_YOLOV8_SEG) == 0
+        && !strip_mask_rows (view, tmeta, reason, sizeof (reason)))
+      r = GST_CUDANMS_TENSOR_BAD;
+#else
+    g_assert_not_reached ();
+#endif
+  }
+
+  if (search->id != NULL) {
+    /* the selected tensor: cnms_detect judges its fit to the layout */
+    search->result = r;
+    if (r == GST_CUDANMS_TENSOR_BAD)
+      search_fail (search, id, reason);
+    search->done = TRUE;
+    return;
+  }
+  if (r == GST_CUDANMS_TENSOR_FOUND && cnms_tensor_shape (&view->tensor,
+          view->layout, &shape, reason, sizeof (reason)) != CNMS_OK)
+    r = GST_CUDANMS_TENSOR_BAD;
+  if (r == GST_CUDANMS_TENSOR_BAD) {
+    search_fail (search, id, reason);
+    return;
+  }
+  search->result = GST_CUDANMS_TENSOR_FOUND;
+  search->done = TRUE;
+}
+
 GstCudanmsTensorLookup
 gst_cudanms_tensor_view_acquire (GstCudanmsTensorView * view, GstBuffer * buffer,
-    const gchar * id, gchar * msg, gsize msg_size)
+    const gchar * id, cnms_layout layout, gchar * msg, gsize msg_size)
 {
-  const GstStructure *s;
+  const GstMetaInfo *custom = gst_meta_get_info (GST_CUDANMS_TENSOR_META_NAME);
+  Search search = { id, layout, view, msg, msg_size,
+    GST_CUDANMS_TENSOR_MISSING, 0, 0, FALSE
+  };
+  gpointer state = NULL;
+  GstMeta *meta;
 
   memset (&view->tensor, 0, sizeof (view->tensor));
   view->data = NULL;
   view->bytes = NULL;
+  view->layout = layout;
 
-  s = find_structure (buffer, id);
-  if (s != NULL)
-    return view_from_structure (view, s, msg, msg_size);
-#ifdef HAVE_GST_ANALYTICS
-  return view_from_gst_tensor (view, buffer, id, msg, msg_size);
-#else
-  return GST_CUDANMS_TENSOR_MISSING;
+  /* Every meta, in the order they were attached (GstBuffer keeps it). */
+  while (!search.done && (meta = gst_buffer_iterate_meta (buffer, &state))) {
+    if (custom != NULL && meta->info == custom) {
+      search_visit (&search,
+          gst_custom_meta_get_structure ((GstCustomMeta *) meta), NULL, NULL);
+    } else if (meta->info->api == GST_PROTECTION_META_API_TYPE) {
+      GstStructure *s = ((GstProtectionMeta *) meta)->info;
+
+      if (gst_structure_has_name (s, GST_CUDANMS_TENSOR_META_NAME))
+        search_visit (&search, s, NULL, NULL);
+#ifdef HAVE_GST_TENSOR_META
+    } else if (meta->info->api == GST_TENSOR_META_API_TYPE) {
+      GstTensorMeta *tmeta = (GstTensorMeta *) meta;
+      gsize i;
+
+      for (i = 0; i < tmeta->num_tensors && !search.done; i++) {
+        if (tmeta->tensors[i] != NULL)
+          search_visit (&search, NULL, tmeta->tensors[i], tmeta);
+      }
 #endif
+    }
+  }
+
+  if (search.result == GST_CUDANMS_TENSOR_FOUND)
+    return search.result;
+  if (search.n_unfit > 0) {
+    if (search.n_unfit > 1) {
+      gsize len = strlen (msg);
+
+      g_snprintf (msg + len, msg_size - len, " (and %u more tensors fit no "
+          "layout)", search.n_unfit - 1);
+    }
+    return GST_CUDANMS_TENSOR_BAD;
+  }
+  if (id != NULL)
+    g_snprintf (msg, msg_size, "no tensor with tensor-id '%s'", id);
+  else if (search.n_skipped > 0)
+    g_snprintf (msg, msg_size, "no detection tensor (%u tensors with "
+        "non-detection standard ids skipped)", search.n_skipped);
+  else
+    g_snprintf (msg, msg_size, "no tensor on the buffer");
+  return GST_CUDANMS_TENSOR_MISSING;
 }
 
 void

@@ -513,6 +513,190 @@ GST_START_TEST (test_third_party_registration)
 
 GST_END_TEST;
 
+/* The end2end tensor of test_tensor_id: one box, class 5. */
+#define OTHER_ROIS "10,20,20,20,class-5,0.899999976;"
+static const gint other_dims[] = { 1, 1, 6 };
+static const gfloat other[] = { 10, 20, 30, 40, 0.9f, 5 };
+
+static void
+attach_hand (GstBuffer * buf, const gchar * id)
+{
+  const gint dims[] = { 1, 4 + HAND_CLASSES, HAND_ANCHORS };
+  gsize n;
+  gfloat *t = hand_tensor_yolov8 (&n);
+
+  attach_tensor (buf, id, "float32", dims, 3, t, n * 4);
+  g_free (t);
+}
+
+static void
+assert_rois_string (GstBuffer * out, const gchar * expected)
+{
+  gchar *str = rois_to_string (out);
+
+  fail_unless_equals_string (str, expected);
+  g_free (str);
+}
+
+/* Regression: without tensor-id the first tensor attached that fits wins
+ * (the README once said the most recent; GstBuffer keeps metas in the
+ * order they were attached), whatever kind of meta carries it. */
+GST_START_TEST (test_default_tensor_order)
+{
+  GstHarness *h = new_harness (NULL);
+  GstBus *bus = watch_bus (h->element);
+  GstBuffer *buf, *out;
+  GstStructure *s;
+  const gfloat bad[6] = { 0 };
+  const gint bad_dims[] = { 1, 3, 2 };
+
+  /* the end2end tensor first, the hand tensor second: end2end */
+  buf = make_frame (0);
+  attach_tensor (buf, "other", "float32", other_dims, 3, other, sizeof other);
+  attach_hand (buf, "detections");
+  out = push_pull (h, buf);
+  assert_rois_string (out, OTHER_ROIS);
+  gst_buffer_unref (out);
+
+  /* the other way round: the hand tensor, exactly */
+  buf = make_frame (0);
+  attach_hand (buf, "detections");
+  attach_tensor (buf, "other", "float32", other_dims, 3, other, sizeof other);
+  out = push_pull (h, buf);
+  assert_hand_rois (out, NULL);
+  gst_buffer_unref (out);
+
+  /* a first tensor that fits no layout is passed over, without a warning */
+  buf = make_frame (0);
+  attach_tensor (buf, "odd", "float32", bad_dims, 3, bad, sizeof bad);
+  attach_hand (buf, NULL);
+  out = push_pull (h, buf);
+  assert_hand_rois (out, NULL);
+  gst_buffer_unref (out);
+  fail_unless (gst_bus_pop_filtered (bus, GST_MESSAGE_WARNING) == NULL);
+
+  /* kinds of meta do not matter, only the order: a protection meta
+   * attached before the custom meta wins */
+  buf = make_frame (0);
+  s = gst_structure_new ("CudanmsTensorMeta", "data-type", G_TYPE_STRING,
+      "float32", "dims", G_TYPE_STRING, "1,1,6", NULL);
+  {
+    GstBuffer *payload = gst_buffer_new_memdup (other, sizeof other);
+
+    gst_structure_set (s, "data", GST_TYPE_BUFFER, payload, NULL);
+    gst_buffer_unref (payload);
+  }
+  gst_buffer_add_protection_meta (buf, s);
+  attach_hand (buf, NULL);
+  out = push_pull (h, buf);
+  assert_rois_string (out, OTHER_ROIS);
+  gst_buffer_unref (out);
+  unwatch_bus (bus);
+  gst_harness_teardown (h);
+}
+
+GST_END_TEST;
+
+/* Sets dims-order of the (only) custom tensor meta of buf. */
+static void
+set_dims_order (GstBuffer * buf, const gchar * order)
+{
+  GstCustomMeta *meta = gst_buffer_get_custom_meta (buf, "CudanmsTensorMeta");
+
+  fail_unless (meta != NULL);
+  gst_structure_set (gst_custom_meta_get_structure (meta), "dims-order",
+      G_TYPE_STRING, order, NULL);
+}
+
+/* col-major is read like row-major (GStreamer 1.28's convention: the
+ * bytes are read by the dims, whatever the label); others are bad. */
+GST_START_TEST (test_dims_order)
+{
+  GstHarness *h = new_harness (NULL);
+  GstBus *bus = watch_bus (h->element);
+  GstBuffer *buf = hand_frame_yolov8 (), *out;
+
+  set_dims_order (buf, "col-major");
+  out = push_pull (h, buf);
+  assert_hand_rois (out, NULL);
+  gst_buffer_unref (out);
+
+  buf = hand_frame_yolov8 ();
+  set_dims_order (buf, "diagonal");
+  out = push_pull (h, buf);
+  fail_unless_equals_int (count_rois (out), 0);
+  gst_buffer_unref (out);
+  assert_one_warning (bus, "unsupported tensor dims-order 'diagonal'");
+  unwatch_bus (bus);
+  gst_harness_teardown (h);
+}
+
+GST_END_TEST;
+
+/* yolo-v8-out is a yolov8 tensor even where the auto rule reads the dims
+ * as yolov5 ([1, 12, 10]: 8 classes, 10 anchors). */
+GST_START_TEST (test_standard_ids)
+{
+  const gint dims[] = { 1, 12, HAND_ANCHORS };
+  GstHarness *h = new_harness (NULL);
+  GstBus *bus = watch_bus (h->element);
+  GstBuffer *buf = make_frame (0), *out;
+  gfloat wide[12 * HAND_ANCHORS] = { 0 };
+  gsize n;
+  gfloat *t = hand_tensor_yolov8 (&n);
+
+  memcpy (wide, t, n * 4);      /* classes 3..7 score 0 */
+  attach_tensor (buf, "yolo-v8-out", "float32", dims, 3, wide, sizeof wide);
+  out = push_pull (h, buf);
+  assert_hand_rois (out, NULL);
+  gst_buffer_unref (out);
+
+  /* a standard non-detection id is skipped by default, even when its dims
+   * fit a layout, and refused when selected */
+  buf = make_frame (0);
+  attach_tensor (buf, "classification-generic-out", "float32", other_dims, 3,
+      other, sizeof other);
+  attach_hand (buf, NULL);
+  out = push_pull (h, buf);
+  assert_hand_rois (out, NULL);
+  gst_buffer_unref (out);
+  fail_unless (gst_bus_pop_filtered (bus, GST_MESSAGE_WARNING) == NULL);
+
+  g_object_set (h->element, "tensor-id", "classification-generic-out", NULL);
+  buf = make_frame (0);
+  attach_tensor (buf, "classification-generic-out", "float32", other_dims, 3,
+      other, sizeof other);
+  out = push_pull (h, buf);
+  fail_unless_equals_int (count_rois (out), 0);
+  gst_buffer_unref (out);
+  assert_one_warning (bus, "not a detection tensor");
+  g_free (t);
+  unwatch_bus (bus);
+  gst_harness_teardown (h);
+}
+
+GST_END_TEST;
+
+/* attach-meta: both where the analytics library was found, roi otherwise,
+ * and there analytics or both fail at start. */
+GST_START_TEST (test_attach_meta_default)
+{
+  GstElement *el = gst_element_factory_make ("cudanms", NULL);
+  gint value = 0;
+
+  g_object_get (el, "attach-meta", &value, NULL);
+#ifdef HAVE_GST_ANALYTICS
+  fail_unless_equals_int (value, 3 /* both */ );
+  gst_object_unref (el);
+#else
+  fail_unless_equals_int (value, 1 /* roi */ );
+  gst_util_set_object_arg (G_OBJECT (el), "attach-meta", "analytics");
+  check_start_fails (el, "needs GStreamer's analytics library");
+#endif
+}
+
+GST_END_TEST;
+
 static Suite *
 cudanms_suite (void)
 {
@@ -537,6 +721,10 @@ cudanms_suite (void)
   tcase_add_test (tc, test_state_cycles);
   tcase_add_test (tc, test_meta_survives_copy);
   tcase_add_test (tc, test_third_party_registration);
+  tcase_add_test (tc, test_default_tensor_order);
+  tcase_add_test (tc, test_dims_order);
+  tcase_add_test (tc, test_standard_ids);
+  tcase_add_test (tc, test_attach_meta_default);
   return s;
 }
 

@@ -1,0 +1,383 @@
+/* GStreamer >= 1.26: cudanms reads every GstTensorMeta (and every GstTensor
+ * in each), attaches GstAnalyticsODMtds, and (1.28) checks the tensor
+ * described in caps. Exit 77 (skip) where GstTensorMeta does not exist. */
+#include <string.h>
+#include <gst/check/gstcheck.h>
+#include <gst/check/gstharness.h>
+
+#include "common.h"
+
+#ifdef HAVE_GST_TENSOR_META
+
+/* The end2end tensor of tests/gst: one box, class 5. */
+#define OTHER_ROIS "10,20,20,20,class-5,0.899999976;"
+static const gfloat other[] = { 10, 20, 30, 40, 0.9f, 5 };
+static const gsize other_dims[] = { 1, 1, 6 };
+
+/* A harness on a bare cudanms (model-size = frame size) with the
+ * "key=value ..." props; caps NULL sends none. */
+static GstHarness *
+new_harness (const gchar * props, const gchar * caps)
+{
+  GstElement *el = gst_element_factory_make ("cudanms", NULL);
+  gchar **kv = g_strsplit (props ? props : "", " ", -1);
+  GstHarness *h;
+  guint i;
+
+  gst_util_set_object_arg (G_OBJECT (el), "model-size", "320x240");
+  for (i = 0; kv[i] != NULL; i++) {
+    gchar **pair = g_strsplit (kv[i], "=", 2);
+
+    if (pair[0] != NULL && pair[1] != NULL)
+      gst_util_set_object_arg (G_OBJECT (el), pair[0], pair[1]);
+    g_strfreev (pair);
+  }
+  g_strfreev (kv);
+  h = gst_harness_new_with_element (el, "sink", "src");
+  gst_object_unref (el);
+  if (caps != NULL)
+    gst_harness_set_src_caps_str (h, caps);
+  return h;
+}
+
+static GstBuffer *
+push_pull (GstHarness * h, GstBuffer * buf)
+{
+  fail_unless_equals_int (gst_harness_push (h, buf), GST_FLOW_OK);
+  return gst_harness_pull (h);
+}
+
+static void
+assert_rois_string (GstBuffer * out, const gchar * expected)
+{
+  gchar *str = rois_to_string (out);
+
+  fail_unless_equals_string (str, expected);
+  g_free (str);
+}
+
+static GstTensor *
+other_tensor (const gchar * id)
+{
+  return make_tensor (id, GST_TENSOR_DIM_ORDER_ROW_MAJOR, other_dims, 3,
+      other, sizeof other);
+}
+
+static GstTensor *
+classifier_tensor (void)
+{
+  const gsize dims[] = { 1, 1000 };
+  gfloat scores[1000] = { 0 };
+
+  return make_tensor ("classification-generic-out",
+      GST_TENSOR_DIM_ORDER_ROW_MAJOR, dims, 2, scores, sizeof scores);
+}
+
+/* The element's bus, for warnings and errors. */
+static GstBus *
+watch_bus (GstElement * element)
+{
+  GstBus *bus = gst_bus_new ();
+
+  gst_element_set_bus (element, bus);
+  return bus;
+}
+
+static void
+unwatch_bus (GstBus * bus)
+{
+  gst_bus_set_flushing (bus, TRUE);
+  gst_object_unref (bus);
+}
+
+static void
+assert_message (GstBus * bus, GstMessageType type, const gchar * what)
+{
+  GstMessage *msg = gst_bus_pop_filtered (bus, type);
+  GError *err = NULL;
+
+  fail_unless (msg != NULL, "no message for '%s'", what);
+  if (type == GST_MESSAGE_ERROR)
+    gst_message_parse_error (msg, &err, NULL);
+  else
+    gst_message_parse_warning (msg, &err, NULL);
+  fail_unless (strstr (err->message, what) != NULL, "'%s' lacks '%s'",
+      err->message, what);
+  g_clear_error (&err);
+  gst_message_unref (msg);
+}
+
+/* row-major and col-major labels: the same tensor (1.28's reading) */
+GST_START_TEST (test_both_dims_orders)
+{
+  GstTensorDimOrder orders[] = { GST_TENSOR_DIM_ORDER_ROW_MAJOR,
+    GST_TENSOR_DIM_ORDER_COL_MAJOR
+  };
+  guint i;
+
+  for (i = 0; i < G_N_ELEMENTS (orders); i++) {
+    GstHarness *h = new_harness (NULL, FRAME_CAPS);
+    GstBuffer *buf = make_frame (0), *out;
+
+    add_tensor_meta (buf, 1, hand_gst_tensor ("yolo-v8-out", orders[i], 0));
+    out = push_pull (h, buf);
+    assert_hand_rois (out, NULL);
+    assert_hand_od_mtds (out);
+    gst_buffer_unref (out);
+    gst_harness_teardown (h);
+  }
+}
+
+GST_END_TEST;
+
+/* Since 1.26.6 each inference element adds its own GstTensorMeta: the
+ * detector's is not the first one. */
+GST_START_TEST (test_two_tensor_metas)
+{
+  GstHarness *h = new_harness ("tensor-id=yolo-v8-out", FRAME_CAPS);
+  GstBuffer *buf, *out;
+
+  /* the first meta holds a classifier and a tensor that fits end2end */
+  buf = make_frame (0);
+  add_tensor_meta (buf, 2, classifier_tensor (), other_tensor ("other-out"));
+  add_tensor_meta (buf, 1, hand_gst_tensor ("yolo-v8-out",
+          GST_TENSOR_DIM_ORDER_COL_MAJOR, 0));
+  out = push_pull (h, gst_buffer_ref (buf));
+  assert_hand_rois (out, NULL);
+  assert_hand_od_mtds (out);
+  gst_buffer_unref (out);
+
+  /* without tensor-id: the first tensor that fits, in attach order */
+  g_object_set (h->element, "tensor-id", NULL, NULL);
+  out = push_pull (h, buf);
+  assert_rois_string (out, OTHER_ROIS);
+  gst_buffer_unref (out);
+
+  /* a classifier alone in the first meta is passed over */
+  buf = make_frame (0);
+  add_tensor_meta (buf, 1, classifier_tensor ());
+  add_tensor_meta (buf, 1, hand_gst_tensor ("yolo-v8-out",
+          GST_TENSOR_DIM_ORDER_COL_MAJOR, 0));
+  out = push_pull (h, buf);
+  assert_hand_rois (out, NULL);
+  gst_buffer_unref (out);
+
+  /* tensor-id reaches across kinds of meta: custom meta and GstTensorMeta */
+  g_object_set (h->element, "tensor-id", "detections", NULL);
+  buf = make_frame (0);
+  {
+    const gint dims[] = { 1, 1, 6 };
+
+    attach_tensor (buf, "other", "float32", dims, 3, other, sizeof other);
+  }
+  add_tensor_meta (buf, 1, hand_gst_tensor ("detections",
+          GST_TENSOR_DIM_ORDER_ROW_MAJOR, 0));
+  out = push_pull (h, gst_buffer_ref (buf));
+  assert_hand_rois (out, NULL);
+  gst_buffer_unref (out);
+  g_object_set (h->element, "tensor-id", "other", NULL);
+  out = push_pull (h, buf);
+  assert_rois_string (out, OTHER_ROIS);
+  gst_buffer_unref (out);
+  gst_harness_teardown (h);
+}
+
+GST_END_TEST;
+
+/* yolov8 segmentation: the mask rows (here 0.99, which would win every
+ * argmax if read as classes) are left out, their count from the protos. */
+GST_START_TEST (test_segmentation_detections)
+{
+  const gsize protos_dims[] = { 1, 2, 4, 4 };
+  gfloat protos[32] = { 0 };
+  GstHarness *h = new_harness (NULL, FRAME_CAPS);
+  GstBus *bus = watch_bus (h->element);
+  GstBuffer *buf = make_frame (0), *out;
+  GstTensor *det = hand_gst_tensor ("yolo-v8-segmentation-out-detections",
+      GST_TENSOR_DIM_ORDER_COL_MAJOR, 2);
+  GstMapInfo map;
+  guint i;
+
+  fail_unless (gst_buffer_map (det->data, &map, GST_MAP_WRITE));
+  for (i = 7 * HAND_ANCHORS; i < 9 * HAND_ANCHORS; i++)
+    ((gfloat *) map.data)[i] = 0.99f;
+  gst_buffer_unmap (det->data, &map);
+  add_tensor_meta (buf, 2, det, make_tensor ("yolo-v8-segmentation-out-protos",
+          GST_TENSOR_DIM_ORDER_COL_MAJOR, protos_dims, 4, protos,
+          sizeof protos));
+  out = push_pull (h, buf);
+  assert_hand_rois (out, NULL);
+  gst_buffer_unref (out);
+
+  /* without the protos tensor in its meta the mask count is unknown */
+  buf = make_frame (0);
+  add_tensor_meta (buf, 1, hand_gst_tensor
+      ("yolo-v8-segmentation-out-detections", GST_TENSOR_DIM_ORDER_COL_MAJOR,
+          2));
+  out = push_pull (h, buf);
+  fail_unless_equals_int (count_rois (out), 0);
+  gst_buffer_unref (out);
+  assert_message (bus, GST_MESSAGE_WARNING,
+      "needs the yolo-v8-segmentation-out-protos tensor");
+  unwatch_bus (bus);
+  gst_harness_teardown (h);
+}
+
+GST_END_TEST;
+
+static guint
+count_relation_metas (GstBuffer * buf)
+{
+  gpointer state = NULL;
+  guint n = 0;
+
+  while (gst_buffer_iterate_meta_filtered (buf, &state,
+          GST_ANALYTICS_RELATION_META_API_TYPE))
+    n++;
+  return n;
+}
+
+GST_START_TEST (test_attach_meta)
+{
+  GstHarness *h = new_harness ("attach-meta=roi", FRAME_CAPS);
+  GstBuffer *buf, *out;
+  GstAnalyticsRelationMeta *rmeta;
+  gchar *str, *expected, *with_upstream;
+
+  out = push_pull (h, hand_frame ());
+  assert_hand_rois (out, NULL);
+  fail_unless_equals_int (count_relation_metas (out), 0);
+  gst_buffer_unref (out);
+
+  gst_util_set_object_arg (G_OBJECT (h->element), "attach-meta", "analytics");
+  out = push_pull (h, hand_frame ());
+  fail_unless_equals_int (count_rois (out), 0);
+  assert_hand_od_mtds (out);
+  gst_buffer_unref (out);
+
+  /* an upstream relation meta is extended, not doubled */
+  gst_util_set_object_arg (G_OBJECT (h->element), "attach-meta", "both");
+  buf = hand_frame ();
+  rmeta = gst_buffer_add_analytics_relation_meta (buf);
+  fail_unless (gst_analytics_relation_meta_add_od_mtd (rmeta,
+          g_quark_from_string ("upstream"), 1, 2, 3, 4, 0.5f, NULL));
+  out = push_pull (h, buf);
+  assert_hand_rois (out, NULL);
+  fail_unless_equals_int (count_relation_metas (out), 1);
+  str = od_mtds_to_string (out);
+  expected = hand_expected_string ();
+  with_upstream = g_strconcat ("1,2,3,4,upstream,0.5;", expected, NULL);
+  fail_unless_equals_string (str, with_upstream);
+  g_free (with_upstream);
+  g_free (expected);
+  g_free (str);
+  gst_buffer_unref (out);
+  gst_harness_teardown (h);
+}
+
+GST_END_TEST;
+
+#ifdef HAVE_GST_TENSOR_CAPS
+/* Caps as 1.28's onnxinference sets them, with dims, type and order. */
+static gchar *
+tensor_caps (const gchar * id, const gchar * dims, const gchar * type)
+{
+  return g_strdup_printf ("%s,tensors=(structure)[tensorgroups,"
+      "g=(/uniquelist){(GstCaps)[tensor/strided,tensor-id=(string)%s,"
+      "dims=<%s>,dims-order=(string)col-major,type=(string)%s]}]",
+      FRAME_CAPS, id, dims, type);
+}
+
+GST_START_TEST (test_caps_pass_through)
+{
+  gchar *str = tensor_caps ("yolo-v8-out", "(int)1,(int)7,(int)10",
+      "float32");
+  GstHarness *h = new_harness (NULL, str);
+  GstCaps *in = gst_caps_from_string (str), *cur;
+  GstBuffer *buf = make_frame (0), *out;
+
+  fail_unless (in != NULL);
+  add_tensor_meta (buf, 1, hand_gst_tensor ("yolo-v8-out",
+          GST_TENSOR_DIM_ORDER_COL_MAJOR, 0));
+  out = push_pull (h, buf);
+  assert_hand_od_mtds (out);
+  gst_buffer_unref (out);
+  cur = gst_pad_get_current_caps (h->sinkpad);
+  fail_unless (cur != NULL);
+  fail_unless (gst_caps_is_equal (cur, in), "caps changed: %" GST_PTR_FORMAT,
+      cur);
+  gst_caps_unref (cur);
+  gst_caps_unref (in);
+  gst_harness_teardown (h);
+  g_free (str);
+}
+
+GST_END_TEST;
+
+/* A bad description fails negotiation with an error naming the problem. */
+static void
+check_caps_refused (const gchar * dims, const gchar * type, const gchar * what)
+{
+  gchar *str = tensor_caps ("yolo-v8-out", dims, type);
+  GstHarness *h = new_harness (NULL, NULL);
+  GstBus *bus = watch_bus (h->element);
+
+  GstCaps *caps = gst_caps_from_string (str);
+  GstSegment segment;
+
+  fail_unless (caps != NULL);
+  gst_harness_play (h);
+  gst_segment_init (&segment, GST_FORMAT_TIME);
+  /* sticky events are stored whatever the peer says: the buffer tells */
+  gst_harness_push_event (h, gst_event_new_stream_start ("s"));
+  gst_harness_push_event (h, gst_event_new_caps (caps));
+  gst_harness_push_event (h, gst_event_new_segment (&segment));
+  fail_unless_equals_int (gst_harness_push (h, make_frame (0)),
+      GST_FLOW_NOT_NEGOTIATED);
+  assert_message (bus, GST_MESSAGE_ERROR, what);
+  unwatch_bus (bus);
+  gst_caps_unref (caps);
+  gst_harness_teardown (h);
+  g_free (str);
+}
+
+GST_START_TEST (test_caps_refused)
+{
+  check_caps_refused ("(int)1,(int)7,(int)10", "int8", "with type 'int8'");
+  check_caps_refused ("(int)1,(int)3,(int)10", "float32", "does not fit");
+}
+
+GST_END_TEST;
+#endif
+
+static Suite *
+tensormeta_suite (void)
+{
+  Suite *s = suite_create ("analytics-tensormeta");
+  TCase *tc = tcase_create ("general");
+
+  suite_add_tcase (s, tc);
+  tcase_add_test (tc, test_both_dims_orders);
+  tcase_add_test (tc, test_two_tensor_metas);
+  tcase_add_test (tc, test_segmentation_detections);
+  tcase_add_test (tc, test_attach_meta);
+#ifdef HAVE_GST_TENSOR_CAPS
+  tcase_add_test (tc, test_caps_pass_through);
+  tcase_add_test (tc, test_caps_refused);
+#endif
+  return s;
+}
+#endif
+
+int
+main (int argc, char **argv)
+{
+#ifdef HAVE_GST_TENSOR_META
+  gst_check_init (&argc, &argv);
+  return gst_check_run_suite (tensormeta_suite (), "analytics-tensormeta",
+      __FILE__);
+#else
+  g_print ("SKIP: built without GStreamer >= 1.26 analytics (GstTensorMeta)\n");
+  return 77;
+#endif
+}
