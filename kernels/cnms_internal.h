@@ -82,6 +82,8 @@ typedef struct cnms_backend_ops {
       int class_agnostic, int max_detections, int64_t *keep, int *n_keep);
   /* Test-only switches (CNMS_TEST_*); NULL when the backend has none. */
   void (*test_option) (cnms_backend_ctx *ctx, int option, int value);
+  /* cnms_ctx_set_cuda_stream; NULL when the backend has no streams. */
+  cnms_status (*set_stream) (cnms_backend_ctx *ctx, void *stream);
 } cnms_backend_ops;
 
 /* Test-only options, for the tests that must reach a path the inputs

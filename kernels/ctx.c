@@ -397,6 +397,18 @@ cnms_nms (cnms_ctx *ctx, const float *boxes, const float *scores,
       max_detections, keep, n_keep);
 }
 
+cnms_status
+cnms_ctx_set_cuda_stream (cnms_ctx *ctx, void *stream)
+{
+  if (ctx == NULL)
+    return CNMS_ERR_INVALID_ARG;
+  ctx->b.error[0] = '\0';
+  if (ctx->ops->set_stream == NULL)
+    return cnms_fail (&ctx->b, CNMS_ERR_UNSUPPORTED,
+        "the %s backend has no CUDA stream", ctx->ops->name);
+  return ctx->ops->set_stream (&ctx->b, stream);
+}
+
 void
 cnms_ctx_test_option (cnms_ctx *ctx, int option, int value)
 {

@@ -171,6 +171,18 @@ cnms_status cnms_nms (cnms_ctx *ctx, const float *boxes, const float *scores,
     const int32_t *classes, int n, float iou, int class_agnostic,
     int max_detections, int64_t *keep, int *n_keep);
 
+/* Runs the CUDA work of ctx on stream (a cudaStream_t of the context's
+ * device, created in the CUDA context that is current when ctx is used),
+ * instead of the stream ctx made for itself; NULL goes back to ctx's own
+ * stream. For an application that already runs its inference on a stream:
+ * cnms_detect on a device tensor (on_device) then follows that work on the
+ * same stream, with no extra synchronisation, and returns once its own
+ * results are on the host (it synchronises the stream). The stream stays
+ * the caller's: ctx never destroys it, and must not be used after it is
+ * destroyed. ctx still owns every buffer it uses. CNMS_ERR_UNSUPPORTED on
+ * a CPU context. */
+cnms_status cnms_ctx_set_cuda_stream (cnms_ctx *ctx, void *stream);
+
 /* Number of usable CUDA devices; 0 without a CUDA build or device. */
 int cnms_cuda_device_count (void);
 

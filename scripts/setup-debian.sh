@@ -12,11 +12,13 @@ set -eu
 if [ "$(id -u)" -ne 0 ]; then SUDO=sudo; else SUDO=; fi
 
 # Build: compiler, meson, GStreamer headers (gstreamer-check comes with
-# libgstreamer1.0-dev). Run: the plugins and tools the pipelines use, and
+# libgstreamer1.0-dev; gst-cuda, the pipeline's CUDA context, with
+# libgstreamer-plugins-bad1.0-dev). Run: the plugins and tools the pipelines use, and
 # the system python's gi, GStreamer bindings, cairo (overlay.py) and numpy
 # (pipelines/python/cudanms_meta.py).
 DEMO_PKGS="meson ninja-build pkg-config gcc
   libgstreamer1.0-dev libgstreamer-plugins-base1.0-dev
+  libgstreamer-plugins-bad1.0-dev
   gstreamer1.0-plugins-base gstreamer1.0-plugins-good gstreamer1.0-tools
   python3-numpy python3-gi python3-gst-1.0 python3-gi-cairo
   gir1.2-gstreamer-1.0 gir1.2-gst-plugins-base-1.0"

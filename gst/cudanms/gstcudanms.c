@@ -51,10 +51,11 @@
 #include <gst/video/video.h>
 
 #include "gstcudanms.h"
+#include "gstcudanmsbackend.h"
 #include "gstcudanmsoutput.h"
 #include "gsttensormeta.h"
 
-GST_DEBUG_CATEGORY_STATIC (gst_cudanms_debug);
+GST_DEBUG_CATEGORY (gst_cudanms_debug);
 #define GST_CAT_DEFAULT gst_cudanms_debug
 
 /* The library's defaults (cudanms.h) are the element's. */
@@ -112,11 +113,11 @@ struct _GstCudanms
   gchar *tensor_id;
   GstCudanmsDevice device;
   gint cuda_device_id;
-  const gchar *backend_name;    /* read-only: set by start, cleared by stop */
+  const gchar *backend_name;    /* read-only: the last buffer's backend */
   GstCudanmsAttachMeta attach_meta;
 
   /* streaming state, made in start/set_caps */
-  cnms_ctx *ctx;
+  GstCudanmsBackend be;
   gint frame_width;
   gint frame_height;
   GstCudanmsLabels labels;
@@ -365,12 +366,10 @@ gst_cudanms_start (GstBaseTransform * trans)
 {
   GstCudanms *self = GST_CUDANMS (trans);
   GstCudanmsDevice device;
-  gint device_id, n_cuda = cnms_cuda_device_count ();
+  gint device_id;
   gchar *label_file;
   GstCudanmsAttachMeta attach_meta;
   GError *err = NULL;
-  cnms_backend backend = CNMS_BACKEND_CPU;
-  cnms_status st = CNMS_OK;
 
   GST_OBJECT_LOCK (self);
   device = self->device;
@@ -391,24 +390,11 @@ gst_cudanms_start (GstBaseTransform * trans)
     GST_INFO_OBJECT (self, "loaded %u labels from %s",
         self->labels.names->len, label_file);
 
-  if (device == GST_CUDANMS_DEVICE_CUDA && n_cuda <= 0)
-    goto no_cuda;
-  if (device != GST_CUDANMS_DEVICE_CPU && n_cuda > 0)
-    backend = CNMS_BACKEND_CUDA;
-  st = cnms_ctx_new (backend, device_id, &self->ctx);
-  if (st != CNMS_OK && backend == CNMS_BACKEND_CUDA
-      && device == GST_CUDANMS_DEVICE_AUTO) {
-    GST_WARNING_OBJECT (self, "CUDA backend failed (%s), using the CPU",
-        cnms_status_str (st));
-    backend = CNMS_BACKEND_CPU;
-    st = cnms_ctx_new (backend, device_id, &self->ctx);
-  }
-  if (st != CNMS_OK)
-    goto ctx_failed;
-  GST_INFO_OBJECT (self, "using the %s backend (%d CUDA devices)",
-      backend == CNMS_BACKEND_CUDA ? "CUDA" : "CPU", n_cuda);
+  if (!gst_cudanms_backend_start (&self->be, GST_ELEMENT (self), device,
+          device_id, self->msg, sizeof (self->msg)))
+    goto backend_failed;
   GST_OBJECT_LOCK (self);
-  self->backend_name = backend == CNMS_BACKEND_CUDA ? "cuda" : "cpu";
+  self->backend_name = self->be.cuda != NULL ? "cuda" : "cpu";
   GST_OBJECT_UNLOCK (self);
   g_free (label_file);
   return TRUE;
@@ -427,17 +413,10 @@ labels_failed:
       ("%s", err->message));
   g_clear_error (&err);
   goto failed;
-no_cuda:
+backend_failed:
   GST_ELEMENT_ERROR (self, RESOURCE, NOT_FOUND,
-      ("device=cuda, but no CUDA device is available."),
-      ("cnms_cuda_device_count() returned %d (CUDA build: %s)", n_cuda,
-          HAVE_CUDA ? "yes" : "no"));
-  goto failed;
-ctx_failed:
-  GST_ELEMENT_ERROR (self, RESOURCE, FAILED,
-      ("Could not create the post-processing context."),
-      ("%s backend, device %d: %s", backend == CNMS_BACKEND_CUDA ? "CUDA" :
-          "CPU", device_id, cnms_status_str (st)));
+      ("Could not start the post-processing backend: %s", self->msg),
+      ("device %d, %d CUDA devices", device_id, cnms_cuda_device_count ()));
 failed:
   /* stop() is not called when start() fails */
   gst_cudanms_labels_clear (&self->labels);
@@ -451,7 +430,8 @@ gst_cudanms_stop (GstBaseTransform * trans)
   GstCudanms *self = GST_CUDANMS (trans);
 
   gst_cudanms_tensor_view_release (&self->view);
-  g_clear_pointer (&self->ctx, cnms_ctx_free);
+  self->view.device_context = NULL;
+  gst_cudanms_backend_stop (&self->be);
   GST_OBJECT_LOCK (self);
   self->backend_name = NULL;
   GST_OBJECT_UNLOCK (self);
@@ -508,6 +488,8 @@ gst_cudanms_before_transform (GstBaseTransform * trans, GstBuffer * buffer)
   GstCudanms *self = GST_CUDANMS (trans);
 
   gst_cudanms_tensor_view_release (&self->view);
+  /* a device tensor of the pipeline's CUDA context is used in place */
+  self->view.device_context = gst_cudanms_backend_device_context (&self->be);
   GST_OBJECT_LOCK (self);
   self->lookup = gst_cudanms_tensor_view_acquire (&self->view, buffer,
       self->tensor_id, to_cnms_layout (self->layout), self->msg,
@@ -522,6 +504,7 @@ gst_cudanms_transform_ip (GstBaseTransform * trans, GstBuffer * buffer)
   const cnms_det *dets = NULL;
   cnms_params p;
   GstCudanmsAttachMeta attach_meta;
+  cnms_ctx *ctx = NULL;
   cnms_status st;
   gint n_dets = 0;
 
@@ -547,23 +530,30 @@ gst_cudanms_transform_ip (GstBaseTransform * trans, GstBuffer * buffer)
   p.frame_height = self->frame_height;
 
   /* cnms_detect validates the tensor against the layout, once */
-  st = cnms_detect (self->ctx, &self->view.tensor, self->view.layout, &p,
-      &dets, &n_dets);
+  st = gst_cudanms_backend_detect (&self->be, &self->view.tensor,
+      self->view.layout, &p, &dets, &n_dets, &ctx);
+  if (ctx != NULL) {
+    GST_OBJECT_LOCK (self);
+    self->backend_name = cnms_ctx_backend (ctx) == CNMS_BACKEND_CUDA ?
+        "cuda" : "cpu";
+    GST_OBJECT_UNLOCK (self);
+  }
   if (st == CNMS_ERR_BAD_TENSOR) {
-    g_strlcpy (self->msg, cnms_ctx_error (self->ctx), sizeof (self->msg));
+    g_strlcpy (self->msg, cnms_ctx_error (ctx), sizeof (self->msg));
     goto bad_tensor;
   }
   if (st != CNMS_OK)
     goto detect_failed;
-  if (n_dets == 0 && cnms_ctx_last_candidates (self->ctx) == 0
+  if (n_dets == 0 && cnms_ctx_last_candidates (ctx) == 0
       && gst_cudanms_tensor_is_all_nonfinite (&self->view.tensor)) {
     g_strlcpy (self->msg, "tensor holds only NaN/Inf values",
         sizeof (self->msg));
     goto bad_tensor;
   }
 
-  GST_LOG_OBJECT (self, "%d candidates -> %d detections",
-      cnms_ctx_last_candidates (self->ctx), n_dets);
+  GST_LOG_OBJECT (self, "%s: %d candidates -> %d detections",
+      cnms_ctx_backend (ctx) == CNMS_BACKEND_CUDA ? "cuda" : "cpu",
+      cnms_ctx_last_candidates (ctx), n_dets);
   if (!gst_cudanms_attach_detections (buffer, &self->labels, dets, n_dets,
           self->frame_width, self->frame_height, attach_meta))
     GST_WARNING_OBJECT (self, "could not attach every analytics mtd");
@@ -593,8 +583,35 @@ detect_failed:
   gst_cudanms_tensor_view_release (&self->view);
   GST_ELEMENT_ERROR (self, RESOURCE, FAILED,
       ("Post-processing failed: %s", cnms_status_str (st)),
-      ("%s", cnms_ctx_error (self->ctx)));
+      ("%s", ctx != NULL ? cnms_ctx_error (ctx) : "no backend for the tensor"));
   return GST_FLOW_ERROR;
+}
+
+/* The pipeline's CUDA context (gst-cuda), shared with cudaupload, NVDEC
+ * and any other CUDA element. */
+static void
+gst_cudanms_set_context (GstElement * element, GstContext * context)
+{
+  GstCudanms *self = GST_CUDANMS (element);
+  gint device_id;
+
+  GST_OBJECT_LOCK (self);
+  device_id = self->cuda_device_id;
+  GST_OBJECT_UNLOCK (self);
+  gst_cudanms_backend_set_context (&self->be, element, context, device_id);
+  GST_ELEMENT_CLASS (parent_class)->set_context (element, context);
+}
+
+static gboolean
+gst_cudanms_query (GstBaseTransform * trans, GstPadDirection direction,
+    GstQuery * query)
+{
+  GstCudanms *self = GST_CUDANMS (trans);
+
+  if (gst_cudanms_backend_query (&self->be, GST_ELEMENT (self), query))
+    return TRUE;
+  return GST_BASE_TRANSFORM_CLASS (parent_class)->query (trans, direction,
+      query);
 }
 
 static void
@@ -768,6 +785,8 @@ gst_cudanms_class_init (GstCudanmsClass * klass)
       "cudanms developers");
 
   trans_class->passthrough_on_same_caps = FALSE;
+  element_class->set_context = GST_DEBUG_FUNCPTR (gst_cudanms_set_context);
+  trans_class->query = GST_DEBUG_FUNCPTR (gst_cudanms_query);
   trans_class->start = GST_DEBUG_FUNCPTR (gst_cudanms_start);
   trans_class->stop = GST_DEBUG_FUNCPTR (gst_cudanms_stop);
   trans_class->set_caps = GST_DEBUG_FUNCPTR (gst_cudanms_set_caps);

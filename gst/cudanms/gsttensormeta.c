@@ -7,6 +7,7 @@
 #include <stdio.h>
 
 #include "gsttensormeta.h"
+#include "gstcudanmsbackend.h"
 
 #ifdef HAVE_GST_TENSOR_META
 #include <gst/analytics/analytics.h>
@@ -147,7 +148,11 @@ parse_dims (const GValue * dims, cnms_tensor * t)
 static gboolean
 map_buffer (GstCudanmsTensorView * view, GstBuffer * buf)
 {
-  if (buf == NULL || !gst_buffer_map (buf, &view->map, GST_MAP_READ))
+  if (buf == NULL)
+    return FALSE;
+  if (gst_cudanms_cuda_map_in_place (buf, &view->map, view->device_context))
+    view->tensor.on_device = 1;
+  else if (!gst_buffer_map (buf, &view->map, GST_MAP_READ))
     return FALSE;
   view->data = gst_buffer_ref (buf);
   view->tensor.data = view->map.data;

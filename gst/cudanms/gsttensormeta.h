@@ -68,9 +68,13 @@ typedef struct
   GstBuffer *data;
   GBytes *bytes;
   GstMapInfo map;
+  /* set by the caller: data in GstCudaMemory of this GstCudaContext is
+   * mapped in place (tensor.on_device); NULL maps every tensor on the host
+   * (gst-cuda downloads device memory) */
+  GstObject *device_context;
 } GstCudanmsTensorView;
 
-#define GST_CUDANMS_TENSOR_VIEW_INIT { { NULL, 0, CNMS_DTYPE_FLOAT32, 0, { 0 }, 0 }, CNMS_LAYOUT_AUTO, NULL, NULL, GST_MAP_INFO_INIT }
+#define GST_CUDANMS_TENSOR_VIEW_INIT { { NULL, 0, CNMS_DTYPE_FLOAT32, 0, { 0 }, 0 }, CNMS_LAYOUT_AUTO, NULL, NULL, GST_MAP_INFO_INIT, NULL }
 
 /* Finds a tensor on buffer and maps it. Metas are visited in the order they
  * were attached (oldest first), whatever their kind: GstTensorMeta (each

@@ -38,6 +38,7 @@
 #include <gst/video/video.h>
 
 #include "gsttensorinject.h"
+#include "gsttensorinjectcuda.h"
 #include "gsttensorinjectdraw.h"
 #include "gsttensorinjectnpy.h"
 #include "gsttensorinjectscene.h"
@@ -58,6 +59,7 @@ GST_DEBUG_CATEGORY_STATIC (gst_tensor_inject_debug);
 #define DEFAULT_PROP_NUM_OBJECTS 6
 #define DEFAULT_PROP_NOISE 200
 #define DEFAULT_PROP_DRAW_OBJECTS FALSE
+#define DEFAULT_PROP_MEMORY GST_TENSOR_INJECT_MEMORY_SYSTEM
 
 enum
 {
@@ -71,7 +73,8 @@ enum
   PROP_SEED,
   PROP_NUM_OBJECTS,
   PROP_NOISE,
-  PROP_DRAW_OBJECTS
+  PROP_DRAW_OBJECTS,
+  PROP_MEMORY
 };
 
 struct _GstTensorInject
@@ -91,6 +94,7 @@ struct _GstTensorInject
   gint num_objects;
   guint noise;
   gboolean draw_objects;
+  GstTensorInjectMemory memory;
 
   /* streaming state, made in start */
   guint64 frame;
@@ -102,12 +106,17 @@ struct _GstTensorInject
   gboolean draw_warned;         /* "cannot draw" said once */
   GstVideoInfo info;            /* negotiated, when info_valid */
   gboolean info_valid;
+  gboolean stream_cuda;         /* memory=cuda */
+  GstTensorInjectCuda cuda;
+  GstBuffer *single_cuda;       /* memory=cuda: the one file, uploaded once */
 };
 
+/* system memory, or CUDA memory from cudaupload or a decoder */
+#define TENSOR_INJECT_CAPS "video/x-raw; video/x-raw(memory:CUDAMemory)"
 static GstStaticPadTemplate sink_template = GST_STATIC_PAD_TEMPLATE ("sink",
-    GST_PAD_SINK, GST_PAD_ALWAYS, GST_STATIC_CAPS ("video/x-raw"));
+    GST_PAD_SINK, GST_PAD_ALWAYS, GST_STATIC_CAPS (TENSOR_INJECT_CAPS));
 static GstStaticPadTemplate src_template = GST_STATIC_PAD_TEMPLATE ("src",
-    GST_PAD_SRC, GST_PAD_ALWAYS, GST_STATIC_CAPS ("video/x-raw"));
+    GST_PAD_SRC, GST_PAD_ALWAYS, GST_STATIC_CAPS (TENSOR_INJECT_CAPS));
 
 #define gst_tensor_inject_parent_class parent_class
 G_DEFINE_TYPE (GstTensorInject, gst_tensor_inject, GST_TYPE_BASE_TRANSFORM);
@@ -148,6 +157,23 @@ gst_tensor_inject_data_type_get_type (void)
   return type;
 }
 
+GType
+gst_tensor_inject_memory_get_type (void)
+{
+  static GType type = 0;
+  static const GEnumValue values[] = {
+    {GST_TENSOR_INJECT_MEMORY_SYSTEM, "System memory", "system"},
+    {GST_TENSOR_INJECT_MEMORY_CUDA, "CUDA memory (GstCudaMemory)", "cuda"},
+    {0, NULL, NULL}
+  };
+
+  if (g_once_init_enter (&type)) {
+    GType t = g_enum_register_static ("GstTensorInjectMemory", values);
+    g_once_init_leave (&type, t);
+  }
+  return type;
+}
+
 static void
 gst_tensor_inject_init (GstTensorInject * self)
 {
@@ -163,6 +189,7 @@ gst_tensor_inject_init (GstTensorInject * self)
   self->num_objects = DEFAULT_PROP_NUM_OBJECTS;
   self->noise = DEFAULT_PROP_NOISE;
   self->draw_objects = DEFAULT_PROP_DRAW_OBJECTS;
+  self->memory = DEFAULT_PROP_MEMORY;
 
   gst_base_transform_set_in_place (GST_BASE_TRANSFORM (self), TRUE);
   gst_base_transform_set_passthrough (GST_BASE_TRANSFORM (self), FALSE);
@@ -217,6 +244,9 @@ gst_tensor_inject_set_property (GObject * object, guint prop_id,
     case PROP_DRAW_OBJECTS:
       self->draw_objects = g_value_get_boolean (value);
       break;
+    case PROP_MEMORY:
+      self->memory = g_value_get_enum (value);
+      break;
     default:
       G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
       break;
@@ -262,6 +292,9 @@ gst_tensor_inject_get_property (GObject * object, guint prop_id,
     case PROP_DRAW_OBJECTS:
       g_value_set_boolean (value, self->draw_objects);
       break;
+    case PROP_MEMORY:
+      g_value_set_enum (value, self->memory);
+      break;
     default:
       G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
       break;
@@ -286,7 +319,7 @@ gst_tensor_inject_start (GstBaseTransform * trans)
   GstTensorInject *self = GST_TENSOR_INJECT (trans);
   GstTensorInjectSceneConfig cfg;
   GError *err = NULL;
-  gchar *location;
+  gchar *location, msg[256];
 
   GST_OBJECT_LOCK (self);
   location = g_strdup (self->location);
@@ -301,10 +334,14 @@ gst_tensor_inject_start (GstBaseTransform * trans)
   cfg.num_objects = self->num_objects;
   cfg.noise = self->noise;
   self->stream_draw_objects = self->draw_objects;
+  self->stream_cuda = self->memory == GST_TENSOR_INJECT_MEMORY_CUDA;
   GST_OBJECT_UNLOCK (self);
 
   self->frame = 0;
   self->draw_warned = FALSE;
+  if (self->stream_cuda && !gst_tensor_inject_cuda_start (&self->cuda,
+          GST_ELEMENT (self), msg, sizeof (msg)))
+    goto no_cuda;
   if (location == NULL) {
     self->scene = gst_tensor_inject_scene_new (&cfg);
     return TRUE;
@@ -318,12 +355,20 @@ gst_tensor_inject_start (GstBaseTransform * trans)
   g_free (location);
   return TRUE;
 
+no_cuda:
+  GST_ELEMENT_ERROR (self, RESOURCE, NOT_FOUND,
+      ("Cannot put tensors in CUDA memory: %s.", msg),
+      ("memory=cuda needs gst-cuda, the NVIDIA driver and a CUDA device"));
+  g_free (location);
+  g_clear_pointer (&self->stream_tensor_id, g_free);
+  return FALSE;
 load_failed:
   GST_ELEMENT_ERROR (self, RESOURCE, OPEN_READ,
       ("Could not load tensor file \"%s\".", location), ("%s", err->message));
   g_clear_error (&err);
   g_free (location);
   g_clear_pointer (&self->stream_tensor_id, g_free);
+  gst_tensor_inject_cuda_stop (&self->cuda);
   return FALSE;
 }
 
@@ -347,8 +392,31 @@ gst_tensor_inject_stop (GstBaseTransform * trans)
   g_clear_pointer (&self->stream_location, g_free);
   g_clear_pointer (&self->stream_tensor_id, g_free);
   gst_tensor_inject_npy_clear (&self->single);
+  gst_clear_buffer (&self->single_cuda);
+  gst_tensor_inject_cuda_stop (&self->cuda);
   self->info_valid = FALSE;
   return TRUE;
+}
+
+static void
+gst_tensor_inject_set_context (GstElement * element, GstContext * context)
+{
+  GstTensorInject *self = GST_TENSOR_INJECT (element);
+
+  gst_tensor_inject_cuda_set_context (&self->cuda, element, context);
+  GST_ELEMENT_CLASS (parent_class)->set_context (element, context);
+}
+
+static gboolean
+gst_tensor_inject_query (GstBaseTransform * trans, GstPadDirection direction,
+    GstQuery * query)
+{
+  GstTensorInject *self = GST_TENSOR_INJECT (trans);
+
+  if (gst_tensor_inject_cuda_query (&self->cuda, GST_ELEMENT (self), query))
+    return TRUE;
+  return GST_BASE_TRANSFORM_CLASS (parent_class)->query (trans, direction,
+      query);
 }
 
 /* Attaches one tensor the way any upstream element does, through the
@@ -393,12 +461,53 @@ gst_tensor_inject_attach (GstBuffer * buffer, const gchar * id,
   return TRUE;
 }
 
+/* gst_tensor_inject_attach, with the bytes moved into CUDA memory first
+ * for memory=cuda. */
+static gboolean
+gst_tensor_inject_attach_data (GstTensorInject * self, GstBuffer * buffer,
+    cnms_dtype dtype, const gint64 * dims, guint n_dims, GstBuffer * data)
+{
+  GstBuffer *cuda = NULL;
+  GstMapInfo map;
+  gboolean ok;
+
+  if (!self->stream_cuda)
+    return gst_tensor_inject_attach (buffer, self->stream_tensor_id, dtype,
+        dims, n_dims, data);
+  if (!gst_buffer_map (data, &map, GST_MAP_READ))
+    return FALSE;
+  cuda = gst_tensor_inject_cuda_buffer (&self->cuda, map.data, map.size);
+  gst_buffer_unmap (data, &map);
+  if (cuda == NULL)
+    return FALSE;
+  ok = gst_tensor_inject_attach (buffer, self->stream_tensor_id, dtype, dims,
+      n_dims, cuda);
+  gst_buffer_unref (cuda);
+  return ok;
+}
+
 static GstFlowReturn
 gst_tensor_inject_attach_npy (GstTensorInject * self, GstBuffer * buffer,
     const GstTensorInjectNpy * npy)
 {
-  if (!gst_tensor_inject_attach (buffer, self->stream_tensor_id, npy->dtype,
-          npy->dims, (guint) npy->n_dims, npy->data))
+  /* the one file in CUDA memory is uploaded once and attached to every
+   * buffer, as an inference output that stays on the GPU */
+  if (self->stream_cuda && npy == &self->single) {
+    GstMapInfo map;
+    if (self->single_cuda == NULL
+        && gst_buffer_map (npy->data, &map, GST_MAP_READ)) {
+      self->single_cuda = gst_tensor_inject_cuda_buffer (&self->cuda,
+          map.data, map.size);
+      gst_buffer_unmap (npy->data, &map);
+    }
+    if (self->single_cuda == NULL
+        || !gst_tensor_inject_attach (buffer, self->stream_tensor_id,
+            npy->dtype, npy->dims, (guint) npy->n_dims, self->single_cuda))
+      goto attach_failed;
+    return GST_FLOW_OK;
+  }
+  if (!gst_tensor_inject_attach_data (self, buffer, npy->dtype, npy->dims,
+          (guint) npy->n_dims, npy->data))
     goto attach_failed;
   return GST_FLOW_OK;
 
@@ -449,7 +558,7 @@ gst_tensor_inject_synthesize (GstTensorInject * self, GstBuffer * buffer)
   gst_tensor_inject_scene_render (self->scene, self->frame, map.data);
   gst_buffer_unmap (data, &map);
   gst_tensor_inject_scene_dims (self->scene, dims);
-  if (!gst_tensor_inject_attach (buffer, self->stream_tensor_id,
+  if (!gst_tensor_inject_attach_data (self, buffer,
           self->data_type == GST_TENSOR_INJECT_DATA_TYPE_FLOAT16 ?
           CNMS_DTYPE_FLOAT16 : CNMS_DTYPE_FLOAT32, dims, 3, data)) {
     GST_ELEMENT_ERROR (self, CORE, FAILED, ("Could not attach the tensor."),
@@ -631,6 +740,19 @@ gst_tensor_inject_class_init (GstTensorInjectClass * klass)
       g_param_spec_boolean ("draw-objects", "Draw objects",
           "Paint the synthetic scene's objects into the frames (RGB "
           "formats and I420)", DEFAULT_PROP_DRAW_OBJECTS, flags));
+  /**
+   * GstTensorInject:memory:
+   *
+   * Where the tensor's bytes go: system memory, or GstCudaMemory of the
+   * pipeline's shared CUDA context (the context query and set_context of
+   * gst-cuda, as cudaupload shares it), as a GPU inference element leaves
+   * its output. memory=cuda without gst-cuda, the NVIDIA driver or a CUDA
+   * device is an error at start.
+   */
+  g_object_class_install_property (gobject_class, PROP_MEMORY,
+      g_param_spec_enum ("memory", "Memory",
+          "Where the tensor's bytes are: system or CUDA memory",
+          GST_TYPE_TENSOR_INJECT_MEMORY, DEFAULT_PROP_MEMORY, flags));
 
   gst_element_class_add_static_pad_template (element_class, &sink_template);
   gst_element_class_add_static_pad_template (element_class, &src_template);
@@ -640,6 +762,9 @@ gst_tensor_inject_class_init (GstTensorInjectClass * klass)
       "files or rendered from a seeded synthetic scene", "cudanms developers");
 
   trans_class->passthrough_on_same_caps = FALSE;
+  element_class->set_context =
+      GST_DEBUG_FUNCPTR (gst_tensor_inject_set_context);
+  trans_class->query = GST_DEBUG_FUNCPTR (gst_tensor_inject_query);
   trans_class->start = GST_DEBUG_FUNCPTR (gst_tensor_inject_start);
   trans_class->stop = GST_DEBUG_FUNCPTR (gst_tensor_inject_stop);
   trans_class->set_caps = GST_DEBUG_FUNCPTR (gst_tensor_inject_set_caps);
@@ -647,4 +772,5 @@ gst_tensor_inject_class_init (GstTensorInjectClass * klass)
 
   gst_type_mark_as_plugin_api (GST_TYPE_TENSOR_INJECT_LAYOUT, 0);
   gst_type_mark_as_plugin_api (GST_TYPE_TENSOR_INJECT_DATA_TYPE, 0);
+  gst_type_mark_as_plugin_api (GST_TYPE_TENSOR_INJECT_MEMORY, 0);
 }

@@ -31,6 +31,21 @@ typedef enum
   GST_TENSOR_INJECT_DATA_TYPE_FLOAT16
 } GstTensorInjectDataType;
 
+/**
+ * GstTensorInjectMemory:
+ * @GST_TENSOR_INJECT_MEMORY_SYSTEM: the tensor's bytes in system memory
+ * @GST_TENSOR_INJECT_MEMORY_CUDA: in GstCudaMemory of the pipeline's CUDA
+ *   context, as a GPU inference element leaves its output
+ */
+typedef enum
+{
+  GST_TENSOR_INJECT_MEMORY_SYSTEM,
+  GST_TENSOR_INJECT_MEMORY_CUDA
+} GstTensorInjectMemory;
+
+#define GST_TYPE_TENSOR_INJECT_MEMORY (gst_tensor_inject_memory_get_type ())
+GType gst_tensor_inject_memory_get_type (void);
+
 #define GST_TYPE_TENSOR_INJECT_LAYOUT (gst_tensor_inject_layout_get_type ())
 GType gst_tensor_inject_layout_get_type (void);
 #define GST_TYPE_TENSOR_INJECT_DATA_TYPE (gst_tensor_inject_data_type_get_type ())

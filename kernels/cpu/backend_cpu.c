@@ -279,4 +279,5 @@ const cnms_backend_ops cnms_cpu_ops = {
   cpu_detect,
   cpu_nms,
   NULL,
+  NULL,
 };

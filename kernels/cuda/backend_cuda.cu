@@ -325,6 +325,22 @@ cuda_test_option (cnms_backend_ctx *ctx, int option, int value)
     s->force_large = value != 0;
 }
 
+static cnms_status
+cuda_set_stream (cnms_backend_ctx *ctx, void *stream)
+{
+  cnms_cuda_priv *s = (cnms_cuda_priv *) ctx->priv;
+  cnms_device_scope scope (s->device);
+
+  if (scope.err != cudaSuccess)
+    return cnms_cuda_error (ctx, scope.err, "selecting the CUDA device");
+  /* what was queued on the old stream must not overlap the new one's use
+   * of the same buffers */
+  CNMS_CUDA_TRY (ctx, cudaStreamSynchronize (s->stream),
+      "finishing the previous stream's work");
+  s->stream = stream != NULL ? (cudaStream_t) stream : s->own_stream;
+  return CNMS_OK;
+}
+
 extern "C" const cnms_backend_ops cnms_cuda_ops = {
   "cuda",
   cnms_cuda_create,
@@ -332,4 +348,5 @@ extern "C" const cnms_backend_ops cnms_cuda_ops = {
   cuda_detect,
   cuda_nms,
   cuda_test_option,
+  cuda_set_stream,
 };

@@ -45,7 +45,8 @@ typedef struct {
 
 typedef struct {
   int device;
-  cudaStream_t stream;
+  cudaStream_t stream;          /* where the work goes: own, or the caller's */
+  cudaStream_t own_stream;      /* made at creation, destroyed with the context */
   size_t smem_budget;           /* dynamic shared memory an engine launch may
                                  * use: the opt-in maximum less its static arrays */
   int sms;                      /* multiprocessors: engine grid sizes */

@@ -126,34 +126,73 @@ cnms_cuda_backend_device_count (void)
   return n;
 }
 
-/* Process-wide state of a device, set up once: function attributes apply
- * to every context of the process on that device, so they are never set
- * per context (a context lowering a limit under another's launch is a
- * race). The engine may use the device's whole opt-in shared memory;
- * each launch asks for what its candidate bound needs within that. */
-#define CNMS_MAX_DEVICES 64
+/* Process-wide state, set up once per CUDA context (a device's primary
+ * context, or another one made current by the caller, such as a
+ * GStreamer pipeline's GstCudaContext: kernel attributes belong to the
+ * module loaded in each): function attributes apply to everything that
+ * runs in that context, so they are never set per cnms context (one
+ * lowering a limit under another's launch is a race), and always to the
+ * same value, the engine's whole budget of the device. */
+#define CNMS_MAX_SETUPS 64
+typedef int (*cu_ctx_get_current_fn) (void **ctx);
 static std::mutex device_setup_lock;
-static cudaError_t device_setup_status[CNMS_MAX_DEVICES];
-static bool device_setup_done[CNMS_MAX_DEVICES];
+static void *setup_ctx[CNMS_MAX_SETUPS];
+static int setup_dev[CNMS_MAX_SETUPS];
+static cudaError_t setup_status[CNMS_MAX_SETUPS];
+static int n_setups;
+
+/* The CUDA context current on this thread (the driver's cuCtxGetCurrent,
+ * looked up through the runtime), or NULL when it cannot be told. */
+static void *
+current_cu_context (void)
+{
+  static cu_ctx_get_current_fn get_current;
+  static bool looked_up;
+  void *c = NULL;
+
+  if (!looked_up) {
+    void *fn = NULL;
+    cudaDriverEntryPointQueryResult q;
+    if (cudaGetDriverEntryPointByVersion ("cuCtxGetCurrent", &fn, 12000,
+            cudaEnableDefault, &q) == cudaSuccess
+        && q == cudaDriverEntryPointSuccess)
+      get_current = (cu_ctx_get_current_fn) fn;
+    (void) cudaGetLastError ();
+    looked_up = true;
+  }
+  if (get_current == NULL || get_current (&c) != 0)
+    return NULL;
+  return c;
+}
 
 static cudaError_t
 device_setup (int dev, size_t smem_budget)
 {
   std::lock_guard < std::mutex > lock (device_setup_lock);
+  void *cu;
   cudaError_t e;
+  int i;
 
-  if (dev < 0 || dev >= CNMS_MAX_DEVICES)
-    return cudaErrorInvalidDevice;
-  if (device_setup_done[dev])
-    return device_setup_status[dev];
+  /* the runtime makes the device's context current if none is */
+  e = cudaFree (NULL);
+  if (e != cudaSuccess)
+    return e;
+  cu = current_cu_context ();
+  for (i = 0; i < n_setups; i++)
+    if (cu != NULL && setup_ctx[i] == cu && setup_dev[i] == dev)
+      return setup_status[i];
   /* a build without code for this device fails here, at context
    * creation, instead of at the first launch */
   e = cnms_cuda_image_check ();
   if (e == cudaSuccess)
     e = cnms_cuda_engine_allow_smem (smem_budget);
   (void) cudaGetLastError ();
-  device_setup_status[dev] = e;
-  device_setup_done[dev] = true;
+  if (cu != NULL && n_setups < CNMS_MAX_SETUPS) {
+    setup_ctx[n_setups] = cu;
+    setup_dev[n_setups] = dev;
+    setup_status[n_setups] = e;
+    n_setups++;
+  }
   return e;
 }
 
@@ -278,11 +317,12 @@ cnms_cuda_create (cnms_backend_ctx *ctx, int device_id)
   }
   /* every kernel launch of this context goes to this stream, never to
    * the legacy default stream */
-  e = cudaStreamCreateWithFlags (&s->stream, cudaStreamNonBlocking);
+  e = cudaStreamCreateWithFlags (&s->own_stream, cudaStreamNonBlocking);
   if (e != cudaSuccess) {
     free (s);
     return cnms_cuda_error (ctx, e, "cudaStreamCreateWithFlags");
   }
+  s->stream = s->own_stream;
   ctx->priv = s;
   return CNMS_OK;
 }
@@ -296,13 +336,15 @@ cnms_cuda_destroy (cnms_backend_ctx *ctx)
     return;
   {
     cnms_device_scope scope (s->device);
-    (void) cudaStreamSynchronize (s->stream);
+    /* a caller's stream (cnms_ctx_set_cuda_stream) has nothing of this
+     * context's queued: every call ends synchronised */
+    (void) cudaStreamSynchronize (s->own_stream);
     release_all (ctx, s);
     if (s->events) {
       (void) cudaEventDestroy (s->ev_start);
       (void) cudaEventDestroy (s->ev_stop);
     }
-    (void) cudaStreamDestroy (s->stream);
+    (void) cudaStreamDestroy (s->own_stream);
     (void) cudaGetLastError ();
   }
   free (s);

@@ -13,13 +13,25 @@
  *                             four threads give the ROIs they give one at a
  *                             time (skips without a device)
  *   test-gpu-element auto     the read-only "backend" property: device=auto
- *                             runs "cuda" where a device exists and "cpu"
- *                             where none does; device=cpu runs "cpu"; NULL
+ *                             on host tensors runs "cuda" or "cpu" (the
+ *                             faster one after timing both) where a device
+ *                             exists, "cpu" where none does, and the ROIs
+ *                             of device=cpu; device=cpu runs "cpu"; NULL
  *                             when stopped (runs everywhere)
+ *   test-gpu-element device   device tensors: cudaupload ! tensorinject
+ *                             memory=cuda ! cudanms ! cudadownload, the four
+ *                             streams, on device=auto (runs "cuda"), cuda
+ *                             and cpu (downloads: runs "cpu"), all with the
+ *                             ROIs of host tensors on device=cpu; the three
+ *                             CUDA elements hold one GstCudaContext; four
+ *                             such pipelines at once; a bad device tensor
+ *                             warns as a host one does (skips without a
+ *                             device or nvcodec's cudaupload)
  */
 #include <stdio.h>
 #include <string.h>
 
+#include <glib/gstdio.h>
 #include <gst/gst.h>
 #include <gst/video/video.h>
 
@@ -36,6 +48,8 @@ typedef struct {
   guint seed;
   const gchar *device;          /* cudanms device */
   gint frames;
+  gboolean cuda_memory;         /* cudaupload ! tensorinject memory=cuda */
+  const gchar *location;        /* tensorinject location, or NULL */
 } RunConfig;
 
 /* What one pipeline run produced. */
@@ -44,6 +58,9 @@ typedef struct {
   GPtrArray *frames;            /* gchar *, one line of ROIs per frame */
   guint n_rois;
   gchar *backend;               /* the element's "backend" while running */
+  gchar *warning;               /* the first warning's message, if any */
+  gpointer contexts[3];         /* the GstCudaContext of cudaupload,
+                                 * tensorinject and cudanms (device runs) */
 } RunResult;
 
 static void
@@ -51,6 +68,29 @@ run_result_clear (RunResult * r)
 {
   g_clear_pointer (&r->frames, g_ptr_array_unref);
   g_clear_pointer (&r->backend, g_free);
+  g_clear_pointer (&r->warning, g_free);
+}
+
+/* The GstCudaContext element answers a context query with, or NULL. */
+static gpointer
+cuda_context_of (GstElement * element)
+{
+  /* gst-cuda's context type, and the name of its structure's field */
+  GstQuery *q = gst_query_new_context ("gst.cuda.context");
+  GstContext *ctx = NULL;
+  gpointer obj = NULL;
+
+  if (gst_element_query (element, q)) {
+    gst_query_parse_context (q, &ctx);
+    if (ctx != NULL) {
+      const GValue *v = gst_structure_get_value (gst_context_get_structure
+          (ctx), "gst.cuda.context");
+      if (v != NULL && G_VALUE_HOLDS_OBJECT (v))
+        obj = g_value_get_object (v);   /* the elements keep theirs */
+    }
+  }
+  gst_query_unref (q);
+  return obj;
 }
 
 /* Every ROI meta of buf in attach (kept) order, exactly. */
@@ -93,11 +133,21 @@ on_buffer (GstPad * pad, GstPadProbeInfo * info, gpointer user_data)
 static void
 run_pipeline (const RunConfig * c, RunResult * r)
 {
-  gchar *desc = g_strdup_printf ("videotestsrc num-buffers=%d pattern=black "
+  gchar *where = c->location != NULL ?
+      g_strdup_printf ("location=%s", c->location) :
+      g_strdup_printf ("seed=%u", c->seed);
+  gchar *desc = c->cuda_memory ?
+      g_strdup_printf ("videotestsrc num-buffers=%d pattern=black "
+      "! video/x-raw,format=NV12,width=1280,height=720,framerate=30/1 "
+      "! cudaupload name=up ! tensorinject name=inj memory=cuda %s "
+      "layout=%s data-type=%s ! cudanms name=nms device=%s ! cudadownload "
+      "! fakesink name=sink sync=false", c->frames, where, c->layout,
+      c->data_type, c->device) :
+      g_strdup_printf ("videotestsrc num-buffers=%d pattern=black "
       "! video/x-raw,format=GRAY8,width=1280,height=720,framerate=30/1 "
-      "! tensorinject seed=%u layout=%s data-type=%s "
+      "! tensorinject %s layout=%s data-type=%s "
       "! cudanms name=nms device=%s ! fakesink name=sink sync=false",
-      c->frames, c->seed, c->layout, c->data_type, c->device);
+      c->frames, where, c->layout, c->data_type, c->device);
   GError *err = NULL;
   GstElement *pipe = gst_parse_launch (desc, &err);
   GstElement *sink, *nms;
@@ -105,6 +155,7 @@ run_pipeline (const RunConfig * c, RunResult * r)
   GstBus *bus;
   GstMessage *msg;
 
+  g_free (where);
   memset (r, 0, sizeof *r);
   r->frames = g_ptr_array_new_with_free_func (g_free);
   if (pipe == NULL || err != NULL) {
@@ -122,8 +173,18 @@ run_pipeline (const RunConfig * c, RunResult * r)
 
   bus = gst_element_get_bus (pipe);
   gst_element_set_state (pipe, GST_STATE_PLAYING);
-  msg = gst_bus_timed_pop_filtered (bus, TIMEOUT_S * GST_SECOND,
-      GST_MESSAGE_EOS | GST_MESSAGE_ERROR);
+  /* the first warning is kept; EOS or an error ends the run */
+  while ((msg = gst_bus_timed_pop_filtered (bus, TIMEOUT_S * GST_SECOND,
+              GST_MESSAGE_EOS | GST_MESSAGE_ERROR | GST_MESSAGE_WARNING))
+      != NULL && GST_MESSAGE_TYPE (msg) == GST_MESSAGE_WARNING) {
+    if (r->warning == NULL) {
+      GError *w = NULL;
+      gst_message_parse_warning (msg, &w, NULL);
+      r->warning = g_strdup (w->message);
+      g_clear_error (&w);
+    }
+    gst_message_unref (msg);
+  }
   if (msg != NULL && GST_MESSAGE_TYPE (msg) == GST_MESSAGE_EOS) {
     r->ok = TRUE;
   } else if (msg != NULL) {
@@ -135,8 +196,17 @@ run_pipeline (const RunConfig * c, RunResult * r)
   } else {
     printf ("FAIL: \"%s\": no EOS within %d s\n", desc, TIMEOUT_S);
   }
-  /* still running: the backend in use */
+  /* still running: the backend in use, the shared CUDA context */
   g_object_get (nms, "backend", &r->backend, NULL);
+  if (c->cuda_memory) {
+    static const gchar *names[3] = { "up", "inj", "nms" };
+    gint k;
+    for (k = 0; k < 3; k++) {
+      GstElement *e = gst_bin_get_by_name (GST_BIN (pipe), names[k]);
+      r->contexts[k] = cuda_context_of (e);
+      gst_object_unref (e);
+    }
+  }
   if (msg != NULL)
     gst_message_unref (msg);
   gst_element_set_state (pipe, GST_STATE_NULL);
@@ -191,10 +261,10 @@ run_ok (const gchar * what, const RunConfig * c, const RunResult * r,
 }
 
 static const RunConfig streams[N_THREADS] = {
-  {"yolov8", "float32", 11, "cuda", N_FRAMES},
-  {"yolov5", "float32", 12, "cuda", N_FRAMES},
-  {"yolov8", "float16", 13, "cuda", N_FRAMES},
-  {"yolov5", "float16", 14, "cuda", N_FRAMES},
+  {"yolov8", "float32", 11, "cuda", N_FRAMES, FALSE, NULL},
+  {"yolov5", "float32", 12, "cuda", N_FRAMES, FALSE, NULL},
+  {"yolov8", "float16", 13, "cuda", N_FRAMES, FALSE, NULL},
+  {"yolov5", "float16", 14, "cuda", N_FRAMES, FALSE, NULL},
 };
 
 static int
@@ -240,26 +310,30 @@ stream_thread (gpointer data)
 }
 
 static int
-test_threads (void)
+test_threads (gboolean cuda_memory)
 {
+  RunConfig cfg[N_THREADS];
   RunResult alone[N_THREADS];
   GThread *th[N_THREADS];
   int failed = 0, i;
 
+  for (i = 0; i < N_THREADS; i++) {
+    cfg[i] = streams[i];
+    cfg[i].cuda_memory = cuda_memory;
+    run_pipeline (&cfg[i], &alone[i]);
+  }
   for (i = 0; i < N_THREADS; i++)
-    run_pipeline (&streams[i], &alone[i]);
-  for (i = 0; i < N_THREADS; i++)
-    th[i] = g_thread_new ("stream", stream_thread, (gpointer) & streams[i]);
+    th[i] = g_thread_new ("stream", stream_thread, (gpointer) & cfg[i]);
   for (i = 0; i < N_THREADS; i++) {
     RunResult *together = g_thread_join (th[i]);
-    gchar *what = g_strdup_printf ("stream %d (%s %s)", i, streams[i].layout,
-        streams[i].data_type);
-    gboolean ok = run_ok (what, &streams[i], &alone[i], "cuda")
-        && run_ok (what, &streams[i], together, "cuda")
+    gchar *what = g_strdup_printf ("stream %d (%s %s%s)", i, cfg[i].layout,
+        cfg[i].data_type, cuda_memory ? ", device tensors" : "");
+    gboolean ok = run_ok (what, &cfg[i], &alone[i], "cuda")
+        && run_ok (what, &cfg[i], together, "cuda")
         && same_frames (what, &alone[i], together);
 
     printf ("threads %s: %u ROIs over %d frames, concurrent %s one at a "
-        "time\n", what, together->n_rois, streams[i].frames,
+        "time\n", what, together->n_rois, cfg[i].frames,
         ok ? "==" : "!=");
     failed += !ok;
     run_result_clear (together);
@@ -274,8 +348,8 @@ static int
 test_auto (void)
 {
   const gboolean cuda = cnms_cuda_device_count () > 0;
-  RunConfig c = { "yolov8", "float32", 21, "auto", 5 };
-  RunResult r;
+  RunConfig c = { "yolov8", "float32", 21, "auto", 12, FALSE, NULL };
+  RunResult r, ref;
   GstElement *nms = gst_element_factory_make ("cudanms", NULL);
   gchar *idle = NULL;
   int failed = 0;
@@ -292,17 +366,118 @@ test_auto (void)
   g_free (idle);
   gst_object_unref (nms);
 
+  /* host tensors: with a device, whichever backend timed faster on the
+   * first buffers; the ROIs are device=cpu's either way */
   run_pipeline (&c, &r);
-  failed += !run_ok ("device=auto", &c, &r, cuda ? "cuda" : "cpu");
-  printf ("device=auto with %d CUDA devices: backend %s\n",
+  failed += !run_ok ("device=auto", &c, &r, cuda && g_strcmp0 (r.backend,
+          "cpu") != 0 ? "cuda" : "cpu");
+  printf ("device=auto with %d CUDA devices, host tensors: backend %s\n",
       cnms_cuda_device_count (), r.backend ? r.backend : "(null)");
-  run_result_clear (&r);
 
   c.device = "cpu";
-  run_pipeline (&c, &r);
-  failed += !run_ok ("device=cpu", &c, &r, "cpu");
+  run_pipeline (&c, &ref);
+  failed += !run_ok ("device=cpu", &c, &ref, "cpu");
+  failed += !same_frames ("device=auto vs cpu", &ref, &r);
   run_result_clear (&r);
+  run_result_clear (&ref);
   return failed;
+}
+
+/* A [1, 3, 3] float32 .npy: dims that fit no layout. */
+static gchar *
+write_bad_npy (void)
+{
+  static const char head[] = "{'descr': '<f4', 'fortran_order': False, "
+      "'shape': (1, 3, 3), }";
+  gchar *path = g_build_filename (g_get_tmp_dir (), "cnms-bad-tensor.npy",
+      NULL);
+  GString *f = g_string_new ("\x93NUMPY\x01");
+  gsize hlen = sizeof head - 1, pad = 64 - (10 + hlen + 1) % 64;
+  gfloat zeros[9] = { 0 };
+
+  g_string_append_c (f, 0);
+  g_string_append_c (f, (gchar) ((hlen + pad + 1) & 0xff));
+  g_string_append_c (f, (gchar) ((hlen + pad + 1) >> 8));
+  g_string_append (f, head);
+  while (pad-- > 0)
+    g_string_append_c (f, ' ');
+  g_string_append_c (f, '\n');
+  g_string_append_len (f, (const gchar *) zeros, sizeof zeros);
+  g_file_set_contents (path, f->str, (gssize) f->len, NULL);
+  g_string_free (f, TRUE);
+  return path;
+}
+
+static int
+test_device (void)
+{
+  static const gchar *devices[] = { "auto", "cuda", "cpu" };
+  int failed = 0, i, d;
+  gchar *bad;
+  RunConfig bc = { "yolov8", "float32", 0, "auto", 3, FALSE, NULL };
+  RunResult bh, bd;
+
+  for (i = 0; i < N_THREADS; i++) {
+    RunConfig ref_cfg = streams[i];
+    RunResult ref;
+
+    ref_cfg.device = "cpu";
+    run_pipeline (&ref_cfg, &ref);
+    failed += !run_ok ("host tensors on cpu", &ref_cfg, &ref, "cpu");
+    for (d = 0; d < 3; d++) {
+      RunConfig c = streams[i];
+      RunResult r;
+      gchar *what = g_strdup_printf ("device tensors %s %s, device=%s",
+          c.layout, c.data_type, devices[d]);
+      gboolean ok;
+
+      c.cuda_memory = TRUE;
+      c.device = devices[d];
+      run_pipeline (&c, &r);
+      ok = run_ok (what, &c, &r, d == 2 ? "cpu" : "cuda")
+          && same_frames (what, &ref, &r);
+      if (ok && ref.n_rois == 0) {
+        printf ("FAIL: %s: no ROI at all\n", what);
+        ok = FALSE;
+      }
+      if (ok && (r.contexts[0] == NULL || r.contexts[0] != r.contexts[1]
+              || r.contexts[1] != r.contexts[2])) {
+        printf ("FAIL: %s: CUDA contexts %p (cudaupload) %p (tensorinject) "
+            "%p (cudanms), expected one\n", what, r.contexts[0],
+            r.contexts[1], r.contexts[2]);
+        ok = FALSE;
+      }
+      printf ("%s: %u ROIs, backend %s, one GstCudaContext %p, %s host "
+          "tensors on cpu\n", what, r.n_rois, r.backend ? r.backend : "-",
+          r.contexts[2], ok ? "==" : "!=");
+      failed += !ok;
+      run_result_clear (&r);
+      g_free (what);
+    }
+    run_result_clear (&ref);
+  }
+
+  /* a bad tensor warns alike in device and in host memory */
+  bad = write_bad_npy ();
+  bc.location = bad;
+  run_pipeline (&bc, &bh);
+  bc.cuda_memory = TRUE;
+  run_pipeline (&bc, &bd);
+  if (!bh.ok || !bd.ok || bh.warning == NULL
+      || g_strcmp0 (bh.warning, bd.warning) != 0) {
+    printf ("FAIL: bad tensor warnings: host \"%s\", device \"%s\"\n",
+        bh.warning ? bh.warning : "(none)", bd.warning ? bd.warning :
+        "(none)");
+    failed++;
+  } else {
+    printf ("bad device tensor warns as a host one: \"%s\"\n", bd.warning);
+  }
+  run_result_clear (&bh);
+  run_result_clear (&bd);
+  g_unlink (bad);
+  g_free (bad);
+
+  return failed + test_threads (TRUE);
 }
 
 int
@@ -314,14 +489,23 @@ main (int argc, char **argv)
   gst_init (&argc, &argv);
   if (strcmp (mode, "auto") == 0) {
     failed = test_auto ();
-  } else if (strcmp (mode, "parity") == 0 || strcmp (mode, "threads") == 0) {
+  } else if (strcmp (mode, "parity") == 0 || strcmp (mode, "threads") == 0
+      || strcmp (mode, "device") == 0) {
+    GstElementFactory *up = gst_element_factory_find ("cudaupload");
     if (cnms_cuda_device_count () <= 0) {
       printf ("element %s: SKIP, no CUDA device\n", mode);
       return SKIP;
     }
-    failed = mode[0] == 'p' ? test_parity () : test_threads ();
+    if (mode[0] == 'd' && up == NULL) {
+      printf ("element %s: SKIP, no cudaupload (nvcodec)\n", mode);
+      return SKIP;
+    }
+    if (up != NULL)
+      gst_object_unref (up);
+    failed = mode[0] == 'p' ? test_parity () : mode[0] == 't' ?
+        test_threads (FALSE) : test_device ();
   } else {
-    printf ("usage: test-gpu-element parity|threads|auto\n");
+    printf ("usage: test-gpu-element parity|threads|auto|device\n");
     return 2;
   }
   printf ("element %s: %s\n", mode, failed ? "FAILED" : "ok");

@@ -102,6 +102,44 @@ GST_START_TEST (test_synthetic_motion)
 
 GST_END_TEST;
 
+/* memory=cuda: a clear error at start without a CUDA device (or a build
+ * without gst-cuda); with one, the stream runs to EOS. */
+GST_START_TEST (test_memory_cuda)
+{
+  GstElement *pipe = gst_parse_launch ("videotestsrc num-buffers=2 ! "
+      "tensorinject memory=cuda ! fakesink", NULL);
+  GstBus *bus = gst_element_get_bus (pipe);
+  GstMessage *msg;
+
+  fail_unless (pipe != NULL);
+  gst_element_set_state (pipe, GST_STATE_PLAYING);
+  msg = gst_bus_timed_pop_filtered (bus, 30 * GST_SECOND,
+      GST_MESSAGE_EOS | GST_MESSAGE_ERROR);
+  fail_unless (msg != NULL);
+  if (cnms_cuda_device_count () > 0) {
+    fail_unless_equals_int (GST_MESSAGE_TYPE (msg), GST_MESSAGE_EOS);
+  } else {
+    GError *err = NULL;
+    gchar *dbg = NULL;
+
+    fail_unless_equals_int (GST_MESSAGE_TYPE (msg), GST_MESSAGE_ERROR);
+    gst_message_parse_error (msg, &err, &dbg);
+    fail_unless (g_str_has_prefix (err->message,
+            "Cannot put tensors in CUDA memory: memory=cuda: "), "%s",
+        err->message);
+    fail_unless (strstr (dbg, "needs gst-cuda, the NVIDIA driver and a CUDA "
+            "device") != NULL, "%s", dbg);
+    g_clear_error (&err);
+    g_free (dbg);
+  }
+  gst_message_unref (msg);
+  gst_element_set_state (pipe, GST_STATE_NULL);
+  gst_object_unref (bus);
+  gst_object_unref (pipe);
+}
+
+GST_END_TEST;
+
 static GstHarness *
 replay_harness (const gchar * location)
 {
@@ -587,6 +625,7 @@ tensorinject_suite (void)
   tcase_add_test (tc, test_draw_off);
   tcase_add_test (tc, test_draw_unsupported);
   tcase_add_test (tc, test_draw_under_box);
+  tcase_add_test (tc, test_memory_cuda);
   return s;
 }
 

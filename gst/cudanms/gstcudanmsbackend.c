@@ -1,0 +1,263 @@
+/* cudanms: the element's backends (see gstcudanmsbackend.h).
+ *
+ * The CUDA backend runs in the pipeline's CUDA context: start asks the
+ * pipeline for a GstCudaContext (gst_cuda_ensure_element_context, which
+ * also answers other elements' context queries through ours), pushes it
+ * while creating the library context, whose stream is then a stream of
+ * that context, and pushes it again around every call. cudaupload, NVDEC
+ * and any other gst-cuda element of the pipeline share it, so their
+ * GstCudaMemory is used in place. */
+#ifdef HAVE_CONFIG_H
+#include "config.h"
+#endif
+
+#include <string.h>
+
+#ifdef HAVE_GST_CUDA
+#include <gst/cuda/gstcudacontext.h>
+#include <gst/cuda/gstcudaloader.h>
+#include <gst/cuda/gstcudamemory.h>
+#include <gst/cuda/gstcudautils.h>
+#endif
+
+#include "gstcudanmsbackend.h"
+
+GST_DEBUG_CATEGORY_EXTERN (gst_cudanms_debug);
+#define GST_CAT_DEFAULT gst_cudanms_debug
+
+#ifdef HAVE_GST_CUDA
+static gboolean
+push (GstObject * context)
+{
+  return context == NULL || gst_cuda_context_push (GST_CUDA_CONTEXT (context));
+}
+
+static void
+pop (GstObject * context)
+{
+  if (context != NULL)
+    gst_cuda_context_pop (NULL);
+}
+
+/* The pipeline's CUDA context for device_id, or NULL (no gst-cuda CUDA
+ * library, no device: the CUDA backend then runs without one). */
+static GstObject *
+ensure_context (GstElement * element, gint device_id)
+{
+  GstCudaContext *ctx = NULL;
+
+  if (!gst_cuda_load_library ())
+    return NULL;
+  if (!gst_cuda_ensure_element_context (element, device_id, &ctx))
+    return NULL;
+  return GST_OBJECT (ctx);
+}
+#else
+#define push(context) ((void) (context), TRUE)
+#define pop(context) ((void) (context))
+#define ensure_context(element, device_id) ((void) (element), \
+    (void) (device_id), NULL)
+#endif
+
+static void
+pick_reset (GstCudanmsBackend * be, const cnms_tensor * t)
+{
+  be->pick_dtype = t->dtype;
+  be->pick_n_dims = t->n_dims;
+  memcpy (be->pick_dims, t->dims, sizeof (be->pick_dims));
+  memset (be->pick_runs, 0, sizeof (be->pick_runs));
+  memset (be->pick_us, 0, sizeof (be->pick_us));
+  be->pick_choice = -1;
+}
+
+gboolean
+gst_cudanms_backend_start (GstCudanmsBackend * be, GstElement * element,
+    GstCudanmsDevice device, gint device_id, gchar * msg, gsize msg_size)
+{
+  const gint n_cuda = cnms_cuda_device_count ();
+  cnms_status st;
+
+  memset (be, 0, sizeof (*be));
+  be->device = device;
+  be->pick_choice = -1;
+  if (device != GST_CUDANMS_DEVICE_CPU && n_cuda > 0) {
+    be->cuda_context = ensure_context (element, device_id);
+    /* with a shared context its device is the one: the library takes the
+     * current device */
+    if (push (be->cuda_context)) {
+      st = cnms_ctx_new (CNMS_BACKEND_CUDA,
+          be->cuda_context != NULL ? -1 : device_id, &be->cuda);
+      pop (be->cuda_context);
+    } else {
+      st = CNMS_ERR_CUDA;
+    }
+    if (st != CNMS_OK) {
+      GST_WARNING_OBJECT (element, "CUDA backend unavailable: %s",
+          cnms_status_str (st));
+      be->cuda = NULL;
+      gst_clear_object (&be->cuda_context);
+    }
+  }
+  if (device == GST_CUDANMS_DEVICE_CUDA && be->cuda == NULL) {
+    g_snprintf (msg, msg_size, "device=cuda, but no CUDA device can run "
+        "it (%d devices, CUDA build: %s)", n_cuda, HAVE_CUDA ? "yes" : "no");
+    return FALSE;
+  }
+  if (device != GST_CUDANMS_DEVICE_CUDA) {
+    st = cnms_ctx_new (CNMS_BACKEND_CPU, -1, &be->cpu);
+    if (st != CNMS_OK) {
+      g_snprintf (msg, msg_size, "cannot create the CPU context: %s",
+          cnms_status_str (st));
+      gst_cudanms_backend_stop (be);
+      return FALSE;
+    }
+  }
+  GST_INFO_OBJECT (element, "backends: cuda %s (%s context), cpu %s",
+      be->cuda != NULL ? "yes" : "no",
+      be->cuda_context != NULL ? "the pipeline's" : "no shared",
+      be->cpu != NULL ? "yes" : "no");
+  return TRUE;
+}
+
+void
+gst_cudanms_backend_stop (GstCudanmsBackend * be)
+{
+  if (be->cuda != NULL) {
+    if (push (be->cuda_context)) {
+      cnms_ctx_free (be->cuda);
+      pop (be->cuda_context);
+    }
+    be->cuda = NULL;
+  }
+  g_clear_pointer (&be->cpu, cnms_ctx_free);
+  gst_clear_object (&be->cuda_context);
+}
+
+void
+gst_cudanms_backend_set_context (GstCudanmsBackend * be, GstElement * element,
+    GstContext * context, gint device_id)
+{
+#ifdef HAVE_GST_CUDA
+  GstCudaContext *ctx = (GstCudaContext *) be->cuda_context;
+
+  /* only while stopped: a running library context stays in its context */
+  if (be->cuda == NULL && gst_cuda_handle_set_context (element, context,
+          device_id, &ctx))
+    be->cuda_context = (GstObject *) ctx;
+#else
+  (void) be;
+  (void) element;
+  (void) context;
+  (void) device_id;
+#endif
+}
+
+gboolean
+gst_cudanms_backend_query (GstCudanmsBackend * be, GstElement * element,
+    GstQuery * query)
+{
+#ifdef HAVE_GST_CUDA
+  if (GST_QUERY_TYPE (query) == GST_QUERY_CONTEXT)
+    return gst_cuda_handle_context_query (element, query,
+        (GstCudaContext *) be->cuda_context);
+#else
+  (void) be;
+  (void) element;
+  (void) query;
+#endif
+  return FALSE;
+}
+
+GstObject *
+gst_cudanms_backend_device_context (const GstCudanmsBackend * be)
+{
+  return be->cuda != NULL && be->device != GST_CUDANMS_DEVICE_CPU ?
+      be->cuda_context : NULL;
+}
+
+/* device=auto on a host tensor: the backend to run it on, timing the
+ * first buffers of each shape on both. */
+static cnms_backend
+pick (GstCudanmsBackend * be, const cnms_tensor * t)
+{
+  if (t->dtype != be->pick_dtype || t->n_dims != be->pick_n_dims
+      || memcmp (t->dims, be->pick_dims, sizeof (be->pick_dims)) != 0)
+    pick_reset (be, t);
+  if (be->pick_choice >= 0)
+    return (cnms_backend) be->pick_choice;
+  return be->pick_runs[CNMS_BACKEND_CUDA] <= be->pick_runs[CNMS_BACKEND_CPU] ?
+      CNMS_BACKEND_CUDA : CNMS_BACKEND_CPU;
+}
+
+static void
+pick_record (GstCudanmsBackend * be, cnms_backend b, gint64 us)
+{
+  /* the first run of each warms up its buffers and is not counted */
+  if (be->pick_runs[b]++ > 0)
+    be->pick_us[b] += us;
+  if (be->pick_runs[CNMS_BACKEND_CPU] >= GST_CUDANMS_AUTO_TRIALS
+      && be->pick_runs[CNMS_BACKEND_CUDA] >= GST_CUDANMS_AUTO_TRIALS) {
+    be->pick_choice = be->pick_us[CNMS_BACKEND_CUDA]
+        < be->pick_us[CNMS_BACKEND_CPU] ? CNMS_BACKEND_CUDA : CNMS_BACKEND_CPU;
+    GST_INFO ("device=auto: host tensors of this shape go to the %s "
+        "backend (%" G_GINT64_FORMAT " us on cuda, %" G_GINT64_FORMAT
+        " us on cpu over %d buffers each)", be->pick_choice ==
+        CNMS_BACKEND_CUDA ? "cuda" : "cpu", be->pick_us[CNMS_BACKEND_CUDA],
+        be->pick_us[CNMS_BACKEND_CPU], GST_CUDANMS_AUTO_TRIALS - 1);
+  }
+}
+
+cnms_status
+gst_cudanms_backend_detect (GstCudanmsBackend * be, const cnms_tensor * t,
+    cnms_layout layout, const cnms_params * p, const cnms_det ** dets,
+    int *n_dets, cnms_ctx ** used)
+{
+  cnms_backend b;
+  gboolean timed = FALSE;
+  gint64 t0 = 0;
+  cnms_status st;
+
+  if (t->on_device || be->cpu == NULL)
+    b = CNMS_BACKEND_CUDA;
+  else if (be->cuda == NULL)
+    b = CNMS_BACKEND_CPU;
+  else {
+    b = pick (be, t);
+    timed = be->pick_choice < 0;
+  }
+  *used = b == CNMS_BACKEND_CUDA ? be->cuda : be->cpu;
+  if (*used == NULL)
+    return CNMS_ERR_NO_DEVICE;
+  if (timed)
+    t0 = g_get_monotonic_time ();
+  if (b == CNMS_BACKEND_CUDA && !push (be->cuda_context))
+    return CNMS_ERR_CUDA;
+  st = cnms_detect (*used, t, layout, p, dets, n_dets);
+  if (b == CNMS_BACKEND_CUDA)
+    pop (be->cuda_context);
+  if (timed && st == CNMS_OK)
+    pick_record (be, b, g_get_monotonic_time () - t0);
+  return st;
+}
+
+gboolean
+gst_cudanms_cuda_map_in_place (GstBuffer * buf, GstMapInfo * map,
+    GstObject * context)
+{
+#ifdef HAVE_GST_CUDA
+  GstMemory *mem;
+
+  if (context == NULL || gst_buffer_n_memory (buf) != 1)
+    return FALSE;
+  mem = gst_buffer_peek_memory (buf, 0);
+  if (!gst_is_cuda_memory (mem)
+      || ((GstCudaMemory *) mem)->context != (GstCudaContext *) context)
+    return FALSE;
+  return gst_buffer_map (buf, map, GST_MAP_READ | GST_MAP_CUDA);
+#else
+  (void) buf;
+  (void) map;
+  (void) context;
+  return FALSE;
+#endif
+}

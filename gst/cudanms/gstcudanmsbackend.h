@@ -1,0 +1,68 @@
+/* cudanms: the element's backends: the library contexts it runs on, the
+ * pipeline's shared CUDA context (gst-cuda) they run in, and the choice of
+ * backend for each buffer. */
+#ifndef __GST_CUDANMS_BACKEND_H__
+#define __GST_CUDANMS_BACKEND_H__
+
+#include <gst/gst.h>
+#include "cudanms.h"
+#include "gstcudanms.h"
+
+G_BEGIN_DECLS
+
+/* Buffers of a shape that device=auto times on each backend, for host
+ * tensors, before it keeps the faster (the first of each warms up). */
+#define GST_CUDANMS_AUTO_TRIALS 4
+
+typedef struct
+{
+  GstCudanmsDevice device;      /* as started */
+  cnms_ctx *cpu;                /* device=auto and cpu */
+  cnms_ctx *cuda;               /* device=auto and cuda, where CUDA works */
+  GstObject *cuda_context;      /* the pipeline's GstCudaContext, or NULL */
+
+  /* device=auto, host tensors: the shape being timed or decided */
+  cnms_dtype pick_dtype;
+  gint pick_n_dims;
+  gint64 pick_dims[CNMS_MAX_DIMS];
+  gint pick_runs[2];            /* indexed by cnms_backend */
+  gint64 pick_us[2];
+  gint pick_choice;             /* -1 until decided */
+} GstCudanmsBackend;
+
+/* Creates the contexts device asks for; the CUDA one in the pipeline's
+ * CUDA context where gst-cuda has one (gst_cuda_ensure_element_context).
+ * FALSE with a reason in msg when device=cuda cannot run or a context
+ * cannot be made. */
+gboolean gst_cudanms_backend_start (GstCudanmsBackend * be,
+    GstElement * element, GstCudanmsDevice device, gint device_id,
+    gchar * msg, gsize msg_size);
+void gst_cudanms_backend_stop (GstCudanmsBackend * be);
+
+/* GstElement::set_context and the context query (GstBaseTransform::query):
+ * TRUE when they were about the CUDA context. */
+void gst_cudanms_backend_set_context (GstCudanmsBackend * be,
+    GstElement * element, GstContext * context, gint device_id);
+gboolean gst_cudanms_backend_query (GstCudanmsBackend * be,
+    GstElement * element, GstQuery * query);
+
+/* The context in which device tensors are used in place (NULL: a device
+ * tensor is downloaded, e.g. for device=cpu). */
+GstObject *gst_cudanms_backend_device_context (const GstCudanmsBackend * be);
+
+/* Decodes and suppresses t on the backend chosen for it: a device tensor
+ * on CUDA; a host tensor on the forced backend, or with device=auto the
+ * one that was faster on the first buffers of its shape. *used: the
+ * context that ran it (for its error and counters). */
+cnms_status gst_cudanms_backend_detect (GstCudanmsBackend * be,
+    const cnms_tensor * t, cnms_layout layout, const cnms_params * p,
+    const cnms_det ** dets, int *n_dets, cnms_ctx ** used);
+
+/* Maps buf (one GstCudaMemory of context) for reading in device memory:
+ * map->data is then a device pointer. FALSE when buf is not such memory
+ * (map it on the host instead), or without gst-cuda. */
+gboolean gst_cudanms_cuda_map_in_place (GstBuffer * buf, GstMapInfo * map,
+    GstObject * context);
+
+G_END_DECLS
+#endif /* __GST_CUDANMS_BACKEND_H__ */
