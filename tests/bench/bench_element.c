@@ -1,10 +1,16 @@
 /* bench-element: frames/s of the cudanms element, 1 and K instances.
  *
  * usage: bench-element DATA_DIR OUT_JSON [--frames N] [--warmup N]
- *          [--instances 1,8] [--devices cuda,cpu]
+ *          [--instances 1,8] [--devices cuda-device,cuda,cpu,auto]
  *
  * Each instance is one pipeline in this process:
  *   appsrc ! cudanms device=D ! fakesink sync=false
+ * or, for D = cuda-device (the tensor in device memory, as a GPU inference
+ * element leaves it):
+ *   appsrc ! tensorinject memory=cuda location=DATA_DIR/yolov8.npy
+ *     ! cudanms device=auto ! fakesink sync=false
+ * where tensorinject uploads the tensor once and attaches the same
+ * GstCudaMemory to every frame, and the appsrc frames carry no tensor.
  * fed from its own thread with shallow copies of one prebuilt 640x640 GRAY8
  * buffer that carries yolov8.npy ([1,84,8400] float32, host memory) as a
  * CudanmsTensorMeta, the way an inference element would attach it (the
@@ -162,25 +168,35 @@ record (bench_json *j, const char *device, int k, int frames, double total,
 }
 
 static void
-run (bench_json *j, GstBuffer *proto, const char *device, int k, int warmup,
-    int frames)
+run (bench_json *j, GstBuffer *proto, const char *dir, const char *device,
+    int k, int warmup, int frames)
 {
   instance *in = g_new0 (instance, k);
   double *per = g_new0 (double, k), first = 0, last = 0;
+  /* the frames of cuda-device runs: tensorinject attaches their tensor */
+  GstBuffer *bare = gst_buffer_new ();
   const char *error = NULL;
   int i;
 
+  /* the video memory of proto, without its tensor meta */
+  gst_buffer_append_memory (bare, gst_buffer_get_all_memory (proto));
+
   started = FALSE;
   for (i = 0; i < k && error == NULL; i++) {
+    const gboolean on_device = strcmp (device, "cuda-device") == 0;
+    gchar *inject = on_device ? g_strdup_printf ("tensorinject memory=cuda "
+        "location=%s/yolov8.npy ! ", dir) : g_strdup ("");
     gchar *desc = g_strdup_printf ("appsrc name=src format=time block=true "
         "max-bytes=0 max-buffers=32 caps=video/x-raw,format=GRAY8,width=%d,"
-        "height=%d,framerate=30/1 ! cudanms device=%s ! fakesink name=sink "
-        "sync=false async=false", FRAME_SIZE, FRAME_SIZE, device);
+        "height=%d,framerate=30/1 ! %scudanms device=%s ! fakesink name=sink "
+        "sync=false async=false", FRAME_SIZE, FRAME_SIZE, inject,
+        on_device ? "auto" : device);
     GError *err = NULL;
     GstElement *sink;
     GstPad *pad;
 
-    in[i].proto = proto;
+    g_free (inject);
+    in[i].proto = on_device ? bare : proto;
     in[i].warmup = warmup;
     in[i].frames = frames;
     in[i].pipeline = gst_parse_launch (desc, &err);
@@ -229,6 +245,7 @@ run (bench_json *j, GstBuffer *proto, const char *device, int k, int warmup,
   }
   record (j, device, k, frames, (double) k * frames / ((last - first) * 1e-6),
       per, error, in[0].rois);
+  gst_buffer_unref (bare);
   g_free (per);
   g_free (in);
 }
@@ -237,7 +254,8 @@ static void
 usage (void)
 {
   fprintf (stderr, "usage: bench-element DATA_DIR OUT_JSON [--frames N] "
-      "[--warmup N] [--instances 1,8] [--devices cuda,cpu]\n");
+      "[--warmup N] [--instances 1,8] [--devices cuda-device,cuda,cpu,"
+      "auto]\n");
   exit (2);
 }
 
@@ -294,11 +312,12 @@ main (int argc, char **argv)
 
       if (k < 1)
         usage ();
-      if (strcmp (dev_list[d], "cuda") == 0 && cnms_cuda_device_count () == 0)
+      if (strncmp (dev_list[d], "cuda", 4) == 0
+          && cnms_cuda_device_count () == 0)
         record (&j, dev_list[d], k, frames, 0, NULL,
             "skipped: no CUDA device", 0);
       else
-        run (&j, proto, dev_list[d], k, warmup, frames);
+        run (&j, proto, argv[1], dev_list[d], k, warmup, frames);
     }
   }
   g_strfreev (dev_list);
