@@ -16,6 +16,9 @@
 
 #include "cnms_cuda.cuh"
 
+/* Bytes of a host tensor copied to pinned staging per upload. */
+#define CNMS_STAGE_CHUNK ((size_t) 256 * 1024)
+
 static size_t
 align_up (size_t v, size_t a)
 {
@@ -173,14 +176,21 @@ enqueue_detect (cnms_backend_ctx *ctx, cnms_cuda_priv *s,
     CNMS_TRY (cnms_cuda_reserve_device (ctx, &s->d_in, in_bytes, "tensor"));
     CNMS_TRY (cnms_cuda_reserve_pinned (ctx, &s->h_stage, in_bytes,
             "tensor staging"));
-    memcpy (s->h_stage.p, t->data, in_bytes);
   }
   d_hdr = (int32_t *) s->d_cand.p;
 
   CNMS_TRY (cnms_cuda_timing_begin (ctx));
   if (!t->on_device) {
-    CNMS_CUDA_TRY (ctx, cudaMemcpyAsync (s->d_in.p, s->h_stage.p, in_bytes,
-            cudaMemcpyHostToDevice, s->stream), "uploading the tensor");
+    /* chunk by chunk: the copy of a chunk into pinned staging overlaps the
+     * upload of the one before */
+    for (size_t off = 0; off < in_bytes; off += CNMS_STAGE_CHUNK) {
+      const size_t len = in_bytes - off < CNMS_STAGE_CHUNK ? in_bytes - off :
+          CNMS_STAGE_CHUNK;
+      memcpy ((char *) s->h_stage.p + off, (const char *) t->data + off, len);
+      CNMS_CUDA_TRY (ctx, cudaMemcpyAsync ((char *) s->d_in.p + off,
+              (const char *) s->h_stage.p + off, len, cudaMemcpyHostToDevice,
+              s->stream), "uploading the tensor");
+    }
     d_tensor = s->d_in.p;
   }
   CNMS_CUDA_TRY (ctx, cudaMemsetAsync (d_hdr, 0, CNMS_HEADER_BYTES,
