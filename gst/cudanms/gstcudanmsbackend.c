@@ -39,24 +39,26 @@ pop (GstObject * context)
     gst_cuda_context_pop (NULL);
 }
 
-/* The pipeline's CUDA context for device_id, or NULL (no gst-cuda CUDA
- * library, no device: the CUDA backend then runs without one). */
-static GstObject *
-ensure_context (GstElement * element, gint device_id)
+/* Makes *context the pipeline's CUDA context for device_id: the one
+ * set_context gave, else one a neighbour answers the context query with
+ * (delivered through set_context, into *context: the same storage), else a
+ * new one announced to the pipeline. FALSE, *context NULL, without
+ * gst-cuda's CUDA library or a device (the CUDA backend then runs without
+ * a shared context). */
+static gboolean
+ensure_context (GstElement * element, gint device_id, GstObject ** context)
 {
-  GstCudaContext *ctx = NULL;
-
-  if (!gst_cuda_load_library ())
-    return NULL;
-  if (!gst_cuda_ensure_element_context (element, device_id, &ctx))
-    return NULL;
-  return GST_OBJECT (ctx);
+  if (gst_cuda_load_library () && gst_cuda_ensure_element_context (element,
+          device_id, (GstCudaContext **) context))
+    return TRUE;
+  gst_clear_object (context);
+  return FALSE;
 }
 #else
 #define push(context) ((void) (context), TRUE)
 #define pop(context) ((void) (context))
-#define ensure_context(element, device_id) ((void) (element), \
-    (void) (device_id), NULL)
+#define ensure_context(element, device_id, context) ((void) (element), \
+    (void) (device_id), (void) (context), FALSE)
 #endif
 
 static void
@@ -75,13 +77,17 @@ gst_cudanms_backend_start (GstCudanmsBackend * be, GstElement * element,
     GstCudanmsDevice device, gint device_id, gchar * msg, gsize msg_size)
 {
   const gint n_cuda = cnms_cuda_device_count ();
+  /* what set_context gave while stopped stays */
+  GstObject *given = be->cuda_context;
   cnms_status st;
 
   memset (be, 0, sizeof (*be));
   be->device = device;
   be->pick_choice = -1;
+  be->cuda_context = given;
+  given = NULL;
   if (device != GST_CUDANMS_DEVICE_CPU && n_cuda > 0) {
-    be->cuda_context = ensure_context (element, device_id);
+    (void) ensure_context (element, device_id, &be->cuda_context);
     /* with a shared context its device is the one: the library takes the
      * current device */
     if (push (be->cuda_context)) {
@@ -98,6 +104,8 @@ gst_cudanms_backend_start (GstCudanmsBackend * be, GstElement * element,
       gst_clear_object (&be->cuda_context);
     }
   }
+  if (be->cuda == NULL)
+    gst_clear_object (&be->cuda_context);
   if (device == GST_CUDANMS_DEVICE_CUDA && be->cuda == NULL) {
     g_snprintf (msg, msg_size, "device=cuda, but no CUDA device can run "
         "it (%d devices, CUDA build: %s)", n_cuda, HAVE_CUDA ? "yes" : "no");
@@ -138,12 +146,10 @@ gst_cudanms_backend_set_context (GstCudanmsBackend * be, GstElement * element,
     GstContext * context, gint device_id)
 {
 #ifdef HAVE_GST_CUDA
-  GstCudaContext *ctx = (GstCudaContext *) be->cuda_context;
-
-  /* only while stopped: a running library context stays in its context */
-  if (be->cuda == NULL && gst_cuda_handle_set_context (element, context,
-          device_id, &ctx))
-    be->cuda_context = (GstObject *) ctx;
+  /* only while no library context runs in one: it stays in its context */
+  if (be->cuda == NULL)
+    gst_cuda_handle_set_context (element, context, device_id,
+        (GstCudaContext **) & be->cuda_context);
 #else
   (void) be;
   (void) element;

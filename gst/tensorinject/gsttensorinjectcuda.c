@@ -25,19 +25,19 @@ gst_tensor_inject_cuda_start (GstTensorInjectCuda * c, GstElement * element,
     gchar * msg, gsize msg_size)
 {
 #ifdef HAVE_GST_CUDA
-  GstCudaContext *ctx = (GstCudaContext *) c->context;
-
   if (!gst_cuda_load_library ()) {
     g_snprintf (msg, msg_size, "memory=cuda: the CUDA library cannot be "
         "loaded (no NVIDIA driver?)");
     return FALSE;
   }
-  if (!gst_cuda_ensure_element_context (element, -1, &ctx)) {
+  /* set_context writes into c->context too: the same storage, so that a
+   * context a neighbour answers the query with is the one kept */
+  if (!gst_cuda_ensure_element_context (element, -1,
+          (GstCudaContext **) & c->context)) {
     g_snprintf (msg, msg_size, "memory=cuda: no CUDA context (no CUDA "
         "device?)");
     return FALSE;
   }
-  c->context = (GstObject *) ctx;
   gst_cuda_memory_init_once ();
   return TRUE;
 #else
@@ -65,10 +65,8 @@ gst_tensor_inject_cuda_set_context (GstTensorInjectCuda * c,
     GstElement * element, GstContext * context)
 {
 #ifdef HAVE_GST_CUDA
-  GstCudaContext *ctx = (GstCudaContext *) c->context;
-
-  if (gst_cuda_handle_set_context (element, context, -1, &ctx))
-    c->context = (GstObject *) ctx;
+  gst_cuda_handle_set_context (element, context, -1,
+      (GstCudaContext **) & c->context);
 #else
   (void) c;
   (void) element;

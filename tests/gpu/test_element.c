@@ -71,16 +71,21 @@ run_result_clear (RunResult * r)
   g_clear_pointer (&r->warning, g_free);
 }
 
-/* The GstCudaContext element answers a context query with, or NULL. */
+/* The GstCudaContext element answers a context query on its own source
+ * pad with, or NULL. */
 static gpointer
 cuda_context_of (GstElement * element)
 {
   /* gst-cuda's context type, and the name of its structure's field */
   GstQuery *q = gst_query_new_context ("gst.cuda.context");
+  GstPad *pad = gst_element_get_static_pad (element, "src");
   GstContext *ctx = NULL;
   gpointer obj = NULL;
+  gboolean answered = pad != NULL && gst_pad_query (pad, q);
 
-  if (gst_element_query (element, q)) {
+  if (pad != NULL)
+    gst_object_unref (pad);
+  if (answered) {
     gst_query_parse_context (q, &ctx);
     if (ctx != NULL) {
       const GValue *v = gst_structure_get_value (gst_context_get_structure
