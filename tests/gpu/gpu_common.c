@@ -102,24 +102,11 @@ det_put (gpu_det_case *dc, int a, int f, float v)
 static float
 nasty_value (test_rng *r)
 {
-  switch (gpu_rng_int (r, 0, 8)) {
-    case 0:
-      return NAN;
-    case 1:
-      return INFINITY;
-    case 2:
-      return -INFINITY;
-    case 3:
-      return -0.0f;
-    case 4:
-      return 0.0f;
-    case 5:
-      return 1e30f;
-    case 6:
-      return -1e30f;
-    default:
-      return 1e-7f;
-  }
+  static const float nasty[8] = { NAN, INFINITY, -INFINITY, -0.0f, 0.0f,
+    1e30f, -1e30f, 1e-7f
+  };
+
+  return nasty[gpu_rng_int (r, 0, 8)];
 }
 
 static const char *det_modes[] = { "random", "ties", "clusters", "nasty",
