@@ -141,36 +141,6 @@ G_DEFINE_TYPE (GstCudanms, gst_cudanms, GST_TYPE_BASE_TRANSFORM);
 GST_ELEMENT_REGISTER_DEFINE (cudanms, "cudanms", GST_RANK_NONE,
     GST_TYPE_CUDANMS);
 
-GType
-gst_cudanms_layout_get_type (void)
-{
-  static GType type = 0;
-  static const GEnumValue values[] = {
-    {GST_CUDANMS_LAYOUT_AUTO, "Detect from the tensor dims", "auto"},
-    {GST_CUDANMS_LAYOUT_YOLOV5, "YOLOv5/v7 [1, N, 5+C]", "yolov5"},
-    {GST_CUDANMS_LAYOUT_YOLOV8, "YOLOv8/v11 [1, 4+C, N]", "yolov8"},
-    {GST_CUDANMS_LAYOUT_END2END, "End-to-end [1, K, 6], decode only",
-        "end2end"},
-    {0, NULL, NULL}
-  };
-
-  if (g_once_init_enter (&type)) {
-    GType t = g_enum_register_static ("GstCudanmsLayout", values);
-    g_once_init_leave (&type, t);
-  }
-  return type;
-}
-
-GType
-gst_cudanms_device_get_type (void)
-{
-  static GType type = 0;
-  static const GEnumValue values[] = {
-    {GST_CUDANMS_DEVICE_AUTO, "CUDA when a device is present, else CPU",
-        "auto"},
-    {GST_CUDANMS_DEVICE_CUDA, "CUDA only", "cuda"},
-    {GST_CUDANMS_DEVICE_CPU, "CPU reference backend", "cpu"},
-    {0, NULL, NULL}
   };
 
   if (g_once_init_enter (&type)) {

@@ -1,0 +1,37 @@
+/* cudanms: the element's enum types (layout, device). */
+#ifdef HAVE_CONFIG_H
+#include "config.h"
+#endif
+
+#include "gstcudanms.h"
+
+GType
+gst_cudanms_layout_get_type (void)
+{
+  static GType type = 0;
+  static const GEnumValue values[] = {
+    {GST_CUDANMS_LAYOUT_AUTO, "Detect from the tensor dims", "auto"},
+    {GST_CUDANMS_LAYOUT_YOLOV5, "YOLOv5/v7 [1, N, 5+C]", "yolov5"},
+    {GST_CUDANMS_LAYOUT_YOLOV8, "YOLOv8/v11 [1, 4+C, N]", "yolov8"},
+    {GST_CUDANMS_LAYOUT_END2END, "End-to-end [1, K, 6], decode only",
+        "end2end"},
+    {0, NULL, NULL}
+  };
+
+  if (g_once_init_enter (&type)) {
+    GType t = g_enum_register_static ("GstCudanmsLayout", values);
+    g_once_init_leave (&type, t);
+  }
+  return type;
+}
+
+GType
+gst_cudanms_device_get_type (void)
+{
+  static GType type = 0;
+  static const GEnumValue values[] = {
+    {GST_CUDANMS_DEVICE_AUTO, "Per buffer: a device tensor on CUDA, a host tensor on the faster backend",
+        "auto"},
+    {GST_CUDANMS_DEVICE_CUDA, "CUDA only", "cuda"},
+    {GST_CUDANMS_DEVICE_CPU, "CPU reference backend", "cpu"},
+    {0, NULL, NULL}
