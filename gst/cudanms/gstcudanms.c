@@ -141,15 +141,6 @@ G_DEFINE_TYPE (GstCudanms, gst_cudanms, GST_TYPE_BASE_TRANSFORM);
 GST_ELEMENT_REGISTER_DEFINE (cudanms, "cudanms", GST_RANK_NONE,
     GST_TYPE_CUDANMS);
 
-  };
-
-  if (g_once_init_enter (&type)) {
-    GType t = g_enum_register_static ("GstCudanmsDevice", values);
-    g_once_init_leave (&type, t);
-  }
-  return type;
-}
-
 static cnms_layout
 to_cnms_layout (GstCudanmsLayout layout)
 {

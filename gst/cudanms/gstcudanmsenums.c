@@ -30,8 +30,16 @@ gst_cudanms_device_get_type (void)
 {
   static GType type = 0;
   static const GEnumValue values[] = {
-    {GST_CUDANMS_DEVICE_AUTO, "Per buffer: a device tensor on CUDA, a host tensor on the faster backend",
-        "auto"},
+    {GST_CUDANMS_DEVICE_AUTO, "Per buffer: a device tensor on CUDA, a host "
+          "tensor on the faster backend", "auto"},
     {GST_CUDANMS_DEVICE_CUDA, "CUDA only", "cuda"},
     {GST_CUDANMS_DEVICE_CPU, "CPU reference backend", "cpu"},
     {0, NULL, NULL}
+  };
+
+  if (g_once_init_enter (&type)) {
+    GType t = g_enum_register_static ("GstCudanmsDevice", values);
+    g_once_init_leave (&type, t);
+  }
+  return type;
+}
