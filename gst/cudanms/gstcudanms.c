@@ -695,8 +695,12 @@ gst_cudanms_class_init (GstCudanmsClass * klass)
   /**
    * GstCudanms:device:
    *
-   * Backend. auto picks CUDA when a device is present, else the CPU;
-   * cuda fails at start without a device.
+   * Backend, chosen per buffer. auto: a device tensor (GstCudaMemory of
+   * the pipeline's CUDA context) runs on CUDA in place; a host tensor on
+   * whichever backend was faster on the first buffers of its shape (both
+   * give the same bits). cuda forces CUDA (host tensors are uploaded) and
+   * fails at start without a device; cpu forces the CPU (device tensors
+   * are downloaded).
    */
   g_object_class_install_property (gobject_class, PROP_DEVICE,
       g_param_spec_enum ("device", "Device", "Post-processing backend",
@@ -704,7 +708,8 @@ gst_cudanms_class_init (GstCudanmsClass * klass)
   /**
    * GstCudanms:cuda-device-id:
    *
-   * CUDA device to run on; -1 picks the current (first) one.
+   * CUDA device to run on; -1 takes the pipeline's shared CUDA context
+   * (gst-cuda), or the first device.
    */
   g_object_class_install_property (gobject_class, PROP_CUDA_DEVICE_ID,
       g_param_spec_int ("cuda-device-id", "CUDA device id",
@@ -713,12 +718,13 @@ gst_cudanms_class_init (GstCudanmsClass * klass)
   /**
    * GstCudanms:backend:
    *
-   * The backend in use, "cuda" or "cpu", from start (READY to PAUSED) to
-   * stop; NULL otherwise. Read-only: it tells what device=auto picked.
+   * The backend the last buffer ran on, "cuda" or "cpu" (before the first
+   * buffer: "cuda" when a CUDA backend started, else "cpu"); NULL when
+   * stopped. Read-only: it tells what device=auto picked.
    */
   g_object_class_install_property (gobject_class, PROP_BACKEND,
       g_param_spec_string ("backend", "Backend",
-          "Backend in use while running: cuda or cpu (NULL when stopped)",
+          "Backend of the last buffer: cuda or cpu (NULL when stopped)",
           DEFAULT_PROP_BACKEND, G_PARAM_READABLE | G_PARAM_STATIC_STRINGS));
 
   /**
