@@ -108,18 +108,25 @@ expect_npy_error (const char *file, const char *needle)
 }
 
 static void
-write_header (const char *file, const char *dict, const void *data,
-    size_t size)
+write_header_len (const char *file, const char *dict, size_t hl,
+    const void *data, size_t size)
 {
   char buf[512];
-  size_t hl = strlen (dict);
 
   memcpy (buf, "\x93NUMPY\x01\x00", 8);
   buf[8] = (char) (hl & 0xff);
   buf[9] = (char) (hl >> 8);
   memcpy (buf + 10, dict, hl);
-  memcpy (buf + 10 + hl, data, size);
+  if (size > 0)
+    memcpy (buf + 10 + hl, data, size);
   write_text (file, buf, 10 + hl + size);
+}
+
+static void
+write_header (const char *file, const char *dict, const void *data,
+    size_t size)
+{
+  write_header_len (file, dict, strlen (dict), data, size);
 }
 
 static void
@@ -189,6 +196,54 @@ test_npy (void)
   write_text (path ("hdr.npy"), "\x93NUMPY\x01\x00\x40\x00{'descr'", 17);
   expect_npy_error (path ("hdr.npy"), "truncated");
   expect_npy_error (path ("missing.npy"), "No such file");
+
+  /* Regression (hostile test): a quoted key that is the whole header and
+   * not followed by ':' made the key search read past the header. The
+   * header here is exactly 8 bytes; ASan and valgrind see any over-read. */
+  write_text (path ("oob.npy"), "\x93NUMPY\x01\x00\x08\x00{'descr'", 18);
+  expect_npy_error (path ("oob.npy"), "not a dict");
+  write_header (path ("oob2.npy"), "{'descr'", NULL, 0);
+  expect_npy_error (path ("oob2.npy"), "not a dict");
+  write_header (path ("oob3.npy"), "{'descr': '<f4", NULL, 0);
+  expect_npy_error (path ("oob3.npy"), "bad 'descr'");
+  write_header (path ("oob4.npy"), "{'descr': '<f4', 'shape': (1,", NULL, 0);
+  expect_npy_error (path ("oob4.npy"), "bad 'shape'");
+  /* the value 'descr' is a value, not the key */
+  write_header (path ("val.npy"),
+      "{'shape': (1,), 'descr': 'descr', 'fortran_order': False}\n", v, 4);
+  expect_npy_error (path ("val.npy"), "unsupported npy dtype 'descr'");
+  /* a key given twice takes its last value, as numpy reads it */
+  write_header (path ("dup.npy"), "{'descr': '<i4', 'shape': (7, 7), "
+      "'descr': '<f4', 'fortran_order': False, 'shape': (1,)}\n", v, 4);
+  CHECK_INT (cnms_npy_read (path ("dup.npy"), &a, err, sizeof err), 0);
+  CHECK_INT (a.dtype, CNMS_NPY_F4);
+  CHECK_INT (a.n_dims, 1);
+  CHECK_INT (a.dims[0], 1);
+  CHECK (a.data != NULL && memcmp (a.data, v, 4) == 0);
+  cnms_npy_clear (&a);
+  /* no spaces, a trailing comma, a scalar shape () */
+  write_header (path ("tight.npy"),
+      "{'descr':'<f4','fortran_order':False,'shape':(),}\n", v, 4);
+  CHECK_INT (cnms_npy_read (path ("tight.npy"), &a, err, sizeof err), 0);
+  CHECK_INT (a.n_dims, 0);
+  CHECK_INT (a.count, 1);
+  cnms_npy_clear (&a);
+  /* what numpy refuses: other keys, (1) as a shape, bytes after the dict */
+  write_header (path ("key.npy"), "{'descr': '<f4', 'fortran_order': "
+      "False, 'shape': (1,), 'x': 1}\n", v, 4);
+  expect_npy_error (path ("key.npy"), "unexpected key 'x'");
+  write_header (path ("int.npy"), "{'descr': '<f4', 'fortran_order': "
+      "False, 'shape': (1)}\n", v, 4);
+  expect_npy_error (path ("int.npy"), "not a tuple");
+  write_header (path ("after.npy"), "{'descr': '<f4', 'fortran_order': "
+      "False, 'shape': (1,)} x\n", v, 4);
+  expect_npy_error (path ("after.npy"), "bytes after its dict");
+  write_header_len (path ("nul.npy"), "{'descr': '<f4', 'fortran_order': "
+      "False, 'shape': (1,)}\0\n", 57, v, 4);
+  expect_npy_error (path ("nul.npy"), "NUL");
+  write_header (path ("esc.npy"), "{'descr': '<f\\4', 'fortran_order': "
+      "False, 'shape': (1,)}\n", v, 4);
+  expect_npy_error (path ("esc.npy"), "bad 'descr'");
 }
 
 /* The six-box case of test-nms through the CLI. */
@@ -290,6 +345,7 @@ test_decode_cli (void)
     {1, 1, 5, 5, 0.9f, 0}, {10, 10, 20, 30, 0.3f, 7},
   };
   static const int32_t ie2e[2][6];
+  static const float square[5][5];    /* [1, 5, 5]: fits no layout */
   int64_t dims[3] = { 1, 2, 6 }, bad_dims[3] = { 1, 5, 5 };
   char args[4096];
   char err[512];
@@ -298,8 +354,9 @@ test_decode_cli (void)
           err, sizeof err), 0);
   CHECK_INT (cnms_npy_write (path ("ie2e.npy"), CNMS_NPY_I4, 3, dims, ie2e,
           err, sizeof err), 0);
+  /* Regression (ASan): this once wrote the 25 floats from the 12 of e2e */
   CHECK_INT (cnms_npy_write (path ("sq.npy"), CNMS_NPY_F4, 3, bad_dims,
-          e2e, err, sizeof err), 0);
+          square, err, sizeof err), 0);
 
 #define DECODE(t, extra) \
   snprintf (args, sizeof args, "decode --tensor '%s' --model-size 640x640 " \
