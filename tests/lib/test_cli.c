@@ -53,22 +53,29 @@ slurp (const char *file, char *buf, size_t size)
   buf[n] = '\0';
 }
 
-/* Runs cudanms-tool with args (already shell-quoted where needed);
- * returns its exit code and leaves stdout/stderr in out_text/err_text. */
+/* Runs cudanms-tool with args (already shell-quoted where needed), its
+ * stdout going to out; returns its exit code and leaves stdout/stderr in
+ * out_text/err_text. */
 static int
-run_tool (const char *args)
+run_tool_to (const char *args, const char *out)
 {
   char cmd[8192];
   int rc;
 
-  snprintf (cmd, sizeof cmd, "'%s' %s > '%s' 2> '%s'", tool, args,
-      path ("stdout.txt"), path ("stderr.txt"));
+  snprintf (cmd, sizeof cmd, "'%s' %s > '%s' 2> '%s'", tool, args, out,
+      path ("stderr.txt"));
   rc = system (cmd);
-  slurp (path ("stdout.txt"), out_text, sizeof out_text);
+  slurp (out, out_text, sizeof out_text);
   slurp (path ("stderr.txt"), err_text, sizeof err_text);
   if (rc == -1 || !WIFEXITED (rc))
     return -1;
   return WEXITSTATUS (rc);
+}
+
+static int
+run_tool (const char *args)
+{
+  return run_tool_to (args, path ("stdout.txt"));
 }
 
 static int
@@ -331,6 +338,24 @@ test_nms_cli (void)
       "--out '%s'", path ("boxes.npy"), path ("scores.npy"),
       path ("keep.npy"));
   expect_error (args, "not a number");
+  /* one rule for --max-detections in both commands: >= 1 */
+  snprintf (args, sizeof args, "nms --boxes '%s' --scores '%s' --iou 0.5 "
+      "--max-detections 0 --out '%s'", path ("boxes.npy"),
+      path ("scores.npy"), path ("keep.npy"));
+  expect_error (args, "--max-detections: must be >= 1");
+  snprintf (args, sizeof args, "nms --boxes '%s' --scores '%s' --iou 0.5 "
+      "--max-detections 2 --out '%s'", path ("boxes.npy"),
+      path ("scores.npy"), path ("keep.npy"));
+  CHECK_INT (run_tool (args), 0);
+  CHECK_INT (cnms_npy_read (path ("keep.npy"), &k, err, sizeof err), 0);
+  CHECK (k.data != NULL && k.dims[0] == 2
+      && memcmp (k.data, want, 2 * sizeof want[0]) == 0);
+  cnms_npy_clear (&k);
+  /* a write that fails is an error (it once exited 0, the output lost) */
+  snprintf (args, sizeof args, "nms --boxes '%s' --scores '%s' --iou 0.5 "
+      "--out /dev/full", path ("boxes.npy"), path ("scores.npy"));
+  expect_error (args, "write failed");
+
   expect_error ("nms --frobnicate 1", "unknown option");
   expect_error ("frobnicate", "unknown command");
   expect_error ("", "no command");
@@ -384,7 +409,12 @@ test_decode_cli (void)
   DECODE ("e2e.npy", "--layout yolov9");
   expect_error (args, "yolov9");
   DECODE ("e2e.npy", "--max-detections 0");
-  expect_error (args, "max-detections");
+  expect_error (args, "--max-detections: must be >= 1");
+  /* stdout on a full disk: exit 2, not 0 with the detections lost */
+  DECODE ("e2e.npy", "");
+  CHECK_INT (run_tool_to (args, "/dev/full"), 2);
+  CHECK (strstr (err_text, "cannot write the output") != NULL);
+  CHECK_INT (run_tool_to ("--help", "/dev/full"), 2);
   DECODE ("e2e.npy", "--iou 1.5");
   expect_error (args, "--iou");
   DECODE ("e2e.npy", "--backend tpu");
