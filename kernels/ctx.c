@@ -69,6 +69,15 @@ cnms_floats_to_halfs (const float *f, size_t n, uint16_t *h)
     h[i] = cnms_float_to_half (f[i]);
 }
 
+void
+cnms_halfs_to_floats (const uint16_t *h, size_t n, float *f)
+{
+  size_t i;
+
+  for (i = 0; i < n; i++)
+    f[i] = cnms_half_to_float (h[i]);
+}
+
 static void
 set_msg (char *msg, size_t msg_size, const char *fmt, ...)
 #ifdef __GNUC__

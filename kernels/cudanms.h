@@ -118,6 +118,8 @@ int cnms_map_centre_box (const cnms_params *p, float cx, float cy, float w,
 
 /* n floats to IEEE halves, rounded to nearest even (numpy's astype). */
 void cnms_floats_to_halfs (const float *f, size_t n, uint16_t *h);
+/* n IEEE halves to floats (exact: every half is a float). */
+void cnms_halfs_to_floats (const uint16_t *h, size_t n, float *f);
 
 /* Recognises the layout of t. requested = AUTO applies the rule:
  *   3 dims [1, a, b] (or 2 dims [a, b]);
