@@ -21,7 +21,8 @@ if ! command -v valgrind >/dev/null 2>&1; then
   echo "valgrind: not installed (apt-get install valgrind)" >&2
   exit 2
 fi
-tests=${*:-$(cd "$build/tests/gst" && ls test-gst-* 2>/dev/null | sort)}
+tests=${*:-$(find "$build/tests/gst" -maxdepth 1 -type f -perm -u+x \
+  -name 'test-gst-*' -exec basename {} \; 2>/dev/null | sort)}
 if [ -z "$tests" ]; then
   echo "valgrind: no gst-check binaries under $build/tests/gst" >&2
   exit 2

@@ -591,9 +591,8 @@ problem:
   return GST_FLOW_OK;
 detect_failed:
   gst_cudanms_tensor_view_release (&self->view);
-  GST_ELEMENT_ERROR (self, RESOURCE, FAILED,
-      ("Post-processing failed: %s", cnms_status_str (st)),
-      ("%s", cnms_ctx_error (self->ctx)));
+  gst_cudanms_stats_failed (GST_ELEMENT (self), st,
+      cnms_ctx_error (self->ctx), p.max_candidates);
   return GST_FLOW_ERROR;
 }
 

@@ -376,3 +376,19 @@ gst_cudanms_stats_bad_model_size (GstElement * element, const gchar * value,
       ("model-size \"%s\" is not WxH with sizes in [1, %d] (e.g. 640x640); "
           "keeping %s.", GST_STR_NULL (value), CNMS_SIZE_MAX, kept), (NULL));
 }
+
+void
+gst_cudanms_stats_failed (GstElement * element, cnms_status st,
+    const gchar * detail, gint max_candidates)
+{
+  if (st == CNMS_ERR_NO_MEMORY)
+    GST_ELEMENT_ERROR (element, RESOURCE, NO_SPACE_LEFT,
+        ("Post-processing failed: out of memory with max-candidates=%d; "
+            "lower max-candidates (the suppression mask grows with its "
+            "square) or free memory, then restart the element.",
+            max_candidates), ("%s", detail));
+  else
+    GST_ELEMENT_ERROR (element, RESOURCE, FAILED,
+        ("Post-processing failed: %s", cnms_status_str (st)), ("%s",
+            detail));
+}

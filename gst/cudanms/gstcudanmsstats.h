@@ -82,5 +82,10 @@ gboolean gst_cudanms_stats_load_labels (GstElement * element,
 void gst_cudanms_stats_bad_model_size (GstElement * element,
     const gchar * value, const gchar * kept);
 
+/* transform: cnms_detect failed with st (not a bad tensor): a fatal
+ * element error; out of memory names max-candidates, what to lower. */
+void gst_cudanms_stats_failed (GstElement * element, cnms_status st,
+    const gchar * detail, gint max_candidates);
+
 G_END_DECLS
 #endif /* __GST_CUDANMS_STATS_H__ */
