@@ -1,7 +1,9 @@
 #!/bin/sh
 # Fuzzes each libFuzzer target for SECONDS (one process each, one after
 # the other), starting from its committed seed corpus (read only: new
-# inputs go to a scratch corpus), and prints one line per target. Exits
+# inputs go to a scratch corpus), and prints one line per target.
+# SECONDS 0 only replays the corpus; $FUZZ_SECONDS, when set, overrides
+# SECONDS (how meson's suite 'fuzz' is given a time). Exits
 # non-zero when a target finds a crash, a leak or a contract violation;
 # the input that did it is left as WORK/TARGET-crash-* (or -leak-,
 # -timeout-, -oom-) to reproduce with BUILDDIR/tests/fuzz/fuzz-TARGET FILE.
@@ -14,6 +16,7 @@ set -u
 
 build=${1:?usage: $0 BUILDDIR SECONDS [TARGET...]}
 seconds=${2:?usage: $0 BUILDDIR SECONDS [TARGET...]}
+seconds=${FUZZ_SECONDS:-$seconds}
 shift 2
 targets=${*:-npy detect nms}
 here=$(cd "$(dirname "$0")" && pwd)
@@ -32,7 +35,12 @@ for t in $targets; do
   fi
   mkdir -p "$work/$t-corpus"
   log=$work/$t.log
-  "$exe" -max_total_time="$seconds" -timeout=20 -rss_limit_mb=2048 \
+  if [ "$seconds" -gt 0 ]; then
+    budget="-max_total_time=$seconds"
+  else
+    budget="-runs=0"
+  fi
+  "$exe" "$budget" -timeout=20 -rss_limit_mb=2048 \
     -print_final_stats=1 -artifact_prefix="$work/$t-" \
     "$work/$t-corpus" "$here/corpus/$t" >"$log" 2>&1
   rc=$?

@@ -1,5 +1,5 @@
 /* Stress tests of the cudanms element (suite 'stress', run by CI: `meson
- * test --setup stress --suite stress`). Each check is its own meson test
+ * test --setup long --suite stress`). Each check is its own meson test
  * (GST_CHECKS=name):
  *
  *   live_properties  10000 buffers while another thread keeps changing
