@@ -69,6 +69,15 @@ cnms_floats_to_halfs (const float *f, size_t n, uint16_t *h)
     h[i] = cnms_float_to_half (f[i]);
 }
 
+void
+cnms_halfs_to_floats (const uint16_t *h, size_t n, float *f)
+{
+  size_t i;
+
+  for (i = 0; i < n; i++)
+    f[i] = cnms_half_to_float (h[i]);
+}
+
 static void
 set_msg (char *msg, size_t msg_size, const char *fmt, ...)
 #ifdef __GNUC__
@@ -128,6 +137,7 @@ cnms_tensor_shape (const cnms_tensor *t, cnms_layout requested,
   cnms_shape s;
   cnms_layout l;
   uint64_t count = 1;
+  int empty;
 
   if (t == NULL || out == NULL) {
     set_msg (msg, msg_size, "tensor or shape pointer is NULL");
@@ -150,13 +160,20 @@ cnms_tensor_shape (const cnms_tensor *t, cnms_layout requested,
         "[a, b]", t->n_dims);
     return CNMS_ERR_BAD_TENSOR;
   }
+  a = t->dims[t->n_dims - 2];
+  b = t->dims[t->n_dims - 1];
+  /* An end2end model that found nothing answers [1, 0, 6]: a valid,
+   * empty result. Every other zero dim is a bad tensor. */
+  empty = a == 0 && b == 6 && (requested == CNMS_LAYOUT_AUTO
+      || requested == CNMS_LAYOUT_END2END);
   for (i = 0; i < t->n_dims; i++) {
-    if (t->dims[i] <= 0) {
+    if (t->dims[i] < 0 || (t->dims[i] == 0 && !empty)) {
       set_msg (msg, msg_size, "tensor dim %d is %lld, must be > 0", i,
           (long long) t->dims[i]);
       return CNMS_ERR_BAD_TENSOR;
     }
-    /* Both fit in int (checked below), so the product cannot overflow. */
+    /* Each fits in int (an anchor or class count is an int). With the
+     * batch dim 1, at most two of them multiply: no uint64 overflow. */
     if (t->dims[i] > INT32_MAX) {
       set_msg (msg, msg_size, "tensor dim %d is %lld, too large", i,
           (long long) t->dims[i]);
@@ -164,8 +181,6 @@ cnms_tensor_shape (const cnms_tensor *t, cnms_layout requested,
     }
     count *= (uint64_t) t->dims[i];
   }
-  a = t->dims[t->n_dims - 2];
-  b = t->dims[t->n_dims - 1];
 
   l = requested;
   if (l == CNMS_LAYOUT_AUTO) {
@@ -187,12 +202,24 @@ cnms_tensor_shape (const cnms_tensor *t, cnms_layout requested,
         (long long) a, (long long) b, cnms_layout_name (l));
     return CNMS_ERR_BAD_TENSOR;
   }
-  if (count > SIZE_MAX / esize || t->size < count * esize) {
-    set_msg (msg, msg_size, "tensor data is %zu bytes, %llu needed",
-        t->size, (unsigned long long) count * esize);
+  if (count > SIZE_MAX / esize) {
+    set_msg (msg, msg_size, "a [%lld, %lld] tensor is too large",
+        (long long) a, (long long) b);
     return CNMS_ERR_BAD_TENSOR;
   }
-  if (t->data == NULL) {
+  /* Exactly the dims' bytes: more is as wrong as less (dims [1, 84, 8000]
+   * over 8400 anchors of data would read garbage without a word). */
+  if (t->size != count * esize) {
+    set_msg (msg, msg_size, "tensor data is %zu bytes, %llu %s for a "
+        "[%lld, %lld] %s tensor%s", t->size,
+        (unsigned long long) count * esize,
+        t->size < count * esize ? "needed" : "expected", (long long) a,
+        (long long) b, esize == 2 ? "float16" : "float32",
+        t->size > count * esize ? " (longer than its dims say: wrong dims?)"
+        : "");
+    return CNMS_ERR_BAD_TENSOR;
+  }
+  if (t->data == NULL && count > 0) {
     set_msg (msg, msg_size, "tensor data pointer is NULL");
     return CNMS_ERR_BAD_TENSOR;
   }
@@ -365,6 +392,14 @@ cnms_detect (cnms_ctx *ctx, const cnms_tensor *t, const cnms_layout layout,
   st = cnms_tensor_shape (t, layout, &shape, ctx->b.error, sizeof ctx->b.error);
   if (st != CNMS_OK)
     return st;
+  if (shape.n_anchors == 0) {
+    /* an empty end2end result: nothing for a backend to do */
+    static const cnms_det none[1];
+
+    ctx->b.last_candidates = 0;
+    *dets = none;
+    return CNMS_OK;
+  }
   cnms_map_init (&map, p->model_width, p->model_height, p->frame_width,
       p->frame_height, p->letterbox);
   return ctx->ops->detect (&ctx->b, t, &shape, p, &map, dets, n_dets);

@@ -49,7 +49,8 @@ typedef enum {
 /* A raw detector output tensor, row-major. */
 typedef struct {
   const void *data;
-  size_t size;                  /* bytes readable at data */
+  size_t size;                  /* bytes at data: exactly the dims' product
+                                 * times the element size */
   cnms_dtype dtype;
   int n_dims;
   int64_t dims[CNMS_MAX_DIMS];
@@ -117,6 +118,8 @@ int cnms_map_centre_box (const cnms_params *p, float cx, float cy, float w,
 
 /* n floats to IEEE halves, rounded to nearest even (numpy's astype). */
 void cnms_floats_to_halfs (const float *f, size_t n, uint16_t *h);
+/* n IEEE halves to floats (exact: every half is a float). */
+void cnms_halfs_to_floats (const uint16_t *h, size_t n, float *f);
 
 /* Recognises the layout of t. requested = AUTO applies the rule:
  *   3 dims [1, a, b] (or 2 dims [a, b]);
@@ -125,9 +128,11 @@ void cnms_floats_to_halfs (const float *f, size_t n, uint16_t *h);
  *   a >= 5 and b > a              -> yolov8   [N = b, C = a - 4]
  * (a one-class yolov5 tensor [1, N, 6] therefore needs layout=yolov5)
  *   anything else                 -> CNMS_ERR_BAD_TENSOR
- * A forced layout only checks that the dims fit it. Also checks that
- * t->size holds the whole tensor. On failure writes a one-line reason
- * into msg (if msg != NULL). */
+ * A forced layout only checks that the dims fit it. Every dim must be
+ * > 0, except K = 0 of an end2end [1, 0, 6] (a valid empty result: data
+ * may then be NULL, and cnms_detect returns no detection). t->size must be
+ * exactly the tensor's bytes: short or long is CNMS_ERR_BAD_TENSOR. On
+ * failure writes a one-line reason into msg (if msg != NULL). */
 cnms_status cnms_tensor_shape (const cnms_tensor *t, cnms_layout requested,
     cnms_shape *out, char *msg, size_t msg_size);
 

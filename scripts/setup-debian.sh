@@ -5,6 +5,9 @@
 #   sh scripts/setup-debian.sh test   the same, plus the tests' references:
 #                                     torchvision (golden NMS) and OpenCV
 #                                     (tests/bench/run-cpu.sh)
+#   sh scripts/setup-debian.sh check  the same, plus the checking tools of
+#                                     CI: clang with libFuzzer (fuzz
+#                                     targets) and valgrind
 # Idempotent: installs only what is missing; uses sudo when not root. The
 # CUDA backend is built too when nvcc is on PATH (e.g. /usr/local/cuda/bin);
 # it is optional and not installed here.
@@ -24,12 +27,16 @@ DEMO_PKGS="meson ninja-build pkg-config gcc
   gir1.2-gstreamer-1.0 gir1.2-gst-plugins-base-1.0"
 # Test references only: what the results are checked against.
 TEST_PKGS="python3-torchvision python3-opencv"
+# Checking tools: clang and libFuzzer (scripts/fuzz-test.sh), valgrind
+# (tests/valgrind.sh). gcc's ASan and UBSan come with gcc.
+CHECK_PKGS="clang libclang-rt-14-dev valgrind"
 
 case "${1:-}" in
   demo) PKGS=$DEMO_PKGS ;;
   test) PKGS="$DEMO_PKGS $TEST_PKGS" ;;
+  check) PKGS="$DEMO_PKGS $TEST_PKGS $CHECK_PKGS" ;;
   *)
-    echo "usage: sh scripts/setup-debian.sh demo|test" >&2
+    echo "usage: sh scripts/setup-debian.sh demo|test|check" >&2
     exit 2
     ;;
 esac

@@ -6,8 +6,10 @@
 # usage: sh tests/run-sanitizers.sh BUILDDIR [TOOL...]
 #
 # The tests run with fewer cases than in `meson test` (sanitized kernels
-# are 10-100x slower): CNMS_GPU_CASES, CNMS_GPU_REPEAT and CNMS_GPU_ROUNDS
-# override that. CNMS_GPU_SANITIZER=1 makes the tests skip their
+# are 10-100x slower): CNMS_GPU_CASES, CNMS_GPU_REPEAT, CNMS_GPU_ROUNDS and
+# CNMS_GPU_MIXED_ROUNDS (test-cuda-threads' mixed phase of an N = 32768
+# case: CNMS_GPU_ROUNDS rounds here, 10x that in `meson test`) override
+# that. CNMS_GPU_SANITIZER=1 makes the tests skip their
 # deliberate CUDA failures (out of memory, bad device id), which the
 # sanitizer would report as API errors. COMPUTE_SANITIZER names the
 # binary when it is not on PATH or in $CUDA_HOME/bin.
@@ -36,6 +38,7 @@ export CNMS_GPU_SANITIZER=1
 export CNMS_GPU_CASES=${CNMS_GPU_CASES:-30}
 export CNMS_GPU_REPEAT=${CNMS_GPU_REPEAT:-3}
 export CNMS_GPU_ROUNDS=${CNMS_GPU_ROUNDS:-1}
+export CNMS_GPU_MIXED_ROUNDS=${CNMS_GPU_MIXED_ROUNDS:-1}
 
 logdir=$(mktemp -d "${TMPDIR:-/tmp}/cnms-sanitizers.XXXXXX")
 status=0

@@ -26,14 +26,15 @@
  * x_max, y_max (double, the unrounded box normalised 0..1 to the frame).
  *
  * Error policy:
- * - a buffer without a tensor passes with no ROI; the first one per stream
- *   posts a warning, later ones are only logged;
- * - a bad tensor (unknown data type, wrong dims, truncated or empty data,
- *   only NaN/Inf values) posts a warning naming the problem; the buffer
- *   passes with no ROI and the pipeline keeps running;
+ * - a buffer without a tensor or with a bad one (unknown data type, dims
+ *   that fit no layout, data shorter or longer than its dims, only NaN/Inf
+ *   values) passes with no ROI; so do candidates over max-candidates, kept
+ *   scores above 1, bad end2end classes, classes without a label: each
+ *   kind posts one warning per stream, then is counted (#GstCudanms:stats);
  * - fatal (element error, not-negotiated/flow error): device=cuda without a
- *   CUDA device or build, a missing label file, and CUDA or out-of-memory
- *   failures of the post-processing library.
+ *   CUDA device or build, a label file that is missing, unreadable or not
+ *   UTF-8 text, and CUDA or out-of-memory failures of the post-processing
+ *   library.
  *
  * ## Example launch line
  * |[
@@ -53,6 +54,7 @@
 #include "gstcudanms.h"
 #include "gstcudanmsbackend.h"
 #include "gstcudanmsoutput.h"
+#include "gstcudanmsstats.h"
 #include "gsttensormeta.h"
 
 GST_DEBUG_CATEGORY (gst_cudanms_debug);
@@ -91,7 +93,8 @@ enum
   PROP_DEVICE,
   PROP_CUDA_DEVICE_ID,
   PROP_BACKEND,
-  PROP_ATTACH_META
+  PROP_ATTACH_META,
+  PROP_STATS
 };
 
 struct _GstCudanms
@@ -121,7 +124,7 @@ struct _GstCudanms
   gint frame_width;
   gint frame_height;
   GstCudanmsLabels labels;
-  gboolean warned_missing;
+  GstCudanmsStats stats;        /* counters under the object lock */
 
   /* the tensor read in before_transform, used in transform_ip */
   GstCudanmsTensorLookup lookup;
@@ -175,6 +178,7 @@ gst_cudanms_init (GstCudanms * self)
   self->cuda_device_id = DEFAULT_PROP_CUDA_DEVICE_ID;
   self->backend_name = DEFAULT_PROP_BACKEND;
   self->attach_meta = DEFAULT_PROP_ATTACH_META;
+  gst_cudanms_stats_init (&self->stats);
 
   /* Metadata only: in place, never passthrough, so transform_ip always runs
    * on a writable buffer (a shallow copy at most: memory is shared). */
@@ -182,20 +186,19 @@ gst_cudanms_init (GstCudanms * self)
   gst_base_transform_set_passthrough (GST_BASE_TRANSFORM (self), FALSE);
 }
 
-static void
+/* FALSE (and nothing changed) when str is not a size. */
+static gboolean
 gst_cudanms_set_model_size (GstCudanms * self, const gchar * str)
 {
   gint w, h;
 
-  if (cnms_parse_size (str, &w, &h) != CNMS_OK) {
-    GST_WARNING_OBJECT (self, "Ignoring malformed model-size \"%s\" "
-        "(expected WxH, e.g. 640x640)", GST_STR_NULL (str));
-    return;
-  }
+  if (cnms_parse_size (str, &w, &h) != CNMS_OK)
+    return FALSE;
   g_free (self->model_size);
   self->model_size = g_strdup_printf ("%dx%d", w, h);
   self->model_width = w;
   self->model_height = h;
+  return TRUE;
 }
 
 static void
@@ -203,6 +206,7 @@ gst_cudanms_set_property (GObject * object, guint prop_id,
     const GValue * value, GParamSpec * pspec)
 {
   GstCudanms *self = GST_CUDANMS (object);
+  gchar *kept = NULL;
 
   GST_OBJECT_LOCK (self);
   switch (prop_id) {
@@ -229,7 +233,8 @@ gst_cudanms_set_property (GObject * object, guint prop_id,
       self->layout = g_value_get_enum (value);
       break;
     case PROP_MODEL_SIZE:
-      gst_cudanms_set_model_size (self, g_value_get_string (value));
+      if (!gst_cudanms_set_model_size (self, g_value_get_string (value)))
+        kept = g_strdup (self->model_size);
       break;
     case PROP_LETTERBOX:
       self->letterbox = g_value_get_boolean (value);
@@ -252,6 +257,10 @@ gst_cudanms_set_property (GObject * object, guint prop_id,
       break;
   }
   GST_OBJECT_UNLOCK (self);
+  if (kept != NULL)             /* posted without the lock */
+    gst_cudanms_stats_bad_model_size (GST_ELEMENT (self),
+        g_value_get_string (value), kept);
+  g_free (kept);
 }
 
 static void
@@ -304,6 +313,9 @@ gst_cudanms_get_property (GObject * object, guint prop_id, GValue * value,
     case PROP_ATTACH_META:
       g_value_set_enum (value, self->attach_meta);
       break;
+    case PROP_STATS:
+      g_value_take_boxed (value, gst_cudanms_stats_to_structure (&self->stats));
+      break;
     default:
       G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
       break;
@@ -319,6 +331,7 @@ gst_cudanms_finalize (GObject * object)
   g_free (self->label_file);
   g_free (self->model_size);
   g_free (self->tensor_id);
+  gst_cudanms_stats_clear (&self->stats);
   G_OBJECT_CLASS (parent_class)->finalize (object);
 }
 
@@ -330,7 +343,6 @@ gst_cudanms_start (GstBaseTransform * trans)
   gint device_id;
   gchar *label_file;
   GstCudanmsAttachMeta attach_meta;
-  GError *err = NULL;
 
   GST_OBJECT_LOCK (self);
   device = self->device;
@@ -342,14 +354,10 @@ gst_cudanms_start (GstBaseTransform * trans)
   if (!gst_cudanms_attach_meta_available (attach_meta))
     goto no_analytics;
 
-  gst_cudanms_labels_init (&self->labels);
-  self->warned_missing = FALSE;
-  if (label_file != NULL
-      && !gst_cudanms_labels_load (&self->labels, label_file, &err))
-    goto labels_failed;
-  if (label_file != NULL)
-    GST_INFO_OBJECT (self, "loaded %u labels from %s",
-        self->labels.names->len, label_file);
+  gst_cudanms_stats_start (GST_ELEMENT (self), &self->stats);
+  if (!gst_cudanms_stats_load_labels (GST_ELEMENT (self), &self->labels,
+          label_file))
+    goto failed;
 
   if (!gst_cudanms_backend_start (&self->be, GST_ELEMENT (self), device,
           device_id, self->msg, sizeof (self->msg)))
@@ -368,12 +376,6 @@ no_analytics:
           "attach-meta=roi works"));
   g_free (label_file);
   return FALSE;
-labels_failed:
-  GST_ELEMENT_ERROR (self, RESOURCE, OPEN_READ,
-      ("Could not read label file \"%s\".", label_file),
-      ("%s", err->message));
-  g_clear_error (&err);
-  goto failed;
 backend_failed:
   GST_ELEMENT_ERROR (self, RESOURCE, NOT_FOUND,
       ("Could not start the post-processing backend: %s", self->msg),
@@ -441,6 +443,15 @@ bad_caps:
   return FALSE;
 }
 
+/* A new stream: its problems are posted once more. */
+static gboolean
+gst_cudanms_sink_event (GstBaseTransform * trans, GstEvent * event)
+{
+  if (GST_EVENT_TYPE (event) == GST_EVENT_STREAM_START)
+    gst_cudanms_stats_new_stream (&GST_CUDANMS (trans)->stats);
+  return GST_BASE_TRANSFORM_CLASS (parent_class)->sink_event (trans, event);
+}
+
 /* Reads the tensor before the base class makes the buffer writable: a copy
  * would drop GStreamer 1.26's GstTensorMeta. */
 static void
@@ -470,10 +481,8 @@ gst_cudanms_transform_ip (GstBaseTransform * trans, GstBuffer * buffer)
   gint n_dets = 0;
 
   /* before_transform always runs first and has read the tensor */
-  if (self->lookup == GST_CUDANMS_TENSOR_MISSING)
-    goto missing;
-  if (self->lookup == GST_CUDANMS_TENSOR_BAD)
-    goto bad_tensor;
+  if (self->lookup != GST_CUDANMS_TENSOR_FOUND)
+    goto problem;
 
   cnms_params_init (&p);
   GST_OBJECT_LOCK (self);
@@ -501,7 +510,8 @@ gst_cudanms_transform_ip (GstBaseTransform * trans, GstBuffer * buffer)
   }
   if (st == CNMS_ERR_BAD_TENSOR) {
     g_strlcpy (self->msg, cnms_ctx_error (ctx), sizeof (self->msg));
-    goto bad_tensor;
+    self->lookup = GST_CUDANMS_TENSOR_BAD;
+    goto problem;
   }
   if (st != CNMS_OK)
     goto detect_failed;
@@ -509,9 +519,13 @@ gst_cudanms_transform_ip (GstBaseTransform * trans, GstBuffer * buffer)
       && gst_cudanms_tensor_is_all_nonfinite (&self->view.tensor)) {
     g_strlcpy (self->msg, "tensor holds only NaN/Inf values",
         sizeof (self->msg));
-    goto bad_tensor;
+    self->lookup = GST_CUDANMS_TENSOR_BAD;
+    goto problem;
   }
 
+  gst_cudanms_stats_frame (GST_ELEMENT (self), &self->stats,
+      &self->view.tensor, self->view.layout, &p,
+      cnms_ctx_last_candidates (ctx), dets, n_dets, &self->labels);
   GST_LOG_OBJECT (self, "%s: %d candidates -> %d detections",
       cnms_ctx_backend (ctx) == CNMS_BACKEND_CUDA ? "cuda" : "cpu",
       cnms_ctx_last_candidates (ctx), n_dets);
@@ -521,30 +535,16 @@ gst_cudanms_transform_ip (GstBaseTransform * trans, GstBuffer * buffer)
   gst_cudanms_tensor_view_release (&self->view);
   return GST_FLOW_OK;
 
-missing:
+problem:
   gst_cudanms_tensor_view_release (&self->view);
-  if (!self->warned_missing) {
-    self->warned_missing = TRUE;
-    GST_ELEMENT_WARNING (self, STREAM, FORMAT,
-        ("Buffer has no detection tensor; passing it without ROIs."),
-        ("%s; further buffers without a tensor are only logged.",
-            self->msg));
-  } else {
-    GST_DEBUG_OBJECT (self, "buffer %" GST_PTR_FORMAT " has no tensor",
-        buffer);
-  }
-  return GST_FLOW_OK;
-bad_tensor:
-  gst_cudanms_tensor_view_release (&self->view);
-  GST_ELEMENT_WARNING (self, STREAM, FORMAT,
-      ("Bad detection tensor: %s", self->msg),
-      ("The buffer passes without ROIs."));
+  gst_cudanms_stats_problem (GST_ELEMENT (self), &self->stats,
+      self->lookup == GST_CUDANMS_TENSOR_MISSING, self->msg);
   return GST_FLOW_OK;
 detect_failed:
   gst_cudanms_tensor_view_release (&self->view);
-  GST_ELEMENT_ERROR (self, RESOURCE, FAILED,
-      ("Post-processing failed: %s", cnms_status_str (st)),
-      ("%s", ctx != NULL ? cnms_ctx_error (ctx) : "no backend for the tensor"));
+  gst_cudanms_stats_failed (GST_ELEMENT (self), st,
+      ctx != NULL ? cnms_ctx_error (ctx) : "no backend for the tensor",
+      p.max_candidates);
   return GST_FLOW_ERROR;
 }
 
@@ -664,7 +664,8 @@ gst_cudanms_class_init (GstCudanmsClass * klass)
    * GstCudanms:model-size:
    *
    * The model's input size "WxH", in which the tensor's boxes are given.
-   * Malformed values are ignored with a warning.
+   * A malformed value ("640*640", "0x0") is refused: the previous value
+   * stays, with a GLib warning and, in a pipeline, an element warning.
    */
   g_object_class_install_property (gobject_class, PROP_MODEL_SIZE,
       g_param_spec_string ("model-size", "Model size",
@@ -742,6 +743,7 @@ gst_cudanms_class_init (GstCudanmsClass * klass)
           "Metas attached per kept box: roi, analytics (GstAnalyticsODMtd) "
           "or both", GST_TYPE_CUDANMS_ATTACH_META, DEFAULT_PROP_ATTACH_META,
           live));
+  gst_cudanms_stats_install_property (gobject_class, PROP_STATS);
 
   gst_element_class_add_static_pad_template (element_class, &sink_template);
   gst_element_class_add_static_pad_template (element_class, &src_template);
@@ -757,6 +759,7 @@ gst_cudanms_class_init (GstCudanmsClass * klass)
   trans_class->start = GST_DEBUG_FUNCPTR (gst_cudanms_start);
   trans_class->stop = GST_DEBUG_FUNCPTR (gst_cudanms_stop);
   trans_class->set_caps = GST_DEBUG_FUNCPTR (gst_cudanms_set_caps);
+  trans_class->sink_event = GST_DEBUG_FUNCPTR (gst_cudanms_sink_event);
   trans_class->before_transform =
       GST_DEBUG_FUNCPTR (gst_cudanms_before_transform);
   trans_class->transform_ip = GST_DEBUG_FUNCPTR (gst_cudanms_transform_ip);

@@ -5,6 +5,7 @@
 #endif
 
 #include <math.h>
+#include <string.h>
 
 #include <gst/video/video.h>
 
@@ -19,6 +20,18 @@ gst_cudanms_labels_init (GstCudanmsLabels * labels)
 {
   labels->names = g_ptr_array_new_with_free_func (g_free);
   labels->quarks = g_array_new (FALSE, FALSE, sizeof (GQuark));
+  labels->n_from_file = 0;
+}
+
+/* Newlines in [text, end). */
+static guint
+count_lines (const gchar * text, const gchar * end)
+{
+  guint n = 0;
+
+  for (; text < end; text++)
+    n += *text == '\n';
+  return n;
 }
 
 void
@@ -45,16 +58,38 @@ gboolean
 gst_cudanms_labels_load (GstCudanmsLabels * labels, const gchar * path,
     GError ** error)
 {
-  gchar *contents = NULL;
+  gchar *contents = NULL, *nul;
   gchar **lines;
+  gsize len = 0;
   guint i, n;
 
-  if (!g_file_get_contents (path, &contents, NULL, error))
+  if (!g_file_get_contents (path, &contents, &len, error))
     return FALSE;
+  /* A NUL would end the text early and silently drop every later line. */
+  nul = memchr (contents, '\0', len);
+  if (nul != NULL) {
+    g_set_error (error, G_FILE_ERROR, G_FILE_ERROR_INVAL, "line %u of %s "
+        "holds a NUL byte: not a text file", 1 + count_lines (contents, nul),
+        path);
+    g_free (contents);
+    return FALSE;
+  }
   lines = g_strsplit (contents, "\n", -1);
   n = g_strv_length (lines);
   if (n > 0 && lines[n - 1][0] == '\0')
     n--;                        /* the final newline ends the last label */
+  for (i = 0; i < n; i++) {
+    const gchar *bad = NULL;
+
+    if (!g_utf8_validate (lines[i], -1, &bad)) {
+      g_set_error (error, G_FILE_ERROR, G_FILE_ERROR_INVAL, "line %u of %s "
+          "is not valid UTF-8 (byte %u of the line); labels must be UTF-8",
+          i + 1, path, (guint) (bad - lines[i]) + 1);
+      g_strfreev (lines);
+      g_free (contents);
+      return FALSE;
+    }
+  }
   for (i = 0; i < n; i++) {
     gchar *label = g_strchomp (lines[i]);       /* also drops a '\r' */
     GQuark q;
@@ -67,6 +102,7 @@ gst_cudanms_labels_load (GstCudanmsLabels * labels, const gchar * path,
     g_ptr_array_add (labels->names, g_strdup (label));
     g_array_append_val (labels->quarks, q);
   }
+  labels->n_from_file = n;
   g_strfreev (lines);
   g_free (contents);
   return TRUE;
@@ -87,7 +123,10 @@ box_of (GstCudanmsBox * box, GstCudanmsLabels * labels, const cnms_det * d,
 {
   gint x2, y2;
 
-  if (d->class_id >= 0 && d->class_id <= GST_CUDANMS_MAX_CACHED_CLASS) {
+  /* Any id with a line in the label file takes it; the class-<id> names
+   * of other ids are cached up to GST_CUDANMS_MAX_CACHED_CLASS. */
+  if (d->class_id >= 0 && ((guint) d->class_id < labels->names->len
+          || d->class_id <= GST_CUDANMS_MAX_CACHED_CLASS)) {
     grow (labels, d->class_id);
     box->label = g_ptr_array_index (labels->names, d->class_id);
     box->quark = g_array_index (labels->quarks, GQuark, d->class_id);
@@ -98,10 +137,12 @@ box_of (GstCudanmsBox * box, GstCudanmsLabels * labels, const cnms_det * d,
     box->quark = g_quark_from_string (scratch);
     box->label = g_quark_to_string (box->quark);
   }
-  box->x = CLAMP ((gint) floor (d->x1), 0, frame_width);
-  box->y = CLAMP ((gint) floor (d->y1), 0, frame_height);
-  x2 = CLAMP ((gint) ceil (d->x2), box->x, frame_width);
-  y2 = CLAMP ((gint) ceil (d->y2), box->y, frame_height);
+  /* Clamped while still double: converting a value outside gint (a frame
+   * near 2^31 pixels wide) to gint is undefined. */
+  box->x = (gint) CLAMP (floor (d->x1), 0.0, (gdouble) frame_width);
+  box->y = (gint) CLAMP (floor (d->y1), 0.0, (gdouble) frame_height);
+  x2 = (gint) CLAMP (ceil (d->x2), (gdouble) box->x, (gdouble) frame_width);
+  y2 = (gint) CLAMP (ceil (d->y2), (gdouble) box->y, (gdouble) frame_height);
   box->w = x2 - box->x;
   box->h = y2 - box->y;
 }

@@ -9,11 +9,13 @@
 G_BEGIN_DECLS
 
 /* The labels of a stream, indexed by class id: line n of the label file,
- * else "class-<n>". Filled lazily up to GST_CUDANMS_MAX_CACHED_CLASS. */
+ * else "class-<n>". Filled lazily up to GST_CUDANMS_MAX_CACHED_CLASS, and
+ * always as far as the file goes. */
 typedef struct
 {
   GPtrArray *names;             /* gchar * */
   GArray *quarks;               /* GQuark */
+  guint n_from_file;            /* lines read from the label file */
 } GstCudanmsLabels;
 
 /* Labels are cached up to this class id; larger (end2end) ids are rare. */
@@ -21,7 +23,9 @@ typedef struct
 
 void gst_cudanms_labels_init (GstCudanmsLabels * labels);
 /* Reads one label per line of path (a final newline ends the last label,
- * a '\r' before it is dropped, empty lines keep "class-<n>"). */
+ * a '\r' before it is dropped, empty lines keep "class-<n>"). A file that
+ * cannot be read (missing, a directory), holds a NUL byte or a line that
+ * is not UTF-8 fails with a message naming the line. */
 gboolean gst_cudanms_labels_load (GstCudanmsLabels * labels,
     const gchar * path, GError ** error);
 void gst_cudanms_labels_clear (GstCudanmsLabels * labels);

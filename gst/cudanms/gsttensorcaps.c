@@ -86,6 +86,7 @@ check_description (const GstStructure * s, cnms_layout layout, gchar * msg,
   gchar reason[200];
   cnms_tensor t;
   cnms_shape shape;
+  gint i;
 
   memset (&t, 0, sizeof (t));
   if (g_strcmp0 (type, "float32") == 0)
@@ -112,8 +113,12 @@ check_description (const GstStructure * s, cnms_layout layout, gchar * msg,
   if (g_strcmp0 (id, GST_CUDANMS_TENSOR_ID_YOLOV8_SEG) == 0 || dims == NULL
       || !GST_VALUE_HOLDS_ARRAY (dims) || !fixed_dims (dims, &t))
     return TRUE;
-  t.data = &t;                  /* only the dims are checked */
-  t.size = G_MAXSIZE;
+  /* only the dims are checked: give them their exact byte size */
+  t.data = &t;
+  t.size = t.dtype == CNMS_DTYPE_FLOAT16 ? 2 : 4;
+  for (i = 0; i < t.n_dims; i++)
+    t.size = t.size <= G_MAXSIZE / (gsize) t.dims[i] ?
+        t.size * (gsize) t.dims[i] : G_MAXSIZE;
   if (cnms_tensor_shape (&t, gst_cudanms_tensor_id_layout (id, layout),
           &shape, reason, sizeof (reason)) != CNMS_OK) {
     g_snprintf (msg, msg_size, "caps describe tensor '%s': %s", id, reason);

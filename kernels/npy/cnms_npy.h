@@ -5,6 +5,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #define CNMS_NPY_MAX_DIMS 8
 
@@ -24,8 +25,15 @@ typedef struct {
   size_t size;                  /* bytes at data */
 } cnms_npy;
 
-/* Reads path into a. Returns 0, or -1 with a one-line reason in err. */
+/* Reads path into a. Returns 0, or -1 with a one-line reason in err.
+ * The header must be what numpy writes: a dict of exactly 'descr',
+ * 'fortran_order' and 'shape' (a key given twice takes its last value,
+ * as numpy reads it), and the data exactly what the shape says. */
 int cnms_npy_read (const char *path, cnms_npy *a, char *err, size_t err_size);
+/* The same from an open, seekable stream from its current position to its
+ * end; name prefixes the messages. The stream stays open. */
+int cnms_npy_read_stream (FILE *f, const char *name, cnms_npy *a, char *err,
+    size_t err_size);
 
 /* Writes a .npy v1.0 file. Returns 0, or -1 with a reason in err. */
 int cnms_npy_write (const char *path, cnms_npy_dtype dtype, int n_dims,

@@ -70,98 +70,207 @@ fail (char *err, size_t err_size, const char *fmt, ...)
   return -1;
 }
 
-static const char *
-skip_space (const char *p)
-{
-  while (*p == ' ' || *p == '\t' || *p == '\n')
-    p++;
-  return p;
-}
+/* The header is a Python dict literal (numpy writes it with repr and reads
+ * it with ast.literal_eval). This parser walks it with a cursor bounded by
+ * the header's length, never past it: a dict of exactly the keys 'descr',
+ * 'fortran_order' and 'shape' (numpy refuses others), string values
+ * without escapes, True/False, and a tuple of non-negative integers. As in
+ * Python, a key given twice takes its last value. */
+typedef struct {
+  const char *p, *end;
+} cursor;
 
-/* Finds the value that follows the dict key 'key' (quoted either way). */
-static const char *
-find_key (const char *h, const char *key)
+static void
+skip_ws (cursor *c)
 {
-  size_t klen = strlen (key);
-  const char *p = h;
-
-  while ((p = strstr (p, key)) != NULL) {
-    if (p > h && (p[-1] == '\'' || p[-1] == '"') && p[klen] == p[-1]) {
-      p = skip_space (p + klen + 1);
-      if (*p == ':')
-        return skip_space (p + 1);
-    }
-    p += klen;
-  }
-  return NULL;
+  while (c->p < c->end && (*c->p == ' ' || *c->p == '\t' || *c->p == '\n'
+          || *c->p == '\r'))
+    c->p++;
 }
 
 static int
-parse_header (const char *h, cnms_npy *a, char *err, size_t err_size)
+take (cursor *c, char ch)
 {
-  const char *p;
+  skip_ws (c);
+  if (c->p < c->end && *c->p == ch) {
+    c->p++;
+    return 1;
+  }
+  return 0;
+}
+
+/* A quoted string without escapes: [*s, *s + *len). */
+static int
+take_string (cursor *c, const char **s, size_t *len)
+{
   char quote;
-  int i;
+  const char *q;
 
-  p = find_key (h, "descr");
-  if (p == NULL || (*p != '\'' && *p != '"'))
-    return fail (err, err_size, "npy header has no 'descr'");
-  quote = *p++;
-  for (i = 0; i < 4; i++) {
-    size_t len = strlen (dtype_descr[i]);
-    if (strncmp (p, dtype_descr[i], len) == 0 && p[len] == quote)
-      break;
+  skip_ws (c);
+  if (c->p >= c->end || (*c->p != '\'' && *c->p != '"'))
+    return 0;
+  quote = *c->p++;
+  for (q = c->p; q < c->end && *q != quote; q++) {
+    if (*q == '\\')
+      return 0;
   }
-  if (i == 4) {
-    char shown[16];
-    size_t k;
+  if (q >= c->end)
+    return 0;
+  *s = c->p;
+  *len = (size_t) (q - c->p);
+  c->p = q + 1;
+  return 1;
+}
 
-    /* echo the descr, but only printable bytes of it */
-    for (k = 0; k + 1 < sizeof shown && p[k] != '\0' && p[k] != quote; k++)
-      shown[k] = isprint ((unsigned char) p[k]) ? p[k] : '?';
-    shown[k] = '\0';
-    return fail (err, err_size, "unsupported npy dtype '%s' (expected "
-        "<f4, <f2, <i4 or <i8)", shown);
-  }
-  a->dtype = (cnms_npy_dtype) i;
+static int
+take_word (cursor *c, const char *word)
+{
+  size_t n = strlen (word);
 
-  p = find_key (h, "fortran_order");
-  if (p == NULL)
-    return fail (err, err_size, "npy header has no 'fortran_order'");
-  if (strncmp (p, "True", 4) == 0)
-    return fail (err, err_size, "fortran-ordered npy arrays are not "
-        "supported");
-  if (strncmp (p, "False", 5) != 0)
-    return fail (err, err_size, "npy header has a bad 'fortran_order'");
+  skip_ws (c);
+  if ((size_t) (c->end - c->p) < n || memcmp (c->p, word, n) != 0)
+    return 0;
+  /* not the prefix of a longer name */
+  if ((size_t) (c->end - c->p) > n && (isalnum ((unsigned char) c->p[n])
+          || c->p[n] == '_'))
+    return 0;
+  c->p += n;
+  return 1;
+}
 
-  p = find_key (h, "shape");
-  if (p == NULL || *p != '(')
+/* Echoes s into out with only printable bytes, cut to fit. */
+static void
+shown (const char *s, size_t len, char *out, size_t out_size)
+{
+  size_t k;
+
+  for (k = 0; k + 1 < out_size && k < len; k++)
+    out[k] = isprint ((unsigned char) s[k]) ? s[k] : '?';
+  out[k] = '\0';
+}
+
+/* The 'shape' tuple: "()" or "(d,)" or "(d0, d1, ...)" with an optional
+ * trailing comma; "(d)" is an integer in Python, not a tuple. */
+static int
+parse_shape (cursor *c, cnms_npy *a, char *err, size_t err_size)
+{
+  int commas = 0;
+
+  if (!take (c, '('))
     return fail (err, err_size, "npy header has no 'shape' tuple");
-  p = skip_space (p + 1);
   a->n_dims = 0;
-  a->count = 1;
-  while (*p != ')') {
-    char *end;
-    long long v;
+  skip_ws (c);
+  while (!take (c, ')')) {
+    long long v = 0;
 
-    if (!isdigit ((unsigned char) *p))
+    skip_ws (c);
+    if (c->p >= c->end || !isdigit ((unsigned char) *c->p))
       return fail (err, err_size, "npy header has a bad 'shape'");
-    errno = 0;
-    v = strtoll (p, &end, 10);
-    if (errno != 0 || v < 0 || v > INT64_MAX / 2)
-      return fail (err, err_size, "npy shape value out of range");
+    while (c->p < c->end && isdigit ((unsigned char) *c->p)) {
+      if (v > (INT64_MAX / 2 - 9) / 10)
+        return fail (err, err_size, "npy shape value out of range");
+      v = v * 10 + (*c->p++ - '0');
+    }
     if (a->n_dims == CNMS_NPY_MAX_DIMS)
       return fail (err, err_size, "npy array has more than %d dims",
           CNMS_NPY_MAX_DIMS);
     a->dims[a->n_dims++] = v;
+    if (take (c, ','))
+      commas++;
+    else if (!take (c, ')'))
+      return fail (err, err_size, "npy header has a bad 'shape'");
+    else
+      break;
+  }
+  if (a->n_dims == 1 && commas == 0)
+    return fail (err, err_size, "npy header has a bad 'shape' (an integer, "
+        "not a tuple)");
+  return 0;
+}
+
+static int
+parse_header (const char *h, size_t hlen, cnms_npy *a, char *err,
+    size_t err_size)
+{
+  cursor c = { h, h + hlen };
+  int have_descr = 0, have_order = 0, have_shape = 0, fortran = 0;
+  const char *descr = NULL;
+  size_t descr_len = 0, i;
+  cnms_npy tmp;
+  char name[32];
+
+  memset (&tmp, 0, sizeof tmp);
+  if (!take (&c, '{'))
+    return fail (err, err_size, "npy header is not a dict");
+  while (!take (&c, '}')) {
+    const char *key;
+    size_t klen;
+
+    if (!take_string (&c, &key, &klen) || !take (&c, ':'))
+      return fail (err, err_size, "npy header is not a dict of quoted keys");
+    if (klen == 5 && memcmp (key, "descr", 5) == 0) {
+      if (!take_string (&c, &descr, &descr_len))
+        return fail (err, err_size, "npy header has a bad 'descr' (a "
+            "string expected)");
+      have_descr = 1;
+    } else if (klen == 13 && memcmp (key, "fortran_order", 13) == 0) {
+      if (take_word (&c, "True"))
+        fortran = 1;
+      else if (take_word (&c, "False"))
+        fortran = 0;
+      else
+        return fail (err, err_size, "npy header has a bad 'fortran_order'");
+      have_order = 1;
+    } else if (klen == 5 && memcmp (key, "shape", 5) == 0) {
+      if (parse_shape (&c, &tmp, err, err_size) != 0)
+        return -1;
+      have_shape = 1;
+    } else {
+      shown (key, klen, name, sizeof name);
+      return fail (err, err_size, "npy header has an unexpected key '%s'",
+          name);
+    }
+    if (!take (&c, ',')) {
+      if (!take (&c, '}'))
+        return fail (err, err_size, "npy header is not a dict (',' or '}' "
+            "expected)");
+      break;
+    }
+  }
+  skip_ws (&c);
+  if (c.p != c.end)
+    return fail (err, err_size, "npy header has bytes after its dict");
+  if (!have_descr)
+    return fail (err, err_size, "npy header has no 'descr'");
+  if (!have_order)
+    return fail (err, err_size, "npy header has no 'fortran_order'");
+  if (!have_shape)
+    return fail (err, err_size, "npy header has no 'shape' tuple");
+
+  for (i = 0; i < 4; i++) {
+    if (strlen (dtype_descr[i]) == descr_len
+        && memcmp (descr, dtype_descr[i], descr_len) == 0)
+      break;
+  }
+  if (i == 4) {
+    shown (descr, descr_len, name, 16);
+    return fail (err, err_size, "unsupported npy dtype '%s' (expected "
+        "<f4, <f2, <i4 or <i8)", name);
+  }
+  if (fortran)
+    return fail (err, err_size, "fortran-ordered npy arrays are not "
+        "supported");
+
+  a->dtype = (cnms_npy_dtype) i;
+  a->n_dims = tmp.n_dims;
+  a->count = 1;
+  for (i = 0; i < (size_t) tmp.n_dims; i++) {
+    int64_t v = tmp.dims[i];
+
+    a->dims[i] = v;
     if (v != 0 && a->count > SIZE_MAX / (size_t) v)
       return fail (err, err_size, "npy array is too large");
     a->count *= (size_t) v;
-    p = skip_space (end);
-    if (*p == ',')
-      p = skip_space (p + 1);
-    else if (*p != ')')
-      return fail (err, err_size, "npy header has a bad 'shape'");
   }
   if (a->count > SIZE_MAX / cnms_npy_dtype_size (a->dtype))
     return fail (err, err_size, "npy array is too large");
@@ -172,6 +281,21 @@ int
 cnms_npy_read (const char *path, cnms_npy *a, char *err, size_t err_size)
 {
   FILE *f;
+  int r;
+
+  memset (a, 0, sizeof *a);
+  f = fopen (path, "rb");
+  if (f == NULL)
+    return fail (err, err_size, "%s: %s", path, strerror (errno));
+  r = cnms_npy_read_stream (f, path, a, err, err_size);
+  fclose (f);
+  return r;
+}
+
+int
+cnms_npy_read_stream (FILE *f, const char *path, cnms_npy *a, char *err,
+    size_t err_size)
+{
   unsigned char pre[NPY_MAGIC_LEN + 2 + 4];
   size_t hlen, got;
   char *header = NULL;
@@ -179,10 +303,6 @@ cnms_npy_read (const char *path, cnms_npy *a, char *err, size_t err_size)
   int extra;
 
   memset (a, 0, sizeof *a);
-  f = fopen (path, "rb");
-  if (f == NULL)
-    return fail (err, err_size, "%s: %s", path, strerror (errno));
-
   if (fread (pre, 1, NPY_MAGIC_LEN + 2, f) != NPY_MAGIC_LEN + 2
       || memcmp (pre, NPY_MAGIC, NPY_MAGIC_LEN) != 0) {
     fail (err, err_size, "%s: not a .npy file (bad magic)", path);
@@ -214,11 +334,11 @@ cnms_npy_read (const char *path, cnms_npy *a, char *err, size_t err_size)
   if (fread (header, 1, hlen, f) != hlen)
     goto truncated;
   header[hlen] = '\0';
-  if (memchr (header, '\0', hlen) != NULL || header[0] != '{') {
-    fail (err, err_size, "%s: bad .npy header", path);
+  if (memchr (header, '\0', hlen) != NULL) {
+    fail (err, err_size, "%s: bad .npy header (a NUL byte)", path);
     goto error;
   }
-  if (parse_header (header, a, err, err_size) != 0) {
+  if (parse_header (header, hlen, a, err, err_size) != 0) {
     /* prefix the path to the reason */
     char reason[256];
     snprintf (reason, sizeof reason, "%s", err ? err : "");
@@ -257,7 +377,6 @@ cnms_npy_read (const char *path, cnms_npy *a, char *err, size_t err_size)
     goto error;
   }
   free (header);
-  fclose (f);
   return 0;
 
 truncated:
@@ -265,7 +384,6 @@ truncated:
 error:
   free (header);
   cnms_npy_clear (a);
-  fclose (f);
   return -1;
 }
 

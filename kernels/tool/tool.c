@@ -20,13 +20,16 @@ static const char usage[] =
     "      --iou T [--class-agnostic] [--max-detections K]\n"
     "      [--backend cpu|cuda] --out KEEP.npy\n"
     "    B float32 [N,4] x1 y1 x2 y2, S float32 [N], C int32/int64 [N];\n"
-    "    KEEP int64 [K]: input indices in kept order.\n"
+    "    KEEP int64 [K]: input indices in kept order (every kept box\n"
+    "    unless --max-detections is given, as torchvision).\n"
     "  cudanms-tool decode --tensor T.npy [--layout auto|yolov5|yolov8|end2end]\n"
     "      --model-size WxH --frame-size WxH [--letterbox]\n"
     "      --score-threshold S --iou T [--class-agnostic]\n"
     "      [--max-detections K] [--max-candidates M] [--backend cpu|cuda]\n"
     "    T float32/float16 [1,N,5+C], [1,4+C,N] or [1,K,6]; prints one JSON\n"
-    "    line per detection: x y w h confidence label_id (frame pixels).\n"
+    "    line per detection: x y w h confidence label_id (frame pixels);\n"
+    "    at most 300 unless --max-detections is given.\n"
+    "  K and M are integers >= 1 in both commands.\n"
     "  cudanms-tool --help\n";
 
 static void die (const char *fmt, ...)
@@ -46,6 +49,15 @@ die (const char *fmt, ...)
   va_end (ap);
   fputc ('\n', stderr);
   exit (EXIT_USAGE);
+}
+
+/* Output that did not reach its file is a failure (a full disk, a closed
+ * pipe): the exit code must say so. */
+static void
+finish_stdout (void)
+{
+  if (fflush (stdout) != 0 || ferror (stdout))
+    die ("cannot write the output: %s", strerror (errno));
 }
 
 typedef struct {
@@ -125,6 +137,7 @@ parse_args (int argc, char **argv, options *o)
       takes = 0;
     } else if (strcmp (a, "--help") == 0 || strcmp (a, "-h") == 0) {
       fputs (usage, stdout);
+      finish_stdout ();
       exit (0);
     } else if (strncmp (a, "--", 2) != 0) {
       die ("unexpected argument '%s' (see --help)", a);
@@ -157,6 +170,9 @@ parse_args (int argc, char **argv, options *o)
       o->have_score = 1;
     } else if (strcmp (a, "--max-detections") == 0) {
       o->p.max_detections = parse_int (a, v);
+      if (o->p.max_detections < 1)
+        die ("--max-detections: must be >= 1 (leave it out for no cap in "
+            "nms)");
       o->have_max_det = 1;
     } else if (strcmp (a, "--max-candidates") == 0) {
       o->p.max_candidates = parse_int (a, v);
@@ -271,6 +287,13 @@ run_nms (const options *o)
           sizeof err) != 0)
     die ("%s", err);
   cnms_ctx_free (ctx);
+  free (keep);
+  if (o->classes != NULL && classes.dtype != CNMS_NPY_I4)
+    free (cls);
+  if (o->classes != NULL)
+    cnms_npy_clear (&classes);
+  cnms_npy_clear (&scores);
+  cnms_npy_clear (&boxes);
   return 0;
 }
 
@@ -290,8 +313,6 @@ run_decode (const options *o)
     die ("decode needs --model-size and --frame-size");
   if (!o->have_score || !o->have_iou)
     die ("decode needs --score-threshold and --iou");
-  if (o->p.max_detections < 1)
-    die ("--max-detections: must be >= 1");
 
   read_npy (o->tensor, &a);
   if (a.dtype != CNMS_NPY_F4 && a.dtype != CNMS_NPY_F2)
@@ -319,6 +340,7 @@ run_decode (const options *o)
         (double) d->y1, (double) (d->x2 - d->x1), (double) (d->y2 - d->y1),
         (double) d->score, (int) d->class_id);
   }
+  finish_stdout ();
   cnms_ctx_free (ctx);
   cnms_npy_clear (&a);
   return 0;
@@ -334,6 +356,7 @@ main (int argc, char **argv)
   if (strcmp (argv[1], "--help") == 0 || strcmp (argv[1], "-h") == 0
       || strcmp (argv[1], "help") == 0) {
     fputs (usage, stdout);
+    finish_stdout ();
     return 0;
   }
   parse_args (argc, argv, &o);

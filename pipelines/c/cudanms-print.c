@@ -20,9 +20,14 @@ typedef struct {
   guint64 detections;
 } PrintState;
 
+/* A JSON string; bytes that are not UTF-8 (labels of another element)
+ * become U+FFFD, so the line stays valid JSON. */
 static void
-print_json_string (const gchar * s)
+print_json_string (const gchar * str)
 {
+  gchar *valid = str ? g_utf8_make_valid (str, -1) : NULL;
+  const gchar *s = valid;
+
   putchar ('"');
   for (; s && *s; s++) {
     if (*s == '"' || *s == '\\')
@@ -33,6 +38,7 @@ print_json_string (const gchar * s)
       putchar (*s);
   }
   putchar ('"');
+  g_free (valid);
 }
 
 static void

@@ -31,7 +31,11 @@ def attach_tensor(buf, array, tensor_id="detections"):
     s.set_value("data-type", _DTYPES[array.dtype])
     s.set_value("dims", Gst.ValueArray([int(d) for d in array.shape]))
     s.set_value("dims-order", "row-major")
-    s.set_value("data", Gst.Buffer.new_wrapped(array.tobytes()))
+    # An empty array (an end2end model's [1, 0, 6]) gets a buffer without
+    # memory: new_wrapped(b"") raises GStreamer-CRITICALs.
+    data = array.tobytes()
+    s.set_value("data", Gst.Buffer.new_wrapped(data) if data
+                else Gst.Buffer.new())
     buf.add_protection_meta(s)
 
 

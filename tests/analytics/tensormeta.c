@@ -17,7 +17,7 @@ static const gsize other_dims[] = { 1, 1, 6 };
 /* A harness on a bare cudanms (model-size = frame size) with the
  * "key=value ..." props; caps NULL sends none. */
 static GstHarness *
-new_harness (const gchar * props, const gchar * caps)
+harness_with_caps (const gchar * props, const gchar * caps)
 {
   GstElement *el = gst_element_factory_make ("cudanms", NULL);
   gchar **kv = g_strsplit (props ? props : "", " ", -1);
@@ -38,13 +38,6 @@ new_harness (const gchar * props, const gchar * caps)
   if (caps != NULL)
     gst_harness_set_src_caps_str (h, caps);
   return h;
-}
-
-static GstBuffer *
-push_pull (GstHarness * h, GstBuffer * buf)
-{
-  fail_unless_equals_int (gst_harness_push (h, buf), GST_FLOW_OK);
-  return gst_harness_pull (h);
 }
 
 static void
@@ -73,23 +66,6 @@ classifier_tensor (void)
       GST_TENSOR_DIM_ORDER_ROW_MAJOR, dims, 2, scores, sizeof scores);
 }
 
-/* The element's bus, for warnings and errors. */
-static GstBus *
-watch_bus (GstElement * element)
-{
-  GstBus *bus = gst_bus_new ();
-
-  gst_element_set_bus (element, bus);
-  return bus;
-}
-
-static void
-unwatch_bus (GstBus * bus)
-{
-  gst_bus_set_flushing (bus, TRUE);
-  gst_object_unref (bus);
-}
-
 static void
 assert_message (GstBus * bus, GstMessageType type, const gchar * what)
 {
@@ -116,7 +92,7 @@ GST_START_TEST (test_both_dims_orders)
   guint i;
 
   for (i = 0; i < G_N_ELEMENTS (orders); i++) {
-    GstHarness *h = new_harness (NULL, FRAME_CAPS);
+    GstHarness *h = harness_with_caps (NULL, FRAME_CAPS);
     GstBuffer *buf = make_frame (0), *out;
 
     add_tensor_meta (buf, 1, hand_gst_tensor ("yolo-v8-out", orders[i], 0));
@@ -134,7 +110,7 @@ GST_END_TEST;
  * detector's is not the first one. */
 GST_START_TEST (test_two_tensor_metas)
 {
-  GstHarness *h = new_harness ("tensor-id=yolo-v8-out", FRAME_CAPS);
+  GstHarness *h = harness_with_caps ("tensor-id=yolo-v8-out", FRAME_CAPS);
   GstBuffer *buf, *out;
 
   /* the first meta holds a classifier and a tensor that fits end2end */
@@ -190,7 +166,7 @@ GST_START_TEST (test_segmentation_detections)
 {
   const gsize protos_dims[] = { 1, 2, 4, 4 };
   gfloat protos[32] = { 0 };
-  GstHarness *h = new_harness (NULL, FRAME_CAPS);
+  GstHarness *h = harness_with_caps (NULL, FRAME_CAPS);
   GstBus *bus = watch_bus (h->element);
   GstBuffer *buf = make_frame (0), *out;
   GstTensor *det = hand_gst_tensor ("yolo-v8-segmentation-out-detections",
@@ -239,7 +215,7 @@ count_relation_metas (GstBuffer * buf)
 
 GST_START_TEST (test_attach_meta)
 {
-  GstHarness *h = new_harness ("attach-meta=roi", FRAME_CAPS);
+  GstHarness *h = harness_with_caps ("attach-meta=roi", FRAME_CAPS);
   GstBuffer *buf, *out;
   GstAnalyticsRelationMeta *rmeta;
   gchar *str, *expected, *with_upstream;
@@ -292,7 +268,7 @@ GST_START_TEST (test_caps_pass_through)
 {
   gchar *str = tensor_caps ("yolo-v8-out", "(int)1,(int)7,(int)10",
       "float32");
-  GstHarness *h = new_harness (NULL, str);
+  GstHarness *h = harness_with_caps (NULL, str);
   GstCaps *in = gst_caps_from_string (str), *cur;
   GstBuffer *buf = make_frame (0), *out;
 
@@ -319,7 +295,7 @@ static void
 check_caps_refused (const gchar * dims, const gchar * type, const gchar * what)
 {
   gchar *str = tensor_caps ("yolo-v8-out", dims, type);
-  GstHarness *h = new_harness (NULL, NULL);
+  GstHarness *h = harness_with_caps (NULL, NULL);
   GstBus *bus = watch_bus (h->element);
 
   GstCaps *caps = gst_caps_from_string (str);

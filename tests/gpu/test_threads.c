@@ -6,7 +6,8 @@
  * Then small and large contexts at once: 2 threads create a fresh context
  * for every call, one for a large plain NMS (the large path, its resolve
  * launched with the device's whole shared memory), one for a small one
- * (the fast path). Process-wide CUDA state set per context would let one
+ * (the fast path), CNMS_GPU_ROUNDS x 10 times (x 1 with
+ * CNMS_GPU_SANITIZER=1; CNMS_GPU_MIXED_ROUNDS sets it). Process-wide CUDA state set per context would let one
  * break the other's launch (a context lowering the resolve kernel's
  * shared memory limit under another's launch failed with "invalid
  * argument"); every call must succeed and match the CPU backend. */
@@ -186,7 +187,10 @@ main (void)
     bad += w[i].mismatches + w[i].errors;
   }
 
-  bad += run_mixed (cpu, rounds * 10);
+  /* the mixed phase's N = 32768 case is the slow one under
+   * compute-sanitizer (racecheck): one round per CNMS_GPU_ROUNDS there */
+  bad += run_mixed (cpu, (int) gpu_env_int ("CNMS_GPU_MIXED_ROUNDS",
+          gpu_env_int ("CNMS_GPU_SANITIZER", 0) ? rounds : rounds * 10));
   cnms_ctx_free (cpu);
   for (i = 0; i < N_CASES; i++)
     gpu_result_free (&baseline[i]);

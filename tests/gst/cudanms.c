@@ -9,52 +9,6 @@
 #include "cudanms.h"
 #include "helpers.h"
 
-/* A harness on a bare cudanms (h->element is the element itself) with
- * model-size = frame size and the "key=value ..." props. */
-static GstHarness *
-new_harness (const gchar * props)
-{
-  GstElement *el = gst_element_factory_make ("cudanms", NULL);
-  gchar **kv = g_strsplit (props ? props : "", " ", -1);
-  GstHarness *h;
-  guint i;
-
-  gst_util_set_object_arg (G_OBJECT (el), "model-size", "320x240");
-  for (i = 0; kv[i] != NULL; i++) {
-    gchar **pair = g_strsplit (kv[i], "=", 2);
-
-    if (pair[0] != NULL && pair[1] != NULL)
-      gst_util_set_object_arg (G_OBJECT (el), pair[0], pair[1]);
-    g_strfreev (pair);
-  }
-  g_strfreev (kv);
-  h = gst_harness_new_with_element (el, "sink", "src");
-  gst_object_unref (el);
-  gst_harness_set_src_caps_str (h, FRAME_CAPS);
-  return h;
-}
-
-/* Pushes buf and returns the output (asserting one came out). */
-static GstBuffer *
-push_pull (GstHarness * h, GstBuffer * buf)
-{
-  fail_unless_equals_int (gst_harness_push (h, buf), GST_FLOW_OK);
-  return gst_harness_pull (h);
-}
-
-static GstBuffer *
-hand_frame_yolov8 (void)
-{
-  const gint dims[] = { 1, 4 + HAND_CLASSES, HAND_ANCHORS };
-  GstBuffer *buf = make_frame (7);
-  gsize n;
-  gfloat *t = hand_tensor_yolov8 (&n);
-
-  attach_tensor (buf, "detections", "float32", dims, 3, t, n * 4);
-  g_free (t);
-  return buf;
-}
-
 GST_START_TEST (test_exact_rois)
 {
   GstHarness *h = new_harness (NULL);
@@ -206,28 +160,6 @@ GST_START_TEST (test_label_file)
 }
 
 GST_END_TEST;
-
-/* A failed start posts an element error and the state change fails. */
-static void
-check_start_fails (GstElement * el, const gchar * what)
-{
-  GstBus *bus = watch_bus (el);
-  GstMessage *msg;
-  GError *err = NULL;
-
-  fail_unless_equals_int (gst_element_set_state (el, GST_STATE_PAUSED),
-      GST_STATE_CHANGE_FAILURE);
-  msg = gst_bus_pop_filtered (bus, GST_MESSAGE_ERROR);
-  fail_unless (msg != NULL);
-  gst_message_parse_error (msg, &err, NULL);
-  fail_unless (strstr (err->message, what) != NULL, "'%s' lacks '%s'",
-      err->message, what);
-  g_clear_error (&err);
-  gst_message_unref (msg);
-  gst_element_set_state (el, GST_STATE_NULL);
-  unwatch_bus (bus);
-  gst_object_unref (el);
-}
 
 GST_START_TEST (test_label_file_missing)
 {

@@ -6,6 +6,7 @@
 
 #include <gst/gst.h>
 #include <gst/video/video.h>
+#include <gst/check/gstharness.h>
 
 G_BEGIN_DECLS
 
@@ -61,6 +62,21 @@ GstBus *watch_bus (GstElement * element);
 void unwatch_bus (GstBus * bus);
 /* Asserts exactly one warning on bus and that its text contains what. */
 void assert_one_warning (GstBus * bus, const gchar * what);
+/* Pops the next warning of bus: its text (g_free), NULL when none. */
+gchar *pop_warning (GstBus * bus);
+
+/* A harness on a bare cudanms (h->element is the element itself) with
+ * model-size = frame size (FRAME_CAPS) and the "key=value ..." props. */
+GstHarness *new_harness (const gchar * props);
+/* Pushes buf and returns the output (asserting one came out). */
+GstBuffer *push_pull (GstHarness * h, GstBuffer * buf);
+/* A frame carrying the hand tensor (yolov8, id "detections"). */
+GstBuffer *hand_frame_yolov8 (void);
+/* Asserts that starting el fails with an element error containing what;
+ * takes el. */
+void check_start_fails (GstElement * el, const gchar * what);
+/* The guint64 field name of the element's "stats" property. */
+guint64 get_stat (GstElement * el, const gchar * name);
 
 G_END_DECLS
 #endif

@@ -53,22 +53,29 @@ slurp (const char *file, char *buf, size_t size)
   buf[n] = '\0';
 }
 
-/* Runs cudanms-tool with args (already shell-quoted where needed);
- * returns its exit code and leaves stdout/stderr in out_text/err_text. */
+/* Runs cudanms-tool with args (already shell-quoted where needed), its
+ * stdout going to out; returns its exit code and leaves stdout/stderr in
+ * out_text/err_text. */
 static int
-run_tool (const char *args)
+run_tool_to (const char *args, const char *out)
 {
   char cmd[8192];
   int rc;
 
-  snprintf (cmd, sizeof cmd, "'%s' %s > '%s' 2> '%s'", tool, args,
-      path ("stdout.txt"), path ("stderr.txt"));
+  snprintf (cmd, sizeof cmd, "'%s' %s > '%s' 2> '%s'", tool, args, out,
+      path ("stderr.txt"));
   rc = system (cmd);
-  slurp (path ("stdout.txt"), out_text, sizeof out_text);
+  slurp (out, out_text, sizeof out_text);
   slurp (path ("stderr.txt"), err_text, sizeof err_text);
   if (rc == -1 || !WIFEXITED (rc))
     return -1;
   return WEXITSTATUS (rc);
+}
+
+static int
+run_tool (const char *args)
+{
+  return run_tool_to (args, path ("stdout.txt"));
 }
 
 static int
@@ -108,18 +115,25 @@ expect_npy_error (const char *file, const char *needle)
 }
 
 static void
-write_header (const char *file, const char *dict, const void *data,
-    size_t size)
+write_header_len (const char *file, const char *dict, size_t hl,
+    const void *data, size_t size)
 {
   char buf[512];
-  size_t hl = strlen (dict);
 
   memcpy (buf, "\x93NUMPY\x01\x00", 8);
   buf[8] = (char) (hl & 0xff);
   buf[9] = (char) (hl >> 8);
   memcpy (buf + 10, dict, hl);
-  memcpy (buf + 10 + hl, data, size);
+  if (size > 0)
+    memcpy (buf + 10 + hl, data, size);
   write_text (file, buf, 10 + hl + size);
+}
+
+static void
+write_header (const char *file, const char *dict, const void *data,
+    size_t size)
+{
+  write_header_len (file, dict, strlen (dict), data, size);
 }
 
 static void
@@ -189,6 +203,54 @@ test_npy (void)
   write_text (path ("hdr.npy"), "\x93NUMPY\x01\x00\x40\x00{'descr'", 17);
   expect_npy_error (path ("hdr.npy"), "truncated");
   expect_npy_error (path ("missing.npy"), "No such file");
+
+  /* Regression (hostile test): a quoted key that is the whole header and
+   * not followed by ':' made the key search read past the header. The
+   * header here is exactly 8 bytes; ASan and valgrind see any over-read. */
+  write_text (path ("oob.npy"), "\x93NUMPY\x01\x00\x08\x00{'descr'", 18);
+  expect_npy_error (path ("oob.npy"), "not a dict");
+  write_header (path ("oob2.npy"), "{'descr'", NULL, 0);
+  expect_npy_error (path ("oob2.npy"), "not a dict");
+  write_header (path ("oob3.npy"), "{'descr': '<f4", NULL, 0);
+  expect_npy_error (path ("oob3.npy"), "bad 'descr'");
+  write_header (path ("oob4.npy"), "{'descr': '<f4', 'shape': (1,", NULL, 0);
+  expect_npy_error (path ("oob4.npy"), "bad 'shape'");
+  /* the value 'descr' is a value, not the key */
+  write_header (path ("val.npy"),
+      "{'shape': (1,), 'descr': 'descr', 'fortran_order': False}\n", v, 4);
+  expect_npy_error (path ("val.npy"), "unsupported npy dtype 'descr'");
+  /* a key given twice takes its last value, as numpy reads it */
+  write_header (path ("dup.npy"), "{'descr': '<i4', 'shape': (7, 7), "
+      "'descr': '<f4', 'fortran_order': False, 'shape': (1,)}\n", v, 4);
+  CHECK_INT (cnms_npy_read (path ("dup.npy"), &a, err, sizeof err), 0);
+  CHECK_INT (a.dtype, CNMS_NPY_F4);
+  CHECK_INT (a.n_dims, 1);
+  CHECK_INT (a.dims[0], 1);
+  CHECK (a.data != NULL && memcmp (a.data, v, 4) == 0);
+  cnms_npy_clear (&a);
+  /* no spaces, a trailing comma, a scalar shape () */
+  write_header (path ("tight.npy"),
+      "{'descr':'<f4','fortran_order':False,'shape':(),}\n", v, 4);
+  CHECK_INT (cnms_npy_read (path ("tight.npy"), &a, err, sizeof err), 0);
+  CHECK_INT (a.n_dims, 0);
+  CHECK_INT (a.count, 1);
+  cnms_npy_clear (&a);
+  /* what numpy refuses: other keys, (1) as a shape, bytes after the dict */
+  write_header (path ("key.npy"), "{'descr': '<f4', 'fortran_order': "
+      "False, 'shape': (1,), 'x': 1}\n", v, 4);
+  expect_npy_error (path ("key.npy"), "unexpected key 'x'");
+  write_header (path ("int.npy"), "{'descr': '<f4', 'fortran_order': "
+      "False, 'shape': (1)}\n", v, 4);
+  expect_npy_error (path ("int.npy"), "not a tuple");
+  write_header (path ("after.npy"), "{'descr': '<f4', 'fortran_order': "
+      "False, 'shape': (1,)} x\n", v, 4);
+  expect_npy_error (path ("after.npy"), "bytes after its dict");
+  write_header_len (path ("nul.npy"), "{'descr': '<f4', 'fortran_order': "
+      "False, 'shape': (1,)}\0\n", 57, v, 4);
+  expect_npy_error (path ("nul.npy"), "NUL");
+  write_header (path ("esc.npy"), "{'descr': '<f\\4', 'fortran_order': "
+      "False, 'shape': (1,)}\n", v, 4);
+  expect_npy_error (path ("esc.npy"), "bad 'descr'");
 }
 
 /* The six-box case of test-nms through the CLI. */
@@ -276,6 +338,24 @@ test_nms_cli (void)
       "--out '%s'", path ("boxes.npy"), path ("scores.npy"),
       path ("keep.npy"));
   expect_error (args, "not a number");
+  /* one rule for --max-detections in both commands: >= 1 */
+  snprintf (args, sizeof args, "nms --boxes '%s' --scores '%s' --iou 0.5 "
+      "--max-detections 0 --out '%s'", path ("boxes.npy"),
+      path ("scores.npy"), path ("keep.npy"));
+  expect_error (args, "--max-detections: must be >= 1");
+  snprintf (args, sizeof args, "nms --boxes '%s' --scores '%s' --iou 0.5 "
+      "--max-detections 2 --out '%s'", path ("boxes.npy"),
+      path ("scores.npy"), path ("keep.npy"));
+  CHECK_INT (run_tool (args), 0);
+  CHECK_INT (cnms_npy_read (path ("keep.npy"), &k, err, sizeof err), 0);
+  CHECK (k.data != NULL && k.dims[0] == 2
+      && memcmp (k.data, want, 2 * sizeof want[0]) == 0);
+  cnms_npy_clear (&k);
+  /* a write that fails is an error (it once exited 0, the output lost) */
+  snprintf (args, sizeof args, "nms --boxes '%s' --scores '%s' --iou 0.5 "
+      "--out /dev/full", path ("boxes.npy"), path ("scores.npy"));
+  expect_error (args, "write failed");
+
   expect_error ("nms --frobnicate 1", "unknown option");
   expect_error ("frobnicate", "unknown command");
   expect_error ("", "no command");
@@ -290,6 +370,7 @@ test_decode_cli (void)
     {1, 1, 5, 5, 0.9f, 0}, {10, 10, 20, 30, 0.3f, 7},
   };
   static const int32_t ie2e[2][6];
+  static const float square[5][5];    /* [1, 5, 5]: fits no layout */
   int64_t dims[3] = { 1, 2, 6 }, bad_dims[3] = { 1, 5, 5 };
   char args[4096];
   char err[512];
@@ -298,8 +379,9 @@ test_decode_cli (void)
           err, sizeof err), 0);
   CHECK_INT (cnms_npy_write (path ("ie2e.npy"), CNMS_NPY_I4, 3, dims, ie2e,
           err, sizeof err), 0);
+  /* Regression (ASan): this once wrote the 25 floats from the 12 of e2e */
   CHECK_INT (cnms_npy_write (path ("sq.npy"), CNMS_NPY_F4, 3, bad_dims,
-          e2e, err, sizeof err), 0);
+          square, err, sizeof err), 0);
 
 #define DECODE(t, extra) \
   snprintf (args, sizeof args, "decode --tensor '%s' --model-size 640x640 " \
@@ -327,7 +409,12 @@ test_decode_cli (void)
   DECODE ("e2e.npy", "--layout yolov9");
   expect_error (args, "yolov9");
   DECODE ("e2e.npy", "--max-detections 0");
-  expect_error (args, "max-detections");
+  expect_error (args, "--max-detections: must be >= 1");
+  /* stdout on a full disk: exit 2, not 0 with the detections lost */
+  DECODE ("e2e.npy", "");
+  CHECK_INT (run_tool_to (args, "/dev/full"), 2);
+  CHECK (strstr (err_text, "cannot write the output") != NULL);
+  CHECK_INT (run_tool_to ("--help", "/dev/full"), 2);
   DECODE ("e2e.npy", "--iou 1.5");
   expect_error (args, "--iou");
   DECODE ("e2e.npy", "--backend tpu");

@@ -464,6 +464,7 @@ test_steady_state (void)
   for (i = 0; i < 20; i++)
     detect (&ten, CNMS_LAYOUT_AUTO, &p, &d);
   ten.dims[2] = 4000;
+  ten.size = (size_t) (4 + n_classes) * 4000 * sizeof (float);
   detect (&ten, CNMS_LAYOUT_YOLOV8, &p, &d);
   CHECK_INT (cnms_ctx_alloc_count (ctx), allocs);
   cnms_ctx_memory (ctx, &host2, NULL, NULL);

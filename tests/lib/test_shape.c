@@ -12,15 +12,19 @@ static cnms_tensor
 dims_tensor (int n_dims, int64_t d0, int64_t d1, int64_t d2)
 {
   cnms_tensor t;
+  int i;
 
   memset (&t, 0, sizeof t);
   t.data = data;
-  t.size = (size_t) 1 << 40;    /* size is checked on its own below */
   t.dtype = CNMS_DTYPE_FLOAT32;
   t.n_dims = n_dims;
   t.dims[0] = d0;
   t.dims[1] = d1;
   t.dims[2] = d2;
+  /* the exact bytes of the dims (size is checked on its own below) */
+  t.size = 4;
+  for (i = 0; i < n_dims; i++)
+    t.size *= (size_t) (t.dims[i] > 0 ? t.dims[i] : 1);
   return t;
 }
 

@@ -1,0 +1,394 @@
+/* cudanms: warnings once per stream and kind, counters, and the checks of
+ * a decoded frame (see gstcudanmsstats.h). */
+#ifdef HAVE_CONFIG_H
+#include "config.h"
+#endif
+
+#include <math.h>
+#include <string.h>
+
+#include "gstcudanmsstats.h"
+
+GST_DEBUG_CATEGORY_STATIC (gst_cudanms_stats_debug);
+#define GST_CAT_DEFAULT gst_cudanms_stats_debug
+
+/* The frame gst_cudanms_stats_frame checks. */
+typedef struct
+{
+  const cnms_tensor *tensor;
+  cnms_layout layout;
+  const cnms_params *p;
+  gint n_candidates;
+  const cnms_det *dets;
+  gint n_dets;
+  const GstCudanmsLabels *labels;
+} Frame;
+
+/* Kinds of problem remembered per stream; past this many, new kinds are
+ * only logged (a stream whose every buffer is bad in a new way). */
+#define MAX_KINDS 64
+
+/* End2end class values are exact in float below 2^24. */
+#define MAX_END2END_CLASS 16777216.0f
+
+void
+gst_cudanms_stats_init (GstCudanmsStats * stats)
+{
+  memset (&stats->c, 0, sizeof (stats->c));
+  stats->warned = g_hash_table_new_full (g_str_hash, g_str_equal, g_free,
+      NULL);
+}
+
+void
+gst_cudanms_stats_clear (GstCudanmsStats * stats)
+{
+  g_clear_pointer (&stats->warned, g_hash_table_unref);
+}
+
+void
+gst_cudanms_stats_start (GstElement * element, GstCudanmsStats * stats)
+{
+  GST_OBJECT_LOCK (element);
+  memset (&stats->c, 0, sizeof (stats->c));
+  GST_OBJECT_UNLOCK (element);
+  gst_cudanms_stats_new_stream (stats);
+}
+
+void
+gst_cudanms_stats_new_stream (GstCudanmsStats * stats)
+{
+  g_hash_table_remove_all (stats->warned);
+}
+
+/**
+ * GstCudanms:stats:
+ *
+ * Counters since the element started (READY to PAUSED), as a
+ * "cudanms-stats" structure of guint64 fields: buffers,
+ * buffers-without-tensor, buffers-with-bad-tensor, candidates (before
+ * max-candidates), candidates-dropped (beyond max-candidates),
+ * buffers-over-max-candidates, detections (kept boxes attached),
+ * buffers-with-scores-above-1, end2end-invalid-classes (rows dropped),
+ * end2end-fractional-classes (rows whose class was truncated) and
+ * detections-without-label (class ids past the label file). Each problem
+ * is posted once per stream as an element warning; these say how often it
+ * happened.
+ */
+void
+gst_cudanms_stats_install_property (GObjectClass * klass, guint prop_id)
+{
+  GST_DEBUG_CATEGORY_INIT (gst_cudanms_stats_debug, "cudanms", 0,
+      "Detection tensor decode and NMS");
+  g_object_class_install_property (klass, prop_id,
+      g_param_spec_boxed ("stats", "Statistics",
+          "Counters since start: buffers, buffers-without-tensor, "
+          "buffers-with-bad-tensor, candidates, candidates-dropped, "
+          "buffers-over-max-candidates, detections, "
+          "buffers-with-scores-above-1, end2end-invalid-classes, "
+          "end2end-fractional-classes, detections-without-label",
+          GST_TYPE_STRUCTURE, G_PARAM_READABLE | G_PARAM_STATIC_STRINGS));
+}
+
+GstStructure *
+gst_cudanms_stats_to_structure (const GstCudanmsStats * stats)
+{
+  const GstCudanmsCounters *c = &stats->c;
+
+  return gst_structure_new ("cudanms-stats",
+      "buffers", G_TYPE_UINT64, c->buffers,
+      "buffers-without-tensor", G_TYPE_UINT64, c->no_tensor,
+      "buffers-with-bad-tensor", G_TYPE_UINT64, c->bad_tensor,
+      "candidates", G_TYPE_UINT64, c->candidates,
+      "candidates-dropped", G_TYPE_UINT64, c->candidates_dropped,
+      "buffers-over-max-candidates", G_TYPE_UINT64, c->capped,
+      "detections", G_TYPE_UINT64, c->detections,
+      "buffers-with-scores-above-1", G_TYPE_UINT64, c->scores_above_one,
+      "end2end-invalid-classes", G_TYPE_UINT64, c->invalid_classes,
+      "end2end-fractional-classes", G_TYPE_UINT64, c->fractional_classes,
+      "detections-without-label", G_TYPE_UINT64, c->unlabelled, NULL);
+}
+
+/* TRUE the first time kind is seen in this stream: post it. The kind of a
+ * message is the message with each run of digits made one '#'. */
+static gboolean
+first_of_kind (GstCudanmsStats * stats, const gchar * kind_or_msg)
+{
+  GString *kind = g_string_new (NULL);
+  const gchar *p;
+
+  for (p = kind_or_msg; *p != '\0'; p++) {
+    if (!g_ascii_isdigit (*p))
+      g_string_append_c (kind, *p);
+    else if (kind->len == 0 || kind->str[kind->len - 1] != '#')
+      g_string_append_c (kind, '#');
+  }
+  if (g_hash_table_contains (stats->warned, kind->str)
+      || g_hash_table_size (stats->warned) >= MAX_KINDS) {
+    g_string_free (kind, TRUE);
+    return FALSE;
+  }
+  g_hash_table_add (stats->warned, g_string_free (kind, FALSE));
+  return TRUE;
+}
+
+void
+gst_cudanms_stats_problem (GstElement * element, GstCudanmsStats * stats,
+    gboolean missing, const gchar * msg)
+{
+  GST_OBJECT_LOCK (element);
+  stats->c.buffers++;
+  if (missing)
+    stats->c.no_tensor++;
+  else
+    stats->c.bad_tensor++;
+  GST_OBJECT_UNLOCK (element);
+
+  if (missing && first_of_kind (stats, "missing tensor")) {
+    GST_ELEMENT_WARNING_WITH_DETAILS (element, STREAM, FORMAT,
+        ("Buffer has no detection tensor; passing it without ROIs."),
+        ("%s; further buffers without a tensor are only logged and counted "
+            "(property stats)", msg), ("kind",
+            G_TYPE_STRING, "missing-tensor", NULL));
+  } else if (!missing && first_of_kind (stats, msg)) {
+    GST_ELEMENT_WARNING_WITH_DETAILS (element, STREAM, FORMAT,
+        ("Bad detection tensor: %s", msg),
+        ("The buffer passes without ROIs; further buffers with this kind of "
+            "problem are only logged and counted (property stats)"),
+        ("kind", G_TYPE_STRING, "bad-tensor", NULL));
+  } else {
+    GST_INFO_OBJECT (element, "%s: %s, buffer passes without ROIs",
+        missing ? "no tensor" : "bad tensor", msg);
+  }
+}
+
+/* The rows [1, K, 6] of an end2end tensor as floats, one at a time. */
+static void
+end2end_row (const cnms_tensor * t, gint k, gfloat row[6])
+{
+  if (t->dtype == CNMS_DTYPE_FLOAT16)
+    cnms_halfs_to_floats ((const guint16 *) t->data + (gsize) k * 6, 6, row);
+  else
+    memcpy (row, (const gfloat *) t->data + (gsize) k * 6, 6 * sizeof (gfloat));
+}
+
+/* Rows with a candidate's score whose class field is not a class id
+ * (dropped by decode), or a fractional one (truncated by decode). */
+static void
+check_end2end_classes (GstElement * element, GstCudanmsStats * stats,
+    const Frame * f, gint n_rows)
+{
+  guint64 invalid = 0, fractional = 0;
+  gfloat first_invalid = 0, first_fraction = 0;
+  gint k;
+
+  if (f->tensor->on_device)
+    return;
+  for (k = 0; k < n_rows; k++) {
+    gfloat row[6];
+
+    end2end_row (f->tensor, k, row);
+    if (!(isfinite (row[4]) && row[4] > f->p->score_threshold))
+      continue;
+    if (!isfinite (row[5]) || row[5] < 0.0f || row[5] >= MAX_END2END_CLASS) {
+      if (invalid++ == 0)
+        first_invalid = row[5];
+    } else if (row[5] != floorf (row[5])) {
+      if (fractional++ == 0)
+        first_fraction = row[5];
+    }
+  }
+  if (invalid == 0 && fractional == 0)
+    return;
+  GST_OBJECT_LOCK (element);
+  stats->c.invalid_classes += invalid;
+  stats->c.fractional_classes += fractional;
+  GST_OBJECT_UNLOCK (element);
+  if (invalid > 0 && first_of_kind (stats, "end2end invalid class"))
+    GST_ELEMENT_WARNING (element, STREAM, FORMAT,
+        ("End2end rows with class value %g dropped: a class is an integer "
+            "in [0, 2^24).", first_invalid),
+        ("%" G_GUINT64_FORMAT " such rows in this frame; later ones are only "
+            "counted (stats: end2end-invalid-classes)", invalid));
+  if (fractional > 0 && first_of_kind (stats, "end2end fractional class"))
+    GST_ELEMENT_WARNING (element, STREAM, FORMAT,
+        ("End2end class value %g is not an integer; it is read as class %d. "
+            "Is the tensor a one-class yolov5 [1, N, 6]? Then set "
+            "layout=yolov5.", first_fraction, (gint) first_fraction),
+        ("%" G_GUINT64_FORMAT " such rows in this frame; later ones are only "
+            "counted (stats: end2end-fractional-classes)", fractional));
+}
+
+/* Scores are probabilities in every layout; a kept score above 1 means
+ * the tensor was read with the wrong layout. */
+static void
+check_scores (GstElement * element, GstCudanmsStats * stats,
+    const Frame * f, const cnms_shape * shape)
+{
+  const cnms_tensor *t = f->tensor;
+  gint64 a = t->dims[t->n_dims - 2], b = t->dims[t->n_dims - 1];
+  gfloat top = 0.0f;
+  gchar hint[160];
+  GString *dims;
+  gint i;
+
+  for (i = 0; i < f->n_dets; i++)
+    top = MAX (top, f->dets[i].score);
+  if (!(top > 1.0f))
+    return;
+  GST_OBJECT_LOCK (element);
+  stats->c.scores_above_one++;
+  GST_OBJECT_UNLOCK (element);
+  if (!first_of_kind (stats, "scores above 1"))
+    return;
+  dims = g_string_new (NULL);
+  if (shape->layout == CNMS_LAYOUT_YOLOV5 && a >= 5)
+    g_snprintf (hint, sizeof (hint), "is it yolov8 [1, 4+C, N] with %"
+        G_GINT64_FORMAT " classes and %" G_GINT64_FORMAT " anchors? Then set "
+        "layout=yolov8", a - 4, b);
+  else if (shape->layout == CNMS_LAYOUT_YOLOV8 && b >= 6)
+    g_snprintf (hint, sizeof (hint), "is it yolov5 [1, N, 5+C] with %"
+        G_GINT64_FORMAT " anchors? Then set layout=yolov5", a);
+  else if (shape->layout == CNMS_LAYOUT_END2END)
+    g_snprintf (hint, sizeof (hint), "is it a one-class yolov5 [1, N, 6]? "
+        "Then set layout=yolov5");
+  else
+    g_snprintf (hint, sizeof (hint), "check the layout and the model's "
+        "output");
+  for (i = 0; i < t->n_dims; i++)
+    g_string_append_printf (dims, "%s%" G_GINT64_FORMAT, i ? ", " : "",
+        t->dims[i]);
+  GST_ELEMENT_WARNING_WITH_DETAILS (element, STREAM, FORMAT,
+      ("Scores up to %g are not probabilities: the [%s] tensor was decoded "
+          "as %s (layout=%s); %s.", top, dims->str,
+          cnms_layout_name (shape->layout), cnms_layout_name (f->layout),
+          hint),
+      ("Detections are attached as decoded; later frames with scores above "
+          "1 are only counted (stats: buffers-with-scores-above-1)"),
+      ("kind", G_TYPE_STRING, "score-range", "max-score",
+          G_TYPE_FLOAT, top, NULL));
+  g_string_free (dims, TRUE);
+}
+
+static void
+check_labels (GstElement * element, GstCudanmsStats * stats,
+    const Frame * f)
+{
+  guint64 unlabelled = 0;
+  gint i, first = -1;
+
+  for (i = 0; i < f->n_dets; i++) {
+    if (f->dets[i].class_id >= 0
+        && (guint) f->dets[i].class_id < f->labels->n_from_file)
+      continue;
+    if (unlabelled++ == 0)
+      first = f->dets[i].class_id;
+  }
+  if (unlabelled == 0)
+    return;
+  GST_OBJECT_LOCK (element);
+  stats->c.unlabelled += unlabelled;
+  GST_OBJECT_UNLOCK (element);
+  if (first_of_kind (stats, "class without label"))
+    GST_ELEMENT_WARNING (element, STREAM, FORMAT,
+        ("Class %d has no line in the label file (%u labels); it is "
+            "labelled \"class-%d\".", first, f->labels->n_from_file, first),
+        ("Later detections without a label are only counted (stats: "
+            "detections-without-label)"));
+}
+
+void
+gst_cudanms_stats_frame (GstElement * element, GstCudanmsStats * stats,
+    const cnms_tensor * tensor, cnms_layout layout, const cnms_params * p,
+    gint n_candidates, const cnms_det * dets, gint n_dets,
+    const GstCudanmsLabels * labels)
+{
+  const Frame frame = { tensor, layout, p, n_candidates, dets, n_dets,
+    labels
+  }, *f = &frame;
+  gint max = f->p->max_candidates;
+  gint dropped = f->n_candidates > max ? f->n_candidates - max : 0;
+  cnms_shape shape;
+
+  GST_OBJECT_LOCK (element);
+  stats->c.buffers++;
+  stats->c.candidates += (guint64) f->n_candidates;
+  stats->c.candidates_dropped += (guint64) dropped;
+  stats->c.capped += dropped > 0;
+  stats->c.detections += (guint64) f->n_dets;
+  GST_OBJECT_UNLOCK (element);
+
+  if (dropped > 0 && first_of_kind (stats, "over max-candidates")) {
+    GST_ELEMENT_WARNING_WITH_DETAILS (element, STREAM, FORMAT,
+        ("%d candidates, more than max-candidates=%d: the %d best were kept, "
+            "%d dropped.", f->n_candidates, max, max, dropped),
+        ("Later frames over the cap are only counted (stats: "
+            "candidates-dropped, buffers-over-max-candidates)"),
+        ("kind", G_TYPE_STRING, "over-max-candidates",
+            "candidates", G_TYPE_INT, f->n_candidates, "max-candidates",
+            G_TYPE_INT, max, "dropped", G_TYPE_INT, dropped, NULL));
+  } else if (dropped > 0) {
+    GST_INFO_OBJECT (element, "%d candidates over max-candidates=%d dropped",
+        dropped, max);
+  }
+  if (cnms_tensor_shape (f->tensor, f->layout, &shape, NULL, 0) != CNMS_OK)
+    return;
+  check_scores (element, stats, f, &shape);
+  if (shape.layout == CNMS_LAYOUT_END2END)
+    check_end2end_classes (element, stats, f, shape.n_anchors);
+  if (f->labels->n_from_file > 0)
+    check_labels (element, stats, f);
+}
+
+gboolean
+gst_cudanms_stats_load_labels (GstElement * element,
+    GstCudanmsLabels * labels, const gchar * path)
+{
+  GError *err = NULL;
+
+  gst_cudanms_labels_init (labels);
+  if (path == NULL)
+    return TRUE;
+  if (!gst_cudanms_labels_load (labels, path, &err)) {
+    GST_ELEMENT_ERROR (element, RESOURCE, OPEN_READ,
+        ("Could not read label file \"%s\": %s", path, err->message),
+        ("label-file must name a UTF-8 text file, one label per line"));
+    g_clear_error (&err);
+    gst_cudanms_labels_clear (labels);
+    return FALSE;
+  }
+  GST_INFO_OBJECT (element, "loaded %u labels from %s", labels->n_from_file,
+      path);
+  if (labels->n_from_file == 0)
+    GST_ELEMENT_WARNING (element, RESOURCE, READ,
+        ("Label file \"%s\" holds no labels; every label is class-<id>.",
+            path), (NULL));
+  return TRUE;
+}
+
+void
+gst_cudanms_stats_bad_model_size (GstElement * element, const gchar * value,
+    const gchar * kept)
+{
+  g_warning ("%s: model-size \"%s\" is not WxH with sizes in [1, %d] "
+      "(e.g. 640x640); keeping %s", GST_ELEMENT_NAME (element),
+      GST_STR_NULL (value), CNMS_SIZE_MAX, kept);
+  GST_ELEMENT_WARNING (element, LIBRARY, SETTINGS,
+      ("model-size \"%s\" is not WxH with sizes in [1, %d] (e.g. 640x640); "
+          "keeping %s.", GST_STR_NULL (value), CNMS_SIZE_MAX, kept), (NULL));
+}
+
+void
+gst_cudanms_stats_failed (GstElement * element, cnms_status st,
+    const gchar * detail, gint max_candidates)
+{
+  if (st == CNMS_ERR_NO_MEMORY)
+    GST_ELEMENT_ERROR (element, RESOURCE, NO_SPACE_LEFT,
+        ("Post-processing failed: out of memory with max-candidates=%d; "
+            "lower max-candidates (the suppression mask grows with its "
+            "square) or free memory, then restart the element.",
+            max_candidates), ("%s", detail));
+  else
+    GST_ELEMENT_ERROR (element, RESOURCE, FAILED,
+        ("Post-processing failed: %s", cnms_status_str (st)), ("%s",
+            detail));
+}

@@ -1,0 +1,91 @@
+/* cudanms: what the element tells the user about its input, and what it
+ * counts (see gstcudanmsstats.c and the README's "Errors and counters").
+ *
+ * Every problem with the input is posted once per stream as an element
+ * warning, per kind of problem (a bad tensor's message with its numbers
+ * left out is its kind), then only logged; every buffer, candidate and
+ * detection is counted, and the counts are read through the read-only
+ * "stats" property. */
+#ifndef __GST_CUDANMS_STATS_H__
+#define __GST_CUDANMS_STATS_H__
+
+#include <gst/gst.h>
+#include "cudanms.h"
+#include "gstcudanmsoutput.h"
+
+G_BEGIN_DECLS
+
+/* Counters since the element started (READY -> PAUSED); under the
+ * element's object lock. */
+typedef struct
+{
+  guint64 buffers;              /* buffers seen */
+  guint64 no_tensor;            /* of them without a detection tensor */
+  guint64 bad_tensor;           /* of them with a bad tensor */
+  guint64 candidates;           /* candidates found, before max-candidates */
+  guint64 candidates_dropped;   /* of them beyond max-candidates */
+  guint64 capped;               /* buffers with more than max-candidates */
+  guint64 detections;           /* kept boxes attached */
+  guint64 scores_above_one;     /* buffers with a kept score above 1 */
+  guint64 invalid_classes;      /* end2end rows dropped for their class */
+  guint64 fractional_classes;   /* end2end rows with a fractional class */
+  guint64 unlabelled;           /* detections without a label-file line */
+} GstCudanmsCounters;
+
+typedef struct
+{
+  GstCudanmsCounters c;
+  /* kinds of problem posted in this stream (streaming thread only) */
+  GHashTable *warned;
+} GstCudanmsStats;
+
+void gst_cudanms_stats_init (GstCudanmsStats * stats);
+void gst_cudanms_stats_clear (GstCudanmsStats * stats);
+/* start(): zero the counters (takes the object lock), forget what was
+ * posted. */
+void gst_cudanms_stats_start (GstElement * element, GstCudanmsStats * stats);
+/* A new stream (STREAM_START): problems are posted once more. */
+void gst_cudanms_stats_new_stream (GstCudanmsStats * stats);
+
+/* Installs the read-only "stats" property. */
+void gst_cudanms_stats_install_property (GObjectClass * klass, guint prop_id);
+/* The counters as a "cudanms-stats" structure; the caller holds the
+ * object lock. */
+GstStructure *gst_cudanms_stats_to_structure (const GstCudanmsStats * stats);
+
+/* A buffer passes without ROIs: no tensor (missing) or a bad one; msg says
+ * why. Counts it and posts it once per stream and kind. */
+void gst_cudanms_stats_problem (GstElement * element, GstCudanmsStats * stats,
+    gboolean missing, const gchar * msg);
+
+/* A decoded frame: tensor decoded as layout (the one asked for) under p,
+ * n_candidates before the cap, n_dets kept boxes dets named by labels.
+ * Counts it and posts once per stream: candidates over max-candidates (how
+ * many were dropped), kept scores above 1 (naming the layout the tensor
+ * probably has), end2end rows with an invalid or fractional class, classes
+ * without a line in the label file. */
+void gst_cudanms_stats_frame (GstElement * element, GstCudanmsStats * stats,
+    const cnms_tensor * tensor, cnms_layout layout, const cnms_params * p,
+    gint n_candidates, const cnms_det * dets, gint n_dets,
+    const GstCudanmsLabels * labels);
+
+/* start(): reads the label file at path (none when NULL) into labels
+ * (initialised here). A file that cannot be read or is not UTF-8 text is
+ * an element error (FALSE, labels cleared); one without any label a
+ * warning. */
+gboolean gst_cudanms_stats_load_labels (GstElement * element,
+    GstCudanmsLabels * labels, const gchar * path);
+
+/* set_property: a malformed model-size was refused (value) and kept is in
+ * use; a GLib warning, and an element warning where there is a bus. Call
+ * without the object lock. */
+void gst_cudanms_stats_bad_model_size (GstElement * element,
+    const gchar * value, const gchar * kept);
+
+/* transform: cnms_detect failed with st (not a bad tensor): a fatal
+ * element error; out of memory names max-candidates, what to lower. */
+void gst_cudanms_stats_failed (GstElement * element, cnms_status st,
+    const gchar * detail, gint max_candidates);
+
+G_END_DECLS
+#endif /* __GST_CUDANMS_STATS_H__ */

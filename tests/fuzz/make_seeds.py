@@ -1,0 +1,136 @@
+#!/usr/bin/python3
+"""Writes the seed corpora of the fuzz targets (tests/fuzz/corpus/NAME/).
+The seeds are committed; this is how they were made. Run from anywhere:
+
+    /usr/bin/python3 tests/fuzz/make_seeds.py
+
+npy: what numpy writes (every dtype cudanms reads, versions 1.0 to 3.0,
+scalars, empty arrays) and the hostile test's header that ends in a key.
+detect: the 24-byte header of fuzz_detect.c (see parse ()) with small
+YOLOv8, YOLOv5 and end2end tensors in each value mode, both dtypes, short
+and long sizes. nms: boxes on fuzz_nms.c's small grid, raw floats, signed
+values.
+"""
+import io
+import os
+import struct
+
+import numpy as np
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+
+
+def write(kind, name, data):
+    d = os.path.join(HERE, "corpus", kind)
+    os.makedirs(d, exist_ok=True)
+    with open(os.path.join(d, name), "wb") as f:
+        f.write(data)
+
+
+def npy_bytes(a, version=None):
+    f = io.BytesIO()
+    if version is None:
+        np.save(f, a)
+    else:
+        np.lib.format.write_array(f, a, version=version)
+    return f.getvalue()
+
+
+def npy_seeds():
+    rng = np.random.default_rng(1)
+    write("npy", "f4-3x4", npy_bytes(rng.random((3, 4), np.float32)))
+    write("npy", "f2-1x7x10", npy_bytes(
+        rng.random((1, 7, 10)).astype(np.float16)))
+    write("npy", "i4-5", npy_bytes(np.arange(5, dtype=np.int32)))
+    write("npy", "i8-2x2", npy_bytes(np.arange(4, dtype=np.int64)
+                                     .reshape(2, 2)))
+    write("npy", "scalar", npy_bytes(np.float32(1.5)))
+    write("npy", "empty", npy_bytes(np.zeros((1, 0, 6), np.float32)))
+    write("npy", "v2", npy_bytes(np.ones(3, np.float32), (2, 0)))
+    write("npy", "v3", npy_bytes(np.ones(2, np.float32), (3, 0)))
+    write("npy", "f8", npy_bytes(np.ones(2, np.float64)))
+    write("npy", "fortran", npy_bytes(np.asfortranarray(
+        np.ones((2, 3), np.float32))))
+    # the hostile test's header: a quoted key at its very end
+    write("npy", "oob", b"\x93NUMPY\x01\x00\x08\x00{'descr'")
+    hdr = b"{'descr': '<i4', 'shape': (7, 7), 'descr': '<f4', " \
+        b"'fortran_order': False, 'shape': (1,)}\n"
+    write("npy", "dup-keys", b"\x93NUMPY\x01\x00" + struct.pack("<H", len(hdr))
+          + hdr + struct.pack("<f", 2.5))
+
+
+def detect_header(f16=0, layout=0, agnostic=0, letterbox=0, size_mode=0,
+                  n_dims=3, value_mode=0, dims=(1, 7, 10), thr=0.25, iou=0.45,
+                  max_det=300, max_cand=100, model=(320, 240),
+                  frame=(320, 240)):
+    n_dims_code = {3: 0, 2: 3, 1: 5, 4: 6, 0: 7}[n_dims]
+    flags = f16 | (layout << 1) | (agnostic << 3) | (letterbox << 4) \
+        | (size_mode << 5)
+    h = bytes([flags, n_dims_code | (value_mode << 3)])
+    h += struct.pack("<3H", *dims)
+    h += struct.pack("<H", int((thr + 0.5) * 32768))
+    h += struct.pack("<H", int(iou * 65535))
+    h += struct.pack("<H", (max_det - 1) % 512)
+    h += struct.pack("<H", (max_cand - 1) % 1024)
+    h += struct.pack("<2H", model[0] - 1, model[1] - 1)
+    h += struct.pack("<2H", frame[0] - 1, frame[1] - 1)
+    assert len(h) == 24
+    return h
+
+
+def detect_seeds():
+    rng = np.random.default_rng(2)
+    # value mode 1: bytes -> (b % 128) * 5 (boxes), mode 2: b / 255 (scores)
+    v8 = rng.integers(0, 256, 7 * 10, dtype=np.uint8).tobytes()
+    write("detect", "v8-mode1", detect_header(value_mode=1) + v8)
+    write("detect", "v8-mode2", detect_header(value_mode=2, thr=0.1) + v8)
+    write("detect", "v8-f16", detect_header(f16=1, value_mode=3,
+                                            thr=-0.4) + v8)
+    write("detect", "v8-raw", detect_header(value_mode=0) +
+          np.concatenate([rng.random(40, np.float32) * 300,
+                          rng.random(30, np.float32)]).tobytes())
+    write("detect", "v5", detect_header(layout=1, dims=(1, 12, 8),
+                                        value_mode=2, thr=0.05) +
+          rng.integers(0, 256, 96, dtype=np.uint8).tobytes())
+    write("detect", "e2e", detect_header(dims=(1, 5, 6), value_mode=3,
+                                         letterbox=1, model=(640, 640),
+                                         frame=(1280, 720)) +
+          rng.integers(0, 256, 30, dtype=np.uint8).tobytes())
+    write("detect", "e2e-empty", detect_header(dims=(1, 0, 6)))
+    write("detect", "short", detect_header(size_mode=6, value_mode=1) + v8)
+    write("detect", "long", detect_header(size_mode=7, value_mode=1) + v8)
+    write("detect", "agnostic-cap", detect_header(agnostic=1, max_cand=3,
+                                                  max_det=2, value_mode=1,
+                                                  dims=(1, 6, 64)) +
+          rng.integers(0, 256, 384, dtype=np.uint8).tobytes())
+    write("detect", "2d", detect_header(n_dims=2, dims=(7, 10, 0),
+                                        value_mode=1) + v8)
+    write("detect", "huge-dim", detect_header(dims=(1, 0xfffc, 8)))
+
+
+def nms_seeds():
+    rng = np.random.default_rng(3)
+    # flags: bit 0 classes, bit 1 agnostic, bits 2+ mode; iou byte; max_det
+    for mode in range(3):
+        for flags in (0, 1, 3):
+            body = rng.integers(0, 256, 6 * 24 if mode else 21 * 24,
+                                dtype=np.uint8).tobytes()
+            write("nms", "mode%d-flags%d" % (mode, flags),
+                  bytes([flags | (mode << 2), 128, 0]) + body)
+    boxes = []
+    for x in range(0, 30, 3):
+        boxes += [x, x % 7, x + 5, x % 7 + 5, (x * 37) % 8, x % 4]
+    write("nms", "grid", bytes([1 | (1 << 2), 115, 5]) + bytes(boxes))
+
+
+def main():
+    npy_seeds()
+    detect_seeds()
+    nms_seeds()
+    for kind in ("npy", "detect", "nms"):
+        print(kind, len(os.listdir(os.path.join(HERE, "corpus", kind))),
+              "seeds")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,70 @@
+/* The output contract's arithmetic on its own (gstcudanmsoutput.c built
+ * into the test): boxes of frames near 2^31 pixels wide, where converting
+ * ceil(x2) to gint before clamping was undefined (finding 11: w came out
+ * 0), and label ids past the cached range. */
+#include <gst/check/gstcheck.h>
+#include <gst/video/video.h>
+
+#include "gstcudanmsoutput.h"
+
+static GstVideoRegionOfInterestMeta *
+roi_of (const cnms_det * d, gint fw, gint fh, GstBuffer ** buf)
+{
+  GstCudanmsLabels labels;
+
+  *buf = gst_buffer_new ();
+  gst_cudanms_labels_init (&labels);
+  gst_cudanms_attach_roi (*buf, &labels, d, 0, fw, fh);
+  gst_cudanms_labels_clear (&labels);
+  return gst_buffer_get_video_region_of_interest_meta_id (*buf, 0);
+}
+
+GST_START_TEST (test_huge_frame)
+{
+  /* 2147483647 is 2^31 in float: the box reaches one past the frame */
+  const cnms_det whole = { 0.5f, 0.0f, 0.0f, 2147483648.0f, 1.0f, 3, 0, 0 };
+  const cnms_det edge = { 0.5f, 2147483648.0f, 0.0f, 2147483648.0f, 1.0f, 3,
+    0, 0
+  };
+  const cnms_det inner = { 0.5f, 1073741824.0f, 0.25f, 1610612736.0f, 0.75f,
+    70000, 0, 0
+  };
+  GstVideoRegionOfInterestMeta *m;
+  GstBuffer *buf;
+
+  m = roi_of (&whole, G_MAXINT, 1, &buf);
+  fail_unless (m != NULL);
+  fail_unless_equals_int (m->x, 0);
+  fail_unless_equals_int (m->w, G_MAXINT);
+  fail_unless_equals_int (m->y, 0);
+  fail_unless_equals_int (m->h, 1);
+  gst_buffer_unref (buf);
+
+  m = roi_of (&edge, G_MAXINT, 1, &buf);
+  fail_unless_equals_int (m->x, G_MAXINT);
+  fail_unless_equals_int (m->w, 0);
+  gst_buffer_unref (buf);
+
+  m = roi_of (&inner, G_MAXINT, 1, &buf);
+  fail_unless_equals_int (m->x, 1073741824);
+  fail_unless_equals_int (m->w, 536870912);
+  fail_unless_equals_int (m->y, 0);
+  fail_unless_equals_int (m->h, 1);
+  fail_unless_equals_string (g_quark_to_string (m->roi_type), "class-70000");
+  gst_buffer_unref (buf);
+}
+
+GST_END_TEST;
+
+static Suite *
+output_suite (void)
+{
+  Suite *s = suite_create ("cudanms-output");
+  TCase *tc = tcase_create ("general");
+
+  suite_add_tcase (s, tc);
+  tcase_add_test (tc, test_huge_frame);
+  return s;
+}
+
+GST_CHECK_MAIN (output);

@@ -1,0 +1,525 @@
+/* gst-check tests of what cudanms tells the user: one warning per stream
+ * and kind of problem, the counters of the "stats" property, the
+ * candidate-cap message, scores above 1, end2end class values, label files
+ * (ids past 65535, too short, empty, not UTF-8, a NUL, a directory), a
+ * malformed model-size, data longer than its dims and the empty end2end
+ * result. Regressions of the hostile test's findings 2, 4 to 8. */
+#include <string.h>
+#include <glib/gstdio.h>
+#include <gst/check/gstcheck.h>
+#include <gst/check/gstharness.h>
+
+#include "helpers.h"
+
+/* Pops the next warning, asserting that it contains what. */
+static void
+expect_warning (GstBus * bus, const gchar * what)
+{
+  gchar *text = pop_warning (bus);
+
+  fail_unless (text != NULL, "no warning for '%s'", what);
+  fail_unless (strstr (text, what) != NULL, "warning '%s' does not name "
+      "'%s'", text, what);
+  g_free (text);
+}
+
+static void
+expect_no_warning (GstBus * bus)
+{
+  gchar *text = pop_warning (bus);
+
+  fail_unless (text == NULL, "unexpected warning '%s'", text);
+}
+
+static void
+assert_rois (GstBuffer * out, const gchar * expected)
+{
+  gchar *str = rois_to_string (out);
+
+  fail_unless_equals_string (str, expected);
+  g_free (str);
+}
+
+/* A frame with a float32 tensor of dims (string) over size bytes. */
+static GstBuffer *
+frame_with (const gchar * data_type, const gchar * dims_str,
+    gconstpointer data, gsize size)
+{
+  GstBuffer *buf = make_frame (0), *payload;
+  GValue dims = G_VALUE_INIT;
+
+  g_value_init (&dims, G_TYPE_STRING);
+  g_value_set_string (&dims, dims_str);
+  payload = size ? gst_buffer_new_memdup (data, size) : gst_buffer_new ();
+  attach_tensor_value (buf, NULL, data_type, &dims, payload);
+  gst_buffer_unref (payload);
+  g_value_unset (&dims);
+  return buf;
+}
+
+static void
+push_expect_rois (GstHarness * h, GstBuffer * buf, guint n)
+{
+  GstBuffer *out = push_pull (h, buf);
+
+  fail_unless_equals_int (count_rois (out), n);
+  gst_buffer_unref (out);
+}
+
+/* Finding 5: a malformed model-size is refused, visibly. */
+GST_START_TEST (test_model_size_malformed)
+{
+  const gchar *bad[] = { "640*640", "0x0", "abc", "640x", "x640", "65537x1",
+    "-1x5", " 640x640", "640x640 ", ""
+  };
+  GstHarness *h = new_harness (NULL);
+  GstBus *bus = watch_bus (h->element);
+  GstBuffer *out;
+  gchar *size;
+  guint i;
+
+  for (i = 0; i < G_N_ELEMENTS (bad); i++) {
+    gchar *what = g_strdup_printf ("model-size \"%s\" is not WxH", bad[i]);
+
+    ASSERT_WARNING (g_object_set (h->element, "model-size", bad[i], NULL));
+    g_object_get (h->element, "model-size", &size, NULL);
+    fail_unless_equals_string (size, "320x240");
+    g_free (size);
+    expect_warning (bus, what);
+    g_free (what);
+  }
+  expect_no_warning (bus);
+  /* the kept size is the one in use */
+  out = push_pull (h, hand_frame_yolov8 ());
+  assert_hand_rois (out, NULL);
+  gst_buffer_unref (out);
+  /* a good value is taken without a word, and normalised */
+  g_object_set (h->element, "model-size", "640X480", NULL);
+  g_object_get (h->element, "model-size", &size, NULL);
+  fail_unless_equals_string (size, "640x480");
+  g_free (size);
+  expect_no_warning (bus);
+  unwatch_bus (bus);
+  gst_harness_teardown (h);
+}
+
+GST_END_TEST;
+
+/* Finding 7: one warning per stream and kind of problem, the rest counted;
+ * a new stream (STREAM_START) is told once more. */
+GST_START_TEST (test_warn_once_per_kind)
+{
+  const gsize short_sizes[] = { 100, 96, 40, 4, 100 };
+  GstHarness *h = new_harness (NULL);
+  GstBus *bus = watch_bus (h->element);
+  gsize n;
+  gfloat *t = hand_tensor_yolov8 (&n);
+  guint i;
+
+  fail_unless_equals_uint64 (get_stat (h->element, "buffers"), 0);
+  /* short data: one kind, whatever the byte counts in the message */
+  for (i = 0; i < G_N_ELEMENTS (short_sizes); i++)
+    push_expect_rois (h, frame_with ("float32", "1,7,10", t,
+            short_sizes[i]), 0);
+  expect_warning (bus, "tensor data is 100 bytes, 280 needed");
+  expect_no_warning (bus);
+  for (i = 0; i < 3; i++)
+    push_expect_rois (h, frame_with ("int8", "1,7,10", t, n * 4), 0);
+  expect_warning (bus, "unknown tensor data-type 'int8'");
+  for (i = 0; i < 2; i++)
+    push_expect_rois (h, make_frame (0), 0);
+  expect_warning (bus, "no detection tensor");
+  push_expect_rois (h, hand_frame_yolov8 (), HAND_KEPT);
+  expect_no_warning (bus);
+
+  fail_unless_equals_uint64 (get_stat (h->element, "buffers"), 11);
+  fail_unless_equals_uint64 (get_stat (h->element, "buffers-with-bad-tensor"),
+      8);
+  fail_unless_equals_uint64 (get_stat (h->element, "buffers-without-tensor"),
+      2);
+  fail_unless_equals_uint64 (get_stat (h->element, "candidates"), 6);
+  fail_unless_equals_uint64 (get_stat (h->element, "detections"), HAND_KEPT);
+
+  /* a new stream: each problem is posted again, once */
+  fail_unless (gst_harness_push_event (h,
+          gst_event_new_stream_start ("second")));
+  for (i = 0; i < 3; i++)
+    push_expect_rois (h, frame_with ("float32", "1,7,10", t, 100), 0);
+  expect_warning (bus, "tensor data is 100 bytes, 280 needed");
+  expect_no_warning (bus);
+  fail_unless_equals_uint64 (get_stat (h->element, "buffers-with-bad-tensor"),
+      11);
+  g_free (t);
+  unwatch_bus (bus);
+  gst_harness_teardown (h);
+}
+
+GST_END_TEST;
+
+/* Finding 7: [1, 0, 6] is an NMS-free model's empty answer, not bad. */
+GST_START_TEST (test_empty_end2end)
+{
+  GstHarness *h = new_harness (NULL);
+  GstBus *bus = watch_bus (h->element);
+  guint i;
+
+  for (i = 0; i < 3; i++)
+    push_expect_rois (h, frame_with ("float32", "1,0,6", NULL, 0), 0);
+  push_expect_rois (h, frame_with ("float16", "1,0,6", NULL, 0), 0);
+  expect_no_warning (bus);
+  fail_unless_equals_uint64 (get_stat (h->element, "buffers"), 4);
+  fail_unless_equals_uint64 (get_stat (h->element, "buffers-with-bad-tensor"),
+      0);
+  /* [1, 0, 85] has no anchors and no end2end shape: bad */
+  push_expect_rois (h, frame_with ("float32", "1,0,85", NULL, 0), 0);
+  expect_warning (bus, "tensor dim 1 is 0");
+  unwatch_bus (bus);
+  gst_harness_teardown (h);
+}
+
+GST_END_TEST;
+
+/* Finding 4: data longer than the dims say is a bad tensor, not garbage. */
+GST_START_TEST (test_long_data)
+{
+  GstHarness *h = new_harness (NULL);
+  GstBus *bus = watch_bus (h->element);
+  gsize n;
+  gfloat *t = hand_tensor_yolov8 (&n);
+
+  push_expect_rois (h, frame_with ("float32", "1,7,8", t, n * 4), 0);
+  expect_warning (bus, "tensor data is 280 bytes, 224 expected for a [7, 8] "
+      "float32 tensor (longer than its dims say: wrong dims?)");
+  /* one more byte than the dims: also bad, the same kind (not posted
+   * again), counted */
+  push_expect_rois (h, frame_with ("float16", "1,7,10", t, 141), 0);
+  expect_no_warning (bus);
+  fail_unless_equals_uint64 (get_stat (h->element, "buffers-with-bad-tensor"),
+      2);
+  push_expect_rois (h, hand_frame_yolov8 (), HAND_KEPT);
+  g_free (t);
+  unwatch_bus (bus);
+  gst_harness_teardown (h);
+}
+
+GST_END_TEST;
+
+/* Finding 4: a yolov8 tensor [1, 12, 10] that the auto rule reads as
+ * yolov5 gives scores like 15000; the warning names the likely layout. */
+GST_START_TEST (test_scores_above_one)
+{
+  GstHarness *h = new_harness (NULL);
+  GstBus *bus = watch_bus (h->element);
+  gfloat wide[12 * HAND_ANCHORS] = { 0 };
+  GstBuffer *out;
+  gsize n;
+  gfloat *t = hand_tensor_yolov8 (&n);
+  guint i;
+
+  memcpy (wide, t, n * 4);
+  for (i = 0; i < 2; i++) {
+    out = push_pull (h, frame_with ("float32", "1,12,10", wide,
+            sizeof (wide)));
+    /* rows 0 and 3 of the yolov5 reading: 50 x 300 and 10 x 100 */
+    assert_rois (out, "49,2,102,200,class-0,15000;20,25,40,30,class-0,1000;");
+    gst_buffer_unref (out);
+  }
+  expect_warning (bus, "Scores up to 15000 are not probabilities: the "
+      "[1, 12, 10] tensor was decoded as yolov5 (layout=auto); is it yolov8 "
+      "[1, 4+C, N] with 8 classes and 10 anchors? Then set layout=yolov8.");
+  expect_no_warning (bus);
+  fail_unless_equals_uint64 (get_stat (h->element,
+          "buffers-with-scores-above-1"), 2);
+  /* read as what it is: the hand ROIs, no warning */
+  g_object_set (h->element, "layout", 2 /* yolov8 */ , NULL);
+  out = push_pull (h, frame_with ("float32", "1,12,10", wide, sizeof (wide)));
+  assert_hand_rois (out, NULL);
+  gst_buffer_unref (out);
+  expect_no_warning (bus);
+  fail_unless_equals_uint64 (get_stat (h->element,
+          "buffers-with-scores-above-1"), 2);
+  g_free (t);
+  unwatch_bus (bus);
+  gst_harness_teardown (h);
+}
+
+GST_END_TEST;
+
+/* Finding 6: candidates over max-candidates: once per stream, with the
+ * counts, and counted. */
+GST_START_TEST (test_candidate_cap)
+{
+  GstHarness *h = new_harness ("max-candidates=2");
+  GstBus *bus = watch_bus (h->element);
+  GstBuffer *out;
+  guint i;
+
+  for (i = 0; i < 3; i++) {
+    /* the best two: anchor 0, and anchor 1 that it suppresses */
+    out = push_pull (h, hand_frame_yolov8 ());
+    assert_rois (out, "80,80,40,40,class-0,0.875;");
+    gst_buffer_unref (out);
+  }
+  expect_warning (bus, "6 candidates, more than max-candidates=2: the 2 best "
+      "were kept, 4 dropped.");
+  expect_no_warning (bus);
+  fail_unless_equals_uint64 (get_stat (h->element, "candidates"), 18);
+  fail_unless_equals_uint64 (get_stat (h->element, "candidates-dropped"), 12);
+  fail_unless_equals_uint64 (get_stat (h->element,
+          "buffers-over-max-candidates"), 3);
+  fail_unless_equals_uint64 (get_stat (h->element, "detections"), 3);
+
+  /* at the cap nothing is dropped */
+  g_object_set (h->element, "max-candidates", 6, NULL);
+  out = push_pull (h, hand_frame_yolov8 ());
+  assert_hand_rois (out, NULL);
+  gst_buffer_unref (out);
+  expect_no_warning (bus);
+  fail_unless_equals_uint64 (get_stat (h->element, "candidates-dropped"), 12);
+  fail_unless_equals_uint64 (get_stat (h->element, "detections"),
+      3 + HAND_KEPT);
+  unwatch_bus (bus);
+  gst_harness_teardown (h);
+}
+
+GST_END_TEST;
+
+/* Finding 8: end2end class values. A class is an integer in [0, 2^24):
+ * others drop their row, a fraction is truncated; both are told once and
+ * counted. Rows below the score threshold do not count. */
+GST_START_TEST (test_end2end_classes)
+{
+  const gfloat rows[] = {
+    10, 10, 20, 20, 0.9f, -1,
+    30, 30, 40, 40, 0.8f, 2.5f,
+    50, 50, 60, 60, 0.7f, 16777216.0f,
+    70, 70, 80, 80, 0.6f, NAN,
+    90, 90, 100, 100, 0.2f, -5,
+    110, 110, 120, 120, 0.5f, 3,
+  };
+  GstHarness *h = new_harness (NULL);
+  GstBus *bus = watch_bus (h->element);
+  GstBuffer *out;
+  guint i;
+
+  for (i = 0; i < 2; i++) {
+    out = push_pull (h, frame_with ("float32", "1,6,6", rows, sizeof (rows)));
+    assert_rois (out, "30,30,10,10,class-2,0.800000012;"
+        "110,110,10,10,class-3,0.5;");
+    gst_buffer_unref (out);
+  }
+  expect_warning (bus, "End2end rows with class value -1 dropped: a class "
+      "is an integer in [0, 2^24).");
+  expect_warning (bus, "End2end class value 2.5 is not an integer; it is "
+      "read as class 2.");
+  expect_no_warning (bus);
+  fail_unless_equals_uint64 (get_stat (h->element, "end2end-invalid-classes"),
+      6);
+  fail_unless_equals_uint64 (get_stat (h->element,
+          "end2end-fractional-classes"), 2);
+  unwatch_bus (bus);
+  gst_harness_teardown (h);
+}
+
+GST_END_TEST;
+
+/* A temporary label file; len -1: contents is a C string. */
+static gchar *
+write_labels (const gchar * contents, gssize len)
+{
+  gchar *path = g_build_filename (g_get_tmp_dir (), "cudanms-labels-XXXXXX",
+      NULL);
+  gint fd = g_mkstemp (path);
+
+  fail_unless (fd >= 0);
+  g_close (fd, NULL);
+  fail_unless (g_file_set_contents (path, contents, len, NULL));
+  return path;
+}
+
+static GstHarness *
+harness_with_labels (const gchar * path)
+{
+  gchar *props = g_strdup_printf ("label-file=%s", path);
+  GstHarness *h = new_harness (props);
+
+  g_free (props);
+  return h;
+}
+
+/* Finding 8: ids past 65535 take their line of the label file; ids past
+ * the file are told once and counted. */
+GST_START_TEST (test_label_ids_past_65535)
+{
+  const gfloat rows[] = {
+    10, 10, 20, 20, 0.9f, 70000,
+    30, 30, 40, 40, 0.8f, 99999,
+    50, 50, 60, 60, 0.7f, 100000,
+  };
+  GString *text = g_string_new (NULL);
+  GstHarness *h;
+  GstBus *bus;
+  GstBuffer *out;
+  gchar *path;
+  guint i;
+
+  for (i = 0; i < 100000; i++)
+    g_string_append_printf (text, "l%u\n", i);
+  path = write_labels (text->str, (gssize) text->len);
+  h = harness_with_labels (path);
+  bus = watch_bus (h->element);
+  out = push_pull (h, frame_with ("float32", "1,3,6", rows, sizeof (rows)));
+  assert_rois (out, "10,10,10,10,l70000,0.899999976;"
+      "30,30,10,10,l99999,0.800000012;"
+      "50,50,10,10,class-100000,0.699999988;");
+  gst_buffer_unref (out);
+  expect_warning (bus, "Class 100000 has no line in the label file "
+      "(100000 labels); it is labelled \"class-100000\".");
+  expect_no_warning (bus);
+  fail_unless_equals_uint64 (get_stat (h->element,
+          "detections-without-label"), 1);
+  unwatch_bus (bus);
+  gst_harness_teardown (h);
+  g_unlink (path);
+  g_free (path);
+  g_string_free (text, TRUE);
+}
+
+GST_END_TEST;
+
+static void
+check_labels_refused (const gchar * contents, gssize len, const gchar * what)
+{
+  gchar *path = write_labels (contents, len);
+  gchar *expected = g_strdup_printf (what, path);
+  GstElement *el = gst_element_factory_make ("cudanms", NULL);
+
+  g_object_set (el, "label-file", path, NULL);
+  check_start_fails (el, expected);
+  g_unlink (path);
+  g_free (expected);
+  g_free (path);
+}
+
+/* Finding 2: a label file must be UTF-8 text; the line is named. */
+GST_START_TEST (test_label_file_refused)
+{
+  GstElement *el = gst_element_factory_make ("cudanms", NULL);
+
+  check_labels_refused ("person\n\xff\xfe" "car\n", -1,
+      "line 2 of %s is not valid UTF-8 (byte 1 of the line)");
+  check_labels_refused ("person\ncar\nb\xc3us\n", -1,
+      "line 3 of %s is not valid UTF-8 (byte 2 of the line)");
+  /* a NUL once dropped every later line without a word */
+  check_labels_refused ("person\ncar\0bus\ntruck\n", 21,
+      "line 2 of %s holds a NUL byte");
+  g_object_set (el, "label-file", g_get_tmp_dir (), NULL);
+  check_start_fails (el, "Could not read label file");
+}
+
+GST_END_TEST;
+
+/* An empty label file is a warning at start; a short one names the first
+ * class past it once, and counts the detections without a label. */
+GST_START_TEST (test_label_file_short_or_empty)
+{
+  const gchar *labels[] = { "person", "car", NULL };
+  gchar *path = write_labels ("", 0);
+  GstHarness *h = harness_with_labels (path);
+  GstBus *bus = watch_bus (h->element);
+  GstBuffer *out;
+
+  /* the start warning was posted before the bus was ours: restart */
+  fail_unless_equals_int (gst_element_set_state (h->element, GST_STATE_NULL),
+      GST_STATE_CHANGE_SUCCESS);
+  gst_harness_play (h);
+  gst_harness_set_src_caps_str (h, FRAME_CAPS);
+  expect_warning (bus, "holds no labels; every label is class-<id>.");
+  out = push_pull (h, hand_frame_yolov8 ());
+  assert_hand_rois (out, NULL);
+  gst_buffer_unref (out);
+  expect_no_warning (bus);
+  unwatch_bus (bus);
+  gst_harness_teardown (h);
+  g_unlink (path);
+  g_free (path);
+
+  /* two lines for three classes: class 2 (two kept boxes) has none */
+  path = write_labels ("person\ncar\n", -1);
+  h = harness_with_labels (path);
+  bus = watch_bus (h->element);
+  out = push_pull (h, hand_frame_yolov8 ());
+  assert_hand_rois (out, labels);
+  gst_buffer_unref (out);
+  out = push_pull (h, hand_frame_yolov8 ());
+  gst_buffer_unref (out);
+  expect_warning (bus, "Class 2 has no line in the label file (2 labels); "
+      "it is labelled \"class-2\".");
+  expect_no_warning (bus);
+  fail_unless_equals_uint64 (get_stat (h->element,
+          "detections-without-label"), 4);
+  unwatch_bus (bus);
+  gst_harness_teardown (h);
+  g_unlink (path);
+  g_free (path);
+}
+
+GST_END_TEST;
+
+/* The counters start at zero with each start. */
+GST_START_TEST (test_stats_reset)
+{
+  GstElement *el = gst_element_factory_make ("cudanms", NULL);
+  GstHarness *h;
+  GstStructure *s = NULL;
+
+  g_object_get (el, "stats", &s, NULL);
+  fail_unless (s != NULL);
+  fail_unless (gst_structure_has_name (s, "cudanms-stats"));
+  fail_unless_equals_int (gst_structure_n_fields (s), 11);
+  gst_structure_free (s);
+  fail_unless_equals_uint64 (get_stat (el, "buffers"), 0);
+  gst_object_unref (el);
+
+  h = new_harness (NULL);
+  push_expect_rois (h, hand_frame_yolov8 (), HAND_KEPT);
+  push_expect_rois (h, hand_frame_yolov8 (), HAND_KEPT);
+  fail_unless_equals_uint64 (get_stat (h->element, "buffers"), 2);
+  fail_unless_equals_uint64 (get_stat (h->element, "detections"),
+      2 * HAND_KEPT);
+  fail_unless_equals_int (gst_element_set_state (h->element, GST_STATE_NULL),
+      GST_STATE_CHANGE_SUCCESS);
+  /* stopped: the counts of the last run stay readable */
+  fail_unless_equals_uint64 (get_stat (h->element, "buffers"), 2);
+  gst_harness_play (h);
+  gst_harness_set_src_caps_str (h, FRAME_CAPS);
+  fail_unless_equals_uint64 (get_stat (h->element, "buffers"), 0);
+  push_expect_rois (h, hand_frame_yolov8 (), HAND_KEPT);
+  fail_unless_equals_uint64 (get_stat (h->element, "buffers"), 1);
+  gst_harness_teardown (h);
+}
+
+GST_END_TEST;
+
+static Suite *
+reliability_suite (void)
+{
+  Suite *s = suite_create ("cudanms-reliability");
+  TCase *tc = tcase_create ("general");
+
+  suite_add_tcase (s, tc);
+  tcase_add_test (tc, test_model_size_malformed);
+  tcase_add_test (tc, test_warn_once_per_kind);
+  tcase_add_test (tc, test_empty_end2end);
+  tcase_add_test (tc, test_long_data);
+  tcase_add_test (tc, test_scores_above_one);
+  tcase_add_test (tc, test_candidate_cap);
+  tcase_add_test (tc, test_end2end_classes);
+  tcase_add_test (tc, test_label_ids_past_65535);
+  tcase_add_test (tc, test_label_file_refused);
+  tcase_add_test (tc, test_label_file_short_or_empty);
+  tcase_add_test (tc, test_stats_reset);
+  return s;
+}
+
+GST_CHECK_MAIN (reliability);
