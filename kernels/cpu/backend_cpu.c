@@ -14,16 +14,16 @@ typedef struct {
   cnms_buf keys, perm, tmp_keys, tmp_perm;
   cnms_buf boxes, areas, classes;       /* candidates in sorted order */
   cnms_buf kept;
-  cnms_buf kbox, karea, klink, head;    /* greedy scratch */
+  cnms_greedy_ws greedy;
   cnms_buf table_keys, table_vals;      /* class id -> dense id */
   cnms_buf out;                 /* kept records of cnms_detect */
 } cpu_state;
 
 #define ALL_BUFS(s) { &(s)->cand, &(s)->scratch, &(s)->best, &(s)->best_cls, \
     &(s)->keys, &(s)->perm, &(s)->tmp_keys, &(s)->tmp_perm, &(s)->boxes, \
-    &(s)->areas, &(s)->classes, &(s)->kept, &(s)->kbox, &(s)->karea, \
-    &(s)->klink, &(s)->head, &(s)->table_keys, &(s)->table_vals, &(s)->out }
-#define N_BUFS 19
+    &(s)->areas, &(s)->classes, &(s)->kept, CNMS_GREEDY_BUFS (&(s)->greedy), \
+    &(s)->table_keys, &(s)->table_vals, &(s)->out }
+#define N_BUFS (15 + CNMS_GREEDY_N_BUFS)
 
 cnms_status
 cnms_buf_reserve (cnms_backend_ctx *ctx, cnms_buf *b, size_t bytes)
@@ -84,15 +84,13 @@ cpu_destroy (cnms_backend_ctx *ctx)
   ctx->priv = NULL;
 }
 
-/* Reserves the sort, gather and greedy buffers for n boxes and n_classes
- * classes (0: class-agnostic). */
+/* Reserves the sort and gather buffers for n boxes (the greedy walk
+ * reserves its own). */
 static cnms_status
-reserve_common (cnms_backend_ctx *ctx, cpu_state *s, size_t n, size_t n_classes)
+reserve_common (cnms_backend_ctx *ctx, cpu_state *s, size_t n)
 {
   cnms_status st = CNMS_OK;
 
-  if (n_classes == 0)
-    n_classes = 1;
 #define RESERVE(buf, bytes) \
   if (st == CNMS_OK) st = cnms_buf_reserve (ctx, &s->buf, (bytes))
   RESERVE (keys, n * sizeof (uint64_t));
@@ -103,21 +101,8 @@ reserve_common (cnms_backend_ctx *ctx, cpu_state *s, size_t n, size_t n_classes)
   RESERVE (areas, n * sizeof (float));
   RESERVE (classes, n * sizeof (int32_t));
   RESERVE (kept, n * sizeof (int32_t));
-  RESERVE (kbox, n * 4 * sizeof (float));
-  RESERVE (karea, n * sizeof (float));
-  RESERVE (klink, n * sizeof (int32_t));
-  RESERVE (head, n_classes * sizeof (int32_t));
 #undef RESERVE
   return st;
-}
-
-static void
-greedy_ws (cpu_state *s, cnms_greedy_ws *ws)
-{
-  ws->kbox = s->kbox.p;
-  ws->karea = s->karea.p;
-  ws->klink = s->klink.p;
-  ws->head = s->head.p;
 }
 
 /* Puts a box at position i of the sorted order into the gather buffers,
@@ -147,7 +132,6 @@ cpu_detect (cnms_backend_ctx *ctx, const cnms_tensor *t, const cnms_shape *shape
   uint64_t *keys;
   uint32_t *perm;
   int32_t *classes, *kept;
-  cnms_greedy_ws ws;
   cnms_status st;
   int count, k, i, n_out;
 
@@ -161,7 +145,7 @@ cpu_detect (cnms_backend_ctx *ctx, const cnms_tensor *t, const cnms_shape *shape
       st = cnms_buf_reserve (ctx, &s->best_cls, n * sizeof (int32_t));
   }
   if (st == CNMS_OK)
-    st = reserve_common (ctx, s, n, (size_t) shape->n_classes);
+    st = reserve_common (ctx, s, n);
   if (st == CNMS_OK)
     st = cnms_buf_reserve (ctx, &s->out, n * sizeof (cnms_det));
   if (st != CNMS_OK)
@@ -196,10 +180,11 @@ cpu_detect (cnms_backend_ctx *ctx, const cnms_tensor *t, const cnms_shape *shape
       gather_box (s, i, r->x1, r->y1, r->x2, r->y2);
       classes[i] = r->class_id;
     }
-    greedy_ws (s, &ws);
-    n_out = cnms_cpu_greedy (s->boxes.p, s->areas.p,
+    st = cnms_cpu_greedy (ctx, &s->greedy, s->boxes.p, s->areas.p,
         p->class_agnostic ? NULL : classes, shape->n_classes, k, p->iou,
-        p->max_detections, &ws, kept);
+        p->max_detections, kept, &n_out);
+    if (st != CNMS_OK)
+      return st;
     for (i = 0; i < n_out; i++)
       out[i] = recs[perm[kept[i]]];
   }
@@ -220,7 +205,6 @@ cpu_nms (cnms_backend_ctx *ctx, const float *boxes, const float *scores,
   uint32_t *perm;
   int32_t *kept, *dense = NULL;
   int i, m, n_kept, n_classes = 0;
-  cnms_greedy_ws ws;
   cnms_status st;
 
   if (aware) {
@@ -229,7 +213,7 @@ cpu_nms (cnms_backend_ctx *ctx, const float *boxes, const float *scores,
     while (slots < 2 * (size_t) n)
       slots *= 2;
   }
-  st = reserve_common (ctx, s, (size_t) n, aware ? (size_t) n : 0);
+  st = reserve_common (ctx, s, (size_t) n);
   if (st == CNMS_OK && aware) {
     st = cnms_buf_reserve (ctx, &s->table_keys, slots * sizeof (int32_t));
     if (st == CNMS_OK)
@@ -263,9 +247,11 @@ cpu_nms (cnms_backend_ctx *ctx, const float *boxes, const float *scores,
         s->table_keys.p, s->table_vals.p, (uint32_t) (slots - 1));
   }
   kept = s->kept.p;
-  greedy_ws (s, &ws);
-  n_kept = cnms_cpu_greedy (s->boxes.p, s->areas.p, dense, n_classes, m,
-      iou, max_detections > 0 ? max_detections : m, &ws, kept);
+  st = cnms_cpu_greedy (ctx, &s->greedy, s->boxes.p, s->areas.p, dense,
+      n_classes, m, iou, max_detections > 0 ? max_detections : m, kept,
+      &n_kept);
+  if (st != CNMS_OK)
+    return st;
   for (i = 0; i < n_kept; i++)
     keep[i] = perm[kept[i]];
   *n_keep = n_kept;

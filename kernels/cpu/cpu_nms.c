@@ -1,67 +1,591 @@
-/* CPU exact greedy NMS. Box j is dropped when an earlier KEPT box of its
- * class (any class when agnostic) overlaps it with IoU > iou. Testing j
- * against the kept boxes only, and for class-aware NMS only against the
- * kept boxes of its own class, gives exactly the greedy result with far
- * fewer IoUs than the full pairwise walk. */
+/* CPU exact greedy NMS with a spatial index.
+ *
+ * Greedy NMS walks the boxes in order and keeps box b unless an earlier
+ * KEPT box a of its class (any class when agnostic) has
+ * cnms_iou (a, b) > iou. Only whether such an a exists matters, so testing
+ * b against any subset of the kept boxes that surely holds every such a
+ * gives the plain walk's result bit for bit: same order, same ties, same
+ * max_keep stop, the same cnms_iou on the same operands. Classes never
+ * interact, so class-aware NMS walks each class on its own (on a grouped
+ * copy, for locality) and merges the kept positions.
+ *
+ * The index. Per walk, a uniform grid over the boxes, cells of about a
+ * mean box. A kept box is filed in every cell that [x1, x2] x [y1, y2]
+ * touches, or, when that is too many cells, in a "big" chain that every
+ * query reads. A query reads the cells of a rectangle that every possible
+ * suppressor must reach into, then the big chain (or, for a rectangle over
+ * most of the grid, the whole kept list). Each filed box is first tested
+ * against that rectangle (4 at a time with SSE2), and only then with
+ * cnms_iou. Below LIST_MAX_BOXES boxes there is no grid: the kept list is
+ * read whole, with the same test.
+ *
+ * Why no suppressor is missed (u = 2^-24, the float rounding unit):
+ * 1. cell (x) = clamp (floor ((x - origin) * scale), 0, cells - 1) is
+ *    monotone (every step is, under round-to-nearest), so x < x' implies
+ *    cell (x) <= cell (x'). Hence if [a.x1, a.x2] meets [lo, hi] (or, when
+ *    lo > hi, a.x1 < hi < lo < a.x2), a is filed in a cell of the query's
+ *    range [cell (min (lo, hi)), cell (hi)].
+ * 2. cnms_iou > iou >= 0 needs inter > 0, so w = min (a.x2, b.x2) -
+ *    max (a.x1, b.x1) > 0: a.x1 < b.x2 and a.x2 > b.x1, likewise in y.
+ *    Boxes with x2 <= x1 or y2 <= y1 thus never suppress nor are
+ *    suppressed, and are never filed. (lo, hi) = (b.x1, b.x2) is always a
+ *    valid query.
+ * 3. Tighter, for iou = t >= 2^-14 and a "regular" b (|coords| <= 2^40,
+ *    float width and height >= 2^-40). Write fl () for rounding, w the
+ *    exact min (a.x2, b.x2) - max (a.x1, b.x1), wb = b.x2 - b.x1 (exact),
+ *    h, hb likewise, A, B the float areas (cnms_box_area), I =
+ *    fl (fl (w) fl (h)), den = fl (fl (A + B) - I). Rounding is monotone,
+ *    so fl (h) <= fl (hb) and I <= min (A, B); then A + B - I >=
+ *    max (A, B) gives den >= B (1 - 2u) (1 - u). B >= 2^-80 and
+ *    fl (I / den) > t make every quantity normal (relative error <= u),
+ *    so I > t B (1 - 4u); with fl (w) fl (h) (1 + u) >= I and
+ *    B >= fl (wb) fl (hb) (1 - u): fl (w) > t fl (wb) (1 - 6u), and
+ *    w > t wb (1 - 9u). Hence a.x1 < b.x2 - t (1 - 9u) wb and a.x2 >
+ *    b.x1 + t (1 - 9u) wb. The query takes the margin t (1 - 2^-10) wb,
+ *    in double, rounded outward to float: the slack t wb 2^-10 exceeds
+ *    the double rounding error 2^-53 (|coord| + wb) <= 2^-28.9 wb, as two
+ *    distinct floats differ by at least 2^-24 of the larger magnitude.
+ *    For t >= 0.5 the rectangle shrinks to about b's centre: one cell. */
+#include <math.h>
+#include <stdlib.h>
+
+#ifdef __SSE2__
+#include <emmintrin.h>
+#endif
+
 #include "cpu_priv.h"
 
-static inline int
-overlaps_kept (const float *kbox, const float *karea, int from, int to,
-    const float *b, float area, float iou)
+typedef struct {
+#ifdef __SSE2__
+  __m128 origin4, scale4, limit4;       /* origin, scale, limit as below */
+#endif
+  float origin[4];              /* least x1, y1, x1, y1 */
+  float scale[4];               /* cells per unit of x, y, x, y */
+  float limit[4];               /* last cell of x, y, x, y */
+  int32_t gx, gy;               /* cells per axis */
+  int32_t max_cells;            /* a box over more cells goes to big */
+  int32_t big;                  /* chain of the boxes filed nowhere else */
+  int32_t last;                 /* last kept box that can overlap (klink) */
+  int32_t list;                 /* no grid: scan the klink chain */
+} grid;
+
+/* One walk: what every class's run shares. */
+typedef struct {
+  cnms_backend_ctx *ctx;
+  cnms_greedy_ws *ws;
+  double margin;                /* t (1 - 2^-10), or 0: no shrinking */
+  float iou;
+  int32_t n_chunks;             /* chunks in use */
+} walk;
+
+typedef struct {
+  const float *kbox, *karea;
+  const float *b;
+  float area, iou;
+  const float *q;
+} probe;
+
+/* Fewer boxes than this: no grid, the kept list is scanned whole. */
+#define LIST_MAX_BOXES 32
+/* At most this many cells per box. */
+#define GRID_CELLS_PER_BOX 4
+#define CORE_MIN_IOU 0x1p-14f
+#define CORE_MAX_COORD 0x1p40f
+#define CORE_MIN_SIZE 0x1p-40f
+
+cnms_status
+cnms_buf_grow (cnms_backend_ctx *ctx, cnms_buf *b, size_t bytes)
 {
+  void *p;
+
+  if (b->cap >= bytes)
+    return CNMS_OK;
+  if (bytes < 2 * b->cap)
+    bytes = 2 * b->cap;
+  bytes = (bytes + 4095) & ~(size_t) 4095;
+  p = realloc (b->p, bytes);
+  if (p == NULL)
+    return cnms_fail (ctx, CNMS_ERR_NO_MEMORY,
+        "cannot allocate %zu bytes of host memory", bytes);
+  ctx->host_bytes += bytes - b->cap;
+  b->p = p;
+  b->cap = bytes;
+  ctx->alloc_count++;
+  return CNMS_OK;
+}
+
+static inline int
+nonempty (const float *b)
+{
+  return b[0] < b[2] && b[1] < b[3];
+}
+
+/* The cells of v = (x1, y1, x2, y2) on the grid's axes: for each,
+ * clamp (floor ((v - origin) * scale), 0, cells - 1), monotone in v (each
+ * step is; NaN never occurs, and would give cell 0). */
+static inline void
+cells_of (const grid *g, const float *v, int32_t *c)
+{
+#ifdef __SSE2__
+  __m128 t = _mm_mul_ps (_mm_sub_ps (_mm_loadu_ps (v), g->origin4),
+      g->scale4);
+
+  t = _mm_min_ps (_mm_max_ps (t, _mm_setzero_ps ()), g->limit4);
+  _mm_storeu_si128 ((__m128i *) c, _mm_cvttps_epi32 (t));
+#else
   int i;
 
-  for (i = from; i < to; i++) {
-    if (cnms_iou (kbox + 4 * (size_t) i, karea[i], b, area) > iou)
+  for (i = 0; i < 4; i++) {
+    float t = (v[i] - g->origin[i]) * g->scale[i];
+    c[i] = !(t > 0.0f) ? 0 : t >= g->limit[i] ? (int32_t) g->limit[i]
+        : (int32_t) t;
+  }
+#endif
+}
+
+/* The grid for n boxes: cells of about a mean box (half of one where the
+ * boxes pile up), at most GRID_CELLS_PER_BOX per box, or none for a few
+ * boxes. Returns its number of cells. */
+static int
+plan_grid (grid *g, const float *boxes, int n)
+{
+  float ox = INFINITY, oy = INFINITY, mx = -INFINITY, my = -INFINITY;
+  double sumw = 0, sumh = 0, ex, ey, mw, mh, d, cx, cy, cap;
+  int j, m = 0, sub;
+
+  g->big = g->last = -1;
+  g->list = 1;
+  g->gx = g->gy = 1;
+  if (n < LIST_MAX_BOXES)
+    return 0;
+  for (j = 0; j < n; j++) {
+    const float *b = boxes + 4 * (size_t) j;
+    if (!nonempty (b))
+      continue;
+    m++;
+    ox = b[0] < ox ? b[0] : ox;
+    oy = b[1] < oy ? b[1] : oy;
+    mx = b[2] > mx ? b[2] : mx;
+    my = b[3] > my ? b[3] : my;
+    sumw += (double) b[2] - b[0];
+    sumh += (double) b[3] - b[1];
+  }
+  ex = (double) mx - ox;
+  ey = (double) my - oy;
+  if (m < LIST_MAX_BOXES || !(ex > 0 && ey > 0 && ex * ey < 1e300))
+    return 0;
+  mw = sumw / m;
+  mh = sumh / m;
+  /* how many boxes cover a point on average */
+  d = m * (mw / ex) * (mh / ey);
+  sub = d >= 48 ? 2 : 1;
+  cx = ex / mw * sub;
+  cy = ey / mh * sub;
+  cap = (double) GRID_CELLS_PER_BOX * m;
+  if (cx * cy > cap) {
+    double f = sqrt (cx * cy / cap);
+    cx /= f;
+    cy /= f;
+  }
+  g->gx = cx < 1 ? 1 : cx > 32768 ? 32768 : (int) ceil (cx);
+  g->gy = cy < 1 ? 1 : cy > 32768 ? 32768 : (int) ceil (cy);
+  g->origin[0] = g->origin[2] = ox;
+  g->origin[1] = g->origin[3] = oy;
+  g->scale[0] = g->scale[2] = (float) (g->gx / ex);
+  g->scale[1] = g->scale[3] = (float) (g->gy / ey);
+  g->limit[0] = g->limit[2] = (float) (g->gx - 1);
+  g->limit[1] = g->limit[3] = (float) (g->gy - 1);
+#ifdef __SSE2__
+  g->origin4 = _mm_loadu_ps (g->origin);
+  g->scale4 = _mm_loadu_ps (g->scale);
+  g->limit4 = _mm_loadu_ps (g->limit);
+#endif
+  /* a mean box touches about (sub + 1)^2 cells */
+  g->max_cells = 4 * (sub + 1) * (sub + 1);
+  g->list = 0;
+  return g->gx * g->gy;
+}
+
+/* The float next to f towards -inf / +inf (f finite). */
+static inline float
+float_below (float f)
+{
+  uint32_t u = cnms_float_bits (f);
+
+  if (f == 0.0f)
+    return -0x1p-149f;
+  return cnms_bits_float ((u & 0x80000000u) ? u + 1 : u - 1);
+}
+
+static inline float
+float_above (float f)
+{
+  uint32_t u = cnms_float_bits (f);
+
+  if (f == 0.0f)
+    return 0x1p-149f;
+  return cnms_bits_float ((u & 0x80000000u) ? u - 1 : u + 1);
+}
+
+/* d rounded down / up to a float (|d| far below FLT_MAX). */
+static inline float
+float_down (double d)
+{
+  float f = (float) d;
+  return (double) f > d ? float_below (f) : f;
+}
+
+static inline float
+float_up (double d)
+{
+  float f = (float) d;
+  return (double) f < d ? float_above (f) : f;
+}
+
+/* q = (lo_x, lo_y, hi_x, hi_y): every kept a that can suppress b has
+ * a.x2 > lo_x, a.x1 < hi_x, a.y2 > lo_y, a.y1 < hi_y (steps 2 and 3 of
+ * the comment at the top). */
+static inline void
+query_rect (const float *b, double margin, float *q)
+{
+  if (margin > 0 && fabsf (b[0]) <= CORE_MAX_COORD
+      && fabsf (b[1]) <= CORE_MAX_COORD && fabsf (b[2]) <= CORE_MAX_COORD
+      && fabsf (b[3]) <= CORE_MAX_COORD && b[2] - b[0] >= CORE_MIN_SIZE
+      && b[3] - b[1] >= CORE_MIN_SIZE) {
+    double mw = margin * ((double) b[2] - b[0]);
+    double mh = margin * ((double) b[3] - b[1]);
+    q[0] = float_down (b[0] + mw);
+    q[1] = float_down (b[1] + mh);
+    q[2] = float_up (b[2] - mw);
+    q[3] = float_up (b[3] - mh);
+  } else {
+    q[0] = b[0];
+    q[1] = b[1];
+    q[2] = b[2];
+    q[3] = b[3];
+  }
+}
+
+static inline int
+suppresses (const probe *p, int32_t kid)
+{
+  return cnms_iou (p->kbox + 4 * (size_t) kid, p->karea[kid], p->b,
+      p->area) > p->iou;
+}
+
+/* Does a box of chain c suppress p->b? */
+static int
+scan_chain (const cnms_chunk *pool, int32_t c, const probe *p)
+{
+#ifdef __SSE2__
+  const __m128 lx = _mm_set1_ps (p->q[0]), ly = _mm_set1_ps (p->q[1]);
+  const __m128 hx = _mm_set1_ps (p->q[2]), hy = _mm_set1_ps (p->q[3]);
+
+  for (; c >= 0; c = pool[c].next) {
+    const cnms_chunk *ch = &pool[c];
+    unsigned used = (1u << ch->n) - 1;
+    int i;
+
+    for (i = 0; i < CNMS_CHUNK; i += 4, used >>= 4) {
+      __m128 m = _mm_and_ps (_mm_and_ps (_mm_cmplt_ps (_mm_loadu_ps
+                  (ch->x1 + i), hx), _mm_cmpgt_ps (_mm_loadu_ps (ch->x2 +
+                      i), lx)), _mm_and_ps (_mm_cmplt_ps (_mm_loadu_ps
+                  (ch->y1 + i), hy), _mm_cmpgt_ps (_mm_loadu_ps (ch->y2 +
+                      i), ly)));
+      unsigned bits = (unsigned) _mm_movemask_ps (m) & used;
+
+      while (bits) {
+        int e = i + __builtin_ctz (bits);
+        bits &= bits - 1;
+        if (suppresses (p, ch->kid[e]))
+          return 1;
+      }
+    }
+  }
+#else
+  for (; c >= 0; c = pool[c].next) {
+    const cnms_chunk *ch = &pool[c];
+    int i;
+
+    for (i = 0; i < ch->n; i++) {
+      if (ch->x1[i] < p->q[2] && ch->x2[i] > p->q[0] && ch->y1[i] < p->q[3]
+          && ch->y2[i] > p->q[1] && suppresses (p, ch->kid[i]))
+        return 1;
+    }
+  }
+#endif
+  return 0;
+}
+
+/* Does a kept box of the klink chain from i suppress p->b? */
+static int
+scan_list (const int32_t *klink, int32_t i, const probe *p)
+{
+  for (; i >= 0; i = klink[i]) {
+    const float *a = p->kbox + 4 * (size_t) i;
+    if (a[0] < p->q[2] && a[2] > p->q[0] && a[1] < p->q[3] && a[3] > p->q[1]
+        && suppresses (p, i))
       return 1;
   }
   return 0;
 }
 
-int
-cnms_cpu_greedy (const float *boxes, const float *areas,
-    const int32_t *classes, int n_classes, int k, float iou, int max_keep,
-    const cnms_greedy_ws *ws, int32_t *kept)
+/* Files kept box kid (b) in the chain at *head; the pool may move. */
+static cnms_status
+file_box (walk *w, int32_t *head, const float *b, int32_t kid)
 {
-  int j, i, n_kept = 0;
-  int suppressed;
+  cnms_chunk *ch;
+  int32_t h = *head;
+  int i;
 
-  if (classes != NULL) {
-    for (i = 0; i < n_classes; i++)
-      ws->head[i] = -1;
+  if (h < 0 || ((cnms_chunk *) w->ws->chunks.p)[h].n == CNMS_CHUNK) {
+    if ((size_t) (w->n_chunks + 1) * sizeof (cnms_chunk) > w->ws->chunks.cap) {
+      cnms_status st = cnms_buf_grow (w->ctx, &w->ws->chunks,
+          (size_t) (w->n_chunks + 1) * sizeof (cnms_chunk));
+      if (st != CNMS_OK)
+        return st;
+    }
+    ch = (cnms_chunk *) w->ws->chunks.p + w->n_chunks;
+    ch->n = 0;
+    ch->next = h;
+    h = *head = w->n_chunks++;
   }
-  for (j = 0; j < k && n_kept < max_keep; j++) {
-    const float *b = boxes + 4 * (size_t) j;
-    float area = areas[j];
+  ch = (cnms_chunk *) w->ws->chunks.p + h;
+  i = ch->n++;
+  ch->x1[i] = b[0];
+  ch->y1[i] = b[1];
+  ch->x2[i] = b[2];
+  ch->y2[i] = b[3];
+  ch->kid[i] = kid;
+  return CNMS_OK;
+}
 
-    if (classes == NULL) {
-      suppressed = overlaps_kept (ws->kbox, ws->karea, 0, n_kept, b, area,
-          iou);
-    } else {
-      suppressed = 0;
-      for (i = ws->head[classes[j]]; i >= 0; i = ws->klink[i]) {
-        if (cnms_iou (ws->kbox + 4 * (size_t) i, ws->karea[i], b,
-                area) > iou) {
-          suppressed = 1;
-          break;
-        }
+/* Is p->b suppressed by a kept box of grid g? */
+static int
+suppressed (const walk *w, const grid *g, const probe *p)
+{
+  const cnms_chunk *pool = w->ws->chunks.p;
+  const int32_t *cells = w->ws->cells.p;
+  const float *q = p->q;
+  int32_t c[4];
+  int x0, x1, y0, y1, x, y;
+
+  cells_of (g, q, c);
+  /* lo > hi: a suppressor spans both, one cell is enough (step 1) */
+  x0 = q[0] < q[2] ? c[0] : c[2];
+  x1 = c[2];
+  y0 = q[1] < q[3] ? c[1] : c[3];
+  y1 = c[3];
+  /* a query over most of the grid reads each kept box once instead */
+  if ((x1 - x0 + 1) * (y1 - y0 + 1) > 16
+      && 2 * (x1 - x0 + 1) * (y1 - y0 + 1) > g->gx * g->gy)
+    return scan_list (w->ws->klink.p, g->last, p);
+  for (y = y0; y <= y1; y++) {
+    for (x = x0; x <= x1; x++) {
+      if (scan_chain (pool, cells[y * g->gx + x], p))
+        return 1;
+    }
+  }
+  return scan_chain (pool, g->big, p);
+}
+
+/* Files b as kid in the chain at *head, in its first chunk when that has
+ * room. */
+static inline cnms_status
+file_in (walk *w, int32_t *head, const float *b, int32_t kid)
+{
+  cnms_chunk *ch;
+  int i;
+
+  if (*head < 0 || ((cnms_chunk *) w->ws->chunks.p)[*head].n == CNMS_CHUNK)
+    return file_box (w, head, b, kid);
+  ch = (cnms_chunk *) w->ws->chunks.p + *head;
+  i = ch->n++;
+  ch->x1[i] = b[0];
+  ch->y1[i] = b[1];
+  ch->x2[i] = b[2];
+  ch->y2[i] = b[3];
+  ch->kid[i] = kid;
+  return CNMS_OK;
+}
+
+/* Files kept box kid in grid g: in its cells, or in g's big chain. */
+static cnms_status
+file_kept (walk *w, grid *g, const float *b, int32_t kid)
+{
+  int32_t *cells = w->ws->cells.p;
+  int32_t c[4];
+  int x, y;
+  cnms_status st;
+
+  cells_of (g, b, c);
+  if ((c[2] - c[0] + 1) * (c[3] - c[1] + 1) > g->max_cells)
+    return file_in (w, &g->big, b, kid);
+  for (y = c[1]; y <= c[3]; y++) {
+    for (x = c[0]; x <= c[2]; x++) {
+      st = file_in (w, &cells[y * g->gx + x], b, kid);
+      if (st != CNMS_OK)
+        return st;
+    }
+  }
+  return CNMS_OK;
+}
+
+/* The greedy walk over n boxes of one class (or all, agnostic), in order;
+ * stops after max_keep. Writes the kept positions into kept. */
+static cnms_status
+run_class (walk *w, const float *boxes, const float *areas, int n,
+    int max_keep, int32_t *kept, int *n_kept)
+{
+  cnms_greedy_ws *ws = w->ws;
+  float *kbox, *karea;
+  int32_t *klink;
+  grid g;
+  probe p;
+  float q[4];
+  int j, i, nk = 0, n_cells;
+  cnms_status st;
+
+  n_cells = plan_grid (&g, boxes, n);
+  if (n_cells > 0) {
+    st = cnms_buf_reserve (w->ctx, &ws->cells, (size_t) n_cells *
+        sizeof (int32_t));
+    if (st != CNMS_OK)
+      return st;
+    for (i = 0; i < n_cells; i++)
+      ((int32_t *) ws->cells.p)[i] = -1;
+  }
+  w->n_chunks = 0;
+  kbox = ws->kbox.p;
+  karea = ws->karea.p;
+  klink = ws->klink.p;
+  p.kbox = kbox;
+  p.karea = karea;
+  p.iou = w->iou;
+  p.q = q;
+  for (j = 0; j < n && nk < max_keep; j++) {
+    const float *b = boxes + 4 * (size_t) j;
+
+    if (nonempty (b)) {
+      p.b = b;
+      p.area = areas[j];
+      if (g.list) {
+        p.q = b;
+        if (scan_list (klink, g.last, &p))
+          continue;
+      } else {
+        p.q = q;
+        query_rect (b, w->margin, q);
+        if (suppressed (w, &g, &p))
+          continue;
+      }
+      kbox[4 * (size_t) nk + 0] = b[0];
+      kbox[4 * (size_t) nk + 1] = b[1];
+      kbox[4 * (size_t) nk + 2] = b[2];
+      kbox[4 * (size_t) nk + 3] = b[3];
+      karea[nk] = areas[j];
+      klink[nk] = g.last;
+      g.last = nk;
+      if (!g.list) {
+        st = file_kept (w, &g, b, nk);
+        if (st != CNMS_OK)
+          return st;
       }
     }
-    if (suppressed)
-      continue;
-
-    ws->kbox[4 * (size_t) n_kept + 0] = b[0];
-    ws->kbox[4 * (size_t) n_kept + 1] = b[1];
-    ws->kbox[4 * (size_t) n_kept + 2] = b[2];
-    ws->kbox[4 * (size_t) n_kept + 3] = b[3];
-    ws->karea[n_kept] = area;
-    if (classes != NULL) {
-      ws->klink[n_kept] = ws->head[classes[j]];
-      ws->head[classes[j]] = n_kept;
-    }
-    kept[n_kept++] = j;
+    kept[nk++] = j;
   }
-  return n_kept;
+  *n_kept = nk;
+  return CNMS_OK;
+}
+
+cnms_status
+cnms_cpu_greedy (cnms_backend_ctx *ctx, cnms_greedy_ws *ws,
+    const float *boxes, const float *areas, const int32_t *classes,
+    int n_classes, int k, float iou, int max_keep, int32_t *kept,
+    int *n_kept)
+{
+  size_t n = k > 0 ? (size_t) k : 1;
+  int32_t *start, *pos;
+  float *gbox, *garea;
+  uint8_t *flag;
+  walk w;
+  int c, j, nk;
+  cnms_status st;
+
+  *n_kept = 0;
+  w.ctx = ctx;
+  w.ws = ws;
+  w.iou = iou;
+  w.margin = iou >= CORE_MIN_IOU ? (double) iou * (1.0 - 0x1p-10) : 0;
+  st = cnms_buf_reserve (ctx, &ws->kbox, n * 4 * sizeof (float));
+  if (st == CNMS_OK)
+    st = cnms_buf_reserve (ctx, &ws->karea, n * sizeof (float));
+  if (st == CNMS_OK)
+    st = cnms_buf_reserve (ctx, &ws->klink, n * sizeof (int32_t));
+  /* a first guess; the pool grows when an input needs more */
+  if (st == CNMS_OK)
+    st = cnms_buf_reserve (ctx, &ws->chunks, (n / 2 + 64) *
+        sizeof (cnms_chunk));
+  if (st != CNMS_OK)
+    return st;
+  if (classes == NULL || n_classes <= 1)
+    return run_class (&w, boxes, areas, k, max_keep, kept, n_kept);
+
+  /* Classes do not interact: each class's walk keeps what the joint walk
+   * keeps of that class, so run them one by one on class-grouped copies
+   * (stable: in order within a class) and merge by position. The joint
+   * walk's max_keep stop takes the first max_keep of the merge. */
+  st = cnms_buf_reserve (ctx, &ws->gbox, n * 4 * sizeof (float));
+  if (st == CNMS_OK)
+    st = cnms_buf_reserve (ctx, &ws->garea, n * sizeof (float));
+  if (st == CNMS_OK)
+    st = cnms_buf_reserve (ctx, &ws->gpos, n * sizeof (int32_t));
+  if (st == CNMS_OK)
+    st = cnms_buf_reserve (ctx, &ws->flag, n);
+  if (st == CNMS_OK)
+    st = cnms_buf_reserve (ctx, &ws->start, ((size_t) n_classes + 1) *
+        sizeof (int32_t));
+  if (st != CNMS_OK)
+    return st;
+  start = ws->start.p;
+  pos = ws->gpos.p;
+  gbox = ws->gbox.p;
+  garea = ws->garea.p;
+  flag = ws->flag.p;
+  for (c = 0; c <= n_classes; c++)
+    start[c] = 0;
+  for (j = 0; j < k; j++)
+    start[classes[j] + 1]++;
+  for (c = 0; c < n_classes; c++)
+    start[c + 1] += start[c];
+  /* start[c] walks to the end of class c, which is start[c + 1] before */
+  for (j = 0; j < k; j++) {
+    int32_t at = start[classes[j]]++;
+    memcpy (gbox + 4 * (size_t) at, boxes + 4 * (size_t) j, 4 * sizeof (float));
+    garea[at] = areas[j];
+    pos[at] = j;
+    flag[j] = 0;
+  }
+  for (c = 0; c < n_classes; c++) {
+    int32_t s = c == 0 ? 0 : start[c - 1], e = start[c];
+    int i;
+
+    if (e == s)
+      continue;
+    /* kept is the local list's scratch: the merge below rewrites it */
+    st = run_class (&w, gbox + 4 * (size_t) s, garea + s, e - s, max_keep,
+        kept, &nk);
+    if (st != CNMS_OK)
+      return st;
+    for (i = 0; i < nk; i++)
+      flag[pos[s + kept[i]]] = 1;
+  }
+  for (j = 0, nk = 0; j < k && nk < max_keep; j++) {
+    if (flag[j])
+      kept[nk++] = j;
+  }
+  *n_kept = nk;
+  return CNMS_OK;
 }
 
 static inline uint32_t
