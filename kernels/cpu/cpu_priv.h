@@ -15,6 +15,9 @@ typedef struct {
  * allocation on ctx. */
 cnms_status cnms_buf_reserve (cnms_backend_ctx *ctx, cnms_buf *b, size_t bytes);
 void cnms_buf_release (cnms_backend_ctx *ctx, cnms_buf *b);
+/* Set by tests to take the SSE2 paths where the CPU has AVX too. */
+extern int cnms_cpu_no_avx;
+
 /* Like cnms_buf_reserve, but keeps the contents (at least doubling). */
 cnms_status cnms_buf_grow (cnms_backend_ctx *ctx, cnms_buf *b, size_t bytes);
 
@@ -25,35 +28,27 @@ typedef struct {
   int32_t reserved[7];
 } cnms_cand_header;
 
-/* The greedy walk's index (cpu_nms.c): per class, a uniform grid whose
- * cells hold chains of chunks of kept boxes, 8 to a chunk in SoA form. */
-#define CNMS_CHUNK 8
-typedef struct {
-  float x1[CNMS_CHUNK], y1[CNMS_CHUNK], x2[CNMS_CHUNK], y2[CNMS_CHUNK];
-  int32_t kid[CNMS_CHUNK];      /* position in the kept list */
-  int32_t next;                 /* next chunk of the chain, -1 at the end */
-  int32_t n;                    /* slots used */
-  int32_t reserved[2];
-} cnms_chunk;
-
 /* Scratch for the greedy walk. It owns its buffers: they grow with the
- * input, and the chunk pool also with the index's needs (keeping its
- * contents), so a warm context allocates nothing. */
+ * input, and the index's arena also with its needs (keeping its
+ * contents) but only for an input at least as large as any before, so a
+ * warm context allocates nothing for inputs that are not larger. */
 typedef struct {
   cnms_buf kbox;                /* [k][4] kept boxes, in kept order */
   cnms_buf karea;               /* [k] */
   cnms_buf klink;               /* [k] previous kept box */
-  cnms_buf cells;               /* chain head per cell */
-  cnms_buf chunks;              /* the chunk pool */
+  cnms_buf cells;               /* the index's cells */
+  cnms_buf arena;               /* the cells' boxes */
+  cnms_buf bigbuf;              /* the boxes of the big (or only) cell */
   cnms_buf gbox, garea, gpos;   /* boxes grouped by class, their positions */
   cnms_buf start;               /* [n_classes + 1] class starts */
   cnms_buf flag;                /* [k] kept by its class's walk */
+  size_t grow_k;                /* largest input the arena grew for */
 } cnms_greedy_ws;
 
 #define CNMS_GREEDY_BUFS(w) &(w)->kbox, &(w)->karea, &(w)->klink, \
-    &(w)->cells, &(w)->chunks, &(w)->gbox, &(w)->garea, &(w)->gpos, \
-    &(w)->start, &(w)->flag
-#define CNMS_GREEDY_N_BUFS 10
+    &(w)->cells, &(w)->arena, &(w)->bigbuf, &(w)->gbox, &(w)->garea, \
+    &(w)->gpos, &(w)->start, &(w)->flag
+#define CNMS_GREEDY_N_BUFS 11
 
 /* Decodes every anchor of t into records at recs (capacity: all anchors),
  * in anchor order. scratch must hold max(N, 5 + C) floats, best and

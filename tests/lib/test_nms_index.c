@@ -12,6 +12,7 @@
 
 #include "cudanms.h"
 #include "cnms_math.h"
+#include "cpu_priv.h"
 #include "check.h"
 
 #define MAX_N 24000
@@ -405,7 +406,9 @@ test_random (void)
 }
 
 /* 24000 boxes in the bench's dense field, then the same call again and a
- * smaller one: nothing more is allocated. */
+ * smaller one: nothing more is allocated. Then a context warmed on a
+ * large input that needed no index room gets a smaller one that needs
+ * much: it may not grow, and files what does not fit in the big cell. */
 static void
 test_dense_and_warm (void)
 {
@@ -429,6 +432,22 @@ test_dense_and_warm (void)
   CHECK_INT (cnms_ctx_alloc_count (ctx), allocs);
   cnms_ctx_memory (ctx, &host2, NULL, NULL);
   CHECK_INT (host2, host);
+
+  cnms_ctx_free (ctx);
+  CHECK_INT (cnms_ctx_new (CNMS_BACKEND_CPU, -1, &ctx), CNMS_OK);
+  for (i = 0; i < n; i++)
+    set_box (i, 10, 10, 20, 20, 0.5f, (int32_t) (i % 3));
+  CHECK_INT (compare ("identical, large", n, 0.5f, 0), 1);
+  allocs = cnms_ctx_alloc_count (ctx);
+  for (i = 0; i < n / 3; i++) {
+    float x = uni (0, 1920), y = uni (0, 1080);
+    float w = uni (8, 258), h = uni (8, 258);
+    set_box (i, x - w / 2, y - h / 2, x + w / 2, y + h / 2, uni (0, 1),
+        (int32_t) (rnd () % 3));
+  }
+  compare ("no room", n / 3, 0.9f, 0);
+  compare ("no room, 0.5", n / 3, 0.5f, 0);
+  CHECK_INT (cnms_ctx_alloc_count (ctx), allocs);
 }
 
 int
@@ -443,6 +462,10 @@ main (void)
   test_degenerate ();
   test_random ();
   test_dense_and_warm ();
+  /* the SSE2 scan, where the above took the AVX one */
+  cnms_cpu_no_avx = 1;
+  test_tight ();
+  test_random ();
   printf ("test-nms-index: %d cases compared with the plain greedy walk\n",
       n_cases);
   cnms_ctx_free (ctx);
