@@ -39,7 +39,8 @@ typedef struct {
   cnms_buf cells;               /* the index's cells */
   cnms_buf arena;               /* the cells' boxes */
   cnms_buf bigbuf;              /* the boxes of the big (or only) cell */
-  cnms_buf gbox, garea, gpos;   /* boxes grouped by class, their positions */
+  cnms_buf gbox, garea;         /* the boxes in order (grouped by class) */
+  cnms_buf gpos;                /* position of each grouped box */
   cnms_buf start;               /* [n_classes + 1] class starts */
   cnms_buf flag;                /* [k] kept by its class's walk */
   size_t grow_k;                /* largest input the arena grew for */
@@ -68,17 +69,23 @@ void cnms_cpu_halfs_to_floats (const uint16_t *h, int n, float *out);
 void cnms_cpu_sort (uint64_t *keys, uint32_t *perm, uint64_t *tmp_keys,
     uint32_t *tmp_perm, int n);
 
+/* The boxes of a greedy walk, in order: position i is the box
+ * (x1 y1 x2 y2) at base + stride * rows[i]. */
+typedef struct {
+  const float *base;
+  size_t stride;                /* floats from one row to the next */
+  const uint32_t *rows;
+} cnms_box_src;
+
 /* Exact greedy NMS over k boxes already in order: box j is kept unless an
  * earlier kept box of its class (any class when agnostic) has
- * cnms_iou > iou with it. areas[j] must be cnms_box_area of box j (the
- * index's bounds rely on it); iou in [0, 1]. classes: dense ids in
- * [0, n_classes), or NULL for class-agnostic. Writes the positions of the
- * kept boxes into kept (stops after max_keep) and their number into
- * *n_kept. Fails only when memory runs out. */
+ * cnms_iou > iou with it (areas: cnms_box_area); iou in [0, 1]. classes:
+ * dense ids in [0, n_classes) by position, or NULL for class-agnostic.
+ * Writes the positions of the kept boxes into kept (stops after max_keep)
+ * and their number into *n_kept. Fails only when memory runs out. */
 cnms_status cnms_cpu_greedy (cnms_backend_ctx *ctx, cnms_greedy_ws *ws,
-    const float *boxes, const float *areas, const int32_t *classes,
-    int n_classes, int k, float iou, int max_keep, int32_t *kept,
-    int *n_kept);
+    const cnms_box_src *src, const int32_t *classes, int n_classes, int k,
+    float iou, int max_keep, int32_t *kept, int *n_kept);
 
 /* Maps arbitrary int32 class ids to dense ids [0, n_dense) in order of
  * first appearance. table_keys/table_vals: a power of two >= 2 * n slots,
