@@ -273,14 +273,18 @@ fold_blocks_avx2 (const float *data, size_t stride, int n_classes,
         b3 = b0;
     __m256 k0 = _mm256_setzero_ps (), k1 = k0, k2 = k0, k3 = k0;
     __m256i cv = _mm256_setzero_si256 ();
+    /* prefetch only inside the rows */
+    int ahead = n0 + PF_DIST + 32 <= n_anchors;
 
     for (c = 0; c < n_classes; c++, row += stride) {
       __m256 cf = _mm256_castsi256_ps (cv);
       __m256 v0 = _mm256_loadu_ps (row), v1 = _mm256_loadu_ps (row + 8);
       __m256 v2 = _mm256_loadu_ps (row + 16), v3 = _mm256_loadu_ps (row + 24);
 
-      _mm_prefetch ((const char *) (row + PF_DIST), _MM_HINT_T0);
-      _mm_prefetch ((const char *) (row + PF_DIST + 16), _MM_HINT_T0);
+      if (ahead) {
+        _mm_prefetch ((const char *) (row + PF_DIST), _MM_HINT_T0);
+        _mm_prefetch ((const char *) (row + PF_DIST + 16), _MM_HINT_T0);
+      }
       k0 = _mm256_blendv_ps (k0, cf, _mm256_cmp_ps (v0, b0, _CMP_GT_OQ));
       k1 = _mm256_blendv_ps (k1, cf, _mm256_cmp_ps (v1, b1, _CMP_GT_OQ));
       k2 = _mm256_blendv_ps (k2, cf, _mm256_cmp_ps (v2, b2, _CMP_GT_OQ));
