@@ -4,6 +4,7 @@
 #include <emmintrin.h>
 #endif
 #if defined(__GNUC__) && defined(__x86_64__)
+#include <cpuid.h>
 #include <immintrin.h>
 #define CNMS_HAVE_F16C_PATH 1
 #endif
@@ -40,13 +41,29 @@ halfs_to_floats_f16c (const uint16_t *h, int n, float *out)
 }
 #endif
 
+#ifdef CNMS_HAVE_F16C_PATH
+/* F16C: its CPUID bit, and AVX usable (it works on ymm registers). clang
+ * 14's __builtin_cpu_supports does not know "f16c". */
+static int
+has_f16c (void)
+{
+  static int known = -1;
+  unsigned a, b, c, d;
+
+  if (known < 0)
+    known = __builtin_cpu_supports ("avx") && __get_cpuid (1, &a, &b, &c, &d)
+        && (c & bit_F16C) != 0;
+  return known;
+}
+#endif
+
 void
 cnms_cpu_halfs_to_floats (const uint16_t *h, int n, float *out)
 {
   int i;
 
 #ifdef CNMS_HAVE_F16C_PATH
-  if (__builtin_cpu_supports ("f16c")) {
+  if (has_f16c ()) {
     halfs_to_floats_f16c (h, n, out);
     return;
   }
