@@ -13,7 +13,9 @@
  * 10 iterations); the JSON says how many ran. With --save-dir, each keep
  * list is written as keep_<backend>_<mode>_<N>.npy (int64) for the
  * comparison with torchvision; the CUDA list is compared with the CPU one
- * here when both backends run. */
+ * here when both backends run. When DATA_DIR has nms_1m_boxes.npy and
+ * nms_1m_scores.npy, the CPU backend also runs them class-agnostic
+ * (N = 1000000; the CUDA backend's bitmask would need N^2 bits). */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -24,6 +26,7 @@ static const int sizes[] = { 256, 1024, 2048, 4096, 8192, 16384, 32768 };
 
 #define N_SIZES ((int) (sizeof (sizes) / sizeof (sizes[0])))
 #define IOU 0.5f
+#define N_1M 1000000
 
 typedef struct {
   const float *boxes, *scores;
@@ -104,6 +107,48 @@ save_keep (const bench_opts *o, cnms_backend b, int class_aware, int n,
   bench_save_npy (o->save_dir, name, CNMS_NPY_I8, keep, n_keep, 1);
 }
 
+/* The 10^6-box case, when its files are there. */
+static void
+run_1m (const char *dir, cnms_ctx *ctx, const bench_opts *o, bench_json *j)
+{
+  char path[4096];
+  cnms_npy boxes, scores;
+  inputs in;
+  int64_t *keep;
+  double *wall, *gpu;
+  int n_keep;
+  FILE *f;
+
+  snprintf (path, sizeof (path), "%s/nms_1m_boxes.npy", dir);
+  f = fopen (path, "rb");
+  if (f == NULL)
+    return;
+  fclose (f);
+  bench_load_npy (dir, "nms_1m_boxes.npy", CNMS_NPY_F4, &boxes);
+  bench_load_npy (dir, "nms_1m_scores.npy", CNMS_NPY_F4, &scores);
+  if (boxes.n_dims != 2 || boxes.dims[1] != 4 || boxes.dims[0] != N_1M
+      || scores.count != (size_t) N_1M) {
+    fprintf (stderr, "bench-nms: unexpected shapes in nms_1m_*.npy\n");
+    exit (1);
+  }
+  in.boxes = boxes.data;
+  in.scores = scores.data;
+  in.classes = NULL;
+  keep = malloc (sizeof (int64_t) * N_1M);
+  wall = malloc (sizeof (double) * (size_t) o->iters);
+  gpu = malloc (sizeof (double) * (size_t) o->iters);
+  if (keep == NULL || wall == NULL || gpu == NULL)
+    exit (1);
+  run_case (ctx, &in, N_1M, 0, o, j, keep, &n_keep, wall, gpu);
+  bench_json_end (j);
+  save_keep (o, CNMS_BACKEND_CPU, 0, N_1M, keep, n_keep);
+  free (keep);
+  free (wall);
+  free (gpu);
+  cnms_npy_clear (&boxes);
+  cnms_npy_clear (&scores);
+}
+
 static void
 usage (void)
 {
@@ -176,6 +221,9 @@ main (int argc, char **argv)
       }
     }
   }
+
+  if (ctx[CNMS_BACKEND_CPU] != NULL)
+    run_1m (argv[1], ctx[CNMS_BACKEND_CPU], &o, &j);
 
   for (b = 0; b < 2; b++) {
     cnms_ctx_free (ctx[b]);
