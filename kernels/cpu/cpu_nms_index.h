@@ -195,12 +195,10 @@ scan_cell (const float *arena, const cell *c, const probe *p)
     __m128 m = _mm_and_ps (_mm_and_ps (_mm_cmplt_ps (ax1, hx),
             _mm_cmpgt_ps (ax2, lx)), _mm_and_ps (_mm_cmplt_ps (ay1, hy),
             _mm_cmpgt_ps (ay2, ly)));
-    unsigned bits = (unsigned) _mm_movemask_ps (m);
+    /* the stale lanes' bits masked off before any branch on them */
+    unsigned bits = (unsigned) _mm_movemask_ps (m)
+        & (n - i >= 4 ? 15u : (1u << (n - i)) - 1);
 
-    if (bits == 0)
-      continue;
-    if (n - i < 4)
-      bits &= (1u << (n - i)) - 1;
     if (bits && (iou_above (ax1, ay1, ax2, ay2, _mm_loadu_ps (ar + i),
                 p) & bits))
       return 1;
@@ -235,13 +233,10 @@ scan_cell_avx (const float *arena, const cell *c, const probe *p)
                 _CMP_LT_OQ), _mm256_cmp_ps (ax2, lx, _CMP_GT_OQ)),
         _mm256_and_ps (_mm256_cmp_ps (ay1, hy, _CMP_LT_OQ),
             _mm256_cmp_ps (ay2, ly, _CMP_GT_OQ)));
-    unsigned bits = (unsigned) _mm256_movemask_ps (m);
+    unsigned bits = (unsigned) _mm256_movemask_ps (m)
+        & (n - i >= 8 ? 255u : (1u << (n - i)) - 1);
     __m256 zero, w, h, inter, den, hit;
 
-    if (bits == 0)
-      continue;
-    if (n - i < 8)
-      bits &= (1u << (n - i)) - 1;
     if (bits == 0)
       continue;
     zero = _mm256_setzero_ps ();
