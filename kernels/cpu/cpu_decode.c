@@ -43,17 +43,25 @@ halfs_to_floats_f16c (const uint16_t *h, int n, float *out)
 
 #ifdef CNMS_HAVE_F16C_PATH
 /* F16C: its CPUID bit, and AVX usable (it works on ymm registers). clang
- * 14's __builtin_cpu_supports does not know "f16c". */
-static int
-has_f16c (void)
+ * 14's __builtin_cpu_supports does not know "f16c". Found once, before
+ * main (no thread can race on it). */
+static int have_f16c;
+
+__attribute__ ((constructor))
+static void
+find_f16c (void)
 {
-  static int known = -1;
   unsigned a, b, c, d;
 
-  if (known < 0)
-    known = __builtin_cpu_supports ("avx") && __get_cpuid (1, &a, &b, &c, &d)
-        && (c & bit_F16C) != 0;
-  return known;
+  __builtin_cpu_init ();
+  have_f16c = __builtin_cpu_supports ("avx") && __get_cpuid (1, &a, &b, &c,
+      &d) && (c & bit_F16C) != 0;
+}
+
+static inline int
+has_f16c (void)
+{
+  return have_f16c;
 }
 #endif
 
