@@ -195,7 +195,7 @@ cpu_nms (cnms_backend_ctx *ctx, const float *boxes, const float *scores,
   size_t slots = 0;
   uint64_t *keys;
   uint32_t *perm;
-  int32_t *kept, *dense = NULL;
+  int32_t *kept, *dense = NULL, cmin = INT32_MAX, cmax = -1;
   int i, m, n_kept, n_classes = 0;
   cnms_box_src src;
   cnms_status st;
@@ -236,6 +236,10 @@ cpu_nms (cnms_backend_ctx *ctx, const float *boxes, const float *scores,
 #endif
     keys[m] = cnms_sort_key (scores[i], (uint32_t) i);
     perm[m++] = (uint32_t) i;
+    if (aware) {
+      cmin = classes[i] < cmin ? classes[i] : cmin;
+      cmax = classes[i] > cmax ? classes[i] : cmax;
+    }
   }
   cnms_cpu_sort (keys, perm, s->tmp_keys.p, s->tmp_perm.p, m);
 
@@ -244,8 +248,16 @@ cpu_nms (cnms_backend_ctx *ctx, const float *boxes, const float *scores,
   src.rows = perm;
   if (aware) {
     dense = s->classes.p;
-    n_classes = cnms_cpu_dense_classes (classes, perm, m, dense,
-        s->table_keys.p, s->table_vals.p, (uint32_t) (slots - 1));
+    /* small non-negative ids (the usual 0 .. C-1) serve as they are; any
+     * numbering gives the same result, classes only need telling apart */
+    if (cmin >= 0 && (int64_t) cmax <= 2 * (int64_t) m + 255) {
+      for (i = 0; i < m; i++)
+        dense[i] = classes[perm[i]];
+      n_classes = cmax + 1;
+    } else {
+      n_classes = cnms_cpu_dense_classes (classes, perm, m, dense,
+          s->table_keys.p, s->table_vals.p, (uint32_t) (slots - 1));
+    }
   }
   kept = s->kept.p;
   st = cnms_cpu_greedy (ctx, &s->greedy, &src, dense, n_classes, m, iou, max_detections > 0 ? max_detections : m, kept,

@@ -234,9 +234,11 @@ cnms_cpu_greedy (cnms_backend_ctx *ctx, cnms_greedy_ws *ws,
     st = cnms_buf_reserve (ctx, &ws->gpos, n * sizeof (int32_t));
     if (st == CNMS_OK)
       st = cnms_buf_reserve (ctx, &ws->flag, n);
+    /* room for the ids of cpu_nms's direct path (<= 2k + 256) too, so
+     * that a warm context does not grow for another numbering */
     if (st == CNMS_OK)
-      st = cnms_buf_reserve (ctx, &ws->start, ((size_t) n_classes + 1) *
-          sizeof (int32_t));
+      st = cnms_buf_reserve (ctx, &ws->start, ((size_t) n_classes > 2 * n +
+              256 ? (size_t) n_classes + 1 : 2 * n + 257) * sizeof (int32_t));
   }
   if (st != CNMS_OK)
     return st;
