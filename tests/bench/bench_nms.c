@@ -1,7 +1,7 @@
 /* bench-nms: plain NMS latency of cudanms (cnms_nms on host arrays).
  *
  * usage: bench-nms DATA_DIR OUT_JSON [--backend all|cuda|cpu] [--iters N]
- *          [--warmup N] [--cpu-budget S] [--save-dir DIR]
+ *          [--warmup N] [--cpu-budget S] [--min-time S] [--save-dir DIR]
  *
  * Reads the boxes written by gen_data.py (the first N rows for each size),
  * runs IoU 0.5 class-agnostic and class-aware (80 classes), and records per
@@ -10,7 +10,8 @@
  *     host when it returns (the boxes are uploaded from host memory inside);
  *   - GPU time (CUDA backend): cnms_ctx_last_gpu_us, upload to download.
  * The CPU backend stops timing a case after --cpu-budget seconds (at least
- * 10 iterations); the JSON says how many ran. With --save-dir, each keep
+ * 10 iterations), and goes on past --iters until --min-time seconds are
+ * timed; the JSON says how many ran. With --save-dir, each keep
  * list is written as keep_<backend>_<mode>_<N>.npy (int64) for the
  * comparison with torchvision; the CUDA list is compared with the CPU one
  * here when both backends run. When DATA_DIR has nms_1m_boxes.npy and
@@ -41,10 +42,12 @@ run_case (cnms_ctx *ctx, const inputs *in, int n, int class_aware,
 {
   cnms_backend b = cnms_ctx_backend (ctx);
   double budget_us = b == CNMS_BACKEND_CPU ? o->cpu_budget_s * 1e6 : INFINITY;
+  double min_us = b == CNMS_BACKEND_CPU ? o->cpu_min_s * 1e6 : 0;
+  int max_done = bench_max_samples (o);
   double t_start = 0, med, min;
   int i, done = 0, n_gpu = 0;
 
-  for (i = 0; i < o->warmup + o->iters; i++) {
+  for (i = 0; done < max_done; i++) {
     double t0, t1, g;
     cnms_status st;
 
@@ -68,6 +71,8 @@ run_case (cnms_ctx *ctx, const inputs *in, int n, int class_aware,
     if (g >= 0)
       gpu[n_gpu++] = g;
     if (done >= 10 && t1 - t_start > budget_us)
+      break;
+    if (done >= o->iters && t1 - t_start >= min_us)
       break;
   }
 
@@ -135,8 +140,8 @@ run_1m (const char *dir, cnms_ctx *ctx, const bench_opts *o, bench_json *j)
   in.scores = scores.data;
   in.classes = NULL;
   keep = malloc (sizeof (int64_t) * N_1M);
-  wall = malloc (sizeof (double) * (size_t) o->iters);
-  gpu = malloc (sizeof (double) * (size_t) o->iters);
+  wall = malloc (sizeof (double) * (size_t) bench_max_samples (o));
+  gpu = malloc (sizeof (double) * (size_t) bench_max_samples (o));
   if (keep == NULL || wall == NULL || gpu == NULL)
     exit (1);
   run_case (ctx, &in, N_1M, 0, o, j, keep, &n_keep, wall, gpu);
@@ -153,14 +158,15 @@ static void
 usage (void)
 {
   fprintf (stderr, "usage: bench-nms DATA_DIR OUT_JSON [--backend all|cuda|cpu]"
-      " [--iters N] [--warmup N] [--cpu-budget S] [--save-dir DIR]\n");
+      " [--iters N] [--warmup N] [--cpu-budget S] [--min-time S]"
+      " [--save-dir DIR]\n");
   exit (2);
 }
 
 int
 main (int argc, char **argv)
 {
-  bench_opts o = { "all", 100, 10, 3.0, NULL };
+  bench_opts o = { "all", 100, 10, 3.0, NULL, 0 };
   cnms_npy boxes, scores, classes;
   cnms_ctx *ctx[2] = { NULL, NULL };
   int want[2], s, mode, b, n_keep[2];
@@ -195,8 +201,8 @@ main (int argc, char **argv)
     if (want[b])
       ctx[b] = bench_ctx_new ((cnms_backend) b);
   }
-  wall = malloc (sizeof (double) * (size_t) o.iters);
-  gpu = malloc (sizeof (double) * (size_t) o.iters);
+  wall = malloc (sizeof (double) * (size_t) bench_max_samples (&o));
+  gpu = malloc (sizeof (double) * (size_t) bench_max_samples (&o));
   if (keep[0] == NULL || keep[1] == NULL || wall == NULL || gpu == NULL)
     return 1;
 

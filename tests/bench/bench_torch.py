@@ -2,8 +2,8 @@
 """torchvision / PyTorch (and OpenCV) anchors for the cudanms benchmarks.
 
 usage: bench_torch.py DATA_DIR OUT_JSON [--device cuda|cpu] [--iters N]
-                      [--warmup N] [--budget S] [--cudanms-dir DIR]
-                      [--opencv]
+                      [--warmup N] [--budget S] [--min-time S]
+                      [--cudanms-dir DIR] [--opencv]
 
 Reads the inputs of gen_data.py and measures, median and min of the timed
 iterations after a warm-up:
@@ -37,8 +37,9 @@ trick (used below 5000 boxes on CUDA, 1000 on the CPU) rounds boxes
 differently, and sort ties may order differently.
 
 Time-bounded: a case stops after --budget seconds once 10 iterations ran,
-and its warm-up after half that once one warm-up ran; the JSON records
-how many ran. Use the host's own python3 (torch 2.x), not
+and its warm-up after half that once one warm-up ran; with --min-time it
+goes on past --iters until that much time is timed. The JSON records how
+many ran. Use the host's own python3 (torch 2.x), not
 the GStreamer environment of .gpuhost/activate.sh.
 """
 
@@ -69,6 +70,7 @@ except ImportError as e:  # optional: its rows then say why
     CV2_ERROR = "cv2 not importable: %s" % e
 
 SIZES = (256, 1024, 2048, 4096, 8192, 16384, 32768)
+MAX_SAMPLES = 200000
 IOU_NMS = 0.5
 SCORE = 0.25
 IOU_FRAME = 0.45
@@ -152,12 +154,15 @@ class Timer:
                 break
         walls, gpus, start = [], [], time.perf_counter()
         out = None
-        for _ in range(a.iters):
+        while len(walls) < MAX_SAMPLES:
             w, g, out = self.once(fn)
             walls.append(w)
             if g is not None:
                 gpus.append(g)
-            if len(walls) >= 10 and time.perf_counter() - start > a.budget:
+            elapsed = time.perf_counter() - start
+            if len(walls) >= 10 and elapsed > a.budget:
+                break
+            if len(walls) >= a.iters and elapsed >= a.min_time:
                 break
         rec = {"iters": len(walls),
                "wall_med_us": float(np.median(walls)),
@@ -373,6 +378,9 @@ def main():
     ap.add_argument("--iters", type=int, default=100)
     ap.add_argument("--warmup", type=int, default=10)
     ap.add_argument("--budget", type=float, default=60.0)
+    ap.add_argument("--min-time", type=float, default=0.0,
+                    help="go on past --iters until this many seconds are "
+                    "timed (a median over a window of the machine's load)")
     ap.add_argument("--cudanms-dir")
     ap.add_argument("--opencv", action="store_true")
     args = ap.parse_args()
