@@ -4,6 +4,9 @@
  * context allocates nothing. */
 #include <stdlib.h>
 #include <string.h>
+#ifdef __SSE2__
+#include <emmintrin.h>
+#endif
 
 #include "cpu_priv.h"
 
@@ -12,18 +15,18 @@ typedef struct {
   cnms_buf scratch;             /* float16 rows converted to float */
   cnms_buf best, best_cls;      /* yolov8 per-anchor class maximum */
   cnms_buf keys, perm, tmp_keys, tmp_perm;
-  cnms_buf boxes, areas, classes;       /* candidates in sorted order */
+  cnms_buf classes;             /* class of each candidate in sorted order */
   cnms_buf kept;
-  cnms_buf kbox, karea, klink, head;    /* greedy scratch */
+  cnms_greedy_ws greedy;
   cnms_buf table_keys, table_vals;      /* class id -> dense id */
   cnms_buf out;                 /* kept records of cnms_detect */
 } cpu_state;
 
 #define ALL_BUFS(s) { &(s)->cand, &(s)->scratch, &(s)->best, &(s)->best_cls, \
-    &(s)->keys, &(s)->perm, &(s)->tmp_keys, &(s)->tmp_perm, &(s)->boxes, \
-    &(s)->areas, &(s)->classes, &(s)->kept, &(s)->kbox, &(s)->karea, \
-    &(s)->klink, &(s)->head, &(s)->table_keys, &(s)->table_vals, &(s)->out }
-#define N_BUFS 19
+    &(s)->keys, &(s)->perm, &(s)->tmp_keys, &(s)->tmp_perm, \
+    &(s)->classes, &(s)->kept, CNMS_GREEDY_BUFS (&(s)->greedy), \
+    &(s)->table_keys, &(s)->table_vals, &(s)->out }
+#define N_BUFS (13 + CNMS_GREEDY_N_BUFS)
 
 cnms_status
 cnms_buf_reserve (cnms_backend_ctx *ctx, cnms_buf *b, size_t bytes)
@@ -84,54 +87,23 @@ cpu_destroy (cnms_backend_ctx *ctx)
   ctx->priv = NULL;
 }
 
-/* Reserves the sort, gather and greedy buffers for n boxes and n_classes
- * classes (0: class-agnostic). */
+/* Reserves the sort and gather buffers for n boxes (the greedy walk
+ * reserves its own). */
 static cnms_status
-reserve_common (cnms_backend_ctx *ctx, cpu_state *s, size_t n, size_t n_classes)
+reserve_common (cnms_backend_ctx *ctx, cpu_state *s, size_t n)
 {
   cnms_status st = CNMS_OK;
 
-  if (n_classes == 0)
-    n_classes = 1;
 #define RESERVE(buf, bytes) \
   if (st == CNMS_OK) st = cnms_buf_reserve (ctx, &s->buf, (bytes))
   RESERVE (keys, n * sizeof (uint64_t));
   RESERVE (tmp_keys, n * sizeof (uint64_t));
   RESERVE (perm, n * sizeof (uint32_t));
   RESERVE (tmp_perm, n * sizeof (uint32_t));
-  RESERVE (boxes, n * 4 * sizeof (float));
-  RESERVE (areas, n * sizeof (float));
   RESERVE (classes, n * sizeof (int32_t));
   RESERVE (kept, n * sizeof (int32_t));
-  RESERVE (kbox, n * 4 * sizeof (float));
-  RESERVE (karea, n * sizeof (float));
-  RESERVE (klink, n * sizeof (int32_t));
-  RESERVE (head, n_classes * sizeof (int32_t));
 #undef RESERVE
   return st;
-}
-
-static void
-greedy_ws (cpu_state *s, cnms_greedy_ws *ws)
-{
-  ws->kbox = s->kbox.p;
-  ws->karea = s->karea.p;
-  ws->klink = s->klink.p;
-  ws->head = s->head.p;
-}
-
-/* Puts a box at position i of the sorted order into the gather buffers,
- * with its area. */
-static inline void
-gather_box (cpu_state *s, int i, float x1, float y1, float x2, float y2)
-{
-  float *dst = (float *) s->boxes.p + 4 * (size_t) i;
-
-  dst[0] = x1;
-  dst[1] = y1;
-  dst[2] = x2;
-  dst[3] = y2;
-  ((float *) s->areas.p)[i] = cnms_box_area (x1, y1, x2, y2);
 }
 
 static cnms_status
@@ -147,7 +119,6 @@ cpu_detect (cnms_backend_ctx *ctx, const cnms_tensor *t, const cnms_shape *shape
   uint64_t *keys;
   uint32_t *perm;
   int32_t *classes, *kept;
-  cnms_greedy_ws ws;
   cnms_status st;
   int count, k, i, n_out;
 
@@ -161,7 +132,7 @@ cpu_detect (cnms_backend_ctx *ctx, const cnms_tensor *t, const cnms_shape *shape
       st = cnms_buf_reserve (ctx, &s->best_cls, n * sizeof (int32_t));
   }
   if (st == CNMS_OK)
-    st = reserve_common (ctx, s, n, (size_t) shape->n_classes);
+    st = reserve_common (ctx, s, n);
   if (st == CNMS_OK)
     st = cnms_buf_reserve (ctx, &s->out, n * sizeof (cnms_det));
   if (st != CNMS_OK)
@@ -189,17 +160,23 @@ cpu_detect (cnms_backend_ctx *ctx, const cnms_tensor *t, const cnms_shape *shape
     for (i = 0; i < n_out; i++)
       out[i] = recs[perm[i]];
   } else {
+    cnms_box_src src;
+
     classes = s->classes.p;
     kept = s->kept.p;
-    for (i = 0; i < k; i++) {
-      const cnms_det *r = &recs[perm[i]];
-      gather_box (s, i, r->x1, r->y1, r->x2, r->y2);
-      classes[i] = r->class_id;
+    if (!p->class_agnostic) {
+      for (i = 0; i < k; i++)
+        classes[i] = recs[perm[i]].class_id;
     }
-    greedy_ws (s, &ws);
-    n_out = cnms_cpu_greedy (s->boxes.p, s->areas.p,
+    /* the boxes straight from the records: x1 y1 x2 y2 are adjacent */
+    src.base = &recs[0].x1;
+    src.stride = sizeof (cnms_det) / sizeof (float);
+    src.rows = perm;
+    st = cnms_cpu_greedy (ctx, &s->greedy, &src,
         p->class_agnostic ? NULL : classes, shape->n_classes, k, p->iou,
-        p->max_detections, &ws, kept);
+        p->max_detections, kept, &n_out);
+    if (st != CNMS_OK)
+      return st;
     for (i = 0; i < n_out; i++)
       out[i] = recs[perm[kept[i]]];
   }
@@ -218,9 +195,9 @@ cpu_nms (cnms_backend_ctx *ctx, const float *boxes, const float *scores,
   size_t slots = 0;
   uint64_t *keys;
   uint32_t *perm;
-  int32_t *kept, *dense = NULL;
+  int32_t *kept, *dense = NULL, cmin = INT32_MAX, cmax = -1;
   int i, m, n_kept, n_classes = 0;
-  cnms_greedy_ws ws;
+  cnms_box_src src;
   cnms_status st;
 
   if (aware) {
@@ -229,7 +206,7 @@ cpu_nms (cnms_backend_ctx *ctx, const float *boxes, const float *scores,
     while (slots < 2 * (size_t) n)
       slots *= 2;
   }
-  st = reserve_common (ctx, s, (size_t) n, aware ? (size_t) n : 0);
+  st = reserve_common (ctx, s, (size_t) n);
   if (st == CNMS_OK && aware) {
     st = cnms_buf_reserve (ctx, &s->table_keys, slots * sizeof (int32_t));
     if (st == CNMS_OK)
@@ -244,28 +221,49 @@ cpu_nms (cnms_backend_ctx *ctx, const float *boxes, const float *scores,
   perm = s->perm.p;
   for (i = 0, m = 0; i < n; i++) {
     const float *b = boxes + 4 * (size_t) i;
+#ifdef __SSE2__
+    /* all four coordinates' exponents at once */
+    const __m128i inf = _mm_set1_epi32 (0x7f800000);
+    __m128i e = _mm_and_si128 (_mm_loadu_si128 ((const __m128i *) b), inf);
+    if (_mm_movemask_epi8 (_mm_cmpeq_epi32 (e, inf)) != 0
+        || !cnms_isfinite (scores[i]))
+      continue;
+#else
     if (!cnms_isfinite (scores[i]) || !cnms_isfinite (b[0])
         || !cnms_isfinite (b[1]) || !cnms_isfinite (b[2])
         || !cnms_isfinite (b[3]))
       continue;
+#endif
     keys[m] = cnms_sort_key (scores[i], (uint32_t) i);
     perm[m++] = (uint32_t) i;
+    if (aware) {
+      cmin = classes[i] < cmin ? classes[i] : cmin;
+      cmax = classes[i] > cmax ? classes[i] : cmax;
+    }
   }
   cnms_cpu_sort (keys, perm, s->tmp_keys.p, s->tmp_perm.p, m);
 
-  for (i = 0; i < m; i++) {
-    const float *b = boxes + 4 * (size_t) perm[i];
-    gather_box (s, i, b[0], b[1], b[2], b[3]);
-  }
+  src.base = boxes;
+  src.stride = 4;
+  src.rows = perm;
   if (aware) {
     dense = s->classes.p;
-    n_classes = cnms_cpu_dense_classes (classes, perm, m, dense,
-        s->table_keys.p, s->table_vals.p, (uint32_t) (slots - 1));
+    /* small non-negative ids (the usual 0 .. C-1) serve as they are; any
+     * numbering gives the same result, classes only need telling apart */
+    if (cmin >= 0 && (int64_t) cmax <= 2 * (int64_t) m + 255) {
+      for (i = 0; i < m; i++)
+        dense[i] = classes[perm[i]];
+      n_classes = cmax + 1;
+    } else {
+      n_classes = cnms_cpu_dense_classes (classes, perm, m, dense,
+          s->table_keys.p, s->table_vals.p, (uint32_t) (slots - 1));
+    }
   }
   kept = s->kept.p;
-  greedy_ws (s, &ws);
-  n_kept = cnms_cpu_greedy (s->boxes.p, s->areas.p, dense, n_classes, m,
-      iou, max_detections > 0 ? max_detections : m, &ws, kept);
+  st = cnms_cpu_greedy (ctx, &s->greedy, &src, dense, n_classes, m, iou, max_detections > 0 ? max_detections : m, kept,
+      &n_kept);
+  if (st != CNMS_OK)
+    return st;
   for (i = 0; i < n_kept; i++)
     keep[i] = perm[kept[i]];
   *n_keep = n_kept;

@@ -110,7 +110,7 @@ put_record (cnms_det *r, float score, const float *box, int32_t cls,
 }
 
 /* Best class of one row: the first maximum, NaN ignored. */
-static inline float
+static float
 best_of (const float *cls, int n_classes, int32_t *best_cls)
 {
   float best = CNMS_BEST_CLASS_INIT;
@@ -127,6 +127,57 @@ best_of (const float *cls, int n_classes, int32_t *best_cls)
   return best;
 }
 
+#ifdef CNMS_HAVE_F16C_PATH
+/* The maximum of cls[0..n), NaN ignored (_mm256_max_ps (v, m) is
+ * v > m ? v : m, so NaN never wins); -inf when there is none. Equals
+ * best_of's value but for the sign of a zero maximum. */
+__attribute__ ((target ("avx")))
+static float
+max_of_avx (const float *cls, int n_classes)
+{
+  __m256 m = _mm256_set1_ps (CNMS_BEST_CLASS_INIT), m1 = m, m2 = m, m3 = m;
+  float best;
+  int c = 0;
+
+  /* four chains: the maximum does not depend on the order */
+  for (; c + 32 <= n_classes; c += 32) {
+    m = _mm256_max_ps (_mm256_loadu_ps (cls + c), m);
+    m1 = _mm256_max_ps (_mm256_loadu_ps (cls + c + 8), m1);
+    m2 = _mm256_max_ps (_mm256_loadu_ps (cls + c + 16), m2);
+    m3 = _mm256_max_ps (_mm256_loadu_ps (cls + c + 24), m3);
+  }
+  for (; c + 8 <= n_classes; c += 8)
+    m = _mm256_max_ps (_mm256_loadu_ps (cls + c), m);
+  m = _mm256_max_ps (_mm256_max_ps (m, m1), _mm256_max_ps (m2, m3));
+  m = _mm256_max_ps (m, _mm256_permute2f128_ps (m, m, 1));
+  m = _mm256_max_ps (m, _mm256_shuffle_ps (m, m, 0x4e));
+  m = _mm256_max_ps (m, _mm256_shuffle_ps (m, m, 0xb1));
+  best = _mm256_cvtss_f32 (m);
+  for (; c < n_classes; c++) {
+    if (cls[c] > best)
+      best = cls[c];
+  }
+  return best;
+}
+
+/* best_of from the maximum max_of_avx found: the first class equal to it
+ * is best_of's class, and its value best_of's bits. */
+static float
+best_of_max (const float *cls, float max, int32_t *best_cls)
+{
+  int c = 0;
+
+  *best_cls = 0;
+  /* no class above -inf: best_of keeps class 0 */
+  if (max == CNMS_BEST_CLASS_INIT)
+    return max;
+  while (cls[c] != max)
+    c++;
+  *best_cls = c;
+  return cls[c];
+}
+#endif
+
 /* [1, N, 5+C]: anchors are rows, score = objectness x best class. */
 static int
 decode_yolov5 (const cnms_tensor *t, const cnms_shape *s, const cnms_map *m,
@@ -136,12 +187,26 @@ decode_yolov5 (const cnms_tensor *t, const cnms_shape *s, const cnms_map *m,
   int n, count = 0;
   int32_t cls;
   float box[4];
+#ifdef CNMS_HAVE_F16C_PATH
+  int avx = !cnms_cpu_no_avx && __builtin_cpu_supports ("avx");
+#endif
 
   for (n = 0; n < s->n_anchors; n++) {
     const float *row = load_span (t->data, t->dtype, (size_t) n * stride,
         stride, scratch);
-    float score = cnms_fmul (row[4], best_of (row + 5, s->n_classes, &cls));
+    float score;
 
+#ifdef CNMS_HAVE_F16C_PATH
+    if (avx) {
+      /* the class only for a row that passes: obj x max passes exactly
+       * when obj x best_of does (they differ at most in a zero's sign) */
+      float max = max_of_avx (row + 5, s->n_classes);
+      if (!cnms_score_ok (cnms_fmul (row[4], max), thr))
+        continue;
+      score = cnms_fmul (row[4], best_of_max (row + 5, max, &cls));
+    } else
+#endif
+      score = cnms_fmul (row[4], best_of (row + 5, s->n_classes, &cls));
     if (!cnms_score_ok (score, thr))
       continue;
     if (!cnms_map_cxcywh (m, row[0], row[1], row[2], row[3], box))
@@ -184,6 +249,93 @@ fold_class_row (const float *row, float *best, int32_t *best_cls, int c,
   }
 }
 
+#ifdef CNMS_HAVE_F16C_PATH
+/* fold_class_row 8 anchors at a time: _mm256_max_ps (v, b) is
+ * v > b ? v : b, the scalar update exactly. AVX2, not AVX: GCC 12 turns
+ * the class blend into scalar branches without it. */
+__attribute__ ((target ("avx2")))
+static void
+fold_class_row_avx2 (const float *row, float *best, int32_t *best_cls, int c,
+    int n)
+{
+  const __m256 cv = _mm256_castsi256_ps (_mm256_set1_epi32 (c));
+  int i = 0;
+
+  for (; i + 8 <= n; i += 8) {
+    __m256 v = _mm256_loadu_ps (row + i);
+    __m256 b = _mm256_loadu_ps (best + i);
+    __m256 gt = _mm256_cmp_ps (v, b, _CMP_GT_OQ);
+
+    _mm256_storeu_ps (best + i, _mm256_max_ps (v, b));
+    _mm256_storeu_ps ((float *) (best_cls + i), _mm256_blendv_ps
+        (_mm256_loadu_ps ((const float *) (best_cls + i)), cv, gt));
+  }
+  for (; i < n; i++) {
+    if (row[i] > best[i]) {
+      best[i] = row[i];
+      best_cls[i] = c;
+    }
+  }
+}
+#endif
+
+#ifdef CNMS_HAVE_F16C_PATH
+/* How far ahead in a class row fold_blocks_avx2 prefetches (floats): four
+ * blocks, 512 bytes. */
+#define PF_DIST 128
+/* The class maximum of a float32 [1, 4+C, N] tensor, 32 anchors at a time
+ * with their maxima and classes in registers over all C class rows (the
+ * same update as fold_class_row_avx2). Returns the anchors done (a
+ * multiple of 32); the caller folds the rest. */
+__attribute__ ((target ("avx2")))
+static int
+fold_blocks_avx2 (const float *data, size_t stride, int n_classes,
+    int n_anchors, float *best, int32_t *best_cls)
+{
+  const __m256i one = _mm256_set1_epi32 (1);
+  int n0, c;
+
+  for (n0 = 0; n0 + 32 <= n_anchors; n0 += 32) {
+    const float *row = data + 4 * stride + (size_t) n0;
+    __m256 b0 = _mm256_set1_ps (CNMS_BEST_CLASS_INIT), b1 = b0, b2 = b0,
+        b3 = b0;
+    __m256 k0 = _mm256_setzero_ps (), k1 = k0, k2 = k0, k3 = k0;
+    __m256i cv = _mm256_setzero_si256 ();
+    /* prefetch only inside the rows */
+    int ahead = n0 + PF_DIST + 32 <= n_anchors;
+
+    for (c = 0; c < n_classes; c++, row += stride) {
+      __m256 cf = _mm256_castsi256_ps (cv);
+      __m256 v0 = _mm256_loadu_ps (row), v1 = _mm256_loadu_ps (row + 8);
+      __m256 v2 = _mm256_loadu_ps (row + 16), v3 = _mm256_loadu_ps (row + 24);
+
+      if (ahead) {
+        _mm_prefetch ((const char *) (row + PF_DIST), _MM_HINT_T0);
+        _mm_prefetch ((const char *) (row + PF_DIST + 16), _MM_HINT_T0);
+      }
+      k0 = _mm256_blendv_ps (k0, cf, _mm256_cmp_ps (v0, b0, _CMP_GT_OQ));
+      k1 = _mm256_blendv_ps (k1, cf, _mm256_cmp_ps (v1, b1, _CMP_GT_OQ));
+      k2 = _mm256_blendv_ps (k2, cf, _mm256_cmp_ps (v2, b2, _CMP_GT_OQ));
+      k3 = _mm256_blendv_ps (k3, cf, _mm256_cmp_ps (v3, b3, _CMP_GT_OQ));
+      b0 = _mm256_max_ps (v0, b0);
+      b1 = _mm256_max_ps (v1, b1);
+      b2 = _mm256_max_ps (v2, b2);
+      b3 = _mm256_max_ps (v3, b3);
+      cv = _mm256_add_epi32 (cv, one);
+    }
+    _mm256_storeu_ps (best + n0, b0);
+    _mm256_storeu_ps (best + n0 + 8, b1);
+    _mm256_storeu_ps (best + n0 + 16, b2);
+    _mm256_storeu_ps (best + n0 + 24, b3);
+    _mm256_storeu_ps ((float *) (best_cls + n0), k0);
+    _mm256_storeu_ps ((float *) (best_cls + n0 + 8), k1);
+    _mm256_storeu_ps ((float *) (best_cls + n0 + 16), k2);
+    _mm256_storeu_ps ((float *) (best_cls + n0 + 24), k3);
+  }
+  return n0;
+}
+#endif
+
 /* [1, 4+C, N]: anchors are columns. The class maximum is taken row by row
  * so that memory is read once and sequentially. */
 static int
@@ -195,19 +347,32 @@ decode_yolov8 (const cnms_tensor *t, const cnms_shape *s, const cnms_map *m,
   size_t stride = (size_t) n_anchors;
   int n, n0, c, count = 0;
   float box[4];
+  void (*fold) (const float *row, float *best, int32_t *best_cls, int c,
+      int n) = fold_class_row;
 
-  for (n = 0; n < n_anchors; n++) {
+#ifdef CNMS_HAVE_F16C_PATH
+  if (!cnms_cpu_no_avx && __builtin_cpu_supports ("avx2"))
+    fold = fold_class_row_avx2;
+#endif
+
+  n0 = 0;
+#ifdef CNMS_HAVE_F16C_PATH
+  if (t->dtype == CNMS_DTYPE_FLOAT32 && fold == fold_class_row_avx2)
+    n0 = fold_blocks_avx2 (t->data, stride, s->n_classes, n_anchors, best,
+        best_cls);
+#endif
+  for (n = n0; n < n_anchors; n++) {
     best[n] = CNMS_BEST_CLASS_INIT;
     best_cls[n] = 0;
   }
   /* Blocks of anchors keep best/best_cls in L1 while the class rows
    * stream past. */
-  for (n0 = 0; n0 < n_anchors; n0 += ANCHOR_BLOCK) {
+  for (; n0 < n_anchors; n0 += ANCHOR_BLOCK) {
     int len = n_anchors - n0 < ANCHOR_BLOCK ? n_anchors - n0 : ANCHOR_BLOCK;
     for (c = 0; c < s->n_classes; c++) {
       const float *row = load_span (t->data, t->dtype,
           (4 + c) * stride + n0, len, scratch);
-      fold_class_row (row, best + n0, best_cls + n0, c, len);
+      fold (row, best + n0, best_cls + n0, c, len);
     }
   }
   for (n = 0; n < n_anchors; n++) {

@@ -1,67 +1,307 @@
-/* CPU exact greedy NMS. Box j is dropped when an earlier KEPT box of its
- * class (any class when agnostic) overlaps it with IoU > iou. Testing j
- * against the kept boxes only, and for class-aware NMS only against the
- * kept boxes of its own class, gives exactly the greedy result with far
- * fewer IoUs than the full pairwise walk. */
-#include "cpu_priv.h"
+/* CPU exact greedy NMS with a spatial index.
+ *
+ * Greedy NMS walks the boxes in order and keeps box b unless an earlier
+ * KEPT box a of its class (any class when agnostic) has
+ * cnms_iou (a, b) > iou. Only whether such an a exists matters, so testing
+ * b against any subset of the kept boxes that surely holds every such a
+ * gives the plain walk's result bit for bit: same order, same ties, same
+ * max_keep stop, the same cnms_iou on the same operands. Classes never
+ * interact, so class-aware NMS walks each class on its own (on a grouped
+ * copy, for locality) and merges the kept positions.
+ *
+ * The index. Per walk, a uniform grid over the boxes, cells of about a
+ * mean box. A kept box is filed in every cell that [x1, x2] x [y1, y2]
+ * touches, or, when that is too many cells, in a "big" chain that every
+ * query reads. A query reads the cells of a rectangle that every possible
+ * suppressor must reach into, then the big chain (or, for a rectangle over
+ * most of the grid, the whole kept list). Each filed box is first tested
+ * against that rectangle (4 at a time with SSE2), and only then with
+ * cnms_iou. Below LIST_MAX_BOXES boxes (or when no grid fits) there is
+ * one cell.
+ *
+ * Why no suppressor is missed (u = 2^-24, the float rounding unit):
+ * 1. cell (x) = clamp (floor ((x - origin) * scale), 0, cells - 1) is
+ *    monotone (every step is, under round-to-nearest), so x < x' implies
+ *    cell (x) <= cell (x'). Hence if [a.x1, a.x2] meets [lo, hi] (or, when
+ *    lo > hi, a.x1 < hi < lo < a.x2), a is filed in a cell of the query's
+ *    range [cell (min (lo, hi)), cell (hi)].
+ * 2. cnms_iou > iou >= 0 needs inter > 0, so w = min (a.x2, b.x2) -
+ *    max (a.x1, b.x1) > 0: a.x1 < b.x2 and a.x2 > b.x1, likewise in y.
+ *    Boxes with x2 <= x1 or y2 <= y1 thus never suppress nor are
+ *    suppressed, and are never filed. (lo, hi) = (b.x1, b.x2) is always a
+ *    valid query.
+ * 3. Tighter, for iou = t >= 2^-14 and a "regular" b (|coords| <= 2^40,
+ *    float width and height >= 2^-40). Write fl () for rounding, w the
+ *    exact min (a.x2, b.x2) - max (a.x1, b.x1), wb = b.x2 - b.x1 (exact),
+ *    h, hb likewise, A, B the float areas (cnms_box_area), I =
+ *    fl (fl (w) fl (h)), den = fl (fl (A + B) - I). Rounding is monotone,
+ *    so fl (h) <= fl (hb) and I <= min (A, B); then A + B - I >=
+ *    max (A, B) gives den >= B (1 - 2u) (1 - u). B >= 2^-80 and
+ *    fl (I / den) > t make every quantity normal (relative error <= u),
+ *    so I > t B (1 - 4u); with fl (w) fl (h) (1 + u) >= I and
+ *    B >= fl (wb) fl (hb) (1 - u): fl (w) > t fl (wb) (1 - 6u), and
+ *    w > t wb (1 - 9u). Hence a.x1 < b.x2 - t (1 - 9u) wb and a.x2 >
+ *    b.x1 + t (1 - 9u) wb. The query takes the margin t (1 - 2^-10) wb,
+ *    in double, rounded outward to float: the slack t wb 2^-10 exceeds
+ *    the double rounding error 2^-53 (|coord| + wb) <= 2^-28.9 wb, as two
+ *    distinct floats differ by at least 2^-24 of the larger magnitude.
+ *    For t >= 0.5 the rectangle shrinks to about b's centre: one cell. */
+#include <stdlib.h>
 
-static inline int
-overlaps_kept (const float *kbox, const float *karea, int from, int to,
-    const float *b, float area, float iou)
+#include "cpu_nms_index.h"
+
+/* Fewer boxes than this: no grid, the kept list is scanned whole. */
+#define LIST_MAX_BOXES 320
+/* At most this many cells per box. */
+#define GRID_CELLS_PER_BOX 4
+
+int cnms_cpu_no_avx;
+
+cnms_status
+cnms_buf_grow (cnms_backend_ctx *ctx, cnms_buf *b, size_t bytes)
 {
-  int i;
+  void *p;
 
-  for (i = from; i < to; i++) {
-    if (cnms_iou (kbox + 4 * (size_t) i, karea[i], b, area) > iou)
-      return 1;
-  }
-  return 0;
+  if (b->cap >= bytes)
+    return CNMS_OK;
+  if (bytes < 2 * b->cap)
+    bytes = 2 * b->cap;
+  bytes = (bytes + 4095) & ~(size_t) 4095;
+  p = realloc (b->p, bytes);
+  if (p == NULL)
+    return cnms_fail (ctx, CNMS_ERR_NO_MEMORY,
+        "cannot allocate %zu bytes of host memory", bytes);
+  ctx->host_bytes += bytes - b->cap;
+  b->p = p;
+  b->cap = bytes;
+  ctx->alloc_count++;
+  return CNMS_OK;
 }
 
-int
-cnms_cpu_greedy (const float *boxes, const float *areas,
-    const int32_t *classes, int n_classes, int k, float iou, int max_keep,
-    const cnms_greedy_ws *ws, int32_t *kept)
+/* The grid for n boxes: cells of about a mean box (half of one where the
+ * boxes pile up), at most GRID_CELLS_PER_BOX per box, or none for a few
+ * boxes. Returns its number of cells. */
+static int
+plan_grid (grid *g, const float *boxes, int n, size_t cell_room)
 {
-  int j, i, n_kept = 0;
-  int suppressed;
+  float ox = INFINITY, oy = INFINITY, mx = -INFINITY, my = -INFINITY;
+  double sumw = 0, sumh = 0, ex, ey, mw, mh, d, cx, cy, cap;
+  int j, m = 0, sub;
 
-  if (classes != NULL) {
-    for (i = 0; i < n_classes; i++)
-      ws->head[i] = -1;
-  }
-  for (j = 0; j < k && n_kept < max_keep; j++) {
+  g->last = -1;
+  /* big, in ws->bigbuf, has room for all n */
+  g->big.off = g->big.n = 0;
+  g->big.cap = (n + 7) & ~7;
+  g->list = 1;
+  g->gx = g->gy = 1;
+  g->cap0 = 8;
+  if (n < LIST_MAX_BOXES)
+    return 0;
+  for (j = 0; j < n; j++) {
     const float *b = boxes + 4 * (size_t) j;
-    float area = areas[j];
-
-    if (classes == NULL) {
-      suppressed = overlaps_kept (ws->kbox, ws->karea, 0, n_kept, b, area,
-          iou);
-    } else {
-      suppressed = 0;
-      for (i = ws->head[classes[j]]; i >= 0; i = ws->klink[i]) {
-        if (cnms_iou (ws->kbox + 4 * (size_t) i, ws->karea[i], b,
-                area) > iou) {
-          suppressed = 1;
-          break;
-        }
-      }
-    }
-    if (suppressed)
+    if (!nonempty (b))
       continue;
-
-    ws->kbox[4 * (size_t) n_kept + 0] = b[0];
-    ws->kbox[4 * (size_t) n_kept + 1] = b[1];
-    ws->kbox[4 * (size_t) n_kept + 2] = b[2];
-    ws->kbox[4 * (size_t) n_kept + 3] = b[3];
-    ws->karea[n_kept] = area;
-    if (classes != NULL) {
-      ws->klink[n_kept] = ws->head[classes[j]];
-      ws->head[classes[j]] = n_kept;
-    }
-    kept[n_kept++] = j;
+    m++;
+    ox = b[0] < ox ? b[0] : ox;
+    oy = b[1] < oy ? b[1] : oy;
+    mx = b[2] > mx ? b[2] : mx;
+    my = b[3] > my ? b[3] : my;
+    sumw += (double) b[2] - b[0];
+    sumh += (double) b[3] - b[1];
   }
-  return n_kept;
+  ex = (double) mx - ox;
+  ey = (double) my - oy;
+  if (m < LIST_MAX_BOXES || !(ex > 0 && ey > 0 && ex * ey < 1e300))
+    return 0;
+  mw = sumw / m;
+  mh = sumh / m;
+  /* how many boxes cover a point on average */
+  d = m * (mw / ex) * (mh / ey);
+  sub = d >= 48 ? 2 : 1;
+  cx = ex / mw * sub;
+  cy = ey / mh * sub;
+  cap = (double) GRID_CELLS_PER_BOX * m;
+  /* no more than fit in cell_room: with cx, cy >= 1 and cx cy <= cap,
+   * ceil (cx) ceil (cy) <= 3 cap + 1 */
+  if (cell_room < 13)
+    return 0;
+  if (cap > (double) (cell_room - 1) / 3)
+    cap = (double) (cell_room - 1) / 3;
+  if (cap < 4)
+    return 0;
+  if (cx * cy > cap) {
+    double f = sqrt (cx * cy / cap);
+    cx /= f;
+    cy /= f;
+  }
+  if (cx < 1) {
+    cx = 1;
+    cy = cy > cap ? cap : cy;
+  }
+  if (cy < 1) {
+    cy = 1;
+    cx = cx > cap ? cap : cx;
+  }
+  g->gx = cx > 32768 ? 32768 : (int) ceil (cx);
+  g->gy = cy > 32768 ? 32768 : (int) ceil (cy);
+  g->origin[0] = g->origin[2] = ox;
+  g->origin[1] = g->origin[3] = oy;
+  g->scale[0] = g->scale[2] = (float) (g->gx / ex);
+  g->scale[1] = g->scale[3] = (float) (g->gy / ey);
+  g->limit[0] = g->limit[2] = (float) (g->gx - 1);
+  g->limit[1] = g->limit[3] = (float) (g->gy - 1);
+#ifdef __SSE2__
+  g->origin4 = _mm_loadu_ps (g->origin);
+  g->scale4 = _mm_loadu_ps (g->scale);
+  g->limit4 = _mm_loadu_ps (g->limit);
+#endif
+  /* a mean box touches about (sub + 1)^2 cells */
+  g->max_cells = 4 * (sub + 1) * (sub + 1);
+  g->list = 0;
+  /* were all kept: boxes per cell, times 1.5 */
+  d = 1.5 * m * (mw * g->scale[0] + 1) * (mh * g->scale[1] + 1)
+      / ((double) g->gx * g->gy);
+  g->cap0 = d < 8 ? 8 : d > 256 ? 256 : ((int32_t) d + 7) & ~7;
+  return g->gx * g->gy;
+}
+
+#define WALK(name) name##_sse
+#define WALK_SCAN scan_cell
+#define WALK_TARGET
+#include "cpu_nms_walk.h"
+#undef WALK
+#undef WALK_SCAN
+#undef WALK_TARGET
+
+#ifdef CNMS_HAVE_AVX_PATH
+#define WALK(name) name##_avx
+#define WALK_SCAN scan_cell_avx
+#define WALK_TARGET __attribute__ ((target ("avx")))
+#include "cpu_nms_walk.h"
+#undef WALK
+#undef WALK_SCAN
+#undef WALK_TARGET
+#endif
+
+cnms_status
+cnms_cpu_greedy (cnms_backend_ctx *ctx, cnms_greedy_ws *ws,
+    const cnms_box_src *src, const int32_t *classes, int n_classes, int k,
+    float iou, int max_keep, int32_t *kept, int *n_kept)
+{
+  size_t n = k > 0 ? (size_t) k : 1;
+  int32_t *start, *pos;
+  float *gbox, *garea;
+  uint8_t *flag;
+  walk w;
+  cnms_status (*run) (walk *w, const float *boxes, const float *areas,
+      int n, int max_keep, int32_t *kept, int *n_kept);
+  int aware = classes != NULL && n_classes > 1;
+  int c, j, nk;
+  cnms_status st;
+
+  *n_kept = 0;
+  w.ctx = ctx;
+  w.ws = ws;
+  w.used = 0;
+  w.may_grow = (size_t) k >= ws->grow_k;
+  if (w.may_grow)
+    ws->grow_k = (size_t) k;
+  run = run_class_sse;
+#ifdef CNMS_HAVE_AVX_PATH
+  if (!cnms_cpu_no_avx && __builtin_cpu_supports ("avx"))
+    run = run_class_avx;
+#endif
+  w.iou = iou;
+  w.margin = iou >= CORE_MIN_IOU ? (double) iou * (1.0 - 0x1p-10) : 0;
+  st = cnms_buf_reserve (ctx, &ws->kbox, n * 4 * sizeof (float));
+  if (st == CNMS_OK)
+    st = cnms_buf_reserve (ctx, &ws->karea, n * sizeof (float));
+  if (st == CNMS_OK)
+    st = cnms_buf_reserve (ctx, &ws->klink, n * sizeof (int32_t));
+  /* a first guess; the arena grows when an input needs more */
+  if (st == CNMS_OK)
+    st = cnms_buf_reserve (ctx, &ws->arena, (8 * n + 1024) * sizeof (float));
+  if (st == CNMS_OK)
+    st = cnms_buf_reserve (ctx, &ws->cells, (n / 4 + 64) * sizeof (cell));
+  if (st == CNMS_OK)
+    st = cnms_buf_reserve (ctx, &ws->bigbuf, 5 * ((n + 7) & ~(size_t) 7) *
+        sizeof (float));
+  if (st == CNMS_OK)
+    st = cnms_buf_reserve (ctx, &ws->gbox, n * 4 * sizeof (float));
+  if (st == CNMS_OK)
+    st = cnms_buf_reserve (ctx, &ws->garea, n * sizeof (float));
+  if (st == CNMS_OK && aware) {
+    st = cnms_buf_reserve (ctx, &ws->gpos, n * sizeof (int32_t));
+    if (st == CNMS_OK)
+      st = cnms_buf_reserve (ctx, &ws->flag, n);
+    /* room for the ids of cpu_nms's direct path (<= 2k + 256) too, so
+     * that a warm context does not grow for another numbering */
+    if (st == CNMS_OK)
+      st = cnms_buf_reserve (ctx, &ws->start, ((size_t) n_classes > 2 * n +
+              256 ? (size_t) n_classes + 1 : 2 * n + 257) * sizeof (int32_t));
+  }
+  if (st != CNMS_OK)
+    return st;
+  gbox = ws->gbox.p;
+  garea = ws->garea.p;
+  if (!aware) {
+    for (j = 0; j < k; j++) {
+      const float *r = src->base + src->stride * src->rows[j];
+      float *g = gbox + 4 * (size_t) j;
+      g[0] = r[0];
+      g[1] = r[1];
+      g[2] = r[2];
+      g[3] = r[3];
+      garea[j] = cnms_box_area (r[0], r[1], r[2], r[3]);
+    }
+    return run (&w, gbox, garea, k, max_keep, kept, n_kept);
+  }
+
+  /* Classes do not interact: each class's walk keeps what the joint walk
+   * keeps of that class, so run them one by one on class-grouped copies
+   * (stable: in order within a class) and merge by position. The joint
+   * walk's max_keep stop takes the first max_keep of the merge. */
+  start = ws->start.p;
+  pos = ws->gpos.p;
+  flag = ws->flag.p;
+  memset (start, 0, ((size_t) n_classes + 1) * sizeof (int32_t));
+  memset (flag, 0, (size_t) k);
+  for (j = 0; j < k; j++)
+    start[classes[j] + 1]++;
+  for (c = 0; c < n_classes; c++)
+    start[c + 1] += start[c];
+  /* start[c] walks to the end of class c, which is start[c + 1] before */
+  for (j = 0; j < k; j++) {
+    const float *r = src->base + src->stride * src->rows[j];
+    int32_t at = start[classes[j]]++;
+    float *g = gbox + 4 * (size_t) at;
+    g[0] = r[0];
+    g[1] = r[1];
+    g[2] = r[2];
+    g[3] = r[3];
+    garea[at] = cnms_box_area (r[0], r[1], r[2], r[3]);
+    pos[at] = j;
+  }
+  for (c = 0; c < n_classes; c++) {
+    int32_t s = c == 0 ? 0 : start[c - 1], e = start[c];
+    int i;
+
+    if (e == s)
+      continue;
+    /* kept is the local list's scratch: the merge below rewrites it */
+    st = run (&w, gbox + 4 * (size_t) s, garea + s, e - s, max_keep, kept,
+        &nk);
+    if (st != CNMS_OK)
+      return st;
+    for (i = 0; i < nk; i++)
+      flag[pos[s + kept[i]]] = 1;
+  }
+  for (j = 0, nk = 0; j < k && nk < max_keep; j++) {
+    if (flag[j])
+      kept[nk++] = j;
+  }
+  *n_kept = nk;
+  return CNMS_OK;
 }
 
 static inline uint32_t
@@ -79,8 +319,7 @@ cnms_cpu_dense_classes (const int32_t *classes, const uint32_t *order,
   int i, n_dense = 0;
   uint32_t s;
 
-  for (s = 0; s <= table_mask; s++)
-    table_vals[s] = -1;
+  memset (table_vals, 0xff, ((size_t) table_mask + 1) * sizeof (int32_t));
   for (i = 0; i < n; i++) {
     int32_t c = classes[order[i]];
     /* top bits of the product are the well-mixed ones */

@@ -15,6 +15,11 @@ typedef struct {
  * allocation on ctx. */
 cnms_status cnms_buf_reserve (cnms_backend_ctx *ctx, cnms_buf *b, size_t bytes);
 void cnms_buf_release (cnms_backend_ctx *ctx, cnms_buf *b);
+/* Set by tests to take the SSE2 paths where the CPU has AVX too. */
+extern int cnms_cpu_no_avx;
+
+/* Like cnms_buf_reserve, but keeps the contents (at least doubling). */
+cnms_status cnms_buf_grow (cnms_backend_ctx *ctx, cnms_buf *b, size_t bytes);
 
 /* Header of the count-header candidate buffer [count | records]; padded
  * to one record so that the records stay 32-byte aligned. */
@@ -23,13 +28,28 @@ typedef struct {
   int32_t reserved[7];
 } cnms_cand_header;
 
-/* Scratch for the greedy walk, sized for k boxes and n_classes classes. */
+/* Scratch for the greedy walk. It owns its buffers: they grow with the
+ * input, and the index's arena also with its needs (keeping its
+ * contents) but only for an input at least as large as any before, so a
+ * warm context allocates nothing for inputs that are not larger. */
 typedef struct {
-  float *kbox;                  /* [k][4] kept boxes, in kept order */
-  float *karea;                 /* [k] */
-  int32_t *klink;               /* [k] previous kept box of the same class */
-  int32_t *head;                /* [n_classes] last kept box per class */
+  cnms_buf kbox;                /* [k][4] kept boxes, in kept order */
+  cnms_buf karea;               /* [k] */
+  cnms_buf klink;               /* [k] previous kept box */
+  cnms_buf cells;               /* the index's cells */
+  cnms_buf arena;               /* the cells' boxes */
+  cnms_buf bigbuf;              /* the boxes of the big (or only) cell */
+  cnms_buf gbox, garea;         /* the boxes in order (grouped by class) */
+  cnms_buf gpos;                /* position of each grouped box */
+  cnms_buf start;               /* [n_classes + 1] class starts */
+  cnms_buf flag;                /* [k] kept by its class's walk */
+  size_t grow_k;                /* largest input the arena grew for */
 } cnms_greedy_ws;
+
+#define CNMS_GREEDY_BUFS(w) &(w)->kbox, &(w)->karea, &(w)->klink, \
+    &(w)->cells, &(w)->arena, &(w)->bigbuf, &(w)->gbox, &(w)->garea, \
+    &(w)->gpos, &(w)->start, &(w)->flag
+#define CNMS_GREEDY_N_BUFS 11
 
 /* Decodes every anchor of t into records at recs (capacity: all anchors),
  * in anchor order. scratch must hold max(N, 5 + C) floats, best and
@@ -49,12 +69,23 @@ void cnms_cpu_halfs_to_floats (const uint16_t *h, int n, float *out);
 void cnms_cpu_sort (uint64_t *keys, uint32_t *perm, uint64_t *tmp_keys,
     uint32_t *tmp_perm, int n);
 
-/* Exact greedy NMS over k boxes already in order. classes: dense ids in
- * [0, n_classes), or NULL for class-agnostic. Writes the positions of the
- * kept boxes into kept (stops after max_keep) and returns their number. */
-int cnms_cpu_greedy (const float *boxes, const float *areas,
-    const int32_t *classes, int n_classes, int k, float iou, int max_keep,
-    const cnms_greedy_ws *ws, int32_t *kept);
+/* The boxes of a greedy walk, in order: position i is the box
+ * (x1 y1 x2 y2) at base + stride * rows[i]. */
+typedef struct {
+  const float *base;
+  size_t stride;                /* floats from one row to the next */
+  const uint32_t *rows;
+} cnms_box_src;
+
+/* Exact greedy NMS over k boxes already in order: box j is kept unless an
+ * earlier kept box of its class (any class when agnostic) has
+ * cnms_iou > iou with it (areas: cnms_box_area); iou in [0, 1]. classes:
+ * dense ids in [0, n_classes) by position, or NULL for class-agnostic.
+ * Writes the positions of the kept boxes into kept (stops after max_keep)
+ * and their number into *n_kept. Fails only when memory runs out. */
+cnms_status cnms_cpu_greedy (cnms_backend_ctx *ctx, cnms_greedy_ws *ws,
+    const cnms_box_src *src, const int32_t *classes, int n_classes, int k,
+    float iou, int max_keep, int32_t *kept, int *n_kept);
 
 /* Maps arbitrary int32 class ids to dense ids [0, n_dense) in order of
  * first appearance. table_keys/table_vals: a power of two >= 2 * n slots,

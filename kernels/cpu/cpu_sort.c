@@ -5,10 +5,12 @@
 
 #include "cpu_priv.h"
 
-#define RADIX_BITS 8
-#define RADIX_SIZE (1 << RADIX_BITS)
-#define RADIX_PASSES (32 / RADIX_BITS)
-/* Below this, insertion sort beats four histogram passes. */
+/* Large inputs: three passes of 11, 11 and 10 bits over the 32-bit score
+ * half; small ones: four of 8 bits (fewer buckets to sum). */
+#define WIDE_BITS 11
+#define WIDE_MIN 2048
+#define MAX_BUCKETS (1 << WIDE_BITS)
+/* Below this, insertion sort beats the histogram passes. */
 #define SMALL_SORT 48
 
 static void
@@ -32,39 +34,58 @@ void
 cnms_cpu_sort (uint64_t *keys, uint32_t *perm, uint64_t *tmp_keys,
     uint32_t *tmp_perm, int n)
 {
-  uint32_t hist[RADIX_PASSES][RADIX_SIZE];
+  uint32_t hist[4][MAX_BUCKETS];
   uint64_t *src_k = keys, *dst_k = tmp_keys, *swap_k;
   uint32_t *src_p = perm, *dst_p = tmp_perm, *swap_p;
-  int i, pass;
+  int i, pass, bits, passes, size;
 
   if (n < SMALL_SORT) {
     insertion_sort (keys, perm, n);
     return;
   }
 
-  memset (hist, 0, sizeof hist);
-  for (i = 0; i < n; i++) {
-    uint32_t hi = (uint32_t) (keys[i] >> 32);
-    for (pass = 0; pass < RADIX_PASSES; pass++)
-      hist[pass][(hi >> (pass * RADIX_BITS)) & (RADIX_SIZE - 1)]++;
+  if (n >= WIDE_MIN) {
+    bits = WIDE_BITS;
+    passes = 3;
+    size = 1 << WIDE_BITS;
+    memset (hist, 0, 3 * sizeof hist[0]);
+    for (i = 0; i < n; i++) {
+      uint32_t hi = (uint32_t) (keys[i] >> 32);
+      hist[0][hi & (MAX_BUCKETS - 1)]++;
+      hist[1][(hi >> WIDE_BITS) & (MAX_BUCKETS - 1)]++;
+      hist[2][hi >> (2 * WIDE_BITS)]++;
+    }
+  } else {
+    bits = 8;
+    passes = 4;
+    size = 256;
+    for (pass = 0; pass < 4; pass++)
+      memset (hist[pass], 0, 256 * sizeof hist[0][0]);
+    for (i = 0; i < n; i++) {
+      uint32_t hi = (uint32_t) (keys[i] >> 32);
+      hist[0][hi & 255]++;
+      hist[1][(hi >> 8) & 255]++;
+      hist[2][(hi >> 16) & 255]++;
+      hist[3][hi >> 24]++;
+    }
   }
 
-  for (pass = 0; pass < RADIX_PASSES; pass++) {
+  for (pass = 0; pass < passes; pass++) {
     uint32_t *h = hist[pass];
-    uint32_t sum = 0, c;
-    int shift = 32 + pass * RADIX_BITS;
+    uint32_t sum = 0, c, mask = (uint32_t) size - 1;
+    int shift = 32 + pass * bits;
     int b;
 
     /* A digit shared by every key moves nothing: skip the pass. */
-    if (h[(src_k[0] >> shift) & (RADIX_SIZE - 1)] == (uint32_t) n)
+    if (h[(src_k[0] >> shift) & mask] == (uint32_t) n)
       continue;
-    for (b = 0; b < RADIX_SIZE; b++) {
+    for (b = 0; b < size; b++) {
       c = h[b];
       h[b] = sum;
       sum += c;
     }
     for (i = 0; i < n; i++) {
-      uint32_t d = (uint32_t) (src_k[i] >> shift) & (RADIX_SIZE - 1);
+      uint32_t d = (uint32_t) (src_k[i] >> shift) & mask;
       uint32_t at = h[d]++;
       dst_k[at] = src_k[i];
       dst_p[at] = src_p[i];

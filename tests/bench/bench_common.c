@@ -158,10 +158,19 @@ bench_parse_opts (int argc, char **argv, bench_opts *o)
       o->cpu_budget_s = atof (argv[++i]);
     else if (strcmp (argv[i], "--save-dir") == 0)
       o->save_dir = argv[++i];
+    else if (strcmp (argv[i], "--min-time") == 0)
+      o->cpu_min_s = atof (argv[++i]);
     else
       return -1;
   }
   return o->iters >= 1 && o->warmup >= 0 ? 0 : -1;
+}
+
+int
+bench_max_samples (const bench_opts *o)
+{
+  return o->cpu_min_s > 0 && o->iters < BENCH_MAX_SAMPLES ?
+      BENCH_MAX_SAMPLES : o->iters;
 }
 
 void

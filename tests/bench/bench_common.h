@@ -56,7 +56,16 @@ typedef struct {
   int iters, warmup;
   double cpu_budget_s;
   const char *save_dir;
+  /* --min-time: CPU cases go on past iters until this much time is timed
+   * (at most BENCH_MAX_SAMPLES iterations), so that a median spans a
+   * window of the machine's load, not a burst */
+  double cpu_min_s;
 } bench_opts;
+
+#define BENCH_MAX_SAMPLES 200000
+
+/* The number of samples the wall / GPU arrays of a case need. */
+int bench_max_samples (const bench_opts *o);
 
 int bench_parse_opts (int argc, char **argv, bench_opts *o);
 

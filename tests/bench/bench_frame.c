@@ -2,7 +2,10 @@
  * through cnms_detect, and the memory one context holds.
  *
  * usage: bench-frame DATA_DIR OUT_JSON [--backend all|cuda|cpu] [--iters N]
- *          [--warmup N] [--save-dir DIR]
+ *          [--warmup N] [--min-time S] [--save-dir DIR]
+ *
+ * --min-time: the CPU backend's cases go on past --iters until S seconds
+ * are timed.
  *
  * Frames: yolov8.npy [1,84,8400] and yolov5.npy [1,25200,85] from
  * gen_data.py; score 0.25, IoU 0.45, 80 classes, class-aware, 640x640 model
@@ -76,8 +79,12 @@ run_frame (cnms_ctx *ctx, const cnms_tensor *t, const char *layout,
   double med, min;
   int i, n_dets = 0, n_gpu = 0;
 
+  double min_us = b == CNMS_BACKEND_CPU ? o->cpu_min_s * 1e6 : 0;
+  double t_start = 0;
+  int max_done = bench_max_samples (o), done = 0;
+
   cnms_params_init (&p);
-  for (i = 0; i < o->warmup + o->iters; i++) {
+  for (i = 0; done < max_done; i++) {
     double t0 = bench_now_us (), t1;
     cnms_status st = cnms_detect (ctx, t, CNMS_LAYOUT_AUTO, &p, &dets,
         &n_dets);
@@ -91,9 +98,13 @@ run_frame (cnms_ctx *ctx, const cnms_tensor *t, const char *layout,
     }
     if (i < o->warmup)
       continue;
-    wall[i - o->warmup] = t1 - t0;
+    if (i == o->warmup)
+      t_start = t0;
+    wall[done++] = t1 - t0;
     if (cnms_ctx_last_gpu_us (ctx) >= 0)
       gpu[n_gpu++] = cnms_ctx_last_gpu_us (ctx);
+    if (done >= o->iters && t1 - t_start >= min_us)
+      break;
   }
   to_rows (dets, n_dets, out);
 
@@ -102,8 +113,8 @@ run_frame (cnms_ctx *ctx, const cnms_tensor *t, const char *layout,
   bench_json_str (j, "impl", bench_backend_name (b));
   bench_json_str (j, "layout", layout);
   bench_json_str (j, "input", input);
-  bench_json_num (j, "iters", o->iters);
-  bench_stats (wall, o->iters, &med, &min);
+  bench_json_num (j, "iters", done);
+  bench_stats (wall, done, &med, &min);
   bench_json_num (j, "wall_med_us", med);
   bench_json_num (j, "wall_min_us", min);
   printf ("%-13s %-6s %-6s cands %-5d dets %-3d wall med %8.1f min %8.1f us",
@@ -427,7 +438,8 @@ static void
 usage (void)
 {
   fprintf (stderr, "usage: bench-frame DATA_DIR OUT_JSON [--backend "
-      "all|cuda|cpu] [--iters N] [--warmup N] [--save-dir DIR]\n");
+      "all|cuda|cpu] [--iters N] [--warmup N] [--min-time S] "
+      "[--save-dir DIR]\n");
   exit (2);
 }
 
@@ -435,7 +447,7 @@ int
 main (int argc, char **argv)
 {
   static const char *const layouts[] = { "yolov8", "yolov5" };
-  bench_opts o = { "all", 200, 20, 0, NULL };
+  bench_opts o = { "all", 200, 20, 0, NULL, 0 };
   cnms_ctx *ctx[2] = { NULL, NULL };
   double *wall, *gpu;
   int want[2], b, i, mismatches = 0;
@@ -448,8 +460,8 @@ main (int argc, char **argv)
     fprintf (stderr, "bench-frame: cannot write %s\n", argv[2]);
     return 1;
   }
-  wall = malloc (sizeof (double) * (size_t) o.iters);
-  gpu = malloc (sizeof (double) * (size_t) o.iters);
+  wall = malloc (sizeof (double) * (size_t) bench_max_samples (&o));
+  gpu = malloc (sizeof (double) * (size_t) bench_max_samples (&o));
   if (wall == NULL || gpu == NULL)
     return 1;
   for (b = 0; b < 2; b++)

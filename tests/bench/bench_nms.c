@@ -1,7 +1,7 @@
 /* bench-nms: plain NMS latency of cudanms (cnms_nms on host arrays).
  *
  * usage: bench-nms DATA_DIR OUT_JSON [--backend all|cuda|cpu] [--iters N]
- *          [--warmup N] [--cpu-budget S] [--save-dir DIR]
+ *          [--warmup N] [--cpu-budget S] [--min-time S] [--save-dir DIR]
  *
  * Reads the boxes written by gen_data.py (the first N rows for each size),
  * runs IoU 0.5 class-agnostic and class-aware (80 classes), and records per
@@ -10,10 +10,13 @@
  *     host when it returns (the boxes are uploaded from host memory inside);
  *   - GPU time (CUDA backend): cnms_ctx_last_gpu_us, upload to download.
  * The CPU backend stops timing a case after --cpu-budget seconds (at least
- * 10 iterations); the JSON says how many ran. With --save-dir, each keep
+ * 10 iterations), and goes on past --iters until --min-time seconds are
+ * timed; the JSON says how many ran. With --save-dir, each keep
  * list is written as keep_<backend>_<mode>_<N>.npy (int64) for the
  * comparison with torchvision; the CUDA list is compared with the CPU one
- * here when both backends run. */
+ * here when both backends run. When DATA_DIR has nms_1m_boxes.npy and
+ * nms_1m_scores.npy, the CPU backend also runs them class-agnostic
+ * (N = 1000000; the CUDA backend's bitmask would need N^2 bits). */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -24,6 +27,7 @@ static const int sizes[] = { 256, 1024, 2048, 4096, 8192, 16384, 32768 };
 
 #define N_SIZES ((int) (sizeof (sizes) / sizeof (sizes[0])))
 #define IOU 0.5f
+#define N_1M 1000000
 
 typedef struct {
   const float *boxes, *scores;
@@ -38,10 +42,12 @@ run_case (cnms_ctx *ctx, const inputs *in, int n, int class_aware,
 {
   cnms_backend b = cnms_ctx_backend (ctx);
   double budget_us = b == CNMS_BACKEND_CPU ? o->cpu_budget_s * 1e6 : INFINITY;
+  double min_us = b == CNMS_BACKEND_CPU ? o->cpu_min_s * 1e6 : 0;
+  int max_done = bench_max_samples (o);
   double t_start = 0, med, min;
   int i, done = 0, n_gpu = 0;
 
-  for (i = 0; i < o->warmup + o->iters; i++) {
+  for (i = 0; done < max_done; i++) {
     double t0, t1, g;
     cnms_status st;
 
@@ -65,6 +71,8 @@ run_case (cnms_ctx *ctx, const inputs *in, int n, int class_aware,
     if (g >= 0)
       gpu[n_gpu++] = g;
     if (done >= 10 && t1 - t_start > budget_us)
+      break;
+    if (done >= o->iters && t1 - t_start >= min_us)
       break;
   }
 
@@ -104,18 +112,61 @@ save_keep (const bench_opts *o, cnms_backend b, int class_aware, int n,
   bench_save_npy (o->save_dir, name, CNMS_NPY_I8, keep, n_keep, 1);
 }
 
+/* The 10^6-box case, when its files are there. */
+static void
+run_1m (const char *dir, cnms_ctx *ctx, const bench_opts *o, bench_json *j)
+{
+  char path[4096];
+  cnms_npy boxes, scores;
+  inputs in;
+  int64_t *keep;
+  double *wall, *gpu;
+  int n_keep;
+  FILE *f;
+
+  snprintf (path, sizeof (path), "%s/nms_1m_boxes.npy", dir);
+  f = fopen (path, "rb");
+  if (f == NULL)
+    return;
+  fclose (f);
+  bench_load_npy (dir, "nms_1m_boxes.npy", CNMS_NPY_F4, &boxes);
+  bench_load_npy (dir, "nms_1m_scores.npy", CNMS_NPY_F4, &scores);
+  if (boxes.n_dims != 2 || boxes.dims[1] != 4 || boxes.dims[0] != N_1M
+      || scores.count != (size_t) N_1M) {
+    fprintf (stderr, "bench-nms: unexpected shapes in nms_1m_*.npy\n");
+    exit (1);
+  }
+  in.boxes = boxes.data;
+  in.scores = scores.data;
+  in.classes = NULL;
+  keep = malloc (sizeof (int64_t) * N_1M);
+  wall = malloc (sizeof (double) * (size_t) bench_max_samples (o));
+  gpu = malloc (sizeof (double) * (size_t) bench_max_samples (o));
+  if (keep == NULL || wall == NULL || gpu == NULL)
+    exit (1);
+  run_case (ctx, &in, N_1M, 0, o, j, keep, &n_keep, wall, gpu);
+  bench_json_end (j);
+  save_keep (o, CNMS_BACKEND_CPU, 0, N_1M, keep, n_keep);
+  free (keep);
+  free (wall);
+  free (gpu);
+  cnms_npy_clear (&boxes);
+  cnms_npy_clear (&scores);
+}
+
 static void
 usage (void)
 {
   fprintf (stderr, "usage: bench-nms DATA_DIR OUT_JSON [--backend all|cuda|cpu]"
-      " [--iters N] [--warmup N] [--cpu-budget S] [--save-dir DIR]\n");
+      " [--iters N] [--warmup N] [--cpu-budget S] [--min-time S]"
+      " [--save-dir DIR]\n");
   exit (2);
 }
 
 int
 main (int argc, char **argv)
 {
-  bench_opts o = { "all", 100, 10, 3.0, NULL };
+  bench_opts o = { "all", 100, 10, 3.0, NULL, 0 };
   cnms_npy boxes, scores, classes;
   cnms_ctx *ctx[2] = { NULL, NULL };
   int want[2], s, mode, b, n_keep[2];
@@ -150,8 +201,8 @@ main (int argc, char **argv)
     if (want[b])
       ctx[b] = bench_ctx_new ((cnms_backend) b);
   }
-  wall = malloc (sizeof (double) * (size_t) o.iters);
-  gpu = malloc (sizeof (double) * (size_t) o.iters);
+  wall = malloc (sizeof (double) * (size_t) bench_max_samples (&o));
+  gpu = malloc (sizeof (double) * (size_t) bench_max_samples (&o));
   if (keep[0] == NULL || keep[1] == NULL || wall == NULL || gpu == NULL)
     return 1;
 
@@ -176,6 +227,9 @@ main (int argc, char **argv)
       }
     }
   }
+
+  if (ctx[CNMS_BACKEND_CPU] != NULL)
+    run_1m (argv[1], ctx[CNMS_BACKEND_CPU], &o, &j);
 
   for (b = 0; b < 2; b++) {
     cnms_ctx_free (ctx[b]);

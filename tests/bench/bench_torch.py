@@ -2,8 +2,8 @@
 """torchvision / PyTorch (and OpenCV) anchors for the cudanms benchmarks.
 
 usage: bench_torch.py DATA_DIR OUT_JSON [--device cuda|cpu] [--iters N]
-                      [--warmup N] [--budget S] [--cudanms-dir DIR]
-                      [--opencv]
+                      [--warmup N] [--budget S] [--min-time S]
+                      [--cudanms-dir DIR] [--opencv]
 
 Reads the inputs of gen_data.py and measures, median and min of the timed
 iterations after a warm-up:
@@ -16,8 +16,12 @@ iterations after a warm-up:
     xyxy, clip to the 640x640 frame (model == frame: the letterbox map is
     the identity), batched_nms IoU 0.45, top 300, one [K, 7] result
     (x1 y1 x2 y2 score class anchor) to the host;
-  - with --opencv (CPU): the same decode in numpy and cv2.dnn.NMSBoxes,
-    class-aware by the usual class-offset trick.
+  - with --opencv (CPU): cv2.dnn.NMSBoxes on the same N boxes (score
+    threshold 0, the least it takes; xywh float64 rects made before
+    timing) and the same frame decode in numpy before NMSBoxes; class-aware
+    by the usual class-offset trick. Without OpenCV (cv2 not importable)
+    the torchvision rows are still measured and each OpenCV record says
+    why it was not ("error"), which report.py prints as NOT MEASURED.
 Times: wall = perf_counter from before the call to the result on the host.
 On CUDA, GPU time = CUDA events around the same work, the result's
 download to pinned memory included (torchvision's nms itself synchronises
@@ -32,8 +36,10 @@ Mismatches are reported, never hidden: batched_nms's coordinate-offset
 trick (used below 5000 boxes on CUDA, 1000 on the CPU) rounds boxes
 differently, and sort ties may order differently.
 
-Time-bounded: a case stops after --budget seconds once 10 iterations ran;
-the JSON records how many ran. Use the host's own python3 (torch 2.x), not
+Time-bounded: a case stops after --budget seconds once 10 iterations ran,
+and its warm-up after half that once one warm-up ran; with --min-time it
+goes on past --iters until that much time is timed. The JSON records how
+many ran. Use the host's own python3 (torch 2.x), not
 the GStreamer environment of .gpuhost/activate.sh.
 """
 
@@ -56,7 +62,15 @@ try:
 except ImportError as e:  # depends on the machine
     sys.exit("bench_torch: torch/torchvision not importable: %s" % e)
 
+try:
+    import cv2
+    CV2_ERROR = None
+except ImportError as e:  # optional: its rows then say why
+    cv2 = None
+    CV2_ERROR = "cv2 not importable: %s" % e
+
 SIZES = (256, 1024, 2048, 4096, 8192, 16384, 32768)
+MAX_SAMPLES = 200000
 IOU_NMS = 0.5
 SCORE = 0.25
 IOU_FRAME = 0.45
@@ -133,16 +147,22 @@ class Timer:
 
     def run(self, fn):
         a = self.args
+        start = time.perf_counter()
         for _ in range(a.warmup):
             self.once(fn)
+            if time.perf_counter() - start > a.budget / 2:
+                break
         walls, gpus, start = [], [], time.perf_counter()
         out = None
-        for _ in range(a.iters):
+        while len(walls) < MAX_SAMPLES:
             w, g, out = self.once(fn)
             walls.append(w)
             if g is not None:
                 gpus.append(g)
-            if len(walls) >= 10 and time.perf_counter() - start > a.budget:
+            elapsed = time.perf_counter() - start
+            if len(walls) >= 10 and elapsed > a.budget:
+                break
+            if len(walls) >= a.iters and elapsed >= a.min_time:
                 break
         rec = {"iters": len(walls),
                "wall_med_us": float(np.median(walls)),
@@ -196,6 +216,38 @@ def bench_nms(data, dev, args, timer, records):
                 rec.update(compare_lists(keep.ravel(), ref[1].ravel()))
             records.append(rec)
             report(rec)
+            if args.opencv:
+                rec = opencv_nms(b.numpy(), s.numpy(), c.numpy(), mode, args)
+                rec.update({"bench": "nms", "impl": "opencv-nmsboxes-cpu",
+                            "mode": mode, "n": n, "iou": IOU_NMS})
+                if ref is not None and "error" not in rec:
+                    rec["vs"] = ref[0]
+                    rec.update(compare_lists(rec.pop("keep"), ref[1].ravel()))
+                rec.pop("keep", None)
+                records.append(rec)
+                report(rec)
+
+
+def opencv_nms(b, s, c, mode, args):
+    """cv2.dnn.NMSBoxes on xyxy boxes b (class-aware: each class moved
+    4096 px away, farther than the boxes reach). The xywh rects are made
+    before timing, as torchvision's tensors are."""
+    if cv2 is None:
+        return {"error": CV2_ERROR}
+    x1, y1 = b[:, 0].astype(np.float64), b[:, 1].astype(np.float64)
+    w, h = b[:, 2] - x1, b[:, 3] - y1
+    if mode == "classes":
+        off = c.astype(np.float64) * 4096.0
+        x1, y1 = x1 + off, y1 + off
+    rects = np.stack([x1, y1, w, h], 1)
+    scores = np.ascontiguousarray(s, dtype=np.float32)
+    timer = Timer(torch.device("cpu"), args)
+    rec, keep = timer.run(lambda: torch.from_numpy(np.asarray(
+        cv2.dnn.NMSBoxes(rects, scores, 0.0, IOU_NMS),
+        dtype=np.int64).reshape(-1)))
+    rec["kept"] = int(keep.size)
+    rec["keep"] = keep.ravel()
+    return rec
 
 
 def decode(t, yolov5, xp):
@@ -239,7 +291,6 @@ def torch_post(t, yolov5):
 
 
 def opencv_post(t, yolov5):
-    import cv2
     score, c, (x1, y1, x2, y2), ok = decode(t, yolov5, np)
     idx = np.nonzero(ok)[0]
     off = c[idx].astype(np.float64) * 4096.0  # class-aware by offsets
@@ -279,7 +330,12 @@ def bench_frames(data, dev, args, timer, records):
             rec.update(compare_dets(dets, ref[1]))
         records.append(rec)
         report(rec)
-        if args.opencv:
+        if args.opencv and cv2 is None:
+            rec = {"bench": "frame", "impl": "opencv-nmsboxes-cpu",
+                   "layout": layout, "input": "host", "error": CV2_ERROR}
+            records.append(rec)
+            report(rec)
+        elif args.opencv:
             cv_timer = Timer(torch.device("cpu"), args)
             rec, dets = cv_timer.run(
                 lambda: torch.from_numpy(opencv_post(arr, layout == "yolov5")))
@@ -295,6 +351,10 @@ def bench_frames(data, dev, args, timer, records):
 def report(rec):
     what = "%s N=%d" % (rec["mode"], rec["n"]) if rec["bench"] == "nms" \
         else rec["layout"]
+    if "error" in rec:
+        print("%-28s %-18s NOT MEASURED: %s" % (rec["impl"], what,
+                                                rec["error"]), flush=True)
+        return
     line = "%-28s %-18s wall med %9.1f min %9.1f us" % (
         rec["impl"], what, rec["wall_med_us"], rec["wall_min_us"])
     if rec["gpu_med_us"] is not None:
@@ -318,6 +378,9 @@ def main():
     ap.add_argument("--iters", type=int, default=100)
     ap.add_argument("--warmup", type=int, default=10)
     ap.add_argument("--budget", type=float, default=60.0)
+    ap.add_argument("--min-time", type=float, default=0.0,
+                    help="go on past --iters until this many seconds are "
+                    "timed (a median over a window of the machine's load)")
     ap.add_argument("--cudanms-dir")
     ap.add_argument("--opencv", action="store_true")
     args = ap.parse_args()
@@ -326,8 +389,11 @@ def main():
                  "(use --device cpu for a dry run)")
     dev = torch.device(args.device)
     records = [env_record(dev)]
-    if args.opencv:
-        import cv2
+    if args.opencv and cv2 is None:
+        print("bench_torch: %s: the OpenCV rows are NOT MEASURED (install "
+              "python3-opencv)" % CV2_ERROR, flush=True)
+        records[0]["opencv_error"] = CV2_ERROR
+    elif args.opencv:
         records[0]["opencv"] = cv2.__version__
     print("bench_torch: %s" % json.dumps(records[0]), flush=True)
     timer = Timer(dev, args)

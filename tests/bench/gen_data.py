@@ -7,6 +7,8 @@ usage: gen_data.py DATA_DIR
                    1920x1080, w and h uniform in 8..258
   nms_scores.npy   float32 [32768]     uniform in [0, 1)
   nms_classes.npy  int32   [32768]     uniform in 0..79
+  nms_1m_boxes.npy float32 [1000000, 4]  the same distribution, another
+  nms_1m_scores.npy float32 [1000000]    seed (CPU backend only)
   yolov8.npy       float32 [1, 84, 8400]   synthetic YOLOv8 frame
   yolov5.npy       float32 [1, 25200, 85]  synthetic YOLOv5 frame
   params.json      what the frames are and how to post-process them
@@ -29,23 +31,25 @@ import sys
 import numpy as np
 
 N_MAX = 32768
+N_1M = 1000000
 N_CLASSES = 80
 MODEL = 640
 STRIDES = (8, 16, 32)
 OBJECTS = 25
 NOISE = 2000
 SEED_NMS = 20240601
+SEED_1M = 20240602
 SEED_FRAME = {"yolov8": 8, "yolov5": 5}
 
 
-def nms_inputs(rng):
-    cx = rng.uniform(0, 1920, N_MAX)
-    cy = rng.uniform(0, 1080, N_MAX)
-    w = rng.uniform(8, 258, N_MAX)
-    h = rng.uniform(8, 258, N_MAX)
+def nms_inputs(rng, n=N_MAX):
+    cx = rng.uniform(0, 1920, n)
+    cy = rng.uniform(0, 1080, n)
+    w = rng.uniform(8, 258, n)
+    h = rng.uniform(8, 258, n)
     boxes = np.stack([cx - w / 2, cy - h / 2, cx + w / 2, cy + h / 2], 1)
-    scores = rng.uniform(0, 1, N_MAX)
-    classes = rng.integers(0, N_CLASSES, N_MAX)
+    scores = rng.uniform(0, 1, n)
+    classes = rng.integers(0, N_CLASSES, n)
     return (boxes.astype(np.float32), scores.astype(np.float32),
             classes.astype(np.int32))
 
@@ -137,6 +141,9 @@ def main():
     np.save(os.path.join(out, "nms_boxes.npy"), boxes)
     np.save(os.path.join(out, "nms_scores.npy"), scores)
     np.save(os.path.join(out, "nms_classes.npy"), classes)
+    boxes, scores, _ = nms_inputs(np.random.default_rng(SEED_1M), N_1M)
+    np.save(os.path.join(out, "nms_1m_boxes.npy"), boxes)
+    np.save(os.path.join(out, "nms_1m_scores.npy"), scores)
     for name, seed in SEED_FRAME.items():
         t = frame(np.random.default_rng(seed), name == "yolov5")
         np.save(os.path.join(out, name + ".npy"), t)

@@ -3,6 +3,8 @@
 # system python3 with python3-torchvision and python3-opencv).
 #   usage: sh tests/bench/run-cpu.sh BUILD_DIR OUT_DIR
 # Writes OUT_DIR/{meta,nms,frame,torch,element}.json, results.md and log.txt.
+# Every case is timed for at least 1 s (--min-time), so that on a shared
+# machine each median spans a window of its load, not a burst.
 # Inputs and keep lists go to a scratch directory ($BENCH_WORK or mktemp).
 set -u
 B=${1:?usage: run-cpu.sh BUILD_DIR OUT_DIR}
@@ -18,11 +20,11 @@ write_meta "$O/meta.json" cpu tests/bench/run-cpu.sh "$1" "$2"
 {
   step "$PY" "$S/gen_data.py" "$W/data"
   step "$B/tests/bench/bench-nms" "$W/data" "$O/nms.json" --backend cpu \
-    --cpu-budget 3 --save-dir "$W/res"
+    --cpu-budget 3 --min-time 1 --save-dir "$W/res"
   step "$B/tests/bench/bench-frame" "$W/data" "$O/frame.json" --backend cpu \
-    --save-dir "$W/res"
+    --min-time 1 --save-dir "$W/res"
   step "$PY" "$S/bench_torch.py" "$W/data" "$O/torch.json" --device cpu \
-    --opencv --budget 3 --cudanms-dir "$W/res"
+    --opencv --budget 3 --min-time 1 --cudanms-dir "$W/res"
   step env GST_PLUGIN_PATH_1_0="$B/gst" GST_REGISTRY_1_0="$W/registry.bin" \
     "$B/tests/bench/bench-element" "$W/data" "$O/element.json" \
     --devices cpu --instances 1,2,8 --frames 2000

@@ -1,0 +1,335 @@
+/* The CPU greedy walk's index (cpu_nms.c): its types and the inline
+ * pieces that cpu_nms_walk.h puts together. The comment at the top of
+ * cpu_nms.c says why they never miss a suppressor. */
+#ifndef CNMS_CPU_NMS_INDEX_H
+#define CNMS_CPU_NMS_INDEX_H
+
+#include <math.h>
+#include <string.h>
+
+#ifdef __SSE2__
+#include <emmintrin.h>
+#endif
+#if defined(__GNUC__) && defined(__x86_64__)
+#include <immintrin.h>
+#define CNMS_HAVE_AVX_PATH 1
+#endif
+
+#include "cpu_priv.h"
+
+/* A cell's kept boxes: a block of the arena holding cap boxes as five
+ * arrays, x1 y1 x2 y2 area, so that 4 (SSE2) or 8 (AVX) are tested at a
+ * time. A full block moves to one twice as large: the cell stays
+ * contiguous. */
+typedef struct {
+  int32_t off;                  /* first float of the block in the arena */
+  int32_t n, cap;               /* boxes held, room (a multiple of 8) */
+} cell;
+
+typedef struct {
+#ifdef __SSE2__
+  __m128 origin4, scale4, limit4;       /* origin, scale, limit as below */
+#endif
+  float origin[4];              /* least x1, y1, x1, y1 */
+  float scale[4];               /* cells per unit of x, y, x, y */
+  float limit[4];               /* last cell of x, y, x, y */
+  int32_t gx, gy;               /* cells per axis */
+  int32_t max_cells;            /* a box over more cells goes to big */
+  int32_t last;                 /* last kept box that can overlap (klink) */
+  int32_t list;                 /* no grid: big is the one cell */
+  int32_t cap0;                 /* a cell's first room: what most need */
+  cell big;                     /* the boxes filed nowhere else */
+} grid;
+
+/* One walk: what every class's run shares. */
+typedef struct {
+  cnms_backend_ctx *ctx;
+  cnms_greedy_ws *ws;
+  double margin;                /* t (1 - 2^-10), or 0: no shrinking */
+  float iou;
+  int32_t cap0;                 /* the grid's cap0 */
+  int may_grow;                 /* the arena may grow (see grow_cell) */
+  size_t used;                  /* floats of the arena in use */
+} walk;
+
+typedef struct {
+  const float *kbox, *karea;
+  const float *b;
+  float area, iou;
+  const float *q;
+} probe;
+
+#define CORE_MIN_IOU 0x1p-14f
+#define CORE_MAX_COORD 0x1p40f
+#define CORE_MIN_SIZE 0x1p-40f
+
+static inline int
+nonempty (const float *b)
+{
+  return b[0] < b[2] && b[1] < b[3];
+}
+
+/* The cells of v = (x1, y1, x2, y2) on the grid's axes: for each,
+ * clamp (floor ((v - origin) * scale), 0, cells - 1), monotone in v (each
+ * step is; NaN never occurs, and would give cell 0). */
+static inline void
+cells_of (const grid *g, float v0, float v1, float v2, float v3, int32_t *c)
+{
+#ifdef __SSE2__
+  __m128 t = _mm_mul_ps (_mm_sub_ps (_mm_setr_ps (v0, v1, v2, v3),
+          g->origin4), g->scale4);
+
+  t = _mm_min_ps (_mm_max_ps (t, _mm_setzero_ps ()), g->limit4);
+  _mm_storeu_si128 ((__m128i *) c, _mm_cvttps_epi32 (t));
+#else
+  const float v[4] = { v0, v1, v2, v3 };
+  int i;
+
+  for (i = 0; i < 4; i++) {
+    float t = (v[i] - g->origin[i]) * g->scale[i];
+    c[i] = !(t > 0.0f) ? 0 : t >= g->limit[i] ? (int32_t) g->limit[i]
+        : (int32_t) t;
+  }
+#endif
+}
+
+/* The float next to f towards -inf / +inf (f finite). */
+static inline float
+float_below (float f)
+{
+  uint32_t u = cnms_float_bits (f);
+
+  if (f == 0.0f)
+    return -0x1p-149f;
+  return cnms_bits_float ((u & 0x80000000u) ? u + 1 : u - 1);
+}
+
+static inline float
+float_above (float f)
+{
+  uint32_t u = cnms_float_bits (f);
+
+  if (f == 0.0f)
+    return 0x1p-149f;
+  return cnms_bits_float ((u & 0x80000000u) ? u - 1 : u + 1);
+}
+
+/* d rounded down / up to a float (|d| far below FLT_MAX). */
+static inline float
+float_down (double d)
+{
+  float f = (float) d;
+  return (double) f > d ? float_below (f) : f;
+}
+
+static inline float
+float_up (double d)
+{
+  float f = (float) d;
+  return (double) f < d ? float_above (f) : f;
+}
+
+/* q = (lo_x, lo_y, hi_x, hi_y): every kept a that can suppress b has
+ * a.x2 > lo_x, a.x1 < hi_x, a.y2 > lo_y, a.y1 < hi_y (steps 2 and 3 of
+ * the comment at the top). */
+static inline void
+query_rect (const float *b, double margin, float *q)
+{
+  float b0 = b[0], b1 = b[1], b2 = b[2], b3 = b[3];
+
+  if (margin > 0 && fabsf (b0) <= CORE_MAX_COORD && fabsf (b1) <= CORE_MAX_COORD
+      && fabsf (b2) <= CORE_MAX_COORD && fabsf (b3) <= CORE_MAX_COORD
+      && b2 - b0 >= CORE_MIN_SIZE && b3 - b1 >= CORE_MIN_SIZE) {
+    double mw = margin * ((double) b2 - b0);
+    double mh = margin * ((double) b3 - b1);
+    b0 = float_down (b0 + mw);
+    b1 = float_down (b1 + mh);
+    b2 = float_up (b2 - mw);
+    b3 = float_up (b3 - mh);
+  }
+  q[0] = b0;
+  q[1] = b1;
+  q[2] = b2;
+  q[3] = b3;
+}
+
+#ifdef __SSE2__
+/* Lanes with cnms_iou (lane box, lane area; p->b, p->area) > iou:
+ * cnms_iou's operations, in its order, on each lane (cnms_fmin (a, b) =
+ * b < a ? b : a is _mm_min_ps (b, a); cnms_fmax (a, b) = a < b ? b : a
+ * is _mm_max_ps (b, a); the kept box is cnms_iou's a). */
+static inline unsigned
+iou_above (__m128 ax1, __m128 ay1, __m128 ax2, __m128 ay2, __m128 aar,
+    const probe *p)
+{
+  const __m128 zero = _mm_setzero_ps ();
+  __m128 w = _mm_max_ps (_mm_sub_ps (_mm_min_ps (_mm_set1_ps (p->b[2]),
+              ax2), _mm_max_ps (_mm_set1_ps (p->b[0]), ax1)), zero);
+  __m128 h = _mm_max_ps (_mm_sub_ps (_mm_min_ps (_mm_set1_ps (p->b[3]),
+              ay2), _mm_max_ps (_mm_set1_ps (p->b[1]), ay1)), zero);
+  __m128 inter = _mm_mul_ps (w, h);
+  __m128 den = _mm_sub_ps (_mm_add_ps (aar, _mm_set1_ps (p->area)), inter);
+  /* cnms_iou is 0 when den is 0, and 0 > iou never holds */
+  __m128 hit = _mm_and_ps (_mm_cmpneq_ps (den, zero),
+      _mm_cmpgt_ps (_mm_div_ps (inter, den), _mm_set1_ps (p->iou)));
+
+  return (unsigned) _mm_movemask_ps (hit);
+}
+#endif
+
+/* Does a box of cell c suppress p->b? Lanes past c->n (up to c->cap) hold
+ * stale values and are masked out. */
+static inline int
+scan_cell (const float *arena, const cell *c, const probe *p)
+{
+  const float *x1 = arena + c->off, *y1 = x1 + c->cap, *x2 = y1 + c->cap;
+  const float *y2 = x2 + c->cap, *ar = y2 + c->cap;
+  int i, n = c->n;
+#ifdef __SSE2__
+  const __m128 lx = _mm_set1_ps (p->q[0]), ly = _mm_set1_ps (p->q[1]);
+  const __m128 hx = _mm_set1_ps (p->q[2]), hy = _mm_set1_ps (p->q[3]);
+
+  for (i = 0; i < n; i += 4) {
+    __m128 ax1 = _mm_loadu_ps (x1 + i), ay1 = _mm_loadu_ps (y1 + i);
+    __m128 ax2 = _mm_loadu_ps (x2 + i), ay2 = _mm_loadu_ps (y2 + i);
+    __m128 m = _mm_and_ps (_mm_and_ps (_mm_cmplt_ps (ax1, hx),
+            _mm_cmpgt_ps (ax2, lx)), _mm_and_ps (_mm_cmplt_ps (ay1, hy),
+            _mm_cmpgt_ps (ay2, ly)));
+    /* the stale lanes' bits masked off before any branch on them */
+    unsigned bits = (unsigned) _mm_movemask_ps (m)
+        & (n - i >= 4 ? 15u : (1u << (n - i)) - 1);
+
+    if (bits && (iou_above (ax1, ay1, ax2, ay2, _mm_loadu_ps (ar + i),
+                p) & bits))
+      return 1;
+  }
+#else
+  for (i = 0; i < n; i++) {
+    const float a[4] = { x1[i], y1[i], x2[i], y2[i] };
+    if (a[0] < p->q[2] && a[2] > p->q[0] && a[1] < p->q[3]
+        && a[3] > p->q[1] && cnms_iou (a, ar[i], p->b, p->area) > p->iou)
+      return 1;
+  }
+#endif
+  return 0;
+}
+
+#ifdef CNMS_HAVE_AVX_PATH
+/* scan_cell 8 lanes at a time (the same operations). */
+__attribute__ ((target ("avx")))
+static inline int
+scan_cell_avx (const float *arena, const cell *c, const probe *p)
+{
+  const float *x1 = arena + c->off, *y1 = x1 + c->cap, *x2 = y1 + c->cap;
+  const float *y2 = x2 + c->cap, *ar = y2 + c->cap;
+  const __m256 lx = _mm256_set1_ps (p->q[0]), ly = _mm256_set1_ps (p->q[1]);
+  const __m256 hx = _mm256_set1_ps (p->q[2]), hy = _mm256_set1_ps (p->q[3]);
+  int i, n = c->n;
+
+  for (i = 0; i < n; i += 8) {
+    __m256 ax1 = _mm256_loadu_ps (x1 + i), ay1 = _mm256_loadu_ps (y1 + i);
+    __m256 ax2 = _mm256_loadu_ps (x2 + i), ay2 = _mm256_loadu_ps (y2 + i);
+    __m256 m = _mm256_and_ps (_mm256_and_ps (_mm256_cmp_ps (ax1, hx,
+                _CMP_LT_OQ), _mm256_cmp_ps (ax2, lx, _CMP_GT_OQ)),
+        _mm256_and_ps (_mm256_cmp_ps (ay1, hy, _CMP_LT_OQ),
+            _mm256_cmp_ps (ay2, ly, _CMP_GT_OQ)));
+    unsigned bits = (unsigned) _mm256_movemask_ps (m)
+        & (n - i >= 8 ? 255u : (1u << (n - i)) - 1);
+    __m256 zero, w, h, inter, den, hit;
+
+    if (bits == 0)
+      continue;
+    zero = _mm256_setzero_ps ();
+    w = _mm256_max_ps (_mm256_sub_ps (_mm256_min_ps (_mm256_set1_ps
+                (p->b[2]), ax2), _mm256_max_ps (_mm256_set1_ps (p->b[0]),
+                ax1)), zero);
+    h = _mm256_max_ps (_mm256_sub_ps (_mm256_min_ps (_mm256_set1_ps
+                (p->b[3]), ay2), _mm256_max_ps (_mm256_set1_ps (p->b[1]),
+                ay1)), zero);
+    inter = _mm256_mul_ps (w, h);
+    den = _mm256_sub_ps (_mm256_add_ps (_mm256_loadu_ps (ar + i),
+            _mm256_set1_ps (p->area)), inter);
+    hit = _mm256_and_ps (_mm256_cmp_ps (den, zero, _CMP_NEQ_UQ),
+        _mm256_cmp_ps (_mm256_div_ps (inter, den), _mm256_set1_ps (p->iou),
+            _CMP_GT_OQ));
+    if ((unsigned) _mm256_movemask_ps (hit) & bits)
+      return 1;
+  }
+  return 0;
+}
+#endif
+
+/* Does a kept box of the klink chain from i suppress p->b? */
+static int
+scan_list (const int32_t *klink, int32_t i, const probe *p)
+{
+  for (; i >= 0; i = klink[i]) {
+    const float *a = p->kbox + 4 * (size_t) i;
+    if (a[0] < p->q[2] && a[2] > p->q[0] && a[1] < p->q[3] && a[3] > p->q[1]
+        && cnms_iou (a, p->karea[i], p->b, p->area) > p->iou)
+      return 1;
+  }
+  return 0;
+}
+
+/* Gives full grid cell c a block twice as large, or its first one, at the
+ * arena's end. The arena grows (keeping its contents) only for an input at
+ * least as large as any before (w->may_grow), so that a warm context
+ * allocates nothing for inputs that are not larger. Returns 1 when there
+ * is no room: the caller files the box in the big cell instead. */
+static int
+grow_cell (walk *w, cell *c)
+{
+  int32_t cap = c->cap ? 2 * c->cap : w->cap0;
+  size_t need = w->used + 5 * (size_t) cap;
+  float *arena;
+  int a;
+
+  if (need * sizeof (float) > w->ws->arena.cap) {
+    if (!w->may_grow || need > 0x7fffffff)
+      return 1;
+    if (cnms_buf_grow (w->ctx, &w->ws->arena, need * sizeof (float))
+        != CNMS_OK)
+      return -1;
+  }
+  arena = w->ws->arena.p;
+  for (a = 0; a < 5 && c->n > 0; a++)
+    memcpy (arena + w->used + (size_t) a * cap, arena + c->off +
+        (size_t) a * c->cap, (size_t) c->n * sizeof (float));
+  c->off = (int32_t) w->used;
+  c->cap = cap;
+  w->used = need;
+  return 0;
+}
+
+/* Stores box (b0, b1, b2, b3), area, in cell c of block base, which has
+ * room. */
+static inline void
+put_box (float *base, cell *c, float b0, float b1, float b2, float b3,
+    float area)
+{
+  float *x1 = base + c->off + c->n;
+
+  x1[0] = b0;
+  x1[c->cap] = b1;
+  x1[2 * (size_t) c->cap] = b2;
+  x1[3 * (size_t) c->cap] = b3;
+  x1[4 * (size_t) c->cap] = area;
+  c->n++;
+}
+
+/* Files the box in grid cell c: 0, or grow_cell's 1 or -1. */
+static inline int
+file_in (walk *w, cell *c, float b0, float b1, float b2, float b3,
+    float area)
+{
+  if (c->n == c->cap) {
+    int r = grow_cell (w, c);
+    if (r != 0)
+      return r;
+  }
+  put_box (w->ws->arena.p, c, b0, b1, b2, b3, area);
+  return 0;
+}
+
+#endif /* CNMS_CPU_NMS_INDEX_H */

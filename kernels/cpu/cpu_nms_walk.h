@@ -1,0 +1,133 @@
+/* The greedy walk of one class (or of all, agnostic), included by
+ * cpu_nms.c once per cell scan: WALK (name) names the functions,
+ * WALK_SCAN is the scan, WALK_TARGET the functions' target attribute (so
+ * that the AVX scan inlines into its walk). No include guard. */
+
+/* Is p->b suppressed by a kept box of grid g? */
+WALK_TARGET static inline int
+WALK (suppressed) (const walk *w, const grid *g, const probe *p)
+{
+  const float *arena = w->ws->arena.p;
+  const cell *cells = w->ws->cells.p;
+  const float *q = p->q;
+  int32_t c[4];
+  int x0, x1, y0, y1, x, y;
+
+  cells_of (g, q[0], q[1], q[2], q[3], c);
+  /* lo > hi: a suppressor spans both, one cell is enough (step 1) */
+  x0 = q[0] < q[2] ? c[0] : c[2];
+  x1 = c[2];
+  y0 = q[1] < q[3] ? c[1] : c[3];
+  y1 = c[3];
+  /* a query over most of the grid reads each kept box once instead */
+  if ((x1 - x0 + 1) * (y1 - y0 + 1) > 16
+      && 2 * (x1 - x0 + 1) * (y1 - y0 + 1) > g->gx * g->gy)
+    return scan_list (w->ws->klink.p, g->last, p);
+  for (y = y0; y <= y1; y++) {
+    for (x = x0; x <= x1; x++) {
+      if (WALK_SCAN (arena, &cells[y * g->gx + x], p))
+        return 1;
+    }
+  }
+  return g->big.n > 0 && WALK_SCAN (w->ws->bigbuf.p, &g->big, p);
+}
+
+/* Files kept box b in grid g: in its cells, or in g's big cell (which
+ * has room for every box of the walk). */
+WALK_TARGET static inline cnms_status
+WALK (file_kept) (walk *w, grid *g, const float *b, float area)
+{
+  cell *cells = w->ws->cells.p;
+  float b0 = b[0], b1 = b[1], b2 = b[2], b3 = b[3];
+  int32_t c[4];
+  int x, y, r;
+
+  cells_of (g, b0, b1, b2, b3, c);
+  if ((c[2] - c[0] + 1) * (c[3] - c[1] + 1) <= g->max_cells) {
+    for (y = c[1]; y <= c[3]; y++) {
+      cell *row = cells + (size_t) y * g->gx;
+      for (x = c[0]; x <= c[2]; x++) {
+        r = file_in (w, &row[x], b0, b1, b2, b3, area);
+        if (r < 0)
+          return CNMS_ERR_NO_MEMORY;
+        /* no room: big holds it for every query (a copy in some cells
+         * does no harm) */
+        if (r > 0)
+          goto big;
+      }
+    }
+    return CNMS_OK;
+  }
+big:
+  put_box (w->ws->bigbuf.p, &g->big, b0, b1, b2, b3, area);
+  return CNMS_OK;
+}
+
+/* The greedy walk over n boxes of one class (or all, agnostic), in order;
+ * stops after max_keep. Writes the kept positions into kept. */
+WALK_TARGET static cnms_status
+WALK (run_class) (walk *w, const float *boxes, const float *areas, int n,
+    int max_keep, int32_t *kept, int *n_kept)
+{
+  cnms_greedy_ws *ws = w->ws;
+  float *kbox, *karea;
+  int32_t *klink;
+  grid g;
+  probe p;
+  float q[4];
+  int j, nk = 0, n_cells;
+  cnms_status st;
+
+  n_cells = plan_grid (&g, boxes, n, w->may_grow ? (size_t) 1 << 30 :
+      ws->cells.cap / sizeof (cell));
+  if (n_cells > 0) {
+    st = cnms_buf_reserve (w->ctx, &ws->cells, (size_t) n_cells *
+        sizeof (cell));
+    if (st != CNMS_OK)
+      return st;
+    memset (ws->cells.p, 0, (size_t) n_cells * sizeof (cell));
+  }
+  w->used = 0;
+  w->cap0 = g.cap0;
+  kbox = ws->kbox.p;
+  karea = ws->karea.p;
+  klink = ws->klink.p;
+  p.kbox = kbox;
+  p.karea = karea;
+  p.iou = w->iou;
+  p.q = q;
+  for (j = 0; j < n && nk < max_keep; j++) {
+    const float *b = boxes + 4 * (size_t) j;
+
+    if (nonempty (b)) {
+      p.b = b;
+      p.area = areas[j];
+      if (g.list) {
+        /* one cell, b itself the query rectangle */
+        p.q = b;
+        if (WALK_SCAN (ws->bigbuf.p, &g.big, &p))
+          continue;
+        put_box (ws->bigbuf.p, &g.big, b[0], b[1], b[2], b[3], areas[j]);
+        st = CNMS_OK;
+      } else {
+        p.q = q;
+        query_rect (b, w->margin, q);
+        if (WALK (suppressed) (w, &g, &p))
+          continue;
+        kbox[4 * (size_t) nk + 0] = b[0];
+        kbox[4 * (size_t) nk + 1] = b[1];
+        kbox[4 * (size_t) nk + 2] = b[2];
+        kbox[4 * (size_t) nk + 3] = b[3];
+        karea[nk] = areas[j];
+        klink[nk] = g.last;
+        g.last = nk;
+        st = WALK (file_kept) (w, &g, b, areas[j]);
+      }
+      if (st != CNMS_OK)
+        return st;
+    }
+    kept[nk++] = j;
+  }
+  *n_kept = nk;
+  return CNMS_OK;
+}
