@@ -11,8 +11,12 @@
 # case: CNMS_GPU_ROUNDS rounds here, 10x that in `meson test`) override
 # that. CNMS_GPU_SANITIZER=1 makes the tests skip their
 # deliberate CUDA failures (out of memory, bad device id), which the
-# sanitizer would report as API errors. COMPUTE_SANITIZER names the
-# binary when it is not on PATH or in $CUDA_HOME/bin.
+# sanitizer would report as API errors, and makes test-cuda-threads
+# smaller (CNMS_GPU_THREADS=2 threads, cases of at most CNMS_GPU_MAX_N=9000
+# boxes or anchors), so that racecheck finishes. Each binary gets
+# CNMS_SANITIZER_TIMEOUT seconds (default 900) per tool; one that runs
+# over is a failure (TIMEOUT). COMPUTE_SANITIZER names the binary when it
+# is not on PATH or in $CUDA_HOME/bin.
 set -u
 
 build=${1:?usage: $0 BUILDDIR [memcheck|racecheck|synccheck ...]}
@@ -54,17 +58,19 @@ for tool in $tools; do
     name=$(basename "$t")
     log="$logdir/$tool-$name.log"
     # shellcheck disable=SC2086
-    "$cs" --tool "$tool" $opts --error-exitcode 99 "$t" >"$log" 2>&1
+    timeout "${CNMS_SANITIZER_TIMEOUT:-900}" \
+      "$cs" --tool "$tool" $opts --error-exitcode 99 "$t" >"$log" 2>&1
     rc=$?
     summary=$(grep -E '(ERROR|RACECHECK|LEAK) SUMMARY' "$log" | tail -n 1 |
       sed 's/^=* *//')
     case $rc in
       0) verdict=ok ;;
       77) verdict=skipped; summary="(no CUDA device)" ;;
+      124) verdict=TIMEOUT; failed=$((failed + 1)); status=1 ;;
       *) verdict=FAILED; failed=$((failed + 1)); status=1 ;;
     esac
     printf '%-9s %-26s %-7s %s\n' "$tool" "$name" "$verdict" "$summary"
-    if [ "$verdict" = FAILED ]; then
+    if [ "$verdict" = FAILED ] || [ "$verdict" = TIMEOUT ]; then
       echo "---- last lines of $log"
       tail -n 40 "$log"
       echo "----"

@@ -2,11 +2,12 @@
  * kernels, one download of [header | kept results] into pinned memory
  * and one cudaStreamSynchronize, all on the context's own stream.
  *
- *   zero the count -> decode (or the plain NMS filter) -> engine (sort,
- *   cap, bitmask, resolve: one cooperative kernel) -> download
+ *   decode (or the plain NMS filter) -> engine (sort, cap, bitmask,
+ *   resolve: one cooperative kernel) -> download
  *
  * The candidate count stays on the device; the engine sizes its work from
- * it. With timing on, CUDA events bracket the stream work from the upload
+ * it, and zeroes it for the next call once every block has read it (the
+ * host zeroes it only in a new buffer or after a failed call). With timing on, CUDA events bracket the stream work from the upload
  * to the download.
  *
  * The candidate buffer holds every anchor, so nothing is lost to the
@@ -61,11 +62,14 @@ reserve_stages (cnms_backend_ctx *ctx, cnms_cuda_priv *s, int n, int cap,
     bool suppress, bool plain, int *blocks, size_t *smem)
 {
   /* plain NMS: every box is a candidate, and the bitmask wants a block
-   * per two of its tiles; decode: the count is far below the anchors */
+   * per two of its tiles; decode: the count is far below the anchors, a
+   * block per 256 of them, at least 64 above 2048 (a YOLOv8 frame's ~500
+   * candidates make 45 tiles: one round of the mask phase) */
   const long long tiles = cnms_ceil_div (cap, CNMS_TILE);
   const long long want_plain = tiles * (tiles + 1) / 4;
+  const long long want_decode = cap > 8 * 256 ? cnms_ceil_div (cap, 256) : 8;
   const long long want = plain ? (want_plain > 8 ? want_plain : 8) :
-      (cap > 8 * 256 ? cnms_ceil_div (cap, 256) : 8);
+      (cap > 8 * 256 && want_decode < 64 ? 64 : want_decode);
 
   CNMS_TRY (reserve_buffers (ctx, s, n, cap, suppress));
   if (cnms_cuda_engine_smem_min (cap) > s->smem_budget)
@@ -106,7 +110,7 @@ reserve_out (cnms_backend_ctx *ctx, cnms_cuda_priv *s, size_t bytes)
 static cnms_status
 enqueue_engine (cnms_backend_ctx *ctx, cnms_cuda_priv *s,
     const cnms_cand_src *src, int n, const cnms_nms_args *a,
-    const int32_t *d_hdr, int blocks, size_t smem)
+    int32_t *d_hdr, int blocks, size_t smem)
 {
   cnms_engine_args g;
 
@@ -133,15 +137,57 @@ enqueue_engine (cnms_backend_ctx *ctx, cnms_cuda_priv *s,
 }
 
 /* Waits for whatever a failed call left queued, so that the next call
- * never overwrites staging that a copy still reads. */
+ * never overwrites staging that a copy still reads; the count header may
+ * then hold a count no engine zeroed. */
 static cnms_status
 drain (cnms_cuda_priv *s, cnms_status st)
 {
   if (st != CNMS_OK) {
     (void) cudaStreamSynchronize (s->stream);
     (void) cudaGetLastError ();
+    s->hdr_dirty = true;
   }
   return st;
+}
+
+/* Reserves the count-header buffer d_cand (bytes); a new one must be
+ * zeroed. */
+static cnms_status
+reserve_count_buffer (cnms_backend_ctx *ctx, cnms_cuda_priv *s,
+    size_t bytes, const char *what)
+{
+  const void *old = s->d_cand.p;
+  const size_t old_cap = s->d_cand.cap;
+
+  CNMS_TRY (cnms_cuda_reserve_device (ctx, &s->d_cand, bytes, what));
+  if (s->d_cand.p != old || s->d_cand.cap != old_cap)
+    s->hdr_dirty = true;
+  return CNMS_OK;
+}
+
+/* Waits for the call's work; on failure the count header is suspect. */
+static cnms_status
+finish (cnms_backend_ctx *ctx, cnms_cuda_priv *s)
+{
+  const cudaError_t e = cudaStreamSynchronize (s->stream);
+
+  if (e != cudaSuccess) {
+    s->hdr_dirty = true;
+    return cnms_cuda_error (ctx, e, "running the kernels");
+  }
+  return CNMS_OK;
+}
+
+/* Zeroes the count header when no engine left it zero. */
+static cnms_status
+enqueue_zero_count (cnms_backend_ctx *ctx, cnms_cuda_priv *s)
+{
+  if (!s->hdr_dirty)
+    return CNMS_OK;
+  CNMS_CUDA_TRY (ctx, cudaMemsetAsync (s->d_cand.p, 0, CNMS_HEADER_BYTES,
+          s->stream), "zeroing the candidate count");
+  s->hdr_dirty = false;
+  return CNMS_OK;
 }
 
 /* Enqueues decode .. download of one tensor. */
@@ -167,7 +213,7 @@ enqueue_detect (cnms_backend_ctx *ctx, cnms_cuda_priv *s,
   a.agnostic = p->class_agnostic;
   a.suppress = !e2e;
   *out_bytes = CNMS_HEADER_BYTES + (size_t) a.max_keep * sizeof (cnms_det);
-  CNMS_TRY (cnms_cuda_reserve_device (ctx, &s->d_cand,
+  CNMS_TRY (reserve_count_buffer (ctx, s,
           CNMS_HEADER_BYTES + (size_t) n * sizeof (cnms_det),
           "candidate buffer"));
   CNMS_TRY (reserve_stages (ctx, s, n, cap, !e2e, false, &blocks, &smem));
@@ -193,8 +239,7 @@ enqueue_detect (cnms_backend_ctx *ctx, cnms_cuda_priv *s,
     }
     d_tensor = s->d_in.p;
   }
-  CNMS_CUDA_TRY (ctx, cudaMemsetAsync (d_hdr, 0, CNMS_HEADER_BYTES,
-          s->stream), "zeroing the candidate count");
+  CNMS_TRY (enqueue_zero_count (ctx, s));
   CNMS_CUDA_TRY (ctx, cnms_cuda_decode (d_tensor, t->dtype, shape, map,
           p->score_threshold, cnms_cuda_key_bits (n), s->d_cand.p,
           (uint64_t *) s->d_keys.p, (uint32_t *) s->d_vals.p, s->stream),
@@ -223,8 +268,7 @@ cuda_detect (cnms_backend_ctx *ctx, const cnms_tensor *t,
     return cnms_cuda_error (ctx, scope.err, "selecting the CUDA device");
   CNMS_TRY (drain (s, enqueue_detect (ctx, s, t, shape, p, map,
               &out_bytes)));
-  CNMS_CUDA_TRY (ctx, cudaStreamSynchronize (s->stream),
-      "running the kernels");
+  CNMS_TRY (finish (ctx, s));
   CNMS_TRY (cnms_cuda_timing_read (ctx));
 
   hdr = (const int32_t *) s->h_out.p;
@@ -265,7 +309,7 @@ enqueue_nms (cnms_backend_ctx *ctx, cnms_cuda_priv *s, const float *boxes,
           "NMS input"));
   CNMS_TRY (cnms_cuda_reserve_pinned (ctx, &s->h_stage, in_bytes,
           "NMS input staging"));
-  CNMS_TRY (cnms_cuda_reserve_device (ctx, &s->d_cand, CNMS_HEADER_BYTES,
+  CNMS_TRY (reserve_count_buffer (ctx, s, CNMS_HEADER_BYTES,
           "count header"));
   CNMS_TRY (reserve_stages (ctx, s, n, n, true, true, &blocks, &smem));
   CNMS_TRY (reserve_out (ctx, s, *out_bytes));
@@ -280,8 +324,7 @@ enqueue_nms (cnms_backend_ctx *ctx, cnms_cuda_priv *s, const float *boxes,
   CNMS_TRY (cnms_cuda_timing_begin (ctx));
   CNMS_CUDA_TRY (ctx, cudaMemcpyAsync (d_in, h_in, in_bytes,
           cudaMemcpyHostToDevice, s->stream), "uploading the boxes");
-  CNMS_CUDA_TRY (ctx, cudaMemsetAsync (d_hdr, 0, CNMS_HEADER_BYTES,
-          s->stream), "zeroing the candidate count");
+  CNMS_TRY (enqueue_zero_count (ctx, s));
   CNMS_CUDA_TRY (ctx, cnms_cuda_filter ((const float *) d_in,
           (const float *) (d_in + off_scores), n, cnms_cuda_key_bits (n),
           d_hdr, (uint64_t *) s->d_keys.p, (uint32_t *) s->d_vals.p,
@@ -314,8 +357,7 @@ cuda_nms (cnms_backend_ctx *ctx, const float *boxes, const float *scores,
   CNMS_TRY (drain (s, enqueue_nms (ctx, s, boxes, scores,
               class_agnostic ? NULL : classes, n, iou, max_keep,
               &out_bytes)));
-  CNMS_CUDA_TRY (ctx, cudaStreamSynchronize (s->stream),
-      "running the kernels");
+  CNMS_TRY (finish (ctx, s));
   CNMS_TRY (cnms_cuda_timing_read (ctx));
 
   kept = ((const int32_t *) s->h_out.p)[CNMS_OUT_KEPT];

@@ -50,6 +50,9 @@ typedef struct {
   size_t smem_budget;           /* dynamic shared memory an engine launch may
                                  * use: the opt-in maximum less its static arrays */
   int sms;                      /* multiprocessors: engine grid sizes */
+  bool hdr_dirty;               /* the count header must be zeroed before
+                                 * the next decode (new or after a failure);
+                                 * else the last engine zeroed it */
   size_t occ_smem;              /* the engine launch last sized, and */
   int occ_per_sm;               /* how many of its blocks fit per SM */
   int force_large;              /* test-only: the engine's large-count paths */
@@ -192,7 +195,7 @@ typedef struct {
   cnms_cand_src src;
   const uint64_t *keys;         /* compact sort key of each slot */
   const uint32_t *vals;         /* sort value of each slot */
-  const int32_t *hdr;           /* count header */
+  int32_t *hdr;                 /* count header: read, then zeroed */
   int capacity;                 /* slots: the host-side bound of the count */
   cnms_nms_args a;
   int force_large;              /* test-only: resolve from global memory,

@@ -91,6 +91,35 @@ cnms_box4_suppresses (float4 a, float area_a, int32_t cls_a, float4 b,
       agnostic) != 0;
 }
 
+/* The mask of n boxes in slab layout: tile row b (the 64 rows of tile b)
+ * holds the words b .. nb - 1 of each of its rows, the upper triangle of
+ * the nb x nb tiles. First word of tile row b (and, for b = nb, the
+ * words of all of it). */
+__host__ __device__ __forceinline__ long long
+cnms_slab_offset (int b, int nb)
+{
+  return 64LL * ((long long) b * nb - (long long) b * (b - 1) / 2);
+}
+
+/* Shared memory words the cached resolve of n boxes needs: the removed
+ * bitmap, the mask in slab layout, the sort values and the kept
+ * positions. */
+__host__ __device__ __forceinline__ long long
+cnms_resolve_cached_words (int n)
+{
+  const int nb = (n + CNMS_TILE - 1) / CNMS_TILE;
+  return nb + cnms_slab_offset (nb, nb) + n;
+}
+
+/* Whether the engine resolves n boxes from shared memory (cached): the
+ * mask phase then writes the slab layout and no row lists. Uniform over
+ * the grid (n is). */
+__device__ __forceinline__ bool
+cnms_engine_cached (const cnms_engine_args &g, int n)
+{
+  return !g.force_large && cnms_resolve_cached_words (n) <= g.smem_words;
+}
+
 /* Greedy resolve of one 64-box tile, every thread redundantly: avail holds
  * the boxes of the tile not yet removed, diag[b * stride] the tile boxes
  * that box b suppresses (later ones only), kept the boxes kept so far. Keeps each

@@ -32,8 +32,9 @@ engine_kernel (cnms_engine_args g)
   char *body = g.out + CNMS_HEADER_BYTES;
   int32_t *out_hdr = (int32_t *) g.out;
 
-  /* the mask phase appends to each row's list of nonzero words */
-  if (g.a.suppress)
+  /* the mask phase appends to each row's list of nonzero words (when
+   * the resolve reads global memory) */
+  if (g.a.suppress && !cnms_engine_cached (g, n))
     for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < n;
         i += gridDim.x * blockDim.x)
       g.row_cnt[i] = 0;
@@ -41,6 +42,10 @@ engine_kernel (cnms_engine_args g)
   if (blockIdx.x == 0 && threadIdx.x == 0)
     out_hdr[CNMS_OUT_CANDIDATES] = count;
   grid.sync ();
+  /* every block has read the count: zero it for the next call, so that
+   * the host need not (a failed call leaves the host to do it) */
+  if (blockIdx.x == 0 && threadIdx.x == 0)
+    g.hdr[CNMS_HDR_COUNT] = 0;
 
   if (!g.a.suppress) {
     const int k = n < g.a.max_keep ? n : g.a.max_keep;
@@ -55,7 +60,7 @@ engine_kernel (cnms_engine_args g)
   cnms_build_mask (g, n);
   grid.sync ();
   if (blockIdx.x == 0)
-    cnms_resolve (g, n, s_dyn, g.smem_words, g.force_large != 0);
+    cnms_resolve (g, n, s_dyn, g.force_large != 0);
 }
 
 cudaError_t

@@ -1,7 +1,10 @@
 /* The engine's second phase (included by cuda_engine.cu): the suppression
- * bitmask of the first n sorted boxes, as torchvision's nms_kernel.cu
- * lays it out: 64-box tiles, one 64-bit word per (row box, column tile),
- * nb = ceil(n / 64) words per row, the upper triangle only. Bit j of row
+ * bitmask of the first n sorted boxes in 64-box tiles, one 64-bit word per
+ * (row box, column tile), the upper triangle only: as torchvision's
+ * nms_kernel.cu lays it out (nb = ceil(n / 64) words per row) when the
+ * resolve reads it from global memory, else in the slab layout
+ * (cnms_slab_offset) that the cached resolve copies to shared memory as
+ * it is. Bit j of row
  * i is set when j > i and cnms_box4_suppresses (i, j): the engine's one
  * suppression test, kept (earlier) box first, as the CPU backend calls
  * it.
@@ -10,8 +13,8 @@
  * memory, and 4 threads test each row box against 16 columns each, their
  * partial words meeting by shuffles. A row's nonzero words right of the
  * diagonal are also listed (up to CNMS_ROW_LIST of them, in row_cnt /
- * list_w / list_b), so that the resolve ORs only those; a row with more
- * is read whole. */
+ * list_w / list_b; not when cached), so that the resolve ORs only those;
+ * a row with more is read whole. */
 #ifndef CNMS_CUDA_MASK_CUH
 #define CNMS_CUDA_MASK_CUH
 
@@ -47,6 +50,7 @@ cnms_build_mask (const cnms_engine_args &g, int n)
   const int r = tid / CNMS_MASK_SPLIT;
   const int part = tid % CNMS_MASK_SPLIT;
   const int per = CNMS_TILE / CNMS_MASK_SPLIT;
+  const bool cached = cnms_engine_cached (g, n);
 
   /* uniform per block: the tile loop has barriers */
   for (long long t = blockIdx.x; t < tiles; t += gridDim.x) {
@@ -81,7 +85,10 @@ cnms_build_mask (const cnms_engine_args &g, int n)
 #pragma unroll
     for (int off = 1; off < CNMS_MASK_SPLIT; off <<= 1)
       bits |= __shfl_xor_sync (CNMS_FULL_WARP, bits, off);
-    if (part == 0 && i < n) {
+    if (part == 0 && i < n && cached) {
+      g.mask[cnms_slab_offset (row_blk, nb) + (long long) r * (nb - row_blk)
+          + (col_blk - row_blk)] = bits;
+    } else if (part == 0 && i < n) {
       g.mask[(size_t) i * nb + col_blk] = bits;
       if (bits != 0 && col_blk != row_blk) {
         const int slot = atomicAdd (&g.row_cnt[i], 1);

@@ -1,88 +1,35 @@
 /* The engine's last phase (included by cuda_engine.cu): the greedy walk
  * over the bitmask in one block, with the "removed" bitmap in shared
- * memory. Per 64-box tile it resolves the tile in registers from its 64
- * diagonal words (cnms_resolve_tile), then ORs the kept rows into the
- * later words of the bitmap (shared atomicOr: OR is order-free, so the
- * bitmap is deterministic). It stops at max_keep.
+ * memory, tile by 64-box tile; it stops at max_keep.
  *
- * - Cached: when the mask's upper triangle, the sorted order and the kept
- *   list fit in the block's dynamic shared memory (small counts), they are
- *   copied there first, the tile loop touches shared memory only, and the
+ * - Cached: when the mask's upper triangle (written in slab layout by the
+ *   mask phase), the sorted order and the kept list fit in the block's
+ *   dynamic shared memory (small counts), they are copied there first and
+ *   one warp walks the tiles in shared memory, with no block barrier; the
  *   kept records are written out together at the end.
- * - Otherwise the next tile's diagonal words, sort values and row lists
- *   are loaded a tile ahead, and a kept row is ORed from its list of
- *   nonzero words (cuda_mask.cuh), or read whole when the list overflowed
- *   (always, with the test-only large-count option). */
+ * - Otherwise, per tile, the block resolves it in registers from its 64
+ *   diagonal words (cnms_resolve_tile), loaded a tile ahead with the sort
+ *   values and row lists, then ORs the kept rows into the later words of
+ *   the bitmap (shared atomicOr: OR is order-free, so the bitmap is
+ *   deterministic): each from its list of nonzero words (cuda_mask.cuh),
+ *   or read whole when the list overflowed (always, with the test-only
+ *   large-count option). */
 #ifndef CNMS_CUDA_RESOLVE_CUH
 #define CNMS_CUDA_RESOLVE_CUH
 
 #include "cnms_cuda_device.cuh"
 
-/* Where the resolve reads the later words of kept rows: the global mask,
- * or (cached) a shared-memory copy of the upper triangle of its nb tiles,
- * tile row b as 64 rows of the words b .. nb - 1. */
+/* Where the uncached resolve reads the later words of kept rows. */
 typedef struct {
   const uint64_t *g;            /* global mask, nb words a row */
-  const uint64_t *s;            /* shared copy, or NULL */
   int nb;
 } cnms_mask_src;
-
-/* First word of tile row b in the shared copy of nb tile rows (and, for
- * b = nb, the words of all of it). */
-__host__ __device__ __forceinline__ long long
-cnms_slab_offset (int b, int nb)
-{
-  return 64LL * ((long long) b * nb - (long long) b * (b - 1) / 2);
-}
 
 /* Word w (w >= row / 64) of sorted box row (row < 64 nb). */
 __device__ __forceinline__ uint64_t
 cnms_mask_word (const cnms_mask_src &m, int row, int w)
 {
-  if (m.s != NULL) {
-    const int b = row / CNMS_TILE;
-    return m.s[cnms_slab_offset (b, m.nb) + (long long) (row - CNMS_TILE *
-            b) * (m.nb - b) + (w - b)];
-  }
   return m.g[(size_t) row * m.nb + w];
-}
-
-/* Copies the upper triangle of the mask of n boxes (nb tiles) into s
- * (cnms_slab_offset layout; rows past n as 0), eight independent loads
- * in flight per thread and step. */
-__device__ __forceinline__ void
-cnms_cache_mask (const uint64_t *__restrict__ mask, int n, int nb,
-    uint64_t *s)
-{
-  const long long total = cnms_slab_offset (nb, nb);
-  const int threads = blockDim.x;
-  int b = 0;                    /* tile row of this thread's element */
-
-  for (long long e0 = threadIdx.x; e0 < total; e0 += 8LL * threads) {
-    uint64_t v[8];
-#pragma unroll
-    for (int u = 0; u < 8; u++) {
-      const long long e = e0 + (long long) u * threads;
-      v[u] = 0;
-      if (e < total) {
-        while (e >= cnms_slab_offset (b + 1, nb))
-          b++;
-        const int width = nb - b;
-        /* below 64 x width: 32-bit division */
-        const int r = (int) (e - cnms_slab_offset (b, nb));
-        const int row = CNMS_TILE * b + r / width;
-        const int w = b + r % width;
-        if (row < n)
-          v[u] = mask[(size_t) row * nb + w];
-      }
-    }
-#pragma unroll
-    for (int u = 0; u < 8; u++) {
-      const long long e = e0 + (long long) u * threads;
-      if (e < total)
-        s[e] = v[u];
-    }
-  }
 }
 
 /* ORs the mask rows of the n_kept boxes kept in tile blk (tile positions
@@ -130,54 +77,78 @@ cnms_or_kept_rows (const cnms_mask_src &m, int base, int blk,
 }
 
 /* Cached resolve (see the file comment); s: the block's dynamic shared
- * memory, laid out [removed nb | triangle | order n | kept positions n]. */
+ * memory, laid out [removed nb | mask slab | order n | kept positions n].
+ * After the block's copy, one warp walks the tiles with no block barrier:
+ * the greedy walk of a tile visits only its boxes still available (the
+ * lowest one is kept and removes what its diagonal word holds), then lane
+ * w ORs the kept rows' word w into removed word w, which it owns. */
 __device__ __forceinline__ void
 cnms_resolve_cached (const cnms_engine_args &g, int n, uint64_t *s)
 {
-  __shared__ int s_kept[CNMS_TILE];
+  __shared__ int s_n_kept;
   const int nb = cnms_ceil_div (n, CNMS_TILE);
   const int max_keep = g.a.max_keep;
   const int tid = threadIdx.x;
+  const long long total = cnms_slab_offset (nb, nb);
   uint64_t *const s_removed = s;
   uint64_t *const s_tri = s + nb;
-  uint32_t *const s_order = (uint32_t *) (s_tri + cnms_slab_offset (nb, nb));
+  uint32_t *const s_order = (uint32_t *) (s_tri + total);
   int *const s_kpos = (int *) (s_order + n);
-  const cnms_mask_src m = { g.mask, s_tri, nb };
   char *body = g.out + CNMS_HEADER_BYTES;
-  int kept = 0;
 
   for (int w = tid; w < nb; w += blockDim.x)
     s_removed[w] = 0;
   for (int i = tid; i < n; i += blockDim.x)
     s_order[i] = g.order[i];
-  cnms_cache_mask (g.mask, n, nb, s_tri);
+  /* the mask phase wrote the slab layout: a straight copy (rows past n in
+   * the last tile are never read) */
+  for (long long e = tid; e < total; e += blockDim.x)
+    s_tri[e] = g.mask[e];
   __syncthreads ();
 
-  for (int blk = 0; blk < nb && kept < max_keep; blk++) {
-    const int base = blk * CNMS_TILE;
-    const int size = min (CNMS_TILE, n - base);
-    const uint64_t valid = size == CNMS_TILE ? ~0ull : (1ull << size) - 1;
-    /* uniform: s_removed[blk] is final since the last barrier */
-    const uint64_t avail = ~s_removed[blk] & valid;
+  if (tid < 32) {
+    const int lane = tid;
+    int kept = 0;
 
-    if (avail != 0) {
-      /* the tile's diagonal words are its rows' first words in the cache,
-       * nb - blk words apart */
-      const uint64_t kept_bits = cnms_resolve_tile < 16 > (s_tri +
-          cnms_slab_offset (blk, nb), nb - blk, avail, kept, max_keep);
-      const int n_kept = __popcll (kept_bits);
-      if (tid < CNMS_TILE && ((kept_bits >> tid) & 1)) {
-        const int q = __popcll (kept_bits & ((1ull << tid) - 1));
-        s_kept[q] = tid;
-        s_kpos[kept + q] = base + tid;
+    for (int blk = 0; blk < nb && kept < max_keep; blk++) {
+      const int base = blk * CNMS_TILE;
+      const int size = min (CNMS_TILE, n - base);
+      const int width = nb - blk;
+      const uint64_t *const diag = s_tri + cnms_slab_offset (blk, nb);
+      const uint64_t valid = size == CNMS_TILE ? ~0ull : (1ull << size) - 1;
+      /* uniform over the warp: the words are final since the last
+       * __syncwarp */
+      uint64_t avail = ~s_removed[blk] & valid;
+      uint64_t kept_bits = 0;
+      const int before = kept;
+
+      while (avail != 0 && kept < max_keep) {
+        const int r = __ffsll ((long long) avail) - 1;
+        kept_bits |= 1ull << r;
+        kept++;
+        avail &= ~(diag[(long long) r * width] | (1ull << r));
       }
-      kept += n_kept;
-      __syncthreads ();
-      cnms_or_kept_rows (m, base, blk, s_kept, n_kept, s_removed);
+#pragma unroll
+      for (int h = 0; h < 2; h++) {
+        const int r = lane + 32 * h;
+        if ((kept_bits >> r) & 1)
+          s_kpos[before + __popcll (kept_bits & ((1ull << r) - 1))] =
+              base + r;
+      }
+      for (int w = blk + 1 + lane; w < nb; w += 32) {
+        uint64_t acc = 0;
+        for (uint64_t b = kept_bits; b != 0; b &= b - 1)
+          acc |= diag[(long long) (__ffsll ((long long) b) - 1) * width +
+              (w - blk)];
+        s_removed[w] |= acc;
+      }
+      __syncwarp ();
     }
-    /* s_removed and s_kept are reused by the next tile */
-    __syncthreads ();
+    if (lane == 0)
+      s_n_kept = kept;
   }
+  __syncthreads ();
+  const int kept = s_n_kept;
   for (int q = tid; q < kept; q += blockDim.x)
     cnms_write_kept (body, q, s_order[s_kpos[q]], g.src.recs);
   if (tid == 0)
@@ -232,7 +203,7 @@ cnms_resolve_global (const cnms_engine_args &g, int n, uint64_t *s,
   const int tid = threadIdx.x;
   char *body = g.out + CNMS_HEADER_BYTES;
   uint64_t *const s_removed = s;
-  const cnms_mask_src m = { g.mask, NULL, nb };
+  const cnms_mask_src m = { g.mask, nb };
   /* diagonal word, sort value and list length of box (tile base + tid),
    * a tile ahead */
   uint64_t diag = tid < CNMS_TILE && tid < n ? g.mask[(size_t) tid * nb] : 0;
@@ -303,22 +274,13 @@ cnms_resolve_global (const cnms_engine_args &g, int n, uint64_t *s,
     ((int32_t *) g.out)[CNMS_OUT_KEPT] = kept;
 }
 
-/* Shared memory words the cached resolve of n boxes needs. */
-__host__ __device__ __forceinline__ long long
-cnms_resolve_cached_words (int n)
-{
-  const int nb = (n + CNMS_TILE - 1) / CNMS_TILE;
-  return nb + cnms_slab_offset (nb, nb) + n;
-}
-
 /* The resolve of n sorted boxes by one block; s: its dynamic shared
- * memory, s_words long. large: the test-only large-count paths. */
+ * memory (g.smem_words long). large: the test-only large-count paths. */
 __device__ __forceinline__ void
-cnms_resolve (const cnms_engine_args &g, int n, uint64_t *s, long long s_words,
-    bool large)
+cnms_resolve (const cnms_engine_args &g, int n, uint64_t *s, bool large)
 {
-  /* uniform */
-  if (!large && cnms_resolve_cached_words (n) <= s_words)
+  /* uniform; the mask phase made the same choice */
+  if (cnms_engine_cached (g, n))
     cnms_resolve_cached (g, n, s);
   else
     cnms_resolve_global (g, n, s, large);

@@ -63,6 +63,8 @@ cnms_sort_rank (const cnms_engine_args &g, int m, int n, uint64_t *s)
   for (int base = blockIdx.x * blockDim.x; base < m; base += step) {
     const int i = base + tid;
     const uint64_t k = i < m ? g.keys[i] : ~(uint64_t) 0;
+    /* loaded with the key, not after the stages */
+    const uint32_t v = i < m ? g.vals[i] : 0;
     int rank = 0;
 
     for (int c0 = 0; c0 < m; c0 += CNMS_RANK_CHUNK) {
@@ -75,7 +77,7 @@ cnms_sort_rank (const cnms_engine_args &g, int m, int n, uint64_t *s)
       __syncthreads ();
     }
     if (i < m)
-      cnms_sorted_put (g, rank, g.vals[i], n);
+      cnms_sorted_put (g, rank, v, n);
   }
 }
 

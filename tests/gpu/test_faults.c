@@ -2,17 +2,22 @@
  * 77, without a CUDA device, and under CNMS_GPU_SANITIZER=1: the failures
  * are deliberate, compute-sanitizer would report them).
  *
- * The test first holds all but HEADROOM of the device's free memory
- * (cudaMalloc in this process), so that a max-candidates the device
- * cannot hold is one that needs more than HEADROOM: 262144 candidates
- * need an 8 GiB suppression mask.
+ * Each pipeline first runs once at max-candidates=30000 on a small
+ * tensor (its exact ROIs checked), so that its CUDA context exists: the
+ * pipeline keeps the GstCudaContext that the element announced (GstBin
+ * caches the context) after NULL, and a CUDA context holds device memory
+ * of its own. Then the test holds all but HEADROOM of the device's free
+ * memory (cudaMalloc in this process), so that a max-candidates the
+ * device cannot hold is one that needs more than HEADROOM: 262144
+ * candidates need an 8 GiB suppression mask.
  *
  *   oom       appsrc ! cudanms device=cuda max-candidates=262144 ! appsink
  *             on a [1, 5, 262144] tensor: an element error naming out of
  *             memory and max-candidates; after NULL the device memory is
- *             back to what it was before the start (everything freed); set
- *             to max-candidates=30000 and restarted, the same element gives
- *             the exact ROIs of a small tensor
+ *             back to what it was before that start (everything the
+ *             element took is freed); set to max-candidates=30000 and
+ *             restarted, the same element gives the exact ROIs of a small
+ *             tensor
  *   isolated  two such pipelines in one process: while one streams small
  *             tensors (300 buffers, every one with its exact ROIs), the
  *             other fails as above; the first never sees an error
@@ -102,17 +107,18 @@ frame_with_tensor (const float *t, int rows, int n)
   return buf;
 }
 
-/* yolov8 [1, 6, 3], two classes: 100,100 40x40 c0 .875; 102,101 c0 .75
- * (IoU .86 with the first: suppressed); 200,150 20x30 c1 .5. */
+/* yolov8 [1, 6, 8], two classes: 100,100 40x40 c0 .875; 102,101 c0 .75
+ * (IoU .86 with the first: suppressed); 200,150 20x30 c1 .5; five anchors
+ * scoring 0 (layout=auto takes [1, 4 + C, N] for yolov8 when N > 4 + C). */
 static GstBuffer *
 small_frame (void)
 {
-  static const float t[6][3] = {
+  static const float t[6][8] = {
     {100, 102, 200}, {100, 101, 150}, {40, 40, 20}, {40, 40, 30},
     {0.875f, 0.75f, 0}, {0, 0, 0.5f},
   };
 
-  return frame_with_tensor (&t[0][0], 6, 3);
+  return frame_with_tensor (&t[0][0], 6, 8);
 }
 
 static GstBuffer *
@@ -208,6 +214,22 @@ push_pull (Pipe * p, GstBuffer * buf, guint64 i)
   return str;
 }
 
+/* Runs p once at its current max-candidates on the small tensor (exact
+ * ROIs), then stops it: the pipeline keeps its CUDA context. */
+static void
+warm_up (Pipe * p, const char *what)
+{
+  gchar *str;
+
+  CHECK (gst_element_set_state (p->pipe, GST_STATE_PLAYING) !=
+      GST_STATE_CHANGE_FAILURE, "%s: start failed", what);
+  str = push_pull (p, small_frame (), 0);
+  CHECK (str != NULL && strcmp (str, SMALL_ROIS) == 0, "%s: '%s', expected "
+      "'%s'", what, str ? str : "(no output)", SMALL_ROIS);
+  g_free (str);
+  gst_element_set_state (p->pipe, GST_STATE_NULL);
+}
+
 /* Pushes the huge tensor; expects the out-of-memory element error. */
 static void
 expect_oom (Pipe * p)
@@ -244,7 +266,10 @@ test_oom (void)
   size_t before, after;
   gchar *str;
 
-  pipe_make (&p, HUGE_N);
+  pipe_make (&p, 30000);
+  warm_up (&p, "oom: warm-up");
+  hold_device_memory ();
+  g_object_set (p.nms, "max-candidates", HUGE_N, NULL);
   before = device_free ();
   gst_element_set_state (p.pipe, GST_STATE_PLAYING);
   expect_oom (&p);
@@ -312,7 +337,11 @@ test_isolated (void)
   int before = failures;
 
   pipe_make (&good, 30000);
-  pipe_make (&bad, HUGE_N);
+  pipe_make (&bad, 30000);
+  warm_up (&good, "isolated: warm-up");
+  warm_up (&bad, "isolated: warm-up");
+  hold_device_memory ();
+  g_object_set (bad.nms, "max-candidates", HUGE_N, NULL);
   gst_element_set_state (good.pipe, GST_STATE_PLAYING);
   gst_element_set_state (bad.pipe, GST_STATE_PLAYING);
   thread = g_thread_new ("streamer", stream_small, &s);
@@ -355,7 +384,6 @@ main (int argc, char **argv)
         "failures)\n", mode);
     return SKIP;
   }
-  hold_device_memory ();
   if (mode[0] == 'o')
     test_oom ();
   else
