@@ -117,12 +117,8 @@ best_of (const float *cls, int n_classes, int32_t *best_cls)
   int32_t bc = 0;
   int c;
 
-  for (c = 0; c < n_classes; c++) {
-    if (cls[c] > best) {
-      best = cls[c];
-      bc = c;
-    }
-  }
+  for (c = 0; c < n_classes; c++)
+    cnms_best_fold (cls[c], c, &best, &bc);
   *best_cls = bc;
   return best;
 }
@@ -203,13 +199,14 @@ decode_yolov5 (const cnms_tensor *t, const cnms_shape *s, const cnms_map *m,
       float max = max_of_avx (row + 5, s->n_classes);
       if (!cnms_score_ok (cnms_fmul (row[4], max), thr))
         continue;
-      score = cnms_fmul (row[4], best_of_max (row + 5, max, &cls));
+      score = cnms_yolov5_score (row[4], best_of_max (row + 5, max, &cls));
     } else
 #endif
-      score = cnms_fmul (row[4], best_of (row + 5, s->n_classes, &cls));
-    if (!cnms_score_ok (score, thr))
-      continue;
-    if (!cnms_map_cxcywh (m, row[0], row[1], row[2], row[3], box))
+      score = cnms_yolov5_score (row[4], best_of (row + 5, s->n_classes,
+              &cls));
+    /* the per-anchor rule, shared with the CUDA decode */
+    if (!cnms_anchor_candidate (m, score, thr, row[0], row[1], row[2],
+            row[3], box))
       continue;
     put_record (&recs[count++], score, box, cls, n);
   }
@@ -241,12 +238,8 @@ fold_class_row (const float *row, float *best, int32_t *best_cls, int c,
         _mm_or_si128 (_mm_and_si128 (gti, cv), _mm_andnot_si128 (gti, bc)));
   }
 #endif
-  for (; i < n; i++) {
-    if (row[i] > best[i]) {
-      best[i] = row[i];
-      best_cls[i] = c;
-    }
-  }
+  for (; i < n; i++)
+    cnms_best_fold (row[i], c, &best[i], &best_cls[i]);
 }
 
 #ifdef CNMS_HAVE_F16C_PATH
@@ -270,12 +263,8 @@ fold_class_row_avx2 (const float *row, float *best, int32_t *best_cls, int c,
     _mm256_storeu_ps ((float *) (best_cls + i), _mm256_blendv_ps
         (_mm256_loadu_ps ((const float *) (best_cls + i)), cv, gt));
   }
-  for (; i < n; i++) {
-    if (row[i] > best[i]) {
-      best[i] = row[i];
-      best_cls[i] = c;
-    }
-  }
+  for (; i < n; i++)
+    cnms_best_fold (row[i], c, &best[i], &best_cls[i]);
 }
 #endif
 
@@ -376,9 +365,11 @@ decode_yolov8 (const cnms_tensor *t, const cnms_shape *s, const cnms_map *m,
     }
   }
   for (n = 0; n < n_anchors; n++) {
+    /* the score first, so that only a passing anchor loads its box; then
+     * the per-anchor rule, shared with the CUDA decode */
     if (!cnms_score_ok (best[n], thr))
       continue;
-    if (!cnms_map_cxcywh (m, load (t->data, t->dtype, n),
+    if (!cnms_anchor_candidate (m, best[n], thr, load (t->data, t->dtype, n),
             load (t->data, t->dtype, stride + n),
             load (t->data, t->dtype, 2 * stride + n),
             load (t->data, t->dtype, 3 * stride + n), box))
@@ -401,11 +392,8 @@ decode_end2end (const cnms_tensor *t, const cnms_shape *s,
     const float *row = load_span (t->data, t->dtype, (size_t) n * 6, 6,
         scratch);
 
-    if (!cnms_score_ok (row[4], thr))
-      continue;
-    if (!cnms_class_from_float (row[5], &cls))
-      continue;
-    if (!cnms_map_box (m, row[0], row[1], row[2], row[3], box))
+    /* the end2end row rule, shared with the CUDA decode */
+    if (!cnms_end2end_candidate (m, row, thr, box, &cls))
       continue;
     put_record (&recs[count++], row[4], box, cls, n);
   }

@@ -80,8 +80,10 @@ cnms_or_kept_rows (const cnms_mask_src &m, int base, int blk,
  * memory, laid out [removed nb | mask slab | order n | kept positions n].
  * After the block's copy, one warp walks the tiles with no block barrier:
  * the greedy walk of a tile visits only its boxes still available (the
- * lowest one is kept and removes what its diagonal word holds), then lane
- * w ORs the kept rows' word w into removed word w, which it owns. */
+ * lowest one is kept and removes what its diagonal word holds), while
+ * lane l ORs the kept rows' word blk + l into removed word blk + l, which
+ * it owns. A tile row is at most 32 words wide: the slab of 33 tiles
+ * (2112 boxes) is beyond any device's shared memory. */
 __device__ __forceinline__ void
 cnms_resolve_cached (const cnms_engine_args &g, int n, uint64_t *s)
 {
@@ -121,12 +123,20 @@ cnms_resolve_cached (const cnms_engine_args &g, int n, uint64_t *s)
       uint64_t avail = ~s_removed[blk] & valid;
       uint64_t kept_bits = 0;
       const int before = kept;
+      uint64_t acc = 0;
 
+      /* the chain: lowest available box, its diagonal word; beside it
+       * each lane folds in the kept row's word blk + lane (lane 0 the
+       * diagonal itself, not written back) */
       while (avail != 0 && kept < max_keep) {
         const int r = __ffsll ((long long) avail) - 1;
+        const uint64_t *const row = diag + (long long) r * width;
+        const uint64_t d = row[0];
+        if (lane < width)
+          acc |= row[lane];
         kept_bits |= 1ull << r;
         kept++;
-        avail &= ~(diag[(long long) r * width] | (1ull << r));
+        avail &= ~(d | (1ull << r));
       }
 #pragma unroll
       for (int h = 0; h < 2; h++) {
@@ -135,13 +145,8 @@ cnms_resolve_cached (const cnms_engine_args &g, int n, uint64_t *s)
           s_kpos[before + __popcll (kept_bits & ((1ull << r) - 1))] =
               base + r;
       }
-      for (int w = blk + 1 + lane; w < nb; w += 32) {
-        uint64_t acc = 0;
-        for (uint64_t b = kept_bits; b != 0; b &= b - 1)
-          acc |= diag[(long long) (__ffsll ((long long) b) - 1) * width +
-              (w - blk)];
-        s_removed[w] |= acc;
-      }
+      if (lane > 0 && lane < width)
+        s_removed[blk + lane] |= acc;
       __syncwarp ();
     }
     if (lane == 0)
