@@ -147,10 +147,39 @@ box_of (GstCudanmsBox * box, GstCudanmsLabels * labels, const cnms_det * d,
   box->h = y2 - box->y;
 }
 
+/* The quarks of the "detection" structure's name and fields, made once:
+ * gst_structure_new would look each name up (a global lock and a hash)
+ * for every box. */
+enum
+{
+  Q_DETECTION, Q_CONFIDENCE, Q_LABEL_ID, Q_LABEL, Q_X_MIN, Q_Y_MIN, Q_X_MAX,
+  Q_Y_MAX, N_QUARKS
+};
+
+static const GQuark *
+detection_quarks (void)
+{
+  static const gchar *names[N_QUARKS] = { "detection", "confidence",
+    "label_id", "label", "x_min", "y_min", "x_max", "y_max"
+  };
+  static GQuark quarks[N_QUARKS];
+  static gsize done = 0;
+
+  if (g_once_init_enter (&done)) {
+    gint i;
+
+    for (i = 0; i < N_QUARKS; i++)
+      quarks[i] = g_quark_from_static_string (names[i]);
+    g_once_init_leave (&done, 1);
+  }
+  return quarks;
+}
+
 void
 gst_cudanms_attach_roi (GstBuffer * buffer, GstCudanmsLabels * labels,
     const cnms_det * d, guint index, gint frame_width, gint frame_height)
 {
+  const GQuark *q = detection_quarks ();
   gdouble fw = frame_width, fh = frame_height;
   GstVideoRegionOfInterestMeta *meta;
   GstCudanmsBox box;
@@ -160,14 +189,14 @@ gst_cudanms_attach_roi (GstBuffer * buffer, GstCudanmsLabels * labels,
       box.x, box.y, box.w, box.h);
   meta->id = (gint) index;
   gst_video_region_of_interest_meta_add_param (meta,
-      gst_structure_new ("detection",
-          "confidence", G_TYPE_DOUBLE, (gdouble) d->score,
-          "label_id", G_TYPE_INT, (gint) d->class_id,
-          "label", G_TYPE_STRING, box.label,
-          "x_min", G_TYPE_DOUBLE, d->x1 / fw,
-          "y_min", G_TYPE_DOUBLE, d->y1 / fh,
-          "x_max", G_TYPE_DOUBLE, d->x2 / fw,
-          "y_max", G_TYPE_DOUBLE, d->y2 / fh, NULL));
+      gst_structure_new_id (q[Q_DETECTION],
+          q[Q_CONFIDENCE], G_TYPE_DOUBLE, (gdouble) d->score,
+          q[Q_LABEL_ID], G_TYPE_INT, (gint) d->class_id,
+          q[Q_LABEL], G_TYPE_STRING, box.label,
+          q[Q_X_MIN], G_TYPE_DOUBLE, d->x1 / fw,
+          q[Q_Y_MIN], G_TYPE_DOUBLE, d->y1 / fh,
+          q[Q_X_MAX], G_TYPE_DOUBLE, d->x2 / fw,
+          q[Q_Y_MAX], G_TYPE_DOUBLE, d->y2 / fh, NULL));
 }
 
 GType
