@@ -77,7 +77,7 @@ reserve_stages (cnms_backend_ctx *ctx, cnms_cuda_priv *s, int n, int cap,
         "CUDA: %d candidates need %zu bytes of shared memory in the NMS "
         "resolve, the device allows %zu", cap,
         cnms_cuda_engine_smem_min (cap), s->smem_budget);
-  *smem = cnms_cuda_engine_smem_bytes (cap, s->smem_budget);
+  *smem = cnms_cuda_engine_smem_bytes (cap, plain, s->smem_budget);
   if (*smem != s->occ_smem) {
     int per_sm = 0;
     CNMS_CUDA_TRY (ctx, cnms_cuda_engine_max_blocks (*smem, &per_sm),

@@ -218,7 +218,7 @@ cudaError_t cnms_cuda_engine (const cnms_engine_args *g, int blocks,
 /* Dynamic shared memory of an engine launch for cap candidates: the
  * rank sort's stage, the removed bitmap, and, up to budget, room to cache
  * small masks. */
-size_t cnms_cuda_engine_smem_bytes (int cap, size_t budget);
+size_t cnms_cuda_engine_smem_bytes (int cap, bool plain, size_t budget);
 /* The least the engine needs for cap candidates (its removed bitmap). */
 size_t cnms_cuda_engine_smem_min (int cap);
 /* Blocks of the engine that fit on one multiprocessor at smem_bytes. */
@@ -227,8 +227,9 @@ cudaError_t cnms_cuda_engine_max_blocks (size_t smem_bytes, int *per_sm);
  * device's opt-in maximum; set once per device, see cuda_context.cu). */
 cudaError_t cnms_cuda_engine_allow_smem (size_t max_dynamic);
 
-/* Shared memory the engine keeps for its static arrays (3 KiB today). */
-#define CNMS_ENGINE_STATIC_SMEM 4096
+/* Shared memory the engine keeps for its static arrays (9 KiB today: the
+ * uncached resolve's list stage is 6 KiB). */
+#define CNMS_ENGINE_STATIC_SMEM 12288
 
 /* Kernel image check: cudaSuccess when this build carries code that runs
  * on the current device. */

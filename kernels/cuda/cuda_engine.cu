@@ -21,7 +21,10 @@
 
 namespace cg = cooperative_groups;
 
-__global__ void __launch_bounds__ (CNMS_ENGINE_THREADS)
+/* 4 blocks a multiprocessor at most 64 registers a thread: the plain NMS
+ * bitmask of large N wants the blocks, and without a minimum ptxas spilled
+ * on sm_80 */
+__global__ void __launch_bounds__ (CNMS_ENGINE_THREADS, 4)
 engine_kernel (cnms_engine_args g)
 {
   extern __shared__ uint64_t s_dyn[];
@@ -78,13 +81,15 @@ cnms_cuda_engine_max_blocks (size_t smem_bytes, int *per_sm)
 }
 
 size_t
-cnms_cuda_engine_smem_bytes (int cap, size_t budget)
+cnms_cuda_engine_smem_bytes (int cap, bool plain, size_t budget)
 {
   /* the rank sort's stage, the removed bitmap of cap boxes, and room for
-   * the cached resolve of up to 1024 of them */
+   * the cached resolve of up to 1024 of them; none above 1024 for plain
+   * NMS, where every box is a candidate (and the smaller launch fits more
+   * blocks on a multiprocessor for the bitmask) */
   const long long bitmap = cnms_ceil_div (cap, CNMS_TILE);
-  const long long cached = cnms_resolve_cached_words (cap < 1024 ? cap :
-      1024);
+  const long long cached = plain && cap > 1024 ? 0 :
+      cnms_resolve_cached_words (cap < 1024 ? cap : 1024);
   long long words = CNMS_SORT_SMEM_WORDS;
   size_t bytes;
 

@@ -160,62 +160,41 @@ cnms_resolve_cached (const cnms_engine_args &g, int n, uint64_t *s)
     ((int32_t *) g.out)[CNMS_OUT_KEPT] = kept;
 }
 
-/* ORs the kept rows of tile blk into the later words of s_removed from
- * their lists of nonzero words; the rows whose list overflowed (or all,
- * when dense) go to s_dense and are read whole. */
-__device__ __forceinline__ void
-cnms_or_listed_rows (const cnms_engine_args &g, const cnms_mask_src &m,
-    int base, int blk, const int *s_kept, const int *s_cnt, int n_kept,
-    int *s_dense, int *s_n_dense, bool dense, uint64_t *s_removed)
-{
-  const int tid = threadIdx.x;
-
-  if (tid == 0)
-    *s_n_dense = 0;
-  __syncthreads ();
-  for (int p = tid; p < n_kept * CNMS_ROW_LIST; p += blockDim.x) {
-    const int kk = p / CNMS_ROW_LIST, e = p % CNMS_ROW_LIST;
-    const int row = base + s_kept[kk];
-    const int cnt = s_cnt[kk];
-    if (dense || cnt > CNMS_ROW_LIST) {
-      if (e == 0)
-        s_dense[atomicAdd (s_n_dense, 1)] = s_kept[kk];
-    } else if (e < cnt) {
-      const size_t at = (size_t) row * CNMS_ROW_LIST + e;
-      atomicOr ((unsigned long long *) &s_removed[g.list_w[at]],
-          (unsigned long long) g.list_b[at]);
-    }
-  }
-  __syncthreads ();
-  /* uniform: the count is final since the barrier; the order of s_dense
-   * does not matter to an OR */
-  cnms_or_kept_rows (m, base, blk, s_dense, *s_n_dense, s_removed);
-}
-
 /* Uncached resolve (see the file comment); s: nb words of shared memory
- * for the removed bitmap. dense: read every kept row whole. */
+ * for the removed bitmap. dense: read every kept row whole. Thread t < 64
+ * holds, a tile ahead, box (tile base + t)'s diagonal word, sort value and
+ * list length; the block loads the tile's lists of nonzero later words
+ * into shared memory a tile ahead too (issued before the tile's resolve,
+ * stored after it), so that a kept box ORs its list into the bitmap with
+ * no global load on the chain; a row whose list overflowed is read
+ * whole. */
 __device__ __forceinline__ void
 cnms_resolve_global (const cnms_engine_args &g, int n, uint64_t *s,
     bool dense)
 {
   __shared__ uint64_t s_diag[CNMS_TILE];
-  __shared__ int s_kept[CNMS_TILE];
-  __shared__ int s_cnt[CNMS_TILE];
   __shared__ int s_dense[CNMS_TILE];
   __shared__ int s_n_dense;
+  __shared__ uint64_t s_lb[CNMS_TILE * CNMS_ROW_LIST];
+  __shared__ int32_t s_lw[CNMS_TILE * CNMS_ROW_LIST];
   const int nb = cnms_ceil_div (n, CNMS_TILE);
   const int max_keep = g.a.max_keep;
   const int tid = threadIdx.x;
+  const bool lead = tid < CNMS_TILE && tid < n;
+  const int entries = CNMS_TILE * CNMS_ROW_LIST;
   char *body = g.out + CNMS_HEADER_BYTES;
   uint64_t *const s_removed = s;
   const cnms_mask_src m = { g.mask, nb };
-  /* diagonal word, sort value and list length of box (tile base + tid),
-   * a tile ahead */
-  uint64_t diag = tid < CNMS_TILE && tid < n ? g.mask[(size_t) tid * nb] : 0;
-  uint32_t src = tid < CNMS_TILE && tid < n ? g.order[tid] : 0;
-  int cnt = tid < CNMS_TILE && tid < n ? g.row_cnt[tid] : 0;
+  uint64_t diag = lead ? g.mask[(size_t) tid * nb] : 0;
+  uint32_t src = lead ? g.order[tid] : 0;
+  int cnt = lead ? g.row_cnt[tid] : 0;
   int kept = 0;
 
+  /* tile 0's lists (entries past a row's count are never read) */
+  for (int p = tid; p < entries && p < n * CNMS_ROW_LIST; p += blockDim.x) {
+    s_lb[p] = g.list_b[p];
+    s_lw[p] = g.list_w[p];
+  }
   for (int w = tid; w < nb; w += blockDim.x)
     s_removed[w] = 0;
 
@@ -224,7 +203,12 @@ cnms_resolve_global (const cnms_engine_args &g, int n, uint64_t *s,
     const int size = min (CNMS_TILE, n - base);
     const uint64_t valid = size == CNMS_TILE ? ~0ull : (1ull << size) - 1;
     const int next_row = base + CNMS_TILE + tid;
-    uint64_t next = 0;
+    /* the next tile's list entries of this thread: tid + k blockDim */
+    const long long next_first = (long long) (base + CNMS_TILE) *
+        CNMS_ROW_LIST;
+    const long long next_end = (long long) n * CNMS_ROW_LIST;
+    uint64_t next = 0, nlb[CNMS_TILE * CNMS_ROW_LIST / CNMS_ENGINE_THREADS];
+    int32_t nlw[CNMS_TILE * CNMS_ROW_LIST / CNMS_ENGINE_THREADS];
     uint32_t next_src = 0;
     int next_cnt = 0;
     cnms_det rec;
@@ -241,6 +225,15 @@ cnms_resolve_global (const cnms_engine_args &g, int n, uint64_t *s,
         next_cnt = g.row_cnt[next_row];
       }
     }
+#pragma unroll
+    for (int k = 0; k < entries / CNMS_ENGINE_THREADS; k++) {
+      const long long at = next_first + tid + k * CNMS_ENGINE_THREADS;
+      const bool ok = blk + 1 < nb && at < next_end;
+      nlb[k] = ok ? g.list_b[at] : 0;
+      nlw[k] = ok ? g.list_w[at] : 0;
+    }
+    if (tid == 0)
+      s_n_dense = 0;
     __syncthreads ();
 
     /* uniform: s_removed[blk] is final since the last barrier */
@@ -248,29 +241,38 @@ cnms_resolve_global (const cnms_engine_args &g, int n, uint64_t *s,
     if (avail != 0) {
       const uint64_t kept_bits = cnms_resolve_tile < 16 > (s_diag, 1, avail,
           kept, max_keep);
-      const int n_kept = __popcll (kept_bits);
       const bool mine = tid < CNMS_TILE && ((kept_bits >> tid) & 1);
-      const int rank = mine ? kept + __popcll (kept_bits
-          & ((1ull << (tid & (CNMS_TILE - 1))) - 1)) : 0;
 
       if (mine) {
-        s_kept[rank - kept] = tid;
-        s_cnt[rank - kept] = cnt;
-      }
-      kept += n_kept;
-      __syncthreads ();
-
-      if (mine) {
+        const int rank = kept + __popcll (kept_bits & ((1ull << tid) - 1));
         if (g.src.recs != NULL)
           ((cnms_det *) body)[rank] = rec;
         else
           ((int64_t *) body)[rank] = (int64_t) src;
+        if (dense || cnt > CNMS_ROW_LIST) {
+          s_dense[atomicAdd (&s_n_dense, 1)] = tid;
+        } else {
+          /* OR is order-free: the bitmap is deterministic */
+          for (int e = 0; e < cnt; e++)
+            atomicOr ((unsigned long long *)
+                &s_removed[s_lw[tid * CNMS_ROW_LIST + e]],
+                (unsigned long long) s_lb[tid * CNMS_ROW_LIST + e]);
+        }
       }
-      cnms_or_listed_rows (g, m, base, blk, s_kept, s_cnt, n_kept, s_dense,
-          &s_n_dense, dense, s_removed);
+      kept += __popcll (kept_bits);
+      __syncthreads ();
+      /* uniform: the count is final since the barrier; the order of
+       * s_dense does not matter to an OR */
+      cnms_or_kept_rows (m, base, blk, s_dense, s_n_dense, s_removed);
     }
-    /* s_removed, s_diag, s_kept and s_cnt are reused by the next tile */
+    /* s_removed, s_diag, s_dense and the lists are reused by the next
+     * tile */
     __syncthreads ();
+#pragma unroll
+    for (int k = 0; k < entries / CNMS_ENGINE_THREADS; k++) {
+      s_lb[tid + k * CNMS_ENGINE_THREADS] = nlb[k];
+      s_lw[tid + k * CNMS_ENGINE_THREADS] = nlw[k];
+    }
     diag = next;
     src = next_src;
     cnt = next_cnt;
