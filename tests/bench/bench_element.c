@@ -2,6 +2,12 @@
  *
  * usage: bench-element DATA_DIR OUT_JSON [--frames N] [--warmup N]
  *          [--instances 1,8] [--devices cuda-device,cuda,cpu,auto]
+ *          [--rounds R]
+ *
+ * --rounds: every (device, instances) case runs R times, the cases taking
+ * turns round by round (so that a change in the host's load falls on all
+ * of them alike); the JSON gives the median round's figures, with the
+ * lowest and highest total of the rounds.
  *
  * Each instance is one pipeline in this process:
  *   appsrc ! cudanms device=D ! fakesink sync=false
@@ -140,35 +146,76 @@ make_proto (const cnms_npy *t)
   return buf;
 }
 
-static void
-record (bench_json *j, const char *device, int k, int frames, double total,
-    double *per, const char *error, guint rois)
+/* One round of one case. */
+typedef struct
 {
-  double med, min;
+  double total;                 /* frames/s of all instances together */
+  double med, min;              /* frames/s per instance */
+  guint rois;
+  const char *error;
+} result;
 
+/* One case's JSON record: round r of rounds, whose totals went from
+ * lowest to highest. */
+static void
+record_one (bench_json *j, const char *device, int k, int frames,
+    const result *r, int rounds, double lowest, double highest)
+{
   bench_json_begin (j);
   bench_json_str (j, "bench", "element");
   bench_json_str (j, "device", device);
   bench_json_num (j, "instances", k);
   bench_json_num (j, "frames", frames);
-  if (error != NULL) {
-    bench_json_str (j, "error", error);
-    printf ("element device=%-4s instances=%d: %s\n", device, k, error);
+  if (r->error != NULL) {
+    bench_json_str (j, "error", r->error);
+    printf ("element device=%-4s instances=%d: %s\n", device, k, r->error);
   } else {
-    bench_stats (per, k, &med, &min);
-    bench_json_num (j, "fps_total", total);
-    bench_json_num (j, "fps_instance_med", med);
-    bench_json_num (j, "fps_instance_min", min);
-    bench_json_num (j, "rois_per_frame", rois);
-    printf ("element device=%-4s instances=%d: %9.0f frames/s total, "
-        "%9.0f per instance (median), %u ROIs per frame\n", device, k,
-        total, med, rois);
+    bench_json_num (j, "rounds", rounds);
+    bench_json_num (j, "fps_total", r->total);
+    bench_json_num (j, "fps_total_lowest", lowest);
+    bench_json_num (j, "fps_total_highest", highest);
+    bench_json_num (j, "fps_instance_med", r->med);
+    bench_json_num (j, "fps_instance_min", r->min);
+    bench_json_num (j, "rois_per_frame", r->rois);
+    printf ("element device=%-4s instances=%d: %9.0f frames/s total "
+        "(median of %d rounds: %.0f .. %.0f), %9.0f per instance (median), "
+        "%u ROIs per frame\n", device, k, r->total, rounds, lowest, highest,
+        r->med, r->rois);
   }
   bench_json_end (j);
 }
 
+static int
+cmp_total (const void *a, const void *b)
+{
+  const double x = ((const result *) a)->total;
+  const double y = ((const result *) b)->total;
+
+  return x < y ? -1 : x > y;
+}
+
+/* Records the median round of rounds (sorted in place by total). */
 static void
-run (bench_json *j, GstBuffer *proto, const char *dir, const char *device,
+record (bench_json *j, const char *device, int k, int frames, result *r,
+    int rounds)
+{
+  const result *m;
+  int i;
+
+  for (i = 0; i < rounds; i++)
+    if (r[i].error != NULL) {
+      record_one (j, device, k, frames, &r[i], 1, 0, 0);
+      return;
+    }
+  qsort (r, (size_t) rounds, sizeof *r, cmp_total);
+  m = &r[rounds / 2];
+  record_one (j, device, k, frames, m, rounds, r[0].total,
+      r[rounds - 1].total);
+}
+
+/* One round of a case into *res. */
+static void
+run (result *res, GstBuffer *proto, const char *dir, const char *device,
     int k, int warmup, int frames)
 {
   instance *in = g_new0 (instance, k);
@@ -243,8 +290,13 @@ run (bench_json *j, GstBuffer *proto, const char *dir, const char *device,
         last = in[i].t_last;
     }
   }
-  record (j, device, k, frames, (double) k * frames / ((last - first) * 1e-6),
-      per, error, in[0].rois);
+  memset (res, 0, sizeof *res);
+  res->error = error;
+  if (error == NULL) {
+    res->total = (double) k * frames / ((last - first) * 1e-6);
+    bench_stats (per, k, &res->med, &res->min);
+    res->rois = in[0].rois;
+  }
   gst_buffer_unref (bare);
   g_free (per);
   g_free (in);
@@ -255,7 +307,7 @@ usage (void)
 {
   fprintf (stderr, "usage: bench-element DATA_DIR OUT_JSON [--frames N] "
       "[--warmup N] [--instances 1,8] [--devices cuda-device,cuda,cpu,"
-      "auto]\n");
+      "auto] [--rounds R]\n");
   exit (2);
 }
 
@@ -263,7 +315,8 @@ int
 main (int argc, char **argv)
 {
   const char *instances = "1,8", *devices = "cuda,cpu";
-  int frames = 4000, warmup = 100, i, d;
+  int frames = 4000, warmup = 100, rounds = 1, i, d, r, n_dev, n_k;
+  result *res;
   gchar **dev_list, **k_list;
   GstElement *probe;
   GstBuffer *proto;
@@ -284,10 +337,12 @@ main (int argc, char **argv)
       instances = argv[++i];
     else if (strcmp (argv[i], "--devices") == 0)
       devices = argv[++i];
+    else if (strcmp (argv[i], "--rounds") == 0)
+      rounds = atoi (argv[++i]);
     else
       usage ();
   }
-  if (frames < 1 || warmup < 0)
+  if (frames < 1 || warmup < 0 || rounds < 1)
     usage ();
   bench_load_npy (argv[1], "yolov8.npy", CNMS_NPY_F4, &t);
   if (bench_json_open (&j, argv[2]) != 0) {
@@ -306,20 +361,35 @@ main (int argc, char **argv)
 
   dev_list = g_strsplit (devices, ",", -1);
   k_list = g_strsplit (instances, ",", -1);
-  for (d = 0; dev_list[d] != NULL; d++) {
-    for (i = 0; k_list[i] != NULL; i++) {
-      int k = atoi (k_list[i]);
+  n_dev = (int) g_strv_length (dev_list);
+  n_k = (int) g_strv_length (k_list);
+  for (i = 0; i < n_k; i++)
+    if (atoi (k_list[i]) < 1)
+      usage ();
+  /* res[(d * n_k + i) * rounds + r]: the cases take turns in each round */
+  res = g_new0 (result, (gsize) n_dev * n_k * rounds);
+  for (r = 0; r < rounds; r++) {
+    for (d = 0; d < n_dev; d++) {
+      for (i = 0; i < n_k; i++) {
+        result *x = &res[(d * n_k + i) * rounds + r];
 
-      if (k < 1)
-        usage ();
-      if (strncmp (dev_list[d], "cuda", 4) == 0
-          && cnms_cuda_device_count () == 0)
-        record (&j, dev_list[d], k, frames, 0, NULL,
-            "skipped: no CUDA device", 0);
-      else
-        run (&j, proto, argv[1], dev_list[d], k, warmup, frames);
+        if (strncmp (dev_list[d], "cuda", 4) == 0
+            && cnms_cuda_device_count () == 0)
+          x->error = "skipped: no CUDA device";
+        else
+          run (x, proto, argv[1], dev_list[d], atoi (k_list[i]), warmup,
+              frames);
+        if (rounds > 1 && x->error == NULL)
+          printf ("round %d: device=%s instances=%s: %.0f frames/s total\n",
+              r + 1, dev_list[d], k_list[i], x->total);
+      }
     }
   }
+  for (d = 0; d < n_dev; d++)
+    for (i = 0; i < n_k; i++)
+      record (&j, dev_list[d], atoi (k_list[i]), frames,
+          &res[(d * n_k + i) * rounds], rounds);
+  g_free (res);
   g_strfreev (dev_list);
   g_strfreev (k_list);
   gst_buffer_unref (proto);

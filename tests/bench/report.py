@@ -241,8 +241,12 @@ def element_table(recs):
                 rows.append([dev, r["instances"], r["frames"], r["error"],
                              "", "", ""])
                 continue
-            rows.append([dev, r["instances"], r["frames"],
-                         "%.0f" % r["fps_total"],
+            total = "%.0f" % r["fps_total"]
+            if r.get("rounds", 1) > 1:
+                total += " (%d rounds: %.0f .. %.0f)" % (
+                    r["rounds"], r["fps_total_lowest"],
+                    r["fps_total_highest"])
+            rows.append([dev, r["instances"], r["frames"], total,
                          "%.0f" % r["fps_instance_med"],
                          ratio(r["fps_total"], get(one, "fps_total")),
                          r.get("rois_per_frame", "")])
