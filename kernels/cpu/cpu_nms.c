@@ -183,6 +183,21 @@ plan_grid (grid *g, const float *boxes, int n, size_t cell_room)
 #undef WALK_TARGET
 #endif
 
+/* Copies box j of src to slot at of gbox, with its area. */
+static inline void
+gather_box (const cnms_box_src *src, int j, float *gbox, float *garea,
+    int32_t at)
+{
+  const float *r = src->base + src->stride * src->rows[j];
+  float *g = gbox + 4 * (size_t) at;
+
+  g[0] = r[0];
+  g[1] = r[1];
+  g[2] = r[2];
+  g[3] = r[3];
+  garea[at] = cnms_box_area (r[0], r[1], r[2], r[3]);
+}
+
 cnms_status
 cnms_cpu_greedy (cnms_backend_ctx *ctx, cnms_greedy_ws *ws,
     const cnms_box_src *src, const int32_t *classes, int n_classes, int k,
@@ -245,15 +260,8 @@ cnms_cpu_greedy (cnms_backend_ctx *ctx, cnms_greedy_ws *ws,
   gbox = ws->gbox.p;
   garea = ws->garea.p;
   if (!aware) {
-    for (j = 0; j < k; j++) {
-      const float *r = src->base + src->stride * src->rows[j];
-      float *g = gbox + 4 * (size_t) j;
-      g[0] = r[0];
-      g[1] = r[1];
-      g[2] = r[2];
-      g[3] = r[3];
-      garea[j] = cnms_box_area (r[0], r[1], r[2], r[3]);
-    }
+    for (j = 0; j < k; j++)
+      gather_box (src, j, gbox, garea, j);
     return run (&w, gbox, garea, k, max_keep, kept, n_kept);
   }
 
@@ -272,14 +280,9 @@ cnms_cpu_greedy (cnms_backend_ctx *ctx, cnms_greedy_ws *ws,
     start[c + 1] += start[c];
   /* start[c] walks to the end of class c, which is start[c + 1] before */
   for (j = 0; j < k; j++) {
-    const float *r = src->base + src->stride * src->rows[j];
     int32_t at = start[classes[j]]++;
-    float *g = gbox + 4 * (size_t) at;
-    g[0] = r[0];
-    g[1] = r[1];
-    g[2] = r[2];
-    g[3] = r[3];
-    garea[at] = cnms_box_area (r[0], r[1], r[2], r[3]);
+
+    gather_box (src, j, gbox, garea, at);
     pos[at] = j;
   }
   for (c = 0; c < n_classes; c++) {

@@ -14,6 +14,7 @@
 #include "cnms_math.h"
 #include "cpu_priv.h"
 #include "check.h"
+#include "test_rng.h"
 
 #define MAX_N 24000
 
@@ -26,29 +27,19 @@ static float kbox[MAX_N][4], karea[MAX_N];
 static int32_t kcls[MAX_N];
 static int n_cases;
 
-/* xorshift64*: the same numbers on every machine */
-static uint64_t rng_state;
-
-static void
-seed (uint64_t s)
-{
-  rng_state = s * 0x9E3779B97F4A7C15ull + 1;
-}
+static test_rng rng;
 
 static uint32_t
 rnd (void)
 {
-  rng_state ^= rng_state >> 12;
-  rng_state ^= rng_state << 25;
-  rng_state ^= rng_state >> 27;
-  return (uint32_t) ((rng_state * 0x2545F4914F6CDD1Dull) >> 32);
+  return (uint32_t) (test_rng_next (&rng) >> 32);
 }
 
 /* uniform in [lo, hi) */
 static float
 uni (float lo, float hi)
 {
-  return lo + (hi - lo) * (float) ((rnd () >> 8) * (1.0 / 16777216.0));
+  return lo + (hi - lo) * test_rng_unit (&rng);
 }
 
 static int
@@ -162,7 +153,7 @@ test_one_cell (void)
 {
   int i;
 
-  seed (1);
+  test_rng_seed (&rng, 1);
   for (i = 0; i < 3000; i++) {
     float x = uni (100, 102), y = uni (100, 102);
     set_box (i, x, y, x + uni (1, 8), y + uni (1, 8), uni (0, 1),
@@ -184,7 +175,7 @@ test_spanning (void)
 {
   int i, n = 0;
 
-  seed (2);
+  test_rng_seed (&rng, 2);
   for (i = 0; i < 3000; i++) {
     float x = uni (0, 2000), y = uni (0, 2000);
     set_box (n++, x, y, x + uni (4, 40), y + uni (4, 40), uni (0, 1),
@@ -214,7 +205,7 @@ test_borders (void)
 {
   int i, n = 0;
 
-  seed (3);
+  test_rng_seed (&rng, 3);
   for (i = 0; i < 3000; i++) {
     float x = 1024.0f / 64 * (float) (rnd () % 64);
     float y = 1024.0f / 64 * (float) (rnd () % 64);
@@ -258,7 +249,7 @@ test_huge (void)
 {
   int i, n = 0;
 
-  seed (4);
+  test_rng_seed (&rng, 4);
   set_box (n++, -100, -100, 5000, 5000, 1.0f, 0);
   for (i = 0; i < 3000; i++) {
     float x = uni (-300, 5200), y = uni (-300, 5200);
@@ -292,7 +283,7 @@ test_tight (void)
     float t = ts[ti];
     int n = 0, n_kept;
 
-    seed (7 + (uint64_t) ti);
+    test_rng_seed (&rng, 7 + (uint64_t) ti);
     for (i = 0; i < 400; i++) {
       float x = 300.0f * (float) (i % 20) + uni (0, 1);
       float y = 300.0f * (float) (i / 20) + uni (0, 1);
@@ -329,7 +320,7 @@ test_degenerate (void)
 {
   int i, n = 0;
 
-  seed (5);
+  test_rng_seed (&rng, 5);
   for (i = 0; i < 3000; i++) {
     float x = uni (0, 500), y = uni (0, 500), w = uni (1, 50), h = uni (1, 50);
     float s = (float) (rnd () % 8) / 8.0f;
@@ -383,7 +374,7 @@ test_random (void)
     float scale = scales[r % 3], off = (r % 5 == 0) ? -scale / 2 : 0;
     float sz, t;
 
-    seed (1000 + (uint64_t) r);
+    test_rng_seed (&rng, 1000 + (uint64_t) r);
     n = 1 + (int) (rnd () % 4000);
     n_cls = 1 + (int) (rnd () % 100);
     sz = scale * uni (0.002f, 0.3f);
@@ -416,7 +407,7 @@ test_dense_and_warm (void)
   size_t host, host2;
   int i, n = 24000;
 
-  seed (6);
+  test_rng_seed (&rng, 6);
   for (i = 0; i < n; i++) {
     float x = uni (0, 1920), y = uni (0, 1080);
     float w = uni (8, 258), h = uni (8, 258);

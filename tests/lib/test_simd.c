@@ -13,6 +13,7 @@
 #include "cnms_internal.h"
 #include "cpu_priv.h"
 #include "check.h"
+#include "test_rng.h"
 #include "tensors.h"
 
 #define MAX_ELEMS (104 * 2200)
@@ -21,22 +22,20 @@ static cnms_ctx *ctx;
 static float data[MAX_ELEMS];
 static uint16_t halfs[MAX_ELEMS];
 static cnms_det ref[2200];
-static uint64_t rng_state;
+static test_rng rng;
 static int n_cases;
 
 static uint32_t
 rnd (void)
 {
-  rng_state ^= rng_state >> 12;
-  rng_state ^= rng_state << 25;
-  rng_state ^= rng_state >> 27;
-  return (uint32_t) ((rng_state * 0x2545F4914F6CDD1Dull) >> 32);
+  return (uint32_t) (test_rng_next (&rng) >> 32);
 }
 
+/* uniform in [lo, hi) */
 static float
 uni (float lo, float hi)
 {
-  return lo + (hi - lo) * (float) ((rnd () >> 8) * (1.0 / 16777216.0));
+  return lo + (hi - lo) * test_rng_unit (&rng);
 }
 
 /* A class score: mostly small, quantized often (ties), sometimes special. */
@@ -132,7 +131,7 @@ test_layouts (void)
   };
   int ci, ai, l, h, ti;
 
-  rng_state = 11;
+  test_rng_seed (&rng, 11);
   for (ci = 0; ci < (int) (sizeof classes / sizeof classes[0]); ci++) {
     for (ai = 0; ai < (int) (sizeof anchors / sizeof anchors[0]); ai++) {
       for (l = 0; l < 2; l++) {
