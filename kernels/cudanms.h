@@ -155,7 +155,7 @@ void cnms_ctx_memory (const cnms_ctx *ctx, size_t *host_bytes,
 /* Candidates found by the last cnms_detect before the max_candidates cap. */
 int cnms_ctx_last_candidates (const cnms_ctx *ctx);
 /* Benchmarking aid. With timing on, the CUDA backend brackets the stream
- * work of each cnms_detect / cnms_nms call (upload to download) with CUDA
+ * work of each cnms_detect / cnms_nms call (upload to results) with CUDA
  * events; cnms_ctx_last_gpu_us() returns that GPU time in microseconds.
  * Off by default; -1 when off, on the CPU backend, or before a call. */
 void cnms_ctx_set_timing (cnms_ctx *ctx, int on);

@@ -1,14 +1,16 @@
 /* The CUDA backend: per call, at most one upload from pinned staging, the
- * kernels, one download of [header | kept results] into pinned memory
- * and one cudaStreamSynchronize, all on the context's own stream.
+ * kernels and one cudaStreamSynchronize, all on the context's stream. The
+ * engine writes [header | kept results] straight into mapped pinned host
+ * memory (zero-copy), so that no copy follows the kernels.
  *
  *   decode (or the plain NMS filter) -> engine (sort, cap, bitmask,
- *   resolve: one cooperative kernel) -> download
+ *   resolve: one cooperative kernel, its results into host memory)
  *
  * The candidate count stays on the device; the engine sizes its work from
  * it, and zeroes it for the next call once every block has read it (the
- * host zeroes it only in a new buffer or after a failed call). With timing on, CUDA events bracket the stream work from the upload
- * to the download.
+ * host zeroes it only in a new buffer or after a failed call). With
+ * timing on, CUDA events bracket the stream work from the upload to the
+ * engine's end (its results are then in host memory).
  *
  * The candidate buffer holds every anchor, so nothing is lost to the
  * atomic race; the cap to max_candidates is taken after the sort, which
@@ -96,13 +98,11 @@ reserve_stages (cnms_backend_ctx *ctx, cnms_cuda_priv *s, int n, int cap,
   return CNMS_OK;
 }
 
-/* Reserves the output header + body on the device and in pinned memory. */
+/* Reserves the output header + body in mapped pinned memory. */
 static cnms_status
 reserve_out (cnms_backend_ctx *ctx, cnms_cuda_priv *s, size_t bytes)
 {
-  CNMS_TRY (cnms_cuda_reserve_device (ctx, &s->d_out, bytes, "results"));
-  return cnms_cuda_reserve_pinned (ctx, &s->h_out, bytes,
-      "results download");
+  return cnms_cuda_reserve_pinned (ctx, &s->h_out, bytes, "results");
 }
 
 /* Enqueues the engine on the n candidate slots in d_keys/d_vals (count
@@ -130,7 +130,7 @@ enqueue_engine (cnms_backend_ctx *ctx, cnms_cuda_priv *s,
   g.list_b = (uint64_t *) s->d_rows.p;
   g.list_w = (int32_t *) (g.list_b + (size_t) a->cap * CNMS_ROW_LIST);
   g.row_cnt = g.list_w + (size_t) a->cap * CNMS_ROW_LIST;
-  g.out = (char *) s->d_out.p;
+  g.out = (char *) s->h_out.dev;
   CNMS_CUDA_TRY (ctx, cnms_cuda_engine (&g, blocks, smem, s->stream),
       "NMS engine kernel");
   return CNMS_OK;
@@ -190,7 +190,7 @@ enqueue_zero_count (cnms_backend_ctx *ctx, cnms_cuda_priv *s)
   return CNMS_OK;
 }
 
-/* Enqueues decode .. download of one tensor. */
+/* Enqueues decode .. engine of one tensor. */
 static cnms_status
 enqueue_detect (cnms_backend_ctx *ctx, cnms_cuda_priv *s,
     const cnms_tensor *t, const cnms_shape *shape, const cnms_params *p,
@@ -248,8 +248,6 @@ enqueue_detect (cnms_backend_ctx *ctx, cnms_cuda_priv *s,
   src.recs = (const cnms_det *) ((const char *) s->d_cand.p +
       CNMS_HEADER_BYTES);
   CNMS_TRY (enqueue_engine (ctx, s, &src, n, &a, d_hdr, blocks, smem));
-  CNMS_CUDA_TRY (ctx, cudaMemcpyAsync (s->h_out.p, s->d_out.p, *out_bytes,
-          cudaMemcpyDeviceToHost, s->stream), "downloading the results");
   return cnms_cuda_timing_end (ctx);
 }
 
@@ -280,7 +278,7 @@ cuda_detect (cnms_backend_ctx *ctx, const cnms_tensor *t,
   return CNMS_OK;
 }
 
-/* Enqueues upload .. download of a plain NMS call; in_bytes of staging:
+/* Enqueues upload .. engine of a plain NMS call; in_bytes of staging:
  * boxes at 0, scores, then (class-aware only) classes, 16-byte aligned. */
 static cnms_status
 enqueue_nms (cnms_backend_ctx *ctx, cnms_cuda_priv *s, const float *boxes,
@@ -334,8 +332,6 @@ enqueue_nms (cnms_backend_ctx *ctx, cnms_cuda_priv *s, const float *boxes,
   src.classes_in = classes != NULL ?
       (const int32_t *) (d_in + off_classes) : NULL;
   CNMS_TRY (enqueue_engine (ctx, s, &src, n, &a, d_hdr, blocks, smem));
-  CNMS_CUDA_TRY (ctx, cudaMemcpyAsync (s->h_out.p, s->d_out.p, *out_bytes,
-          cudaMemcpyDeviceToHost, s->stream), "downloading the results");
   return cnms_cuda_timing_end (ctx);
 }
 

@@ -37,10 +37,12 @@ cnms_ceil_div (int a, int b)
   return a / b + (a % b != 0);
 }
 
-/* A device or pinned buffer owned by a context; it only ever grows. */
+/* A device or pinned buffer owned by a context; it only ever grows.
+ * Pinned memory is mapped: dev is its address in kernels (zero-copy). */
 typedef struct {
   void *p;
   size_t cap;                   /* bytes */
+  void *dev;                    /* pinned: the device address of p */
 } cnms_cuda_buf;
 
 typedef struct {
@@ -68,10 +70,9 @@ typedef struct {
   cnms_cuda_buf d_cls;          /* int32 x cap, sorted */
   cnms_cuda_buf d_mask;         /* uint64 x cap x ceil(cap / 64) */
   cnms_cuda_buf d_rows;         /* cap x (count, CNMS_ROW_LIST words, bits) */
-  cnms_cuda_buf d_out;          /* [header | records or int64 indices] */
-
   cnms_cuda_buf h_stage;        /* pinned upload staging */
-  cnms_cuda_buf h_out;          /* pinned download */
+  cnms_cuda_buf h_out;          /* [header | records or int64 indices]:
+                                 * pinned, written by the engine itself */
 } cnms_cuda_priv;
 
 /* Makes dev current for the calling thread for one scope and restores
@@ -207,7 +208,8 @@ typedef struct {
   int32_t *row_cnt;             /* cap: nonzero words right of the diagonal */
   int32_t *list_w;              /* cap x CNMS_ROW_LIST: which words, */
   uint64_t *list_b;             /* and their bits */
-  char *out;                    /* [header | kept records or indices] */
+  char *out;                    /* [header | kept records or indices]:
+                                 * mapped pinned host memory */
   long long smem_words;         /* set by cnms_cuda_engine */
 } cnms_engine_args;
 

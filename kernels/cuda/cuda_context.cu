@@ -50,12 +50,18 @@ reserve (cnms_backend_ctx *ctx, cnms_cuda_buf *b, size_t bytes, bool pinned,
     e = pinned ? cudaFreeHost (b->p) : cudaFree (b->p);
     *held -= b->cap;
     b->p = NULL;
+    b->dev = NULL;
     b->cap = 0;
     if (e != cudaSuccess)
       return cnms_cuda_error (ctx, e, what);
   }
-  e = pinned ? cudaHostAlloc (&p, bytes, cudaHostAllocDefault)
+  e = pinned ? cudaHostAlloc (&p, bytes, cudaHostAllocMapped)
       : cudaMalloc (&p, bytes);
+  if (e == cudaSuccess && pinned) {
+    e = cudaHostGetDevicePointer (&b->dev, p, 0);
+    if (e != cudaSuccess)
+      (void) cudaFreeHost (p);
+  }
   if (e != cudaSuccess) {
     (void) cudaGetLastError ();
     return cnms_fail (ctx, status_of (e),
@@ -97,6 +103,7 @@ release (cnms_backend_ctx *ctx, cnms_cuda_buf *b, bool pinned)
     ctx->device_bytes -= b->cap;
   }
   b->p = NULL;
+  b->dev = NULL;
   b->cap = 0;
 }
 
@@ -104,7 +111,7 @@ static void
 release_all (cnms_backend_ctx *ctx, cnms_cuda_priv *s)
 {
   cnms_cuda_buf *dev[] = { &s->d_in, &s->d_cand, &s->d_keys, &s->d_vals,
-    &s->d_order, &s->d_boxes, &s->d_cls, &s->d_mask, &s->d_rows, &s->d_out
+    &s->d_order, &s->d_boxes, &s->d_cls, &s->d_mask, &s->d_rows
   };
   size_t i;
 
@@ -256,7 +263,7 @@ cnms_cuda_create (cnms_backend_ctx *ctx, int device_id)
   cnms_cuda_priv *s;
   int n = cnms_cuda_backend_device_count ();
   int dev = device_id;
-  int optin = 0, sms = 0, coop = 0;
+  int optin = 0, sms = 0, coop = 0, mapped = 0;
   cudaError_t e;
 
   if (n <= 0)
@@ -293,6 +300,14 @@ cnms_cuda_create (cnms_backend_ctx *ctx, int device_id)
     free (s);
     return cnms_fail (ctx, CNMS_ERR_NO_DEVICE,
         "CUDA: device %d does not support cooperative launches", dev);
+  }
+  /* the engine writes its results straight into pinned host memory */
+  if (e == cudaSuccess)
+    e = cudaDeviceGetAttribute (&mapped, cudaDevAttrCanMapHostMemory, dev);
+  if (e == cudaSuccess && !mapped) {
+    free (s);
+    return cnms_fail (ctx, CNMS_ERR_NO_DEVICE,
+        "CUDA: device %d cannot map host memory", dev);
   }
   if (e == cudaSuccess)
     e = device_setup (dev, s->smem_budget);

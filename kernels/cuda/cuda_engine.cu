@@ -5,7 +5,7 @@
  *   -> greedy resolve in block 0 -> the kept records or indices, and the
  *   output header
  *
- * The host never learns the count before the download: each phase reads
+ * The host never learns the count before the results: each phase reads
  * it on the device and sizes its own work (a rank sort over the count; a
  * mask of ceil(n / 64) words a row; the resolve from shared memory when
  * the mask fits there, else from its rows' lists of nonzero words). end2end

@@ -10,7 +10,11 @@
  * any correct sort gives the one order. Every block ranks candidates
  * against all m keys, staged through shared memory: m^2 comparisons, as
  * the bitmask that follows is m^2 / 2 overlap tests, spread over the
- * whole grid, and following the device-side count. */
+ * whole grid, and following the device-side count. When the m keys fit
+ * one stage (a frame's few hundred candidates), every block takes its
+ * share of them, and a group of up to 32 lanes ranks each one (a block of
+ * 256 consecutive candidates to a thread each would leave most of the
+ * grid idle); above that, a thread ranks a candidate, stage by stage. */
 #ifndef CNMS_CUDA_SORT_CUH
 #define CNMS_CUDA_SORT_CUH
 
@@ -52,12 +56,59 @@ cnms_count_below (const uint64_t *s, int len, uint64_t k)
   return c0 + c1 + c2 + c3;
 }
 
+/* At most CNMS_RANK_CHUNK candidates (see the file comment): block b
+ * ranks candidates b per .. b per + per - 1 (per = ceil(m / blocks)),
+ * lanes groups of the largest power of two T <= min(32, threads / per)
+ * each taking one, T lanes counting every T-th staged key and summing by
+ * shuffles within the group. Every lane of a warp runs the same rounds
+ * (the shuffles take the full warp); a lane past the block's share only
+ * counts. */
+__device__ __forceinline__ void
+cnms_sort_rank_small (const cnms_engine_args &g, int m, int n, uint64_t *s)
+{
+  const int tid = threadIdx.x;
+  const int per = cnms_ceil_div (m, gridDim.x);
+  const int first = blockIdx.x * per;
+  const int last = min (m, first + per);
+  int t = 32;
+
+  /* uniform per block: the stage has a barrier */
+  if (first >= m)
+    return;
+  while (t > 1 && t * per > (int) blockDim.x)
+    t >>= 1;
+  for (int e = tid; e < m; e += blockDim.x)
+    s[e] = g.keys[e];
+  __syncthreads ();
+
+  const int groups = blockDim.x / t;
+  const int lane = tid & (t - 1);
+  for (int base = first; base < last; base += groups) {
+    const int i = base + tid / t;
+    const bool mine = i < last;
+    const uint64_t k = mine ? s[i] : 0;
+    int rank = 0;
+
+    for (int j = lane; j < m; j += t)
+      rank += s[j] < k;
+    for (int off = t >> 1; off > 0; off >>= 1)
+      rank += __shfl_xor_sync (CNMS_FULL_WARP, rank, off);
+    if (mine && lane == 0)
+      cnms_sorted_put (g, rank, g.vals[i], n);
+  }
+}
+
 /* All m candidates, every block (s: CNMS_RANK_CHUNK words). */
 __device__ __forceinline__ void
 cnms_sort_rank (const cnms_engine_args &g, int m, int n, uint64_t *s)
 {
   const int tid = threadIdx.x;
   const int step = gridDim.x * blockDim.x;
+
+  if (m <= CNMS_RANK_CHUNK) {
+    cnms_sort_rank_small (g, m, n, s);
+    return;
+  }
 
   /* uniform per block: whole blocks go round together (barriers) */
   for (int base = blockIdx.x * blockDim.x; base < m; base += step) {

@@ -215,3 +215,19 @@ bench_ctx_new (cnms_backend b)
   cnms_ctx_set_timing (ctx, 1);
   return ctx;
 }
+
+cnms_tensor
+bench_host_tensor (const cnms_npy *a)
+{
+  cnms_tensor t;
+  int d;
+
+  memset (&t, 0, sizeof (t));
+  t.data = a->data;
+  t.size = a->size;
+  t.dtype = CNMS_DTYPE_FLOAT32;
+  t.n_dims = a->n_dims;
+  for (d = 0; d < a->n_dims; d++)
+    t.dims[d] = a->dims[d];
+  return t;
+}

@@ -71,5 +71,7 @@ int bench_parse_opts (int argc, char **argv, bench_opts *o);
 
 /* Creates a context with timing on; exits on failure. */
 cnms_ctx *bench_ctx_new (cnms_backend b);
+/* The float32 npy array a as a host tensor (no copy). */
+cnms_tensor bench_host_tensor (const cnms_npy *a);
 
 #endif /* CNMS_BENCH_COMMON_H */

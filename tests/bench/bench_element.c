@@ -4,6 +4,17 @@
  *          [--instances 1,8] [--devices cuda-device,cuda,cpu,auto]
  *          [--rounds R]
  *
+ * The K pipelines of a case share one GstCudaContext, made here and set on
+ * each pipeline (gst_element_set_context), as an application that runs
+ * several pipelines on one GPU should: a device name ending in ":own"
+ * (e.g. cuda-device:own) leaves each pipeline to make its own context
+ * instead, K CUDA contexts that the GPU time-slices.
+ *
+ * It also times the output stage alone: the ROI metas of one frame's
+ * kept boxes (the CPU backend's, on yolov8.npy), attached to a buffer as
+ * the element does (gst_cudanms_attach_detections) and freed with it
+ * ("meta" record).
+ *
  * --rounds: every (device, instances) case runs R times, the cases taking
  * turns round by round (so that a change in the host's load falls on all
  * of them alike); the JSON gives the median round's figures, with the
@@ -30,8 +41,14 @@
 #include <string.h>
 
 #include <gst/gst.h>
+#ifdef HAVE_GST_CUDA
+#include <gst/cuda/gstcudacontext.h>
+#include <gst/cuda/gstcudaloader.h>
+#include <gst/cuda/gstcudautils.h>
+#endif
 
 #include "bench_common.h"
+#include "gstcudanmsoutput.h"
 
 #define FRAME_SIZE 640
 
@@ -213,11 +230,37 @@ record (bench_json *j, const char *device, int k, int frames, result *r,
       r[rounds - 1].total);
 }
 
-/* One round of a case into *res. */
+/* The one CUDA context that the pipelines of a case share (made on first
+ * use; NULL without gst-cuda or a device). */
+static GstContext *
+shared_cuda_context (void)
+{
+#ifdef HAVE_GST_CUDA
+  static GstContext *context;
+
+  if (context == NULL && gst_cuda_load_library ()) {
+    GstCudaContext *cuda = gst_cuda_context_new (0);
+
+    if (cuda != NULL) {
+      context = gst_context_new_cuda_context (cuda);
+      gst_object_unref (cuda);
+    }
+  }
+  return context;
+#else
+  return NULL;
+#endif
+}
+
+/* One round of a case into *res; device: cuda-device, cuda, cpu or auto,
+ * with ":own" for a CUDA context per pipeline. */
 static void
-run (result *res, GstBuffer *proto, const char *dir, const char *device,
+run (result *res, GstBuffer *proto, const char *dir, const char *name,
     int k, int warmup, int frames)
 {
+  const gboolean own = g_str_has_suffix (name, ":own");
+  gchar *device = g_strndup (name, strlen (name) - (own ? 4 : 0));
+  GstContext *shared = own ? NULL : shared_cuda_context ();
   instance *in = g_new0 (instance, k);
   double *per = g_new0 (double, k), first = 0, last = 0;
   /* the frames of cuda-device runs: tensorinject attaches their tensor */
@@ -260,6 +303,8 @@ run (result *res, GstBuffer *proto, const char *dir, const char *device,
         NULL);
     gst_object_unref (pad);
     gst_object_unref (sink);
+    if (shared != NULL)
+      gst_element_set_context (in[i].pipeline, shared);
     if (gst_element_set_state (in[i].pipeline, GST_STATE_PLAYING) ==
         GST_STATE_CHANGE_FAILURE)
       error = "pipeline refused to start";
@@ -300,6 +345,50 @@ run (result *res, GstBuffer *proto, const char *dir, const char *device,
   gst_buffer_unref (bare);
   g_free (per);
   g_free (in);
+  g_free (device);
+}
+
+/* The "meta" record: microseconds per frame to attach the ROI metas of
+ * the kept boxes of yolov8.npy (CPU backend) to a buffer and free them. */
+static void
+bench_meta (bench_json *j, const cnms_npy *npy)
+{
+  const int iters = 3000;
+  cnms_tensor t = bench_host_tensor (npy);
+  const cnms_det *dets = NULL;
+  GstCudanmsLabels labels;
+  cnms_ctx *ctx = bench_ctx_new (CNMS_BACKEND_CPU);
+  cnms_params p;
+  double *us = g_new (double, iters), med, min;
+  int n = 0, i;
+
+  cnms_params_init (&p);
+  if (cnms_detect (ctx, &t, CNMS_LAYOUT_AUTO, &p, &dets, &n) != CNMS_OK) {
+    fprintf (stderr, "bench-element: %s\n", cnms_ctx_error (ctx));
+    exit (1);
+  }
+  gst_cudanms_labels_init (&labels);
+  for (i = 0; i < iters; i++) {
+    GstBuffer *buf = gst_buffer_new ();
+    double t0 = bench_now_us ();
+
+    gst_cudanms_attach_detections (buf, &labels, dets, n, FRAME_SIZE,
+        FRAME_SIZE, GST_CUDANMS_ATTACH_META_ROI);
+    gst_buffer_unref (buf);
+    us[i] = bench_now_us () - t0;
+  }
+  bench_stats (us, iters, &med, &min);
+  bench_json_begin (j);
+  bench_json_str (j, "bench", "meta");
+  bench_json_num (j, "boxes", n);
+  bench_json_num (j, "med_us", med);
+  bench_json_num (j, "min_us", min);
+  bench_json_end (j);
+  printf ("meta: %d ROI metas attached and freed: %.1f us per frame "
+      "(min %.1f)\n", n, med, min);
+  gst_cudanms_labels_clear (&labels);
+  cnms_ctx_free (ctx);
+  g_free (us);
 }
 
 static void
@@ -358,6 +447,7 @@ main (int argc, char **argv)
   }
   gst_object_unref (probe);
   proto = make_proto (&t);
+  bench_meta (&j, &t);
 
   dev_list = g_strsplit (devices, ",", -1);
   k_list = g_strsplit (instances, ",", -1);

@@ -130,22 +130,6 @@ run_frame (cnms_ctx *ctx, const cnms_tensor *t, const char *layout,
   printf ("\n");
 }
 
-static cnms_tensor
-host_tensor (const cnms_npy *a)
-{
-  cnms_tensor t;
-  int d;
-
-  memset (&t, 0, sizeof (t));
-  t.data = a->data;
-  t.size = a->size;
-  t.dtype = CNMS_DTYPE_FLOAT32;
-  t.n_dims = a->n_dims;
-  for (d = 0; d < a->n_dims; d++)
-    t.dims[d] = a->dims[d];
-  return t;
-}
-
 static void
 save_dets (const bench_opts *o, const char *backend, const char *layout,
     const det_list *d)
@@ -302,7 +286,7 @@ bench_layout (cnms_ctx *ctx[2], const char *dir, const char *layout,
 
   snprintf (name, sizeof (name), "%s.npy", layout);
   bench_load_npy (dir, name, CNMS_NPY_F4, &a);
-  t = host_tensor (&a);
+  t = bench_host_tensor (&a);
 
   if (ctx[CNMS_BACKEND_CPU] != NULL) {
     run_frame (ctx[CNMS_BACKEND_CPU], &t, layout, "host", o, j, wall, gpu,
@@ -399,7 +383,7 @@ bench_memory (cnms_backend b, const char *dir, bench_json *j)
 
   cnms_params_init (&p);
   bench_load_npy (dir, "yolov8.npy", CNMS_NPY_F4, &a);
-  t = host_tensor (&a);
+  t = bench_host_tensor (&a);
   ctx = bench_ctx_new (b);
   check (cnms_detect (ctx, &t, CNMS_LAYOUT_AUTO, &p, &dets, &n), ctx,
       "yolov8");
