@@ -76,6 +76,7 @@ GST_DEBUG_CATEGORY (gst_cudanms_debug);
 #define DEFAULT_PROP_CUDA_DEVICE_ID -1
 #define DEFAULT_PROP_BACKEND NULL
 #define DEFAULT_PROP_ATTACH_META GST_CUDANMS_ATTACH_META_DEFAULT
+#define DEFAULT_PROP_ROI_PARAMS TRUE
 
 enum
 {
@@ -94,6 +95,7 @@ enum
   PROP_CUDA_DEVICE_ID,
   PROP_BACKEND,
   PROP_ATTACH_META,
+  PROP_ROI_PARAMS,
   PROP_STATS
 };
 
@@ -118,6 +120,7 @@ struct _GstCudanms
   gint cuda_device_id;
   const gchar *backend_name;    /* read-only: the last buffer's backend */
   GstCudanmsAttachMeta attach_meta;
+  gboolean roi_params;
 
   /* streaming state, made in start/set_caps */
   GstCudanmsBackend be;
@@ -178,6 +181,7 @@ gst_cudanms_init (GstCudanms * self)
   self->cuda_device_id = DEFAULT_PROP_CUDA_DEVICE_ID;
   self->backend_name = DEFAULT_PROP_BACKEND;
   self->attach_meta = DEFAULT_PROP_ATTACH_META;
+  self->roi_params = DEFAULT_PROP_ROI_PARAMS;
   gst_cudanms_stats_init (&self->stats);
 
   /* Metadata only: in place, never passthrough, so transform_ip always runs
@@ -252,6 +256,9 @@ gst_cudanms_set_property (GObject * object, guint prop_id,
     case PROP_ATTACH_META:
       self->attach_meta = g_value_get_enum (value);
       break;
+    case PROP_ROI_PARAMS:
+      self->roi_params = g_value_get_boolean (value);
+      break;
     default:
       G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
       break;
@@ -312,6 +319,9 @@ gst_cudanms_get_property (GObject * object, guint prop_id, GValue * value,
       break;
     case PROP_ATTACH_META:
       g_value_set_enum (value, self->attach_meta);
+      break;
+    case PROP_ROI_PARAMS:
+      g_value_set_boolean (value, self->roi_params);
       break;
     case PROP_STATS:
       g_value_take_boxed (value, gst_cudanms_stats_to_structure (&self->stats));
@@ -476,6 +486,7 @@ gst_cudanms_transform_ip (GstBaseTransform * trans, GstBuffer * buffer)
   const cnms_det *dets = NULL;
   cnms_params p;
   GstCudanmsAttachMeta attach_meta;
+  gboolean roi_params;
   cnms_ctx *ctx = NULL;
   cnms_status st;
   gint n_dets = 0;
@@ -495,6 +506,7 @@ gst_cudanms_transform_ip (GstBaseTransform * trans, GstBuffer * buffer)
   p.model_height = self->model_height;
   p.letterbox = self->letterbox;
   attach_meta = self->attach_meta;
+  roi_params = self->roi_params;
   GST_OBJECT_UNLOCK (self);
   p.frame_width = self->frame_width;
   p.frame_height = self->frame_height;
@@ -530,7 +542,7 @@ gst_cudanms_transform_ip (GstBaseTransform * trans, GstBuffer * buffer)
       cnms_ctx_backend (ctx) == CNMS_BACKEND_CUDA ? "cuda" : "cpu",
       cnms_ctx_last_candidates (ctx), n_dets);
   if (!gst_cudanms_attach_detections (buffer, &self->labels, dets, n_dets,
-          self->frame_width, self->frame_height, attach_meta))
+          self->frame_width, self->frame_height, attach_meta, roi_params))
     GST_WARNING_OBJECT (self, "could not attach every analytics mtd");
   gst_cudanms_tensor_view_release (&self->view);
   return GST_FLOW_OK;
@@ -743,6 +755,20 @@ gst_cudanms_class_init (GstCudanmsClass * klass)
           "Metas attached per kept box: roi, analytics (GstAnalyticsODMtd) "
           "or both", GST_TYPE_CUDANMS_ATTACH_META, DEFAULT_PROP_ATTACH_META,
           live));
+
+  /**
+   * GstCudanms:roi-params:
+   *
+   * Whether each GstVideoRegionOfInterestMeta carries its "detection"
+   * param structure (confidence, label_id, label, normalised box). FALSE:
+   * the rectangle, roi_type (the label) and id only, several times cheaper
+   * per box (the structure's GValues cost most of the output stage).
+   */
+  g_object_class_install_property (gobject_class, PROP_ROI_PARAMS,
+      g_param_spec_boolean ("roi-params", "ROI params",
+          "Give each ROI meta its \"detection\" structure (confidence, "
+          "label); false: rectangle, label and id only, cheaper",
+          DEFAULT_PROP_ROI_PARAMS, live));
   gst_cudanms_stats_install_property (gobject_class, PROP_STATS);
 
   gst_element_class_add_static_pad_template (element_class, &sink_template);

@@ -26,7 +26,7 @@ typedef struct
   gint pick_n_dims;
   gint64 pick_dims[CNMS_MAX_DIMS];
   gint pick_runs[2];            /* indexed by cnms_backend */
-  gint64 pick_us[2];
+  gint64 pick_us[2];            /* the fastest timed buffer */
   gint pick_choice;             /* -1 until decided */
 } GstCudanmsBackend;
 

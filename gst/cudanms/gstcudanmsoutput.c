@@ -177,7 +177,8 @@ detection_quarks (void)
 
 void
 gst_cudanms_attach_roi (GstBuffer * buffer, GstCudanmsLabels * labels,
-    const cnms_det * d, guint index, gint frame_width, gint frame_height)
+    const cnms_det * d, guint index, gint frame_width, gint frame_height,
+    gboolean params)
 {
   const GQuark *q = detection_quarks ();
   gdouble fw = frame_width, fh = frame_height;
@@ -188,6 +189,10 @@ gst_cudanms_attach_roi (GstBuffer * buffer, GstCudanmsLabels * labels,
   meta = gst_buffer_add_video_region_of_interest_meta_id (buffer, box.quark,
       box.x, box.y, box.w, box.h);
   meta->id = (gint) index;
+  /* the structure and its GValues cost most of the ROI (and GLib's type
+   * lock, taken by every GValue, is shared by all threads) */
+  if (!params)
+    return;
   gst_video_region_of_interest_meta_add_param (meta,
       gst_structure_new_id (q[Q_DETECTION],
           q[Q_CONFIDENCE], G_TYPE_DOUBLE, (gdouble) d->score,
@@ -269,7 +274,7 @@ attach_od_mtds (GstBuffer * buffer, GstCudanmsLabels * labels,
 gboolean
 gst_cudanms_attach_detections (GstBuffer * buffer, GstCudanmsLabels * labels,
     const cnms_det * dets, gint n, gint frame_width, gint frame_height,
-    GstCudanmsAttachMeta which)
+    GstCudanmsAttachMeta which, gboolean roi_params)
 {
   gint i;
 
@@ -279,7 +284,7 @@ gst_cudanms_attach_detections (GstBuffer * buffer, GstCudanmsLabels * labels,
   if (which & GST_CUDANMS_ATTACH_META_ROI) {
     for (i = 0; i < n; i++)
       gst_cudanms_attach_roi (buffer, labels, &dets[i], (guint) i,
-          frame_width, frame_height);
+          frame_width, frame_height, roi_params);
   }
 #ifdef HAVE_GST_ANALYTICS
   if ((which & GST_CUDANMS_ATTACH_META_ANALYTICS)

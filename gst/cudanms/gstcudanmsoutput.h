@@ -31,9 +31,11 @@ gboolean gst_cudanms_labels_load (GstCudanmsLabels * labels,
 void gst_cudanms_labels_clear (GstCudanmsLabels * labels);
 
 /* Attaches kept box d, the index-th of its frame, as a
- * GstVideoRegionOfInterestMeta with its "detection" param structure. */
+ * GstVideoRegionOfInterestMeta, with its "detection" param structure when
+ * params is TRUE. */
 void gst_cudanms_attach_roi (GstBuffer * buffer, GstCudanmsLabels * labels,
-    const cnms_det * d, guint index, gint frame_width, gint frame_height);
+    const cnms_det * d, guint index, gint frame_width, gint frame_height,
+    gboolean params);
 
 /**
  * GstCudanmsAttachMeta:
@@ -60,12 +62,14 @@ GType gst_cudanms_attach_meta_get_type (void);
 /* FALSE when which needs the analytics library this build lacks. */
 gboolean gst_cudanms_attach_meta_available (GstCudanmsAttachMeta which);
 
-/* Attaches the n kept boxes as which says: ROIs (ids 0..n-1) and/or one
+/* Attaches the n kept boxes as which says: ROIs (ids 0..n-1, each with
+ * its "detection" structure when roi_params is TRUE) and/or one
  * GstAnalyticsODMtd each (label quark, the ROI's x, y, w, h, the score as
  * confidence) in kept order. FALSE if the relation meta refused one. */
 gboolean gst_cudanms_attach_detections (GstBuffer * buffer,
     GstCudanmsLabels * labels, const cnms_det * dets, gint n,
-    gint frame_width, gint frame_height, GstCudanmsAttachMeta which);
+    gint frame_width, gint frame_height, GstCudanmsAttachMeta which,
+    gboolean roi_params);
 
 G_END_DECLS
 #endif /* __GST_CUDANMS_OUTPUT_H__ */

@@ -6,14 +6,15 @@
  *
  * The K pipelines of a case share one GstCudaContext, made here and set on
  * each pipeline (gst_element_set_context), as an application that runs
- * several pipelines on one GPU should: a device name ending in ":own"
- * (e.g. cuda-device:own) leaves each pipeline to make its own context
- * instead, K CUDA contexts that the GPU time-slices.
+ * several pipelines on one GPU should. Suffixes of a device name:
+ *   :own   each pipeline makes its own context instead (K CUDA contexts,
+ *          which the GPU time-slices);
+ *   :bare  cudanms roi-params=false (ROIs without their structure).
  *
  * It also times the output stage alone: the ROI metas of one frame's
  * kept boxes (the CPU backend's, on yolov8.npy), attached to a buffer as
- * the element does (gst_cudanms_attach_detections) and freed with it
- * ("meta" record).
+ * the element does (gst_cudanms_attach_detections) and freed with it,
+ * with and without their "detection" structures ("meta" records).
  *
  * --rounds: every (device, instances) case runs R times, the cases taking
  * turns round by round (so that a change in the host's load falls on all
@@ -252,14 +253,17 @@ shared_cuda_context (void)
 #endif
 }
 
-/* One round of a case into *res; device: cuda-device, cuda, cpu or auto,
- * with ":own" for a CUDA context per pipeline. */
+/* One round of a case into *res; name: cuda-device, cuda, cpu or auto,
+ * then the suffixes :own and :bare (see the top). */
 static void
 run (result *res, GstBuffer *proto, const char *dir, const char *name,
     int k, int warmup, int frames)
 {
-  const gboolean own = g_str_has_suffix (name, ":own");
-  gchar *device = g_strndup (name, strlen (name) - (own ? 4 : 0));
+  gchar **parts = g_strsplit (name, ":", -1);
+  const gchar *device = parts[0];
+  const gboolean own = g_strv_contains ((const gchar * const *) parts, "own");
+  const gboolean no_params = g_strv_contains ((const gchar * const *) parts,
+      "bare");
   GstContext *shared = own ? NULL : shared_cuda_context ();
   instance *in = g_new0 (instance, k);
   double *per = g_new0 (double, k), first = 0, last = 0;
@@ -278,9 +282,9 @@ run (result *res, GstBuffer *proto, const char *dir, const char *name,
         "location=%s/yolov8.npy ! ", dir) : g_strdup ("");
     gchar *desc = g_strdup_printf ("appsrc name=src format=time block=true "
         "max-bytes=0 max-buffers=32 caps=video/x-raw,format=GRAY8,width=%d,"
-        "height=%d,framerate=30/1 ! %scudanms device=%s ! fakesink name=sink "
-        "sync=false async=false", FRAME_SIZE, FRAME_SIZE, inject,
-        on_device ? "auto" : device);
+        "height=%d,framerate=30/1 ! %scudanms device=%s roi-params=%s ! "
+        "fakesink name=sink sync=false async=false", FRAME_SIZE, FRAME_SIZE,
+        inject, on_device ? "auto" : device, no_params ? "false" : "true");
     GError *err = NULL;
     GstElement *sink;
     GstPad *pad;
@@ -345,13 +349,14 @@ run (result *res, GstBuffer *proto, const char *dir, const char *name,
   gst_buffer_unref (bare);
   g_free (per);
   g_free (in);
-  g_free (device);
+  g_strfreev (parts);
 }
 
-/* The "meta" record: microseconds per frame to attach the ROI metas of
- * the kept boxes of yolov8.npy (CPU backend) to a buffer and free them. */
+/* A "meta" record: microseconds per frame to attach the ROI metas of the
+ * kept boxes of yolov8.npy (CPU backend) to a buffer and free them, with
+ * (params) or without their "detection" structures. */
 static void
-bench_meta (bench_json *j, const cnms_npy *npy)
+bench_meta (bench_json *j, const cnms_npy *npy, gboolean params)
 {
   const int iters = 3000;
   cnms_tensor t = bench_host_tensor (npy);
@@ -373,19 +378,20 @@ bench_meta (bench_json *j, const cnms_npy *npy)
     double t0 = bench_now_us ();
 
     gst_cudanms_attach_detections (buf, &labels, dets, n, FRAME_SIZE,
-        FRAME_SIZE, GST_CUDANMS_ATTACH_META_ROI);
+        FRAME_SIZE, GST_CUDANMS_ATTACH_META_ROI, params);
     gst_buffer_unref (buf);
     us[i] = bench_now_us () - t0;
   }
   bench_stats (us, iters, &med, &min);
   bench_json_begin (j);
   bench_json_str (j, "bench", "meta");
+  bench_json_num (j, "roi_params", params);
   bench_json_num (j, "boxes", n);
   bench_json_num (j, "med_us", med);
   bench_json_num (j, "min_us", min);
   bench_json_end (j);
-  printf ("meta: %d ROI metas attached and freed: %.1f us per frame "
-      "(min %.1f)\n", n, med, min);
+  printf ("meta: %d ROI metas (roi-params=%s) attached and freed: %.1f us "
+      "per frame (min %.1f)\n", n, params ? "true" : "false", med, min);
   gst_cudanms_labels_clear (&labels);
   cnms_ctx_free (ctx);
   g_free (us);
@@ -447,7 +453,8 @@ main (int argc, char **argv)
   }
   gst_object_unref (probe);
   proto = make_proto (&t);
-  bench_meta (&j, &t);
+  bench_meta (&j, &t, TRUE);
+  bench_meta (&j, &t, FALSE);
 
   dev_list = g_strsplit (devices, ",", -1);
   k_list = g_strsplit (instances, ",", -1);

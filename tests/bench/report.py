@@ -230,7 +230,11 @@ def frame_table_cpu(recs):
 
 def element_table(recs):
     rows = []
-    for dev in ("cuda-device", "cuda-device:own", "cuda", "cpu", "auto"):
+    devices = []
+    for r in recs:
+        if r.get("bench") == "element" and r["device"] not in devices:
+            devices.append(r["device"])
+    for dev in devices:
         one = find(recs, bench="element", device=dev, instances=1)
         for r in recs:
             if r.get("bench") != "element" or r.get("device") != dev:
@@ -251,13 +255,16 @@ def element_table(recs):
     head = ["device", "instances", "frames each", "frames/s total",
             "frames/s per instance (median)", "total vs 1 instance",
             "ROIs per frame"]
-    meta = find(recs, bench="meta")
     note = ""
-    if meta:
-        note = ("\nThe output stage alone: the %d ROI metas of one frame "
-                "take %s to attach and free (min %s).\n" % (
-                    meta["boxes"], us(meta["med_us"]), us(meta["min_us"])))
-    return table(head, rows) + note
+    for params, what in ((1, "with their \"detection\" structures"),
+                         (0, "without (roi-params=false, :bare)")):
+        meta = find(recs, bench="meta", roi_params=params)
+        if meta:
+            note += ("\nThe output stage alone: the %d ROI metas of one "
+                     "frame %s take %s to attach and free (min %s)." % (
+                         meta["boxes"], what, us(meta["med_us"]),
+                         us(meta["min_us"])))
+    return table(head, rows) + (note + "\n" if note else "")
 
 
 def memory_table(recs):
@@ -340,27 +347,31 @@ def targets(g, c):
         out.append("NOT MEASURED: 8 contexts on 8 threads >= 6x one")
 
     # 4. the element with device tensors, and device=auto on host tensors
-    one = find(g, bench="element", device="cuda-device", instances=1)
-    eight = find(g, bench="element", device="cuda-device", instances=8)
-    if get(one, "fps_total") is None:
-        out.append("NOT MEASURED: element >= 20000 frames/s, device tensors")
-    else:
-        out.append("%s: element >= 20000 frames/s, 1 instance, device "
-                   "tensors: %.0f" % (verdict(one["fps_total"] >= 20000),
-                                      one["fps_total"]))
-        meta = find(g, bench="meta")
+    for dev, what in (("cuda-device", "device tensors"),
+                      ("cuda-device:bare", "device tensors, roi-params="
+                       "false")):
+        one = find(g, bench="element", device=dev, instances=1)
+        eight = find(g, bench="element", device=dev, instances=8)
+        if get(one, "fps_total") is None:
+            out.append("NOT MEASURED: element >= 20000 frames/s, %s" % what)
+            continue
+        out.append("%s: element >= 20000 frames/s, 1 instance, %s: %.0f" % (
+            verdict(one["fps_total"] >= 20000), what, one["fps_total"]))
+        if get(eight, "fps_total") is None:
+            out.append("NOT MEASURED: 8 instances >= 5x one, %s" % what)
+        else:
+            x = eight["fps_total"] / one["fps_total"]
+            out.append("%s: 8 instances >= 5x one, %s, one shared CUDA "
+                       "context: %.0f frames/s, %.2fx" % (
+                           verdict(x >= 5), what, eight["fps_total"], x))
+    for params in (1, 0):
+        meta = find(g, bench="meta", roi_params=params)
         if meta:
-            out.append("INFO: the ROI metas of one frame (%d boxes) take "
-                       "%s to attach and free, alone at most %.0f frames/s"
-                       % (meta["boxes"], us(meta["med_us"]),
-                          1e6 / meta["med_us"]))
-    if get(one, "fps_total") is None or get(eight, "fps_total") is None:
-        out.append("NOT MEASURED: 8 instances >= 5x one, device tensors")
-    else:
-        x = eight["fps_total"] / one["fps_total"]
-        out.append("%s: 8 instances >= 5x one, device tensors, one shared "
-                   "CUDA context: %.0f frames/s, %.2fx" % (
-                       verdict(x >= 5), eight["fps_total"], x))
+            out.append("INFO: the ROI metas of one frame (%d boxes, "
+                       "roi-params=%s) take %s to attach and free: alone at "
+                       "most %.0f frames/s" % (
+                           meta["boxes"], "true" if params else "false",
+                           us(meta["med_us"]), 1e6 / meta["med_us"]))
     for k in (1, 8):
         au = find(g, bench="element", device="auto", instances=k)
         cp = find(g, bench="element", device="cpu", instances=k)

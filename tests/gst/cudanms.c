@@ -629,6 +629,49 @@ GST_START_TEST (test_attach_meta_default)
 
 GST_END_TEST;
 
+/* roi-params=false: the same ROIs (rectangle, label, id), no structure;
+ * live: true again gives the next buffer the full contract. */
+GST_START_TEST (test_roi_params)
+{
+  GstHarness *h = new_harness ("roi-params=false");
+  gboolean params = TRUE;
+  GstBuffer *out;
+  guint i;
+
+  g_object_get (h->element, "roi-params", &params, NULL);
+  fail_unless (!params);
+  out = push_pull (h, hand_frame_yolov8 ());
+  fail_unless_equals_int (count_rois (out), HAND_KEPT);
+  for (i = 0; i < HAND_KEPT; i++) {
+    const ExpectedRoi *e = &hand_expected[i];
+    GstVideoRegionOfInterestMeta *m =
+        gst_buffer_get_video_region_of_interest_meta_id (out, (gint) i);
+    gchar *label = g_strdup_printf ("class-%d", e->label_id);
+
+    fail_unless (m != NULL, "no ROI with id %u", i);
+    fail_unless_equals_string (g_quark_to_string (m->roi_type), label);
+    fail_unless_equals_int (m->x, e->x);
+    fail_unless_equals_int (m->y, e->y);
+    fail_unless_equals_int (m->w, e->w);
+    fail_unless_equals_int (m->h, e->h);
+    fail_unless (m->params == NULL);
+    g_free (label);
+  }
+  gst_buffer_unref (out);
+  g_object_set (h->element, "roi-params", TRUE, NULL);
+  out = push_pull (h, hand_frame_yolov8 ());
+  assert_hand_rois (out, NULL);
+  gst_buffer_unref (out);
+  gst_harness_teardown (h);
+
+  h = new_harness (NULL);
+  g_object_get (h->element, "roi-params", &params, NULL);
+  fail_unless (params);
+  gst_harness_teardown (h);
+}
+
+GST_END_TEST;
+
 static Suite *
 cudanms_suite (void)
 {
@@ -657,6 +700,7 @@ cudanms_suite (void)
   tcase_add_test (tc, test_dims_order);
   tcase_add_test (tc, test_standard_ids);
   tcase_add_test (tc, test_attach_meta_default);
+  tcase_add_test (tc, test_roi_params);
   return s;
 }
 
