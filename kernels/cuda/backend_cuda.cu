@@ -3,8 +3,9 @@
  * engine writes [header | kept results] straight into mapped pinned host
  * memory (zero-copy), so that no copy follows the kernels.
  *
- *   decode (or the plain NMS filter) -> engine (sort, cap, bitmask,
- *   resolve: one cooperative kernel, its results into host memory)
+ *   decode (or the plain NMS filter; YOLOv8 is decoded in the engine)
+ *   -> engine (sort, cap, bitmask, resolve: one cooperative kernel, its
+ *   results into host memory)
  *
  * The candidate count stays on the device; the engine sizes its work from
  * it, and zeroes it for the next call once every block has read it (the
@@ -57,11 +58,12 @@ reserve_buffers (cnms_backend_ctx *ctx, cnms_cuda_priv *s, int n, int cap,
 }
 
 /* Reserves the buffers (reserve_buffers) and sizes the engine launch for
- * cap candidates (plain: cnms_nms): its shared memory, and its blocks, as
- * many as fit at once at most. */
+ * cap candidates (plain: cnms_nms): its shared memory, and its blocks, at
+ * least min_blocks (the fused decode's) and as many as fit at once at
+ * most. */
 static cnms_status
 reserve_stages (cnms_backend_ctx *ctx, cnms_cuda_priv *s, int n, int cap,
-    bool suppress, bool plain, int *blocks, size_t *smem)
+    bool suppress, bool plain, int min_blocks, int *blocks, size_t *smem)
 {
   /* plain NMS: every box is a candidate, and the bitmask wants a block
    * per two of its tiles; decode: the count is far below the anchors, a
@@ -70,8 +72,9 @@ reserve_stages (cnms_backend_ctx *ctx, cnms_cuda_priv *s, int n, int cap,
   const long long tiles = cnms_ceil_div (cap, CNMS_TILE);
   const long long want_plain = tiles * (tiles + 1) / 4;
   const long long want_decode = cap > 8 * 256 ? cnms_ceil_div (cap, 256) : 8;
-  const long long want = plain ? (want_plain > 8 ? want_plain : 8) :
+  const long long want_cap = plain ? (want_plain > 8 ? want_plain : 8) :
       (cap > 8 * 256 && want_decode < 64 ? 64 : want_decode);
+  const long long want = want_cap > min_blocks ? want_cap : min_blocks;
 
   CNMS_TRY (reserve_buffers (ctx, s, n, cap, suppress));
   if (cnms_cuda_engine_smem_min (cap) > s->smem_budget)
@@ -106,15 +109,17 @@ reserve_out (cnms_backend_ctx *ctx, cnms_cuda_priv *s, size_t bytes)
 }
 
 /* Enqueues the engine on the n candidate slots in d_keys/d_vals (count
- * in d_hdr). */
+ * in d_hdr), decoding them first when dec is given. */
 static cnms_status
 enqueue_engine (cnms_backend_ctx *ctx, cnms_cuda_priv *s,
-    const cnms_cand_src *src, int n, const cnms_nms_args *a,
-    int32_t *d_hdr, int blocks, size_t smem)
+    const cnms_engine_decode *dec, const cnms_cand_src *src, int n,
+    const cnms_nms_args *a, int32_t *d_hdr, int blocks, size_t smem)
 {
   cnms_engine_args g;
 
   memset (&g, 0, sizeof g);
+  if (dec != NULL)
+    g.dec = *dec;
   g.src = *src;
   g.keys = (const uint64_t *) s->d_keys.p;
   g.vals = (const uint32_t *) s->d_vals.p;
@@ -199,7 +204,9 @@ enqueue_detect (cnms_backend_ctx *ctx, cnms_cuda_priv *s,
   const int n = shape->n_anchors;
   const int cap = n < p->max_candidates ? n : p->max_candidates;
   const bool e2e = shape->layout == CNMS_LAYOUT_END2END;
+  const bool fused = shape->layout == CNMS_LAYOUT_YOLOV8;
   const size_t in_bytes = cnms_shape_bytes (shape, t->dtype);
+  cnms_engine_decode dec;
   cnms_nms_args a;
   cnms_cand_src src;
   const void *d_tensor = t->data;
@@ -216,7 +223,9 @@ enqueue_detect (cnms_backend_ctx *ctx, cnms_cuda_priv *s,
   CNMS_TRY (reserve_count_buffer (ctx, s,
           CNMS_HEADER_BYTES + (size_t) n * sizeof (cnms_det),
           "candidate buffer"));
-  CNMS_TRY (reserve_stages (ctx, s, n, cap, !e2e, false, &blocks, &smem));
+  CNMS_TRY (reserve_stages (ctx, s, n, cap, !e2e, false, fused ?
+          cnms_ceil_div (cnms_ceil_div (n, 32), CNMS_FUSED_V8_GROUPS) : 1,
+          &blocks, &smem));
   CNMS_TRY (reserve_out (ctx, s, *out_bytes));
   if (!t->on_device) {
     CNMS_TRY (cnms_cuda_reserve_device (ctx, &s->d_in, in_bytes, "tensor"));
@@ -240,14 +249,25 @@ enqueue_detect (cnms_backend_ctx *ctx, cnms_cuda_priv *s,
     d_tensor = s->d_in.p;
   }
   CNMS_TRY (enqueue_zero_count (ctx, s));
-  CNMS_CUDA_TRY (ctx, cnms_cuda_decode (d_tensor, t->dtype, shape, map,
-          p->score_threshold, cnms_cuda_key_bits (n), s->d_cand.p,
-          (uint64_t *) s->d_keys.p, (uint32_t *) s->d_vals.p, s->stream),
-      "decode kernel");
+  memset (&dec, 0, sizeof dec);
+  dec.tensor = d_tensor;
+  dec.f16 = t->dtype == CNMS_DTYPE_FLOAT16;
+  dec.n_anchors = n;
+  dec.n_classes = shape->n_classes;
+  dec.map = *map;
+  dec.thr = p->score_threshold;
+  dec.abits = cnms_cuda_key_bits (n);
+  dec.recs = (cnms_det *) ((char *) s->d_cand.p + CNMS_HEADER_BYTES);
+  dec.keys = (uint64_t *) s->d_keys.p;
+  dec.vals = (uint32_t *) s->d_vals.p;
+  if (!fused)
+    CNMS_CUDA_TRY (ctx, cnms_cuda_decode (d_tensor, t->dtype, shape, map,
+            dec.thr, dec.abits, s->d_cand.p, dec.keys, dec.vals, s->stream),
+        "decode kernel");
   memset (&src, 0, sizeof src);
-  src.recs = (const cnms_det *) ((const char *) s->d_cand.p +
-      CNMS_HEADER_BYTES);
-  CNMS_TRY (enqueue_engine (ctx, s, &src, n, &a, d_hdr, blocks, smem));
+  src.recs = dec.recs;
+  CNMS_TRY (enqueue_engine (ctx, s, fused ? &dec : NULL, &src, n, &a, d_hdr,
+          blocks, smem));
   return cnms_cuda_timing_end (ctx);
 }
 
@@ -309,7 +329,7 @@ enqueue_nms (cnms_backend_ctx *ctx, cnms_cuda_priv *s, const float *boxes,
           "NMS input staging"));
   CNMS_TRY (reserve_count_buffer (ctx, s, CNMS_HEADER_BYTES,
           "count header"));
-  CNMS_TRY (reserve_stages (ctx, s, n, n, true, true, &blocks, &smem));
+  CNMS_TRY (reserve_stages (ctx, s, n, n, true, true, 1, &blocks, &smem));
   CNMS_TRY (reserve_out (ctx, s, *out_bytes));
 
   h_in = (char *) s->h_stage.p;
@@ -331,7 +351,8 @@ enqueue_nms (cnms_backend_ctx *ctx, cnms_cuda_priv *s, const float *boxes,
   src.boxes_in = (const float4 *) d_in;
   src.classes_in = classes != NULL ?
       (const int32_t *) (d_in + off_classes) : NULL;
-  CNMS_TRY (enqueue_engine (ctx, s, &src, n, &a, d_hdr, blocks, smem));
+  CNMS_TRY (enqueue_engine (ctx, s, NULL, &src, n, &a, d_hdr, blocks,
+          smem));
   return cnms_cuda_timing_end (ctx);
 }
 

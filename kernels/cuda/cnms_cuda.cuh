@@ -170,9 +170,10 @@ cnms_cuda_compact_key (float score, uint32_t index, int abits)
   return ((k >> 32) << abits) | (k & 0xffffffffu);
 }
 
-/* cuda_decode.cu: decodes every anchor of d_tensor into the count-header
- * buffer d_cand (whose count must be zero), writing the compact sort key
- * and the record position of each candidate into keys/vals. */
+/* cuda_decode.cu: decodes every anchor of d_tensor (yolov5, end2end; not
+ * yolov8, which the engine decodes) into the count-header buffer d_cand
+ * (whose count must be zero), writing the compact sort key and the record
+ * position of each candidate into keys/vals. */
 cudaError_t cnms_cuda_decode (const void *d_tensor, cnms_dtype dtype,
     const cnms_shape *shape, const cnms_map *map, float score_threshold,
     int abits, void *d_cand, uint64_t *d_keys, uint32_t *d_vals,
@@ -192,7 +193,22 @@ cudaError_t cnms_cuda_filter (const float *d_boxes, const float *d_scores,
  * device-side count of candidates in keys/vals, in one cooperative
  * kernel of CNMS_ENGINE_THREADS-thread blocks. */
 #define CNMS_ENGINE_THREADS 256
+/* The engine's own decode phase (YOLOv8 [1, 4+C, N]), before the sort: a
+ * block takes CNMS_FUSED_V8_GROUPS groups of 32 anchors at a time. */
+#define CNMS_FUSED_V8_GROUPS 4
 typedef struct {
+  const void *tensor;           /* NULL: the candidates are there already */
+  int f16;                      /* float16 elements, else float32 */
+  int n_anchors, n_classes;
+  cnms_map map;
+  float thr;
+  int abits;
+  cnms_det *recs;               /* the count-header buffer's records */
+  uint64_t *keys;
+  uint32_t *vals;
+} cnms_engine_decode;
+typedef struct {
+  cnms_engine_decode dec;
   cnms_cand_src src;
   const uint64_t *keys;         /* compact sort key of each slot */
   const uint32_t *vals;         /* sort value of each slot */

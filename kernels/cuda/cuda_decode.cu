@@ -1,14 +1,12 @@
 /* Count-header decode: raw YOLO tensor -> [count | candidate records],
- * plus one compact sort key and the record position per candidate.
+ * plus one compact sort key and the record position per candidate, for
+ * the layouts decoded by a kernel of their own (YOLOv8 is decoded inside
+ * the engine kernel: cuda_engine.cu).
  *
  * The per-anchor rule (best class, score test, box mapping) is
  * cnms_math.h's, the same calls as the CPU backend's (cpu_decode.c), so
  * records match bit for bit. The class scan, the whole cost of a frame, is
  * spread so that the tensor is read near memory bandwidth:
- *   - yolov8 [1, 4+C, N]: a block takes 32 anchors; its 16 warps scan
- *     every 16th class row each (32 consecutive anchors: one coalesced
- *     128-byte line per row) and their first maxima merge in shared
- *     memory (cnms_best_merge);
  *   - yolov5 [1, N, 5+C]: a warp takes 4 rows (contiguous spans), its
  *     lanes stride through them with all four rows' loads in flight, and
  *     the first maxima merge across the warp by shuffles;
@@ -16,76 +14,11 @@
  * Candidates are compacted with one atomicAdd per warp
  * (cnms_warp_reserve); they land in atomic order, and the sort that
  * follows makes the order deterministic. */
-#include "cnms_cuda_device.cuh"
+#include "cuda_decode.cuh"
 
-/* yolov8: class-scanning warps per block of 32 anchors. */
-#define CNMS_V8_WARPS 16
 /* yolov5: rows per warp, and warps per block. */
 #define CNMS_V5_ROWS 4
 #define CNMS_V5_WARPS 8
-
-/* Writes one candidate into the count-header buffer and its sort inputs;
- * every lane of the warp calls it. */
-__device__ __forceinline__ void
-emit_candidate (bool ok, float score, const float *box, int32_t cls,
-    int anchor, int capacity, int abits, int32_t *hdr, cnms_det *recs,
-    uint64_t *keys, uint32_t *vals)
-{
-  const int slot = cnms_warp_reserve (ok, &hdr[CNMS_HDR_COUNT]);
-  cnms_det r;
-
-  if (slot < 0 || slot >= capacity)
-    return;
-  r.score = score;
-  r.x1 = box[0];
-  r.y1 = box[1];
-  r.x2 = box[2];
-  r.y2 = box[3];
-  r.class_id = cls;
-  r.anchor = anchor;
-  r.reserved = 0;
-  recs[slot] = r;
-  keys[slot] = cnms_cuda_compact_key (score, (uint32_t) anchor, abits);
-  vals[slot] = (uint32_t) slot;
-}
-
-template <typename T>
-__global__ void __launch_bounds__ (CNMS_V8_WARPS * 32)
-decode_yolov8 (const T *__restrict__ t, int n_anchors, int n_classes,
-    cnms_map map, float thr, int abits, int32_t *__restrict__ hdr,
-    cnms_det *__restrict__ recs, uint64_t *__restrict__ keys,
-    uint32_t *__restrict__ vals)
-{
-  __shared__ float s_best[CNMS_V8_WARPS][32];
-  __shared__ int32_t s_cls[CNMS_V8_WARPS][32];
-  const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
-  const int a = blockIdx.x * 32 + lane;
-  const size_t n = (size_t) n_anchors;
-  float best = CNMS_BEST_CLASS_INIT;
-  int32_t bc = 0;
-
-  if (a < n_anchors) {
-#pragma unroll 4
-    for (int c = warp; c < n_classes; c += CNMS_V8_WARPS)
-      cnms_best_fold (cnms_ld (t, (4 + (size_t) c) * n + a), c, &best, &bc);
-  }
-  s_best[warp][lane] = best;
-  s_cls[warp][lane] = bc;
-  __syncthreads ();
-  if (warp != 0)
-    return;
-
-  float box[4] = { 0.0f, 0.0f, 0.0f, 0.0f };
-  bool ok = false;
-  for (int w = 1; w < CNMS_V8_WARPS; w++)
-    cnms_best_merge (s_best[w][lane], s_cls[w][lane], &best, &bc);
-  if (a < n_anchors)
-    ok = cnms_anchor_candidate (&map, best, thr, cnms_ld (t, a),
-        cnms_ld (t, n + a), cnms_ld (t, 2 * n + a), cnms_ld (t, 3 * n + a),
-        box) != 0;
-  emit_candidate (ok, best, box, bc, a, n_anchors, abits, hdr, recs, keys,
-      vals);
-}
 
 template <typename T>
 __global__ void __launch_bounds__ (CNMS_V5_WARPS * 32)
@@ -144,7 +77,7 @@ decode_yolov5 (const T *__restrict__ t, int n_anchors, int n_classes,
       ok = cnms_anchor_candidate (&map, score, thr, cx, cy, w, h, box) != 0;
     }
   }
-  emit_candidate (ok, score, box, cls, row0 + lane, n_anchors, abits, hdr,
+  cnms_emit_candidate (ok, score, box, cls, row0 + lane, n_anchors, abits, hdr,
       recs, keys, vals);
 }
 
@@ -165,7 +98,7 @@ decode_end2end (const T *__restrict__ t, int n_anchors, cnms_map map,
       row[f] = cnms_ld (t, (size_t) a * 6 + f);
     ok = cnms_end2end_candidate (&map, row, thr, box, &cls) != 0;
   }
-  emit_candidate (ok, ok ? row[4] : 0.0f, box, cls, a, n_anchors, abits, hdr,
+  cnms_emit_candidate (ok, ok ? row[4] : 0.0f, box, cls, a, n_anchors, abits, hdr,
       recs, keys, vals);
 }
 
@@ -183,11 +116,6 @@ launch_decode (const T *t, const cnms_shape *s, const cnms_map *map,
       decode_yolov5 < T > <<<cnms_ceil_div (n, CNMS_V5_ROWS * CNMS_V5_WARPS),
           CNMS_V5_WARPS * 32, 0, stream>>> (t, n, s->n_classes, *map, thr,
           abits, hdr, recs, keys, vals);
-      break;
-    case CNMS_LAYOUT_YOLOV8:
-      decode_yolov8 < T > <<<cnms_ceil_div (n, 32), CNMS_V8_WARPS * 32, 0,
-          stream>>> (t, n, s->n_classes, *map, thr, abits, hdr, recs, keys,
-          vals);
       break;
     case CNMS_LAYOUT_END2END:
       decode_end2end < T > <<<cnms_ceil_div (n, CNMS_BLOCK), CNMS_BLOCK, 0,

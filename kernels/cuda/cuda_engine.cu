@@ -1,9 +1,10 @@
 /* The NMS engine: everything after decode in one cooperative kernel, so
- * that a frame costs one launch whatever its device-side candidate count.
+ * that a frame costs one launch whatever its device-side candidate count;
+ * a YOLOv8 tensor is decoded in it too (one launch per frame in all).
  *
- *   sort (+ cap and gather) -> grid barrier -> bitmask -> grid barrier
- *   -> greedy resolve in block 0 -> the kept records or indices, and the
- *   output header
+ *   [yolov8 decode -> grid barrier] -> sort (+ cap and gather) -> grid
+ *   barrier -> bitmask -> grid barrier -> greedy resolve in block 0 -> the
+ *   kept records or indices, and the output header
  *
  * The host never learns the count before the results: each phase reads
  * it on the device and sizes its own work (a rank sort over the count; a
@@ -15,11 +16,61 @@
  * would replace that function, not this engine. */
 #include <cooperative_groups.h>
 
+#include "cuda_decode.cuh"
 #include "cuda_mask.cuh"
 #include "cuda_resolve.cuh"
 #include "cuda_sort.cuh"
 
 namespace cg = cooperative_groups;
+
+/* The YOLOv8 decode phase: a round of a block takes CNMS_FUSED_V8_GROUPS
+ * groups of 32 anchors; warp w scans the classes w / G, w / G + S, ... (S =
+ * warps / G slices) of group w % G, the slices' first maxima merge in
+ * shared memory (s: 2 words a thread), and the first G warps emit the
+ * candidates (cuda_decode.cuh). */
+template <typename T>
+__device__ __forceinline__ void
+cnms_engine_decode_v8 (const cnms_engine_decode &d, int32_t *hdr,
+    uint64_t *s)
+{
+  const int groups_per_round = CNMS_FUSED_V8_GROUPS;
+  const int slices = CNMS_ENGINE_THREADS / 32 / groups_per_round;
+  float *s_best = (float *) s;
+  int32_t *s_cls = (int32_t *) (s_best + CNMS_ENGINE_THREADS);
+  const T *t = (const T *) d.tensor;
+  const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
+  const int grp = warp % groups_per_round, slice = warp / groups_per_round;
+  const int groups = cnms_ceil_div (d.n_anchors, 32);
+  const size_t n = (size_t) d.n_anchors;
+
+  /* uniform per block: the rounds have barriers */
+  for (int g0 = blockIdx.x * groups_per_round; g0 < groups;
+      g0 += gridDim.x * groups_per_round) {
+    const int a = (g0 + grp) * 32 + lane;
+    float best = CNMS_BEST_CLASS_INIT, box[4] = { 0.0f, 0.0f, 0.0f, 0.0f };
+    int32_t bc = 0;
+    bool ok = false;
+
+    if (a < d.n_anchors)
+      cnms_v8_scan < 8 > (t, n, a, d.n_classes, slice, slices, &best, &bc);
+    s_best[threadIdx.x] = best;
+    s_cls[threadIdx.x] = bc;
+    __syncthreads ();
+    if (slice == 0) {
+      for (int w = 1; w < slices; w++)
+        cnms_best_merge (s_best[threadIdx.x + w * groups_per_round * 32],
+            s_cls[threadIdx.x + w * groups_per_round * 32], &best, &bc);
+      if (a < d.n_anchors)
+        ok = cnms_anchor_candidate (&d.map, best, d.thr, cnms_ld (t, a),
+            cnms_ld (t, n + a), cnms_ld (t, 2 * n + a),
+            cnms_ld (t, 3 * n + a), box) != 0;
+      cnms_emit_candidate (ok, best, box, bc, a, d.n_anchors, d.abits, hdr,
+          d.recs, d.keys, d.vals);
+    }
+    /* the next round overwrites the maxima */
+    __syncthreads ();
+  }
+}
 
 /* 4 blocks a multiprocessor at most 64 registers a thread: the plain NMS
  * bitmask of large N wants the blocks, and without a minimum ptxas spilled
@@ -29,7 +80,16 @@ engine_kernel (cnms_engine_args g)
 {
   extern __shared__ uint64_t s_dyn[];
   cg::grid_group grid = cg::this_grid ();
-  const int32_t count = g.hdr[CNMS_HDR_COUNT];
+
+  if (g.dec.tensor != NULL) {
+    if (g.dec.f16)
+      cnms_engine_decode_v8 < uint16_t > (g.dec, g.hdr, s_dyn);
+    else
+      cnms_engine_decode_v8 < float >(g.dec, g.hdr, s_dyn);
+    grid.sync ();
+  }
+  /* L2, not a stale L1 line: the count was just added to by every block */
+  const int32_t count = __ldcg (&g.hdr[CNMS_HDR_COUNT]);
   const int m = cnms_clamp_count (count, g.capacity);
   const int n = m < g.a.cap ? m : g.a.cap;
   char *body = g.out + CNMS_HEADER_BYTES;

@@ -1,0 +1,59 @@
+/* Decode pieces shared by the decode kernels (cuda_decode.cu) and the
+ * engine's fused YOLOv8 decode phase (cuda_engine.cu): the candidate
+ * write into the count-header buffer, and the YOLOv8 class scan of one
+ * group of 32 anchors. The per-anchor rule is cnms_math.h's. */
+#ifndef CNMS_CUDA_DECODE_CUH
+#define CNMS_CUDA_DECODE_CUH
+
+#include "cnms_cuda_device.cuh"
+
+/* Writes one candidate into the count-header buffer and its sort inputs;
+ * every lane of the warp calls it. */
+__device__ __forceinline__ void
+cnms_emit_candidate (bool ok, float score, const float *box, int32_t cls,
+    int anchor, int capacity, int abits, int32_t *hdr, cnms_det *recs,
+    uint64_t *keys, uint32_t *vals)
+{
+  const int slot = cnms_warp_reserve (ok, &hdr[CNMS_HDR_COUNT]);
+  cnms_det r;
+
+  if (slot < 0 || slot >= capacity)
+    return;
+  r.score = score;
+  r.x1 = box[0];
+  r.y1 = box[1];
+  r.x2 = box[2];
+  r.y2 = box[3];
+  r.class_id = cls;
+  r.anchor = anchor;
+  r.reserved = 0;
+  recs[slot] = r;
+  keys[slot] = cnms_cuda_compact_key (score, (uint32_t) anchor, abits);
+  vals[slot] = (uint32_t) slot;
+}
+
+/* YOLOv8 [1, 4+C, N]: lane l folds the classes c0, c0 + step, ... of
+ * anchor a (a < n) into its first maximum, loading BATCH class rows
+ * before folding them so that the loads are in flight together. A warp
+ * reads one 128-byte line per class row (32 consecutive anchors). */
+template <int BATCH, typename T>
+__device__ __forceinline__ void
+cnms_v8_scan (const T *__restrict__ t, size_t n, int a, int n_classes,
+    int c0, int step, float *best, int32_t *bc)
+{
+  int c = c0;
+
+  for (; c + (BATCH - 1) * step < n_classes; c += BATCH * step) {
+    float v[BATCH];
+#pragma unroll
+    for (int b = 0; b < BATCH; b++)
+      v[b] = cnms_ld (t, (4 + (size_t) (c + b * step)) * n + a);
+#pragma unroll
+    for (int b = 0; b < BATCH; b++)
+      cnms_best_fold (v[b], c + b * step, best, bc);
+  }
+  for (; c < n_classes; c += step)
+    cnms_best_fold (cnms_ld (t, (4 + (size_t) c) * n + a), c, best, bc);
+}
+
+#endif /* CNMS_CUDA_DECODE_CUH */
