@@ -24,7 +24,8 @@
 
 /* Header fields (int32 words). */
 #define CNMS_HDR_COUNT 0        /* decode: candidates found (atomic) */
-#define CNMS_HDR_N 1            /* candidates taken after the cap */
+#define CNMS_HDR_MASKED 2       /* engine: blocks done with the bitmask
+                                 * (atomic; zeroed again by block 0) */
 
 /* Output header fields (int32 words). */
 #define CNMS_OUT_KEPT 0         /* kept records behind the header */
@@ -195,7 +196,7 @@ cudaError_t cnms_cuda_filter (const float *d_boxes, const float *d_scores,
 #define CNMS_ENGINE_THREADS 256
 /* The engine's own decode phase (YOLOv8 [1, 4+C, N]), before the sort: a
  * block takes CNMS_FUSED_V8_GROUPS groups of 32 anchors at a time. */
-#define CNMS_FUSED_V8_GROUPS 4
+#define CNMS_FUSED_V8_GROUPS 2
 typedef struct {
   const void *tensor;           /* NULL: the candidates are there already */
   int f16;                      /* float16 elements, else float32 */

@@ -3,8 +3,9 @@
  * a YOLOv8 tensor is decoded in it too (one launch per frame in all).
  *
  *   [yolov8 decode -> grid barrier] -> sort (+ cap and gather) -> grid
- *   barrier -> bitmask -> grid barrier -> greedy resolve in block 0 -> the
- *   kept records or indices, and the output header
+ *   barrier -> bitmask -> block 0 waits for every block's mask words ->
+ *   greedy resolve in block 0 -> the kept records or indices, and the
+ *   output header
  *
  * The host never learns the count before the results: each phase reads
  * it on the device and sizes its own work (a rank sort over the count; a
@@ -121,9 +122,25 @@ engine_kernel (cnms_engine_args g)
   }
 
   cnms_build_mask (g, n);
-  grid.sync ();
-  if (blockIdx.x == 0)
-    cnms_resolve (g, n, s_dyn, g.force_large != 0);
+  /* only block 0 reads the whole mask: every block checks in once its
+   * words are out, the others leave, and block 0 waits for the count (a
+   * grid barrier would hold every block until the last arrived) */
+  __syncthreads ();
+  if (threadIdx.x == 0) {
+    __threadfence ();
+    atomicAdd (&g.hdr[CNMS_HDR_MASKED], 1);
+  }
+  if (blockIdx.x != 0)
+    return;
+  if (threadIdx.x == 0) {
+    while (atomicAdd (&g.hdr[CNMS_HDR_MASKED], 0) < (int) gridDim.x)
+      __nanosleep (32);
+    /* all have arrived: ready for the next launch */
+    g.hdr[CNMS_HDR_MASKED] = 0;
+    __threadfence ();
+  }
+  __syncthreads ();
+  cnms_resolve (g, n, s_dyn, g.force_large != 0);
 }
 
 cudaError_t

@@ -9,9 +9,10 @@
  * suppression test, kept (earlier) box first, as the CPU backend calls
  * it.
  *
- * A block takes a tile at a time: its 64 column boxes are staged in shared
- * memory, and 4 threads test each row box against 16 columns each, their
- * partial words meeting by shuffles. A row's nonzero words right of the
+ * A block takes a tile (or, when the grid has blocks to spare, half or a
+ * quarter of its rows) at a time: its 64 column boxes are staged in shared
+ * memory, and 4 threads (8, 16) test each row box against 16 columns each
+ * (8, 4), their partial words meeting by shuffles. A row's nonzero words right of the
  * diagonal are also listed (up to CNMS_ROW_LIST of them, in row_cnt /
  * list_w / list_b; not when cached), so that the resolve ORs only those;
  * a row with more is read whole. */
@@ -20,7 +21,7 @@
 
 #include "cnms_cuda_device.cuh"
 
-/* Threads per row box of a tile (CNMS_ENGINE_THREADS = 64 x this). */
+/* Threads per row box of a whole tile (CNMS_ENGINE_THREADS = 64 x this). */
 #define CNMS_MASK_SPLIT 4
 
 /* Tile t of the upper triangle, column by column: column c holds tiles
@@ -47,16 +48,25 @@ cnms_build_mask (const cnms_engine_args &g, int n)
   const int nb = cnms_ceil_div (n, CNMS_TILE);
   const long long tiles = (long long) nb * (nb + 1) / 2;
   const int tid = threadIdx.x;
-  const int r = tid / CNMS_MASK_SPLIT;
-  const int part = tid % CNMS_MASK_SPLIT;
-  const int per = CNMS_TILE / CNMS_MASK_SPLIT;
   const bool cached = cnms_engine_cached (g, n);
+  /* a grid with blocks to spare splits each tile's rows in h parts (so
+   * that a frame's few tiles spread over more multiprocessors): a row gets
+   * CNMS_MASK_SPLIT h threads of 16 / h columns each */
+  int h = 1;
+  while (h < 4 && tiles * 2 * h <= gridDim.x)
+    h <<= 1;
+  const int lanes = CNMS_MASK_SPLIT * h;
+  const int r = tid / lanes;
+  const int part = tid % lanes;
+  const int per = CNMS_TILE / lanes;
+  const long long items = tiles * h;
 
-  /* uniform per block: the tile loop has barriers */
-  for (long long t = blockIdx.x; t < tiles; t += gridDim.x) {
+  /* uniform per block: the loop has barriers */
+  for (long long t = blockIdx.x; t < items; t += gridDim.x) {
     int row_blk, col_blk;
-    cnms_triangle_tile (t, &row_blk, &col_blk);
-    const int i = row_blk * CNMS_TILE + r;
+    cnms_triangle_tile (t / h, &row_blk, &col_blk);
+    const int rr = (int) (t % h) * (CNMS_TILE / h) + r;
+    const int i = row_blk * CNMS_TILE + rr;
     const int col_start = col_blk * CNMS_TILE;
     const int col_size = min (n - col_start, CNMS_TILE);
     uint64_t bits = 0;
@@ -82,11 +92,10 @@ cnms_build_mask (const cnms_engine_args &g, int n)
       }
     }
     /* the parts of a row are consecutive lanes */
-#pragma unroll
-    for (int off = 1; off < CNMS_MASK_SPLIT; off <<= 1)
+    for (int off = 1; off < lanes; off <<= 1)
       bits |= __shfl_xor_sync (CNMS_FULL_WARP, bits, off);
     if (part == 0 && i < n && cached) {
-      g.mask[cnms_slab_offset (row_blk, nb) + (long long) r * (nb - row_blk)
+      g.mask[cnms_slab_offset (row_blk, nb) + (long long) rr * (nb - row_blk)
           + (col_blk - row_blk)] = bits;
     } else if (part == 0 && i < n) {
       g.mask[(size_t) i * nb + col_blk] = bits;

@@ -1,10 +1,14 @@
-/* The edges of the CUDA engine's small-count paths (one block sorts counts
- * up to 1024, and their mask is resolved from shared memory; larger
- * counts are rank-sorted by the whole grid): 0 and 1 candidates,
- * 1023 / 1024 / 1025 candidates all kept, all but one per class
- * suppressed, max-detections reached inside the first tile, and
- * max-candidates below the count on both sides; plain NMS at
- * 1023 / 1024 / 1025 boxes. Every case runs on the CPU backend, on the
+/* The edges of the CUDA engine's paths: the mask is resolved from shared
+ * memory up to 1024 candidates, from global memory above; the rank sort
+ * takes counts up to 2048 in one stage, by lane groups, and larger ones
+ * stage by stage; a frame's few mask tiles are split in 4 or 2 row parts
+ * when the grid has blocks to spare (1, 3 and 15 tiles here); the YOLOv8
+ * decode runs in the engine, in groups of 32 anchors (4100 anchors: the
+ * last group partial). Cases: 0 and 1 candidates, 300, 1023 / 1024 / 1025
+ * and 2047 / 2048 / 2049 candidates all kept, every anchor kept, all but
+ * one per class suppressed, max-detections reached inside the first tile,
+ * and max-candidates below the count on both sides of each edge; plain NMS
+ * at 1023 / 1024 / 1025 boxes. Every case runs on the CPU backend, on the
  * CUDA backend's default paths and with the large-count paths forced at
  * every count; the three results must be identical, and equal to the
  * hand-built expectation (the kept anchors in score order, their boxes). */
@@ -14,7 +18,7 @@
 #include "gpu_common.h"
 #include "cnms_internal.h"
 
-#define N_ANCHORS 2048
+#define N_ANCHORS 4100
 #define N_CLASSES 2
 #define GRID 53                 /* cells per row: 8-pixel boxes 12 apart */
 
@@ -28,7 +32,7 @@ score_of (int a, int k)
   return 0.3f + 0.6f * (float) ((long) a * 7919 % k) / (float) k;
 }
 
-/* A [1, 4 + 2, 2048] tensor whose first k anchors are candidates of class
+/* A [1, 4 + 2, 4100] tensor whose first k anchors are candidates of class
  * (a % 2): apart (8x8 boxes on a 12-pixel grid) or all the same box. */
 static float *
 make_tensor (int k, int same_box, cnms_tensor *t)
@@ -109,6 +113,9 @@ detect_case (cnms_ctx *ctx[3], const char *name, int k, int same_box,
   p.max_detections = max_det;
   p.max_candidates = max_cand;
   p.iou = 0.5f;
+  /* 78 rows of 12 pixels: a 1280 model and frame hold them */
+  p.model_width = p.model_height = 1280;
+  p.frame_width = p.frame_height = 1280;
   for (i = 0; i < 3; i++)
     run (ctx[i], &t, &p, &r[i]);
   for (i = 1; i < 3; i++)
@@ -210,6 +217,8 @@ main (void)
 
   detect_case (ctx, "0 candidates", 0, 0, 300, 30000, 0);
   detect_case (ctx, "1 candidate", 1, 0, 300, 30000, 1);
+  detect_case (ctx, "130 candidates, all kept", 130, 0, 300, 30000, 130);
+  detect_case (ctx, "300 candidates, all kept", 300, 0, 300, 30000, 300);
   detect_case (ctx, "1023 candidates, all kept", 1023, 0, 2048, 30000, 1023);
   detect_case (ctx, "1024 candidates, all kept", 1024, 0, 2048, 30000, 1024);
   detect_case (ctx, "1025 candidates, all kept", 1025, 0, 2048, 30000, 1025);
@@ -220,6 +229,17 @@ main (void)
   detect_case (ctx, "max-candidates 5 of 1024", 1024, 0, 300, 5, 5);
   detect_case (ctx, "max-candidates 1024 of 1025", 1025, 0, 2048, 1024,
       1024);
+  for (i = 2047; i <= 2049; i++) {
+    char name[64];
+    snprintf (name, sizeof name, "%d candidates, all kept", i);
+    detect_case (ctx, name, i, 0, 4100, 30000, i);
+  }
+  detect_case (ctx, "4100 candidates (every anchor), all kept", N_ANCHORS,
+      0, 4100, 30000, N_ANCHORS);
+  detect_case (ctx, "2049 identical boxes, 2 kept", 2049, 1, 300, 30000, 2);
+  detect_case (ctx, "max-candidates 2048 of 2049", 2049, 0, 4100, 2048,
+      2048);
+  detect_case (ctx, "max-detections 3 of 4100", N_ANCHORS, 0, 3, 30000, 3);
   for (i = 1023; i <= 1025; i++)
     nms_case (ctx, i);
 
