@@ -76,13 +76,22 @@ reserve_stages (cnms_backend_ctx *ctx, cnms_cuda_priv *s, int n, int cap,
       (cap > 8 * 256 && want_decode < 64 ? 64 : want_decode);
   const long long want = want_cap > min_blocks ? want_cap : min_blocks;
 
+  /* the cached resolve's room: the last frame's count and a quarter more,
+   * in steps of 256 (so that the launch is not resized every frame), the
+   * whole cap before the first frame; less shared memory a block fits
+   * more engines of concurrent streams on the GPU at once */
+  const int last = s->last_count;
+  const int grow = last + last / 4;
+  const int expect = plain || last < 0 ? cap :
+      (grow < 256 ? 256 : cnms_ceil_div (grow, 256) * 256);
+
   CNMS_TRY (reserve_buffers (ctx, s, n, cap, suppress));
   if (cnms_cuda_engine_smem_min (cap) > s->smem_budget)
     return cnms_fail (ctx, CNMS_ERR_NO_MEMORY,
         "CUDA: %d candidates need %zu bytes of shared memory in the NMS "
         "resolve, the device allows %zu", cap,
         cnms_cuda_engine_smem_min (cap), s->smem_budget);
-  *smem = cnms_cuda_engine_smem_bytes (cap, plain, s->smem_budget);
+  *smem = cnms_cuda_engine_smem_bytes (cap, plain, s->smem_budget, expect);
   if (*smem != s->occ_smem) {
     int per_sm = 0;
     CNMS_CUDA_TRY (ctx, cnms_cuda_engine_max_blocks (*smem, &per_sm),
@@ -293,6 +302,7 @@ cuda_detect (cnms_backend_ctx *ctx, const cnms_tensor *t,
   max_keep = (int) ((out_bytes - CNMS_HEADER_BYTES) / sizeof (cnms_det));
   kept = hdr[CNMS_OUT_KEPT];
   ctx->last_candidates = hdr[CNMS_OUT_CANDIDATES];
+  s->last_count = ctx->last_candidates;
   *dets = (const cnms_det *) ((const char *) s->h_out.p + CNMS_HEADER_BYTES);
   *n_dets = kept < 0 ? 0 : (kept < max_keep ? kept : max_keep);
   return CNMS_OK;

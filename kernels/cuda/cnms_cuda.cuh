@@ -56,6 +56,9 @@ typedef struct {
   bool hdr_dirty;               /* the count header must be zeroed before
                                  * the next decode (new or after a failure);
                                  * else the last engine zeroed it */
+  int last_count;               /* candidates of the last detect (-1: none
+                                 * yet): what the next launch's cached
+                                 * resolve is sized for */
   size_t occ_smem;              /* the engine launch last sized, and */
   int occ_per_sm;               /* how many of its blocks fit per SM */
   int force_large;              /* test-only: the engine's large-count paths */
@@ -236,8 +239,10 @@ cudaError_t cnms_cuda_engine (const cnms_engine_args *g, int blocks,
     size_t smem_bytes, cudaStream_t stream);
 /* Dynamic shared memory of an engine launch for cap candidates: the
  * rank sort's stage, the removed bitmap, and, up to budget, room to cache
- * small masks. */
-size_t cnms_cuda_engine_smem_bytes (int cap, bool plain, size_t budget);
+ * the mask of up to expect of them (a count above that is resolved from
+ * global memory: the same bits). */
+size_t cnms_cuda_engine_smem_bytes (int cap, bool plain, size_t budget,
+    int expect);
 /* The least the engine needs for cap candidates (its removed bitmap). */
 size_t cnms_cuda_engine_smem_min (int cap);
 /* Blocks of the engine that fit on one multiprocessor at smem_bytes. */

@@ -292,6 +292,7 @@ cnms_cuda_create (cnms_backend_ctx *ctx, int device_id)
     return cnms_fail (ctx, CNMS_ERR_NO_MEMORY,
         "cannot allocate the CUDA backend state");
   s->device = dev;
+  s->last_count = -1;
   s->smem_budget = (size_t) optin > CNMS_ENGINE_STATIC_SMEM ?
       (size_t) optin - CNMS_ENGINE_STATIC_SMEM : 0;
   s->sms = sms > 0 ? sms : 1;

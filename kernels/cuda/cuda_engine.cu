@@ -158,15 +158,16 @@ cnms_cuda_engine_max_blocks (size_t smem_bytes, int *per_sm)
 }
 
 size_t
-cnms_cuda_engine_smem_bytes (int cap, bool plain, size_t budget)
+cnms_cuda_engine_smem_bytes (int cap, bool plain, size_t budget, int expect)
 {
   /* the rank sort's stage, the removed bitmap of cap boxes, and room for
-   * the cached resolve of up to 1024 of them; none above 1024 for plain
-   * NMS, where every box is a candidate (and the smaller launch fits more
-   * blocks on a multiprocessor for the bitmask) */
+   * the cached resolve of expect of them, 1024 at most; none above 1024
+   * for plain NMS, where every box is a candidate (and the smaller launch
+   * fits more blocks on a multiprocessor for the bitmask) */
+  const int room = expect < cap ? expect : cap;
   const long long bitmap = cnms_ceil_div (cap, CNMS_TILE);
   const long long cached = plain && cap > 1024 ? 0 :
-      cnms_resolve_cached_words (cap < 1024 ? cap : 1024);
+      cnms_resolve_cached_words (room < 1024 ? room : 1024);
   long long words = CNMS_SORT_SMEM_WORDS;
   size_t bytes;
 

@@ -7,7 +7,9 @@
  * it is. Bit j of row
  * i is set when j > i and cnms_box4_suppresses (i, j): the engine's one
  * suppression test, kept (earlier) box first, as the CPU backend calls
- * it.
+ * it. For the cached resolve, the diagonal word of row i (its own tile)
+ * also holds, below bit i, the earlier boxes j of the tile with
+ * cnms_box4_suppresses (j, i): the boxes that would remove i.
  *
  * A block takes a tile (or, when the grid has blocks to spare, half or a
  * quarter of its rows) at a time: its 64 column boxes are staged in shared
@@ -85,9 +87,16 @@ cnms_build_mask (const cnms_engine_args &g, int n)
 #pragma unroll 4
       for (int q = 0; q < per; q++) {
         const int k = part * per + q;
-        if (k < col_size && col_start + k > i
-            && cnms_box4_suppresses (b, area, c, s_box[k], s_area[k],
-                s_cls[k], g.a.iou, g.a.agnostic))
+        if (k >= col_size || col_start + k == i)
+          continue;
+        /* later boxes that i suppresses; in a diagonal tile of the cached
+         * resolve also the earlier ones that suppress i (the same test,
+         * the earlier box first) */
+        if (col_start + k > i ? cnms_box4_suppresses (b, area, c, s_box[k],
+                s_area[k], s_cls[k], g.a.iou, g.a.agnostic)
+            : cached && col_blk == row_blk
+            && cnms_box4_suppresses (s_box[k], s_area[k], s_cls[k], b, area,
+                c, g.a.iou, g.a.agnostic))
           bits |= 1ull << k;
       }
     }

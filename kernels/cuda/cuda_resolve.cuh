@@ -5,8 +5,9 @@
  * - Cached: when the mask's upper triangle (written in slab layout by the
  *   mask phase), the sorted order and the kept list fit in the block's
  *   dynamic shared memory (small counts), they are copied there first and
- *   one warp walks the tiles in shared memory, with no block barrier; the
- *   kept records are written out together at the end.
+ *   one warp resolves the tiles in shared memory, with no block barrier,
+ *   each tile's kept set by ballots (cnms_resolve_cached); the kept
+ *   records are written out together at the end.
  * - Otherwise, per tile, the block resolves it in registers from its 64
  *   diagonal words (cnms_resolve_tile), loaded a tile ahead with the sort
  *   values and row lists, then ORs the kept rows into the later words of
@@ -78,12 +79,18 @@ cnms_or_kept_rows (const cnms_mask_src &m, int base, int blk,
 
 /* Cached resolve (see the file comment); s: the block's dynamic shared
  * memory, laid out [removed nb | mask slab | order n | kept positions n].
- * After the block's copy, one warp walks the tiles with no block barrier:
- * the greedy walk of a tile visits only its boxes still available (the
- * lowest one is kept and removes what its diagonal word holds), while
- * lane l ORs the kept rows' word blk + l into removed word blk + l, which
- * it owns. A tile row is at most 32 words wide: the slab of 33 tiles
- * (2112 boxes) is beyond any device's shared memory. */
+ * After the block's copy, one warp resolves the tiles with no block
+ * barrier. A tile's kept set K is the one set with: box b in K iff b is
+ * available and no box of K before b removes b (the lower bits of b's
+ * diagonal word, cuda_mask.cuh), which is the greedy walk's. Lanes hold
+ * boxes l and l + 32 of the tile and iterate K <- {b available: no box of
+ * K removes b} from K = the available boxes, a ballot a step, until K
+ * stays: after t steps the first t boxes are right, so it ends, in as
+ * many steps as the longest chain of removals (a few, in a frame) rather
+ * than one dependent step per kept box. Then lane l ORs the kept rows'
+ * word blk + l into removed word blk + l, which it owns. A tile row is at
+ * most 32 words wide: the slab of 33 tiles (2112 boxes) is beyond any
+ * device's shared memory. */
 __device__ __forceinline__ void
 cnms_resolve_cached (const cnms_engine_args &g, int n, uint64_t *s)
 {
@@ -120,33 +127,48 @@ cnms_resolve_cached (const cnms_engine_args &g, int n, uint64_t *s)
       const uint64_t valid = size == CNMS_TILE ? ~0ull : (1ull << size) - 1;
       /* uniform over the warp: the words are final since the last
        * __syncwarp */
-      uint64_t avail = ~s_removed[blk] & valid;
-      uint64_t kept_bits = 0;
-      const int before = kept;
-      uint64_t acc = 0;
+      const uint64_t avail = ~s_removed[blk] & valid;
+      const int b1 = lane + 32;
+      /* the earlier boxes of the tile that remove box lane / lane + 32 */
+      const uint64_t by0 = lane < size ?
+          diag[(long long) lane * width] & ((1ull << lane) - 1) : 0;
+      const uint64_t by1 = b1 < size ?
+          diag[(long long) b1 * width] & ((1ull << b1) - 1) : 0;
+      const bool av0 = (avail >> lane) & 1, av1 = (avail >> b1) & 1;
+      uint64_t keep = avail, prev;
 
-      /* the chain: lowest available box, its diagonal word; beside it
-       * each lane folds in the kept row's word blk + lane (lane 0 the
-       * diagonal itself, not written back) */
-      while (avail != 0 && kept < max_keep) {
-        const int r = __ffsll ((long long) avail) - 1;
-        const uint64_t *const row = diag + (long long) r * width;
-        const uint64_t d = row[0];
-        if (lane < width)
-          acc |= row[lane];
-        kept_bits |= 1ull << r;
-        kept++;
-        avail &= ~(d | (1ull << r));
+      do {
+        prev = keep;
+        keep = (uint64_t) __ballot_sync (CNMS_FULL_WARP,
+            av0 && (by0 & prev) == 0)
+            | ((uint64_t) __ballot_sync (CNMS_FULL_WARP,
+                av1 && (by1 & prev) == 0) << 32);
+      } while (keep != prev);
+      /* max-detections inside the tile: its first kept boxes only */
+      if (__popcll (keep) > max_keep - kept) {
+        uint64_t rest = keep;
+        keep = 0;
+        for (int q = kept; q < max_keep; q++) {
+          keep |= rest & (0 - rest);
+          rest &= rest - 1;
+        }
       }
 #pragma unroll
       for (int h = 0; h < 2; h++) {
         const int r = lane + 32 * h;
-        if ((kept_bits >> r) & 1)
-          s_kpos[before + __popcll (kept_bits & ((1ull << r) - 1))] =
-              base + r;
+        if ((keep >> r) & 1)
+          s_kpos[kept + __popcll (keep & ((1ull << r) - 1))] = base + r;
       }
-      if (lane > 0 && lane < width)
+      kept += __popcll (keep);
+      if (lane > 0 && lane < width) {
+        uint64_t acc = 0, rest = keep;
+        while (rest != 0) {
+          const int r = __ffsll ((long long) rest) - 1;
+          rest &= rest - 1;
+          acc |= diag[(long long) r * width + lane];
+        }
         s_removed[blk + lane] |= acc;
+      }
       __syncwarp ();
     }
     if (lane == 0)
