@@ -62,15 +62,46 @@ cnms_cand_read (const cnms_cand_src &s, uint32_t v, float4 *box,
   }
 }
 
-/* Writes the kept candidate with sort value v as output number rank: its
- * record when recs is given, else its input index as int64. */
+/* The output lies in mapped host memory, where every store becomes a
+ * write over the bus: records go out in 16-byte pieces (records and the
+ * body are 32-byte aligned), and the callers give consecutive threads
+ * consecutive pieces, so that a warp's stores fill whole lines. */
+
+/* Piece c of the kept records: half c & 1 of output record c >> 1, the
+ * record whose sort value is v. */
 __device__ __forceinline__ void
-cnms_write_kept (char *body, int rank, uint32_t v, const cnms_det *recs)
+cnms_write_kept_piece (char *body, int c, uint32_t v, const cnms_det *recs)
 {
-  if (recs != NULL)
-    ((cnms_det *) body)[rank] = recs[v];
-  else
-    ((int64_t *) body)[rank] = (int64_t) v;
+  ((int4 *) body)[c] = ((const int4 *) (recs + v))[c & 1];
+}
+
+/* Record r (in registers) as output record rank. */
+__device__ __forceinline__ void
+cnms_write_record (char *body, int rank, const cnms_det &r)
+{
+  int4 *dst = (int4 *) (body + (size_t) rank * sizeof (cnms_det));
+
+  dst[0] = make_int4 (__float_as_int (r.score), __float_as_int (r.x1),
+      __float_as_int (r.y1), __float_as_int (r.x2));
+  dst[1] = make_int4 (__float_as_int (r.y2), r.class_id, r.anchor,
+      r.reserved);
+}
+
+/* The kept sort values at output ranks 0 .. k - 1 (order (r) gives rank
+ * r's), the k threads of index t = first, first + step, ...: records
+ * when recs is given, else input indices as int64. */
+template <typename F>
+__device__ __forceinline__ void
+cnms_write_kept (char *body, int k, const cnms_det *recs, int first,
+    int step, F order)
+{
+  if (recs != NULL) {
+    for (int c = first; c < 2 * k; c += step)
+      cnms_write_kept_piece (body, c, order (c >> 1), recs);
+  } else {
+    for (int r = first; r < k; r += step)
+      ((int64_t *) body)[r] = (int64_t) order (r);
+  }
 }
 
 __device__ __forceinline__ float

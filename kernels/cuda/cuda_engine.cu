@@ -113,9 +113,9 @@ engine_kernel (cnms_engine_args g)
 
   if (!g.a.suppress) {
     const int k = n < g.a.max_keep ? n : g.a.max_keep;
-    for (int r = blockIdx.x * blockDim.x + threadIdx.x; r < k;
-        r += gridDim.x * blockDim.x)
-      cnms_write_kept (body, r, g.order[r], g.src.recs);
+    cnms_write_kept (body, k, g.src.recs, blockIdx.x * blockDim.x +
+        threadIdx.x, gridDim.x * blockDim.x,
+        [&] (int r) { return g.order[r]; });
     if (blockIdx.x == 0 && threadIdx.x == 0)
       out_hdr[CNMS_OUT_KEPT] = k;
     return;

@@ -176,8 +176,8 @@ cnms_resolve_cached (const cnms_engine_args &g, int n, uint64_t *s)
   }
   __syncthreads ();
   const int kept = s_n_kept;
-  for (int q = tid; q < kept; q += blockDim.x)
-    cnms_write_kept (body, q, s_order[s_kpos[q]], g.src.recs);
+  cnms_write_kept (body, kept, g.src.recs, tid, blockDim.x,
+      [&] (int r) { return s_order[s_kpos[r]]; });
   if (tid == 0)
     ((int32_t *) g.out)[CNMS_OUT_KEPT] = kept;
 }
@@ -268,7 +268,7 @@ cnms_resolve_global (const cnms_engine_args &g, int n, uint64_t *s,
       if (mine) {
         const int rank = kept + __popcll (kept_bits & ((1ull << tid) - 1));
         if (g.src.recs != NULL)
-          ((cnms_det *) body)[rank] = rec;
+          cnms_write_record (body, rank, rec);
         else
           ((int64_t *) body)[rank] = (int64_t) src;
         if (dense || cnt > CNMS_ROW_LIST) {
