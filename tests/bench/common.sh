@@ -1,12 +1,14 @@
 # Shared by run-gpu.sh and run-cpu.sh (sourced).
 
-# write_meta FILE KIND SCRIPT ARGS...: when, what and which commit ran.
+# write_meta FILE KIND SCRIPT ARGS...: when, what and which commit ran
+# (BENCH_COMMIT, where set, names the commit: a copied tree's git metadata
+# can be older than its files).
 write_meta () {
   _f=$1 _kind=$2
   shift 2
   printf '{"date": "%s", "command": "sh %s", "git": "%s", "host_kind": "%s"}\n' \
     "$(date -u +%Y-%m-%dT%H:%M:%SZ)" "$*" \
-    "$(git -C "$(dirname "$0")" rev-parse --short HEAD 2>/dev/null || echo unknown)" \
+    "${BENCH_COMMIT:-$(git -C "$(dirname "$0")" rev-parse --short HEAD 2>/dev/null || echo unknown)}" \
     "$_kind" > "$_f"
 }
 

@@ -522,8 +522,9 @@ def main():
           "warm-up unless the JSON says fewer (CPU cases are time-bounded). "
           "Ratios are the other implementation's time over cudanms's, or "
           "frames/s over one instance's. GPU time: CUDA events around the "
-          "work including the upload of host inputs (cudanms) and the result's "
-          "download; wall: to the result on the host. Mismatches: size of the "
+          "work, from the upload of host inputs (cudanms) to the result in "
+          "host memory (cudanms's kernel writes it there, torchvision's is "
+          "copied); wall: to the result on the host. Mismatches: size of the "
           "symmetric difference of the kept sets against cudanms.\n\n"]
     if g:
         md.append(env_lines(gm, g, "GPU host"))
