@@ -156,22 +156,29 @@ enum
   Q_Y_MAX, N_QUARKS
 };
 
+void
+gst_cudanms_quark_table (GQuark * quarks, const gchar * const *names,
+    gint n, gsize * done)
+{
+  if (g_once_init_enter (done)) {
+    gint i;
+
+    for (i = 0; i < n; i++)
+      quarks[i] = g_quark_from_static_string (names[i]);
+    g_once_init_leave (done, 1);
+  }
+}
+
 static const GQuark *
 detection_quarks (void)
 {
-  static const gchar *names[N_QUARKS] = { "detection", "confidence",
+  static const gchar *const names[N_QUARKS] = { "detection", "confidence",
     "label_id", "label", "x_min", "y_min", "x_max", "y_max"
   };
   static GQuark quarks[N_QUARKS];
   static gsize done = 0;
 
-  if (g_once_init_enter (&done)) {
-    gint i;
-
-    for (i = 0; i < N_QUARKS; i++)
-      quarks[i] = g_quark_from_static_string (names[i]);
-    g_once_init_leave (&done, 1);
-  }
+  gst_cudanms_quark_table (quarks, names, N_QUARKS, &done);
   return quarks;
 }
 

@@ -30,6 +30,12 @@ gboolean gst_cudanms_labels_load (GstCudanmsLabels * labels,
     const gchar * path, GError ** error);
 void gst_cudanms_labels_clear (GstCudanmsLabels * labels);
 
+/* Fills quarks[0 .. n) with the quarks of the static strings names, once
+ * (done: a static gsize, 0 at first): a name looked up per buffer takes
+ * GLib's global quark lock, which every streaming thread shares. */
+void gst_cudanms_quark_table (GQuark * quarks, const gchar * const *names,
+    gint n, gsize * done);
+
 /* Attaches kept box d, the index-th of its frame, as a
  * GstVideoRegionOfInterestMeta, with its "detection" param structure when
  * params is TRUE. */

@@ -8,10 +8,40 @@
 
 #include "gsttensormeta.h"
 #include "gstcudanmsbackend.h"
+#include "gstcudanmsoutput.h"
 
 #ifdef HAVE_GST_TENSOR_META
 #include <gst/analytics/analytics.h>
 #endif
+
+/* The fields of a CudanmsTensorMeta structure, by quarks made once (see
+ * gst_cudanms_quark_table). */
+enum
+{
+  F_ID, F_DATA_TYPE, F_DIMS_ORDER, F_DIMS, F_DATA, N_FIELDS
+};
+
+static const GQuark *
+field_quarks (void)
+{
+  static const gchar *const names[N_FIELDS] = { "id", "data-type",
+    "dims-order", "dims", "data"
+  };
+  static GQuark quarks[N_FIELDS];
+  static gsize done = 0;
+
+  gst_cudanms_quark_table (quarks, names, N_FIELDS, &done);
+  return quarks;
+}
+
+/* gst_structure_get_string by quark. */
+static const gchar *
+field_string (const GstStructure * s, gint field)
+{
+  const GValue *v = gst_structure_id_get_value (s, field_quarks ()[field]);
+
+  return v != NULL && G_VALUE_HOLDS_STRING (v) ? g_value_get_string (v) : NULL;
+}
 
 const GstMetaInfo *
 gst_cudanms_tensor_meta_register (void)
@@ -182,9 +212,9 @@ static GstCudanmsTensorLookup
 view_from_structure (GstCudanmsTensorView * view, const GstStructure * s,
     gchar * msg, gsize msg_size)
 {
-  const gchar *dtype = gst_structure_get_string (s, "data-type");
-  const gchar *order = gst_structure_get_string (s, "dims-order");
-  const GValue *dims = gst_structure_get_value (s, "dims");
+  const gchar *dtype = field_string (s, F_DATA_TYPE);
+  const gchar *order = field_string (s, F_DIMS_ORDER);
+  const GValue *dims = gst_structure_id_get_value (s, field_quarks ()[F_DIMS]);
 
   if (dtype == NULL)
     goto no_dtype;
@@ -194,7 +224,8 @@ view_from_structure (GstCudanmsTensorView * view, const GstStructure * s,
     goto bad_dims;
   if (!gst_cudanms_dims_order_ok (order))
     goto bad_order;
-  if (!map_data (view, gst_structure_get_value (s, "data")))
+  if (!map_data (view, gst_structure_id_get_value (s,
+              field_quarks ()[F_DATA])))
     goto bad_data;
   return GST_CUDANMS_TENSOR_FOUND;
 
@@ -348,10 +379,10 @@ search_visit (Search * search, const GstStructure * s, gconstpointer t,
   cnms_shape shape;
 
 #ifdef HAVE_GST_TENSOR_META
-  id = s != NULL ? gst_structure_get_string (s, "id") :
+  id = s != NULL ? field_string (s, F_ID) :
       g_quark_to_string (((const GstTensor *) t)->id);
 #else
-  id = gst_structure_get_string (s, "id");
+  id = field_string (s, F_ID);
 #endif
   if (search->id != NULL && g_strcmp0 (id, search->id) != 0)
     return;
@@ -410,13 +441,20 @@ GstCudanmsTensorLookup
 gst_cudanms_tensor_view_acquire (GstCudanmsTensorView * view, GstBuffer * buffer,
     const gchar * id, cnms_layout layout, gchar * msg, gsize msg_size)
 {
-  const GstMetaInfo *custom = gst_meta_get_info (GST_CUDANMS_TENSOR_META_NAME);
+  /* looked up once it exists (plugin_init registers it): a lookup by name
+   * per buffer takes GStreamer's global meta lock */
+  static const GstMetaInfo *custom_info = NULL;
+  const GstMetaInfo *custom = g_atomic_pointer_get (&custom_info);
   Search search = { id, layout, view, msg, msg_size,
     GST_CUDANMS_TENSOR_MISSING, 0, 0, FALSE
   };
   gpointer state = NULL;
   GstMeta *meta;
 
+  if (custom == NULL) {
+    custom = gst_meta_get_info (GST_CUDANMS_TENSOR_META_NAME);
+    g_atomic_pointer_set (&custom_info, custom);
+  }
   memset (&view->tensor, 0, sizeof (view->tensor));
   view->data = NULL;
   view->bytes = NULL;
