@@ -423,22 +423,43 @@ gst_tensor_inject_query (GstBaseTransform * trans, GstPadDirection direction,
  * documented contract only: the "CudanmsTensorMeta" custom meta
  * (registered here unless someone else did) with its structure filled in.
  * Takes a reference on data. */
+/* The meta's info and the quarks of its fields, looked up once in
+ * class_init: by name, each lookup would take GStreamer's meta lock or
+ * GLib's quark lock for every buffer. */
+static const GstMetaInfo *tensor_meta_info;
+static GQuark q_id, q_data_type, q_dims_order, q_data, q_dims;
+
+static void
+lookup_tensor_meta (void)
+{
+  static const gchar *tags[] = { NULL };
+
+  /* whoever registers the name first wins (cudanms does the same) */
+  tensor_meta_info = gst_meta_get_info (TENSOR_META_NAME);
+  if (tensor_meta_info == NULL)
+    tensor_meta_info = gst_meta_register_custom (TENSOR_META_NAME, tags,
+        NULL, NULL, NULL);
+  q_id = g_quark_from_static_string ("id");
+  q_data_type = g_quark_from_static_string ("data-type");
+  q_dims_order = g_quark_from_static_string ("dims-order");
+  q_data = g_quark_from_static_string ("data");
+  q_dims = g_quark_from_static_string ("dims");
+}
+
 static gboolean
 gst_tensor_inject_attach (GstBuffer * buffer, const gchar * id,
     cnms_dtype dtype, const gint64 * dims, guint n_dims, GstBuffer * data)
 {
-  static const gchar *tags[] = { NULL };
   GstCustomMeta *meta;
   GstStructure *s;
   GValue arr = G_VALUE_INIT;
   GValue v = G_VALUE_INIT;
   guint i;
 
-  if (gst_meta_get_info (TENSOR_META_NAME) == NULL
-      && gst_meta_register_custom (TENSOR_META_NAME, tags, NULL, NULL,
-          NULL) == NULL)
+  if (tensor_meta_info == NULL)
     return FALSE;
-  meta = gst_buffer_add_custom_meta (buffer, TENSOR_META_NAME);
+  meta = (GstCustomMeta *) gst_buffer_add_meta (buffer, tensor_meta_info,
+      NULL);
   if (meta == NULL)
     return FALSE;
   s = gst_custom_meta_get_structure (meta);
@@ -452,12 +473,12 @@ gst_tensor_inject_attach (GstBuffer * buffer, const gchar * id,
   g_value_unset (&v);
 
   if (id != NULL)
-    gst_structure_set (s, "id", G_TYPE_STRING, id, NULL);
-  gst_structure_set (s, "data-type", G_TYPE_STRING,
+    gst_structure_id_set (s, q_id, G_TYPE_STRING, id, NULL);
+  gst_structure_id_set (s, q_data_type, G_TYPE_STRING,
       dtype == CNMS_DTYPE_FLOAT16 ? "float16" : "float32",
-      "dims-order", G_TYPE_STRING, "row-major",
-      "data", GST_TYPE_BUFFER, data, NULL);
-  gst_structure_take_value (s, "dims", &arr);
+      q_dims_order, G_TYPE_STRING, "row-major",
+      q_data, GST_TYPE_BUFFER, data, NULL);
+  gst_structure_id_take_value (s, q_dims, &arr);
   return TRUE;
 }
 
@@ -638,6 +659,7 @@ gst_tensor_inject_class_init (GstTensorInjectClass * klass)
 
   GST_DEBUG_CATEGORY_INIT (gst_tensor_inject_debug, "tensorinject", 0,
       "Detection tensor producer");
+  lookup_tensor_meta ();
 
   gobject_class->set_property = gst_tensor_inject_set_property;
   gobject_class->get_property = gst_tensor_inject_get_property;
