@@ -29,8 +29,8 @@ element () {
     GST_PLUGIN_PATH_1_0="$B/gst" GST_REGISTRY_1_0="$W/registry.bin" \
     "$B/tests/bench/bench-element" "$W/data" "$O/element.json" \
     --devices cuda-device,cuda-device:bare,cuda,cpu,auto --instances 1,8 \
-    --frames 3000 \
-    --rounds 3
+    --frames 2000 \
+    --rounds 5
 }
 write_meta "$O/meta.json" gpu tests/bench/run-gpu.sh "$1" "$2"
 {
