@@ -59,8 +59,10 @@ reserve (cnms_backend_ctx *ctx, cnms_cuda_buf *b, size_t bytes, bool pinned,
       : cudaMalloc (&p, bytes);
   if (e == cudaSuccess && pinned) {
     e = cudaHostGetDevicePointer (&b->dev, p, 0);
-    if (e != cudaSuccess)
+    if (e != cudaSuccess) {
       (void) cudaFreeHost (p);
+      b->dev = NULL;
+    }
   }
   if (e != cudaSuccess) {
     (void) cudaGetLastError ();

@@ -77,6 +77,36 @@ cnms_or_kept_rows (const cnms_mask_src &m, int base, int blk,
   }
 }
 
+/* The cached walk's removals by the n_keep kept rows of a tile (tile
+ * positions base + r in kpos): their words 1 .. width - 1 of the tile's
+ * slab rows (diag) ORed into removed[1 .. width - 1], by the warp. Each of
+ * the L = width - 1 later words gets 32 / L lanes, which take every
+ * (32 / L)-th kept row and OR into the word atomically (OR is order-free:
+ * the bitmap is deterministic). One lane a word, one row a step, cost
+ * about 60 ns a kept box: most of the walk (a tile keeping 64 boxes took
+ * 4 us). */
+__device__ __forceinline__ void
+cnms_or_tile_rows (const uint64_t *diag, int width, int base,
+    const int *kpos, int n_keep, int lane, uint64_t *removed)
+{
+  const int later = width - 1;
+
+  if (later <= 0 || n_keep == 0)
+    return;
+  const int groups = 32 / later;
+  const int grp = lane / later;
+  const int w = 1 + lane % later;
+
+  if (grp >= groups)
+    return;
+  uint64_t acc = 0;
+#pragma unroll 4
+  for (int j = grp; j < n_keep; j += groups)
+    acc |= diag[(long long) (kpos[j] - base) * width + w];
+  if (acc != 0)
+    atomicOr ((unsigned long long *) &removed[w], (unsigned long long) acc);
+}
+
 /* Cached resolve (see the file comment); s: the block's dynamic shared
  * memory, laid out [removed nb | mask slab | order n | kept positions n].
  * After the block's copy, one warp resolves the tiles with no block
@@ -87,8 +117,8 @@ cnms_or_kept_rows (const cnms_mask_src &m, int base, int blk,
  * K removes b} from K = the available boxes, a ballot a step, until K
  * stays: after t steps the first t boxes are right, so it ends, in as
  * many steps as the longest chain of removals (a few, in a frame) rather
- * than one dependent step per kept box. Then lane l ORs the kept rows'
- * word blk + l into removed word blk + l, which it owns. A tile row is at
+ * than one dependent step per kept box. Then the warp ORs the kept rows'
+ * later words into the removed bitmap (cnms_or_tile_rows). A tile row is at
  * most 32 words wide: the slab of 33 tiles (2112 boxes) is beyond any
  * device's shared memory. */
 __device__ __forceinline__ void
@@ -159,16 +189,11 @@ cnms_resolve_cached (const cnms_engine_args &g, int n, uint64_t *s)
         if ((keep >> r) & 1)
           s_kpos[kept + __popcll (keep & ((1ull << r) - 1))] = base + r;
       }
-      kept += __popcll (keep);
-      if (lane > 0 && lane < width) {
-        uint64_t acc = 0, rest = keep;
-        while (rest != 0) {
-          const int r = __ffsll ((long long) rest) - 1;
-          rest &= rest - 1;
-          acc |= diag[(long long) r * width + lane];
-        }
-        s_removed[blk + lane] |= acc;
-      }
+      const int n_keep = __popcll (keep);
+      kept += n_keep;
+      __syncwarp ();
+      cnms_or_tile_rows (diag, width, base, s_kpos + kept - n_keep, n_keep,
+          lane, s_removed + blk);
       __syncwarp ();
     }
     if (lane == 0)

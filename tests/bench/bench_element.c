@@ -11,6 +11,12 @@
  *          which the GPU time-slices);
  *   :bare  cudanms roi-params=false (ROIs without their structure).
  *
+ * Probes on cudanms's pads also time each buffer inside the element
+ * (from its sink pad to its src pad: the tensor read, the backend, the
+ * metas), "us_in_element", the mean over the instances of the median
+ * round; the rest of a frame's period goes to appsrc, tensorinject,
+ * fakesink and the handovers between threads.
+ *
  * It also times the output stage alone: the ROI metas of one frame's
  * kept boxes (the CPU backend's, on yolov8.npy), attached to a buffer as
  * the element does (gst_cudanms_attach_detections) and freed with it,
@@ -59,6 +65,10 @@ typedef struct {
   int warmup, frames;
   volatile gint seen;
   double t_first, t_last;
+  /* time inside cudanms: its sink pad's probe to its src pad's, summed
+   * over the timed frames (both probes run in the streaming thread) */
+  double t_enter, in_sum;
+  int in_n;
   guint rois;
   GThread *thread;
   gboolean failed;
@@ -85,6 +95,32 @@ on_buffer (GstPad *pad, GstPadProbeInfo *info, gpointer user_data)
   }
   if (n == in->warmup + in->frames)
     in->t_last = bench_now_us ();
+  return GST_PAD_PROBE_OK;
+}
+
+static GstPadProbeReturn
+on_enter (GstPad *pad, GstPadProbeInfo *info, gpointer user_data)
+{
+  instance *in = user_data;
+
+  (void) pad;
+  (void) info;
+  in->t_enter = bench_now_us ();
+  return GST_PAD_PROBE_OK;
+}
+
+static GstPadProbeReturn
+on_leave (GstPad *pad, GstPadProbeInfo *info, gpointer user_data)
+{
+  instance *in = user_data;
+
+  (void) pad;
+  (void) info;
+  /* seen counts the buffers past fakesink: this one is seen + 1 */
+  if (g_atomic_int_get (&in->seen) >= in->warmup) {
+    in->in_sum += bench_now_us () - in->t_enter;
+    in->in_n++;
+  }
   return GST_PAD_PROBE_OK;
 }
 
@@ -169,6 +205,7 @@ typedef struct
 {
   double total;                 /* frames/s of all instances together */
   double med, min;              /* frames/s per instance */
+  double in_us;                 /* us a frame inside cudanms (instance mean) */
   guint rois;
   const char *error;
 } result;
@@ -195,10 +232,11 @@ record_one (bench_json *j, const char *device, int k, int frames,
     bench_json_num (j, "fps_instance_med", r->med);
     bench_json_num (j, "fps_instance_min", r->min);
     bench_json_num (j, "rois_per_frame", r->rois);
+    bench_json_num (j, "us_in_element", r->in_us);
     printf ("element device=%-4s instances=%d: %9.0f frames/s total "
         "(median of %d rounds: %.0f .. %.0f), %9.0f per instance (median), "
-        "%u ROIs per frame\n", device, k, r->total, rounds, lowest, highest,
-        r->med, r->rois);
+        "%u ROIs per frame, %.1f us a frame in cudanms\n", device, k,
+        r->total, rounds, lowest, highest, r->med, r->rois, r->in_us);
   }
   bench_json_end (j);
 }
@@ -282,11 +320,11 @@ run (result *res, GstBuffer *proto, const char *dir, const char *name,
         "location=%s/yolov8.npy ! ", dir) : g_strdup ("");
     gchar *desc = g_strdup_printf ("appsrc name=src format=time block=true "
         "max-bytes=0 max-buffers=32 caps=video/x-raw,format=GRAY8,width=%d,"
-        "height=%d,framerate=30/1 ! %scudanms device=%s roi-params=%s ! "
+        "height=%d,framerate=30/1 ! %scudanms name=nms device=%s roi-params=%s ! "
         "fakesink name=sink sync=false async=false", FRAME_SIZE, FRAME_SIZE,
         inject, on_device ? "auto" : device, no_params ? "false" : "true");
     GError *err = NULL;
-    GstElement *sink;
+    GstElement *sink, *nms;
     GstPad *pad;
 
     g_free (inject);
@@ -307,6 +345,16 @@ run (result *res, GstBuffer *proto, const char *dir, const char *name,
         NULL);
     gst_object_unref (pad);
     gst_object_unref (sink);
+    nms = gst_bin_get_by_name (GST_BIN (in[i].pipeline), "nms");
+    pad = gst_element_get_static_pad (nms, "sink");
+    gst_pad_add_probe (pad, GST_PAD_PROBE_TYPE_BUFFER, on_enter, &in[i],
+        NULL);
+    gst_object_unref (pad);
+    pad = gst_element_get_static_pad (nms, "src");
+    gst_pad_add_probe (pad, GST_PAD_PROBE_TYPE_BUFFER, on_leave, &in[i],
+        NULL);
+    gst_object_unref (pad);
+    gst_object_unref (nms);
     if (shared != NULL)
       gst_element_set_context (in[i].pipeline, shared);
     if (gst_element_set_state (in[i].pipeline, GST_STATE_PLAYING) ==
@@ -345,6 +393,8 @@ run (result *res, GstBuffer *proto, const char *dir, const char *name,
     res->total = (double) k * frames / ((last - first) * 1e-6);
     bench_stats (per, k, &res->med, &res->min);
     res->rois = in[0].rois;
+    for (i = 0; i < k; i++)
+      res->in_us += in[i].in_n > 0 ? in[i].in_sum / in[i].in_n / k : 0;
   }
   gst_buffer_unref (bare);
   g_free (per);
