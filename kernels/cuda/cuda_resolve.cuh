@@ -80,11 +80,13 @@ cnms_or_kept_rows (const cnms_mask_src &m, int base, int blk,
 /* The cached walk's removals by the n_keep kept rows of a tile (tile
  * positions base + r in kpos): their words 1 .. width - 1 of the tile's
  * slab rows (diag) ORed into removed[1 .. width - 1], by the warp. Each of
- * the L = width - 1 later words gets 32 / L lanes, which take every
- * (32 / L)-th kept row and OR into the word atomically (OR is order-free:
- * the bitmap is deterministic). One lane a word, one row a step, cost
- * about 60 ns a kept box: most of the walk (a tile keeping 64 boxes took
- * 4 us). */
+ * the L = width - 1 later words gets G = 32 / L lanes, which take every
+ * G-th kept row; the G partial words are then ORed together by shuffles
+ * (a lane past the warp reads its own word again, which OR absorbs) and
+ * the first lane of each word stores it. One lane a word, one row a step,
+ * cost about 60 ns a kept box (a tile keeping 64 boxes took 4 us), and a
+ * shared-memory atomicOr, which sm_90 compiles to a compare-and-swap loop,
+ * 0.3-0.7 us a tile. */
 __device__ __forceinline__ void
 cnms_or_tile_rows (const uint64_t *diag, int width, int base,
     const int *kpos, int n_keep, int lane, uint64_t *removed)
@@ -92,19 +94,21 @@ cnms_or_tile_rows (const uint64_t *diag, int width, int base,
   const int later = width - 1;
 
   if (later <= 0 || n_keep == 0)
-    return;
+    return;                     /* uniform over the warp */
   const int groups = 32 / later;
   const int grp = lane / later;
   const int w = 1 + lane % later;
-
-  if (grp >= groups)
-    return;
   uint64_t acc = 0;
+
+  if (grp < groups) {
 #pragma unroll 4
-  for (int j = grp; j < n_keep; j += groups)
-    acc |= diag[(long long) (kpos[j] - base) * width + w];
-  if (acc != 0)
-    atomicOr ((unsigned long long *) &removed[w], (unsigned long long) acc);
+    for (int j = grp; j < n_keep; j += groups)
+      acc |= diag[(long long) (kpos[j] - base) * width + w];
+  }
+  for (int step = 1; step < groups; step *= 2)
+    acc |= __shfl_down_sync (CNMS_FULL_WARP, acc, step * later);
+  if (grp == 0)
+    removed[w] |= acc;
 }
 
 /* Cached resolve (see the file comment); s: the block's dynamic shared
