@@ -241,7 +241,7 @@ def element_table(recs):
                 continue
             if "error" in r:
                 rows.append([dev, r["instances"], r["frames"], r["error"],
-                             "", "", ""])
+                             "", "", "", ""])
                 continue
             total = "%.0f" % r["fps_total"]
             if r.get("rounds", 1) > 1:
@@ -251,10 +251,12 @@ def element_table(recs):
             rows.append([dev, r["instances"], r["frames"], total,
                          "%.0f" % r["fps_instance_med"],
                          ratio(r["fps_total"], get(one, "fps_total")),
-                         r.get("rois_per_frame", "")])
+                         r.get("rois_per_frame", ""),
+                         "%.1f us" % r["us_in_element"]
+                         if "us_in_element" in r else "n/a"])
     head = ["device", "instances", "frames each", "frames/s total",
             "frames/s per instance (median)", "total vs 1 instance",
-            "ROIs per frame"]
+            "ROIs per frame", "time in cudanms per frame"]
     note = ""
     for params, what in ((1, "with their \"detection\" structures"),
                          (0, "without (roi-params=false, :bare)")):
@@ -536,7 +538,9 @@ def main():
                   "fakesink with host tensors; cuda-device: appsrc ! "
                   "tensorinject memory=cuda ! cudanms device=auto ! fakesink, "
                   "the tensor in GstCudaMemory; the instances share one "
-                  "CUDA context, :own gives each pipeline its own):\n\n" + element_table(g)
+                  "CUDA context, :own gives each pipeline its own; time in "
+                  "cudanms: from its sink pad to its src pad, the mean of the "
+                  "instances):\n\n" + element_table(g)
                   + "\n")
         md.append("Memory held by one context:\n\n" + memory_table(g) + "\n")
     if c:
