@@ -69,10 +69,12 @@ gst_cudanms_stats_new_stream (GstCudanmsStats * stats)
  * max-candidates), candidates-dropped (beyond max-candidates),
  * buffers-over-max-candidates, detections (kept boxes attached),
  * buffers-with-scores-above-1, end2end-invalid-classes (rows dropped),
- * end2end-fractional-classes (rows whose class was truncated) and
- * detections-without-label (class ids past the label file). Each problem
- * is posted once per stream as an element warning; these say how often it
- * happened.
+ * end2end-fractional-classes (rows whose class was truncated),
+ * detections-without-label (class ids past the label file), and two times
+ * in nanoseconds, summed over the decoded buffers: backend-time (the
+ * backend's decode + NMS call, with its wait for the GPU) and output-time
+ * (attaching the metas). Each problem is posted once per stream as an
+ * element warning; these say how often it happened.
  */
 void
 gst_cudanms_stats_install_property (GObjectClass * klass, guint prop_id)
@@ -85,7 +87,8 @@ gst_cudanms_stats_install_property (GObjectClass * klass, guint prop_id)
           "buffers-with-bad-tensor, candidates, candidates-dropped, "
           "buffers-over-max-candidates, detections, "
           "buffers-with-scores-above-1, end2end-invalid-classes, "
-          "end2end-fractional-classes, detections-without-label",
+          "end2end-fractional-classes, detections-without-label; "
+          "backend-time, output-time (ns)",
           GST_TYPE_STRUCTURE, G_PARAM_READABLE | G_PARAM_STATIC_STRINGS));
 }
 
@@ -105,7 +108,19 @@ gst_cudanms_stats_to_structure (const GstCudanmsStats * stats)
       "buffers-with-scores-above-1", G_TYPE_UINT64, c->scores_above_one,
       "end2end-invalid-classes", G_TYPE_UINT64, c->invalid_classes,
       "end2end-fractional-classes", G_TYPE_UINT64, c->fractional_classes,
-      "detections-without-label", G_TYPE_UINT64, c->unlabelled, NULL);
+      "detections-without-label", G_TYPE_UINT64, c->unlabelled,
+      "backend-time", G_TYPE_UINT64, c->backend_ns,
+      "output-time", G_TYPE_UINT64, c->output_ns, NULL);
+}
+
+void
+gst_cudanms_stats_times (GstElement * element, GstCudanmsStats * stats,
+    GstClockTime backend, GstClockTime output)
+{
+  GST_OBJECT_LOCK (element);
+  stats->c.backend_ns += backend;
+  stats->c.output_ns += output;
+  GST_OBJECT_UNLOCK (element);
 }
 
 /* TRUE the first time kind is seen in this stream: post it. The kind of a

@@ -30,6 +30,8 @@ typedef struct
   guint64 invalid_classes;      /* end2end rows dropped for their class */
   guint64 fractional_classes;   /* end2end rows with a fractional class */
   guint64 unlabelled;           /* detections without a label-file line */
+  guint64 backend_ns;           /* time in the backend's decode + NMS call */
+  guint64 output_ns;            /* time attaching the metas */
 } GstCudanmsCounters;
 
 typedef struct
@@ -68,6 +70,10 @@ void gst_cudanms_stats_frame (GstElement * element, GstCudanmsStats * stats,
     const cnms_tensor * tensor, cnms_layout layout, const cnms_params * p,
     gint n_candidates, const cnms_det * dets, gint n_dets,
     const GstCudanmsLabels * labels);
+/* Adds a decoded frame's times (nanoseconds, monotonic clock): the
+ * backend's call, and the attaching of its metas. */
+void gst_cudanms_stats_times (GstElement * element, GstCudanmsStats * stats,
+    GstClockTime backend, GstClockTime output);
 
 /* start(): reads the label file at path (none when NULL) into labels
  * (initialised here). A file that cannot be read or is not UTF-8 text is

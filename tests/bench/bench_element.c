@@ -69,10 +69,33 @@ typedef struct {
    * over the timed frames (both probes run in the streaming thread) */
   double t_enter, in_sum;
   int in_n;
+  /* cudanms's stats at the first timed buffer: buffers, backend-time and
+   * output-time (ns), for the means of the timed ones */
+  GstElement *nms;
+  guint64 stats0[3];
+  guint64 timed[3];             /* the same over the timed buffers */
   guint rois;
   GThread *thread;
   gboolean failed;
 } instance;
+
+/* buffers, backend-time, output-time of el's stats into v */
+static void
+read_stats (GstElement *el, guint64 v[3])
+{
+  static const char *const names[3] = { "buffers", "backend-time",
+    "output-time"
+  };
+  GstStructure *s = NULL;
+  int i;
+
+  g_object_get (el, "stats", &s, NULL);
+  for (i = 0; i < 3; i++)
+    if (s == NULL || !gst_structure_get_uint64 (s, names[i], &v[i]))
+      v[i] = 0;
+  if (s != NULL)
+    gst_structure_free (s);
+}
 
 /* The start line: every pushing thread waits for it. */
 static GMutex start_lock;
@@ -92,6 +115,7 @@ on_buffer (GstPad *pad, GstPadProbeInfo *info, gpointer user_data)
 
     in->t_first = bench_now_us ();
     in->rois = roi ? gst_buffer_get_n_meta (buf, roi) : 0;
+    read_stats (in->nms, in->stats0);
   }
   if (n == in->warmup + in->frames)
     in->t_last = bench_now_us ();
@@ -206,6 +230,7 @@ typedef struct
   double total;                 /* frames/s of all instances together */
   double med, min;              /* frames/s per instance */
   double in_us;                 /* us a frame inside cudanms (instance mean) */
+  double backend_us, output_us; /* of it, the backend's call and the metas */
   guint rois;
   const char *error;
 } result;
@@ -233,10 +258,13 @@ record_one (bench_json *j, const char *device, int k, int frames,
     bench_json_num (j, "fps_instance_min", r->min);
     bench_json_num (j, "rois_per_frame", r->rois);
     bench_json_num (j, "us_in_element", r->in_us);
+    bench_json_num (j, "us_backend", r->backend_us);
+    bench_json_num (j, "us_output", r->output_us);
     printf ("element device=%-4s instances=%d: %9.0f frames/s total "
         "(median of %d rounds: %.0f .. %.0f), %9.0f per instance (median), "
-        "%u ROIs per frame, %.1f us a frame in cudanms\n", device, k,
-        r->total, rounds, lowest, highest, r->med, r->rois, r->in_us);
+        "%u ROIs per frame, %.1f us a frame in cudanms (backend %.1f, "
+        "metas %.1f)\n", device, k, r->total, rounds, lowest, highest, r->med,
+        r->rois, r->in_us, r->backend_us, r->output_us);
   }
   bench_json_end (j);
 }
@@ -354,7 +382,7 @@ run (result *res, GstBuffer *proto, const char *dir, const char *name,
     gst_pad_add_probe (pad, GST_PAD_PROBE_TYPE_BUFFER, on_leave, &in[i],
         NULL);
     gst_object_unref (pad);
-    gst_object_unref (nms);
+    in[i].nms = nms;
     if (shared != NULL)
       gst_element_set_context (in[i].pipeline, shared);
     if (gst_element_set_state (in[i].pipeline, GST_STATE_PLAYING) ==
@@ -373,6 +401,15 @@ run (result *res, GstBuffer *proto, const char *dir, const char *name,
       g_thread_join (in[i].thread);
     if (in[i].failed || g_atomic_int_get (&in[i].seen) < warmup + frames)
       error = error ? error : "a pipeline failed before the last frame";
+    if (in[i].nms != NULL) {
+      guint64 v[3];
+      int j;
+
+      read_stats (in[i].nms, v);
+      for (j = 0; j < 3; j++)
+        in[i].timed[j] = v[j] - in[i].stats0[j];
+      gst_object_unref (in[i].nms);
+    }
     if (in[i].pipeline != NULL) {
       gst_element_set_state (in[i].pipeline, GST_STATE_NULL);
       gst_object_unref (in[i].pipeline);
@@ -393,8 +430,15 @@ run (result *res, GstBuffer *proto, const char *dir, const char *name,
     res->total = (double) k * frames / ((last - first) * 1e-6);
     bench_stats (per, k, &res->med, &res->min);
     res->rois = in[0].rois;
-    for (i = 0; i < k; i++)
+    for (i = 0; i < k; i++) {
+      const double n = (double) in[i].timed[0];
+
       res->in_us += in[i].in_n > 0 ? in[i].in_sum / in[i].in_n / k : 0;
+      if (n > 0) {
+        res->backend_us += in[i].timed[1] * 1e-3 / n / k;
+        res->output_us += in[i].timed[2] * 1e-3 / n / k;
+      }
+    }
   }
   gst_buffer_unref (bare);
   g_free (per);

@@ -466,34 +466,53 @@ GST_START_TEST (test_label_file_short_or_empty)
 
 GST_END_TEST;
 
-/* The counters start at zero with each start. */
+/* The counters start at zero with each start; the two times grow with
+ * each decoded buffer, and only with those. */
 GST_START_TEST (test_stats_reset)
 {
   GstElement *el = gst_element_factory_make ("cudanms", NULL);
   GstHarness *h;
   GstStructure *s = NULL;
+  guint64 backend, output;
 
   g_object_get (el, "stats", &s, NULL);
   fail_unless (s != NULL);
   fail_unless (gst_structure_has_name (s, "cudanms-stats"));
-  fail_unless_equals_int (gst_structure_n_fields (s), 11);
+  fail_unless_equals_int (gst_structure_n_fields (s), 13);
   gst_structure_free (s);
   fail_unless_equals_uint64 (get_stat (el, "buffers"), 0);
+  fail_unless_equals_uint64 (get_stat (el, "backend-time"), 0);
+  fail_unless_equals_uint64 (get_stat (el, "output-time"), 0);
   gst_object_unref (el);
 
   h = new_harness (NULL);
   push_expect_rois (h, hand_frame_yolov8 (), HAND_KEPT);
+  backend = get_stat (h->element, "backend-time");
+  output = get_stat (h->element, "output-time");
+  fail_unless (backend > 0 && output > 0);
   push_expect_rois (h, hand_frame_yolov8 (), HAND_KEPT);
-  fail_unless_equals_uint64 (get_stat (h->element, "buffers"), 2);
+  fail_unless (get_stat (h->element, "backend-time") > backend);
+  fail_unless (get_stat (h->element, "output-time") > output);
+  backend = get_stat (h->element, "backend-time");
+  output = get_stat (h->element, "output-time");
+  /* a buffer without a tensor runs no backend and attaches nothing */
+  gst_buffer_unref (push_pull (h, make_frame (0)));
+  fail_unless_equals_uint64 (get_stat (h->element, "backend-time"), backend);
+  fail_unless_equals_uint64 (get_stat (h->element, "output-time"), output);
+  fail_unless_equals_uint64 (get_stat (h->element, "buffers"), 3);
+  fail_unless_equals_uint64 (get_stat (h->element, "buffers-without-tensor"),
+      1);
   fail_unless_equals_uint64 (get_stat (h->element, "detections"),
       2 * HAND_KEPT);
   fail_unless_equals_int (gst_element_set_state (h->element, GST_STATE_NULL),
       GST_STATE_CHANGE_SUCCESS);
   /* stopped: the counts of the last run stay readable */
-  fail_unless_equals_uint64 (get_stat (h->element, "buffers"), 2);
+  fail_unless_equals_uint64 (get_stat (h->element, "buffers"), 3);
+  fail_unless_equals_uint64 (get_stat (h->element, "backend-time"), backend);
   gst_harness_play (h);
   gst_harness_set_src_caps_str (h, FRAME_CAPS);
   fail_unless_equals_uint64 (get_stat (h->element, "buffers"), 0);
+  fail_unless_equals_uint64 (get_stat (h->element, "backend-time"), 0);
   push_expect_rois (h, hand_frame_yolov8 (), HAND_KEPT);
   fail_unless_equals_uint64 (get_stat (h->element, "buffers"), 1);
   gst_harness_teardown (h);
