@@ -61,17 +61,6 @@ ensure_context (GstElement * element, gint device_id, GstObject ** context)
     (void) (device_id), (void) (context), FALSE)
 #endif
 
-static void
-pick_reset (GstCudanmsBackend * be, const cnms_tensor * t)
-{
-  be->pick_dtype = t->dtype;
-  be->pick_n_dims = t->n_dims;
-  memcpy (be->pick_dims, t->dims, sizeof (be->pick_dims));
-  memset (be->pick_runs, 0, sizeof (be->pick_runs));
-  memset (be->pick_us, 0, sizeof (be->pick_us));
-  be->pick_choice = -1;
-}
-
 gboolean
 gst_cudanms_backend_start (GstCudanmsBackend * be, GstElement * element,
     GstCudanmsDevice device, gint device_id, gchar * msg, gsize msg_size)
@@ -83,7 +72,7 @@ gst_cudanms_backend_start (GstCudanmsBackend * be, GstElement * element,
 
   memset (be, 0, sizeof (*be));
   be->device = device;
-  be->pick_choice = -1;
+  gst_cudanms_pick_init (&be->pick);
   be->cuda_context = given;
   given = NULL;
   if (device != GST_CUDANMS_DEVICE_CPU && n_cuda > 0) {
@@ -181,41 +170,6 @@ gst_cudanms_backend_device_context (const GstCudanmsBackend * be)
       be->cuda_context : NULL;
 }
 
-/* device=auto on a host tensor: the backend to run it on, timing the
- * first buffers of each shape on both. */
-static cnms_backend
-pick (GstCudanmsBackend * be, const cnms_tensor * t)
-{
-  if (t->dtype != be->pick_dtype || t->n_dims != be->pick_n_dims
-      || memcmp (t->dims, be->pick_dims, sizeof (be->pick_dims)) != 0)
-    pick_reset (be, t);
-  if (be->pick_choice >= 0)
-    return (cnms_backend) be->pick_choice;
-  return be->pick_runs[CNMS_BACKEND_CUDA] <= be->pick_runs[CNMS_BACKEND_CPU] ?
-      CNMS_BACKEND_CUDA : CNMS_BACKEND_CPU;
-}
-
-static void
-pick_record (GstCudanmsBackend * be, cnms_backend b, gint64 us)
-{
-  /* the first run of each warms up its buffers and is not counted; the
-   * fastest of the others counts, so that one buffer delayed by the host
-   * (a preempted thread, a page fault) does not decide */
-  if (be->pick_runs[b]++ > 0 && (be->pick_runs[b] == 2
-          || us < be->pick_us[b]))
-    be->pick_us[b] = us;
-  if (be->pick_runs[CNMS_BACKEND_CPU] >= GST_CUDANMS_AUTO_TRIALS
-      && be->pick_runs[CNMS_BACKEND_CUDA] >= GST_CUDANMS_AUTO_TRIALS) {
-    be->pick_choice = be->pick_us[CNMS_BACKEND_CUDA]
-        < be->pick_us[CNMS_BACKEND_CPU] ? CNMS_BACKEND_CUDA : CNMS_BACKEND_CPU;
-    GST_INFO ("device=auto: host tensors of this shape go to the %s "
-        "backend (%" G_GINT64_FORMAT " us on cuda, %" G_GINT64_FORMAT
-        " us on cpu: the fastest of %d buffers each)", be->pick_choice ==
-        CNMS_BACKEND_CUDA ? "cuda" : "cpu", be->pick_us[CNMS_BACKEND_CUDA],
-        be->pick_us[CNMS_BACKEND_CPU], GST_CUDANMS_AUTO_TRIALS - 1);
-  }
-}
-
 cnms_status
 gst_cudanms_backend_detect (GstCudanmsBackend * be, const cnms_tensor * t,
     cnms_layout layout, const cnms_params * p, const cnms_det ** dets,
@@ -230,10 +184,8 @@ gst_cudanms_backend_detect (GstCudanmsBackend * be, const cnms_tensor * t,
     b = CNMS_BACKEND_CUDA;
   else if (be->cuda == NULL)
     b = CNMS_BACKEND_CPU;
-  else {
-    b = pick (be, t);
-    timed = be->pick_choice < 0;
-  }
+  else
+    b = gst_cudanms_pick_next (&be->pick, t, &timed);
   *used = b == CNMS_BACKEND_CUDA ? be->cuda : be->cpu;
   if (*used == NULL)
     return CNMS_ERR_NO_DEVICE;
@@ -244,8 +196,13 @@ gst_cudanms_backend_detect (GstCudanmsBackend * be, const cnms_tensor * t,
   st = cnms_detect (*used, t, layout, p, dets, n_dets);
   if (b == CNMS_BACKEND_CUDA)
     pop (be->cuda_context);
-  if (timed && st == CNMS_OK)
-    pick_record (be, b, g_get_monotonic_time () - t0);
+  if (timed && st == CNMS_OK
+      && gst_cudanms_pick_record (&be->pick, b, g_get_monotonic_time () - t0))
+    GST_INFO ("device=auto: host tensors of this shape go to the %s "
+        "backend (%" G_GINT64_FORMAT " us on cuda, %" G_GINT64_FORMAT
+        " us on cpu: the fastest of %d buffers each)", be->pick.choice ==
+        CNMS_BACKEND_CUDA ? "cuda" : "cpu", be->pick.us[CNMS_BACKEND_CUDA],
+        be->pick.us[CNMS_BACKEND_CPU], GST_CUDANMS_AUTO_TRIALS - 1);
   return st;
 }
 

@@ -7,12 +7,9 @@
 #include <gst/gst.h>
 #include "cudanms.h"
 #include "gstcudanms.h"
+#include "gstcudanmspick.h"
 
 G_BEGIN_DECLS
-
-/* Buffers of a shape that device=auto times on each backend, for host
- * tensors, before it keeps the faster (the first of each warms up). */
-#define GST_CUDANMS_AUTO_TRIALS 4
 
 typedef struct
 {
@@ -21,13 +18,7 @@ typedef struct
   cnms_ctx *cuda;               /* device=auto and cuda, where CUDA works */
   GstObject *cuda_context;      /* the pipeline's GstCudaContext, or NULL */
 
-  /* device=auto, host tensors: the shape being timed or decided */
-  cnms_dtype pick_dtype;
-  gint pick_n_dims;
-  gint64 pick_dims[CNMS_MAX_DIMS];
-  gint pick_runs[2];            /* indexed by cnms_backend */
-  gint64 pick_us[2];            /* the fastest timed buffer */
-  gint pick_choice;             /* -1 until decided */
+  GstCudanmsPick pick;          /* device=auto, host tensors */
 } GstCudanmsBackend;
 
 /* Creates the contexts device asks for; the CUDA one in the pipeline's

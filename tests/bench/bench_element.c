@@ -9,7 +9,9 @@
  * several pipelines on one GPU should. Suffixes of a device name:
  *   :own   each pipeline makes its own context instead (K CUDA contexts,
  *          which the GPU time-slices);
- *   :bare  cudanms roi-params=false (ROIs without their structure).
+ *   :bare  cudanms roi-params=false (ROIs without their structure);
+ *   :analytics  cudanms attach-meta=analytics (GStreamer >= 1.24: one
+ *          GstAnalyticsODMtd per box instead of the ROI metas).
  *
  * Probes on cudanms's pads also time each buffer inside the element
  * (from its sink pad to its src pad: the tensor read, the backend, the
@@ -20,7 +22,8 @@
  * It also times the output stage alone: the ROI metas of one frame's
  * kept boxes (the CPU backend's, on yolov8.npy), attached to a buffer as
  * the element does (gst_cudanms_attach_detections) and freed with it,
- * with and without their "detection" structures ("meta" records).
+ * with and without their "detection" structures, and (GStreamer >= 1.24)
+ * the analytics metas instead ("meta" records).
  *
  * --rounds: every (device, instances) case runs R times, the cases taking
  * turns round by round (so that a change in the host's load falls on all
@@ -48,6 +51,9 @@
 #include <string.h>
 
 #include <gst/gst.h>
+#ifdef HAVE_GST_ANALYTICS
+#include <gst/analytics/analytics.h>
+#endif
 #ifdef HAVE_GST_CUDA
 #include <gst/cuda/gstcudacontext.h>
 #include <gst/cuda/gstcudaloader.h>
@@ -115,6 +121,11 @@ on_buffer (GstPad *pad, GstPadProbeInfo *info, gpointer user_data)
 
     in->t_first = bench_now_us ();
     in->rois = roi ? gst_buffer_get_n_meta (buf, roi) : 0;
+#ifdef HAVE_GST_ANALYTICS
+    if (in->rois == 0 && gst_buffer_get_analytics_relation_meta (buf))
+      in->rois = gst_analytics_relation_get_length
+          (gst_buffer_get_analytics_relation_meta (buf));
+#endif
     read_stats (in->nms, in->stats0);
   }
   if (n == in->warmup + in->frames)
@@ -262,7 +273,7 @@ record_one (bench_json *j, const char *device, int k, int frames,
     bench_json_num (j, "us_output", r->output_us);
     printf ("element device=%-4s instances=%d: %9.0f frames/s total "
         "(median of %d rounds: %.0f .. %.0f), %9.0f per instance (median), "
-        "%u ROIs per frame, %.1f us a frame in cudanms (backend %.1f, "
+        "%u boxes a frame, %.1f us a frame in cudanms (backend %.1f, "
         "metas %.1f)\n", device, k, r->total, rounds, lowest, highest, r->med,
         r->rois, r->in_us, r->backend_us, r->output_us);
   }
@@ -330,6 +341,8 @@ run (result *res, GstBuffer *proto, const char *dir, const char *name,
   const gboolean own = g_strv_contains ((const gchar * const *) parts, "own");
   const gboolean no_params = g_strv_contains ((const gchar * const *) parts,
       "bare");
+  const gboolean analytics = g_strv_contains ((const gchar * const *) parts,
+      "analytics");
   GstContext *shared = own ? NULL : shared_cuda_context ();
   instance *in = g_new0 (instance, k);
   double *per = g_new0 (double, k), first = 0, last = 0;
@@ -348,9 +361,10 @@ run (result *res, GstBuffer *proto, const char *dir, const char *name,
         "location=%s/yolov8.npy ! ", dir) : g_strdup ("");
     gchar *desc = g_strdup_printf ("appsrc name=src format=time block=true "
         "max-bytes=0 max-buffers=32 caps=video/x-raw,format=GRAY8,width=%d,"
-        "height=%d,framerate=30/1 ! %scudanms name=nms device=%s roi-params=%s ! "
-        "fakesink name=sink sync=false async=false", FRAME_SIZE, FRAME_SIZE,
-        inject, on_device ? "auto" : device, no_params ? "false" : "true");
+        "height=%d,framerate=30/1 ! %scudanms name=nms device=%s roi-params=%s "
+        "attach-meta=%s ! fakesink name=sink sync=false async=false",
+        FRAME_SIZE, FRAME_SIZE, inject, on_device ? "auto" : device,
+        no_params ? "false" : "true", analytics ? "analytics" : "roi");
     GError *err = NULL;
     GstElement *sink, *nms;
     GstPad *pad;
@@ -446,11 +460,13 @@ run (result *res, GstBuffer *proto, const char *dir, const char *name,
   g_strfreev (parts);
 }
 
-/* A "meta" record: microseconds per frame to attach the ROI metas of the
- * kept boxes of yolov8.npy (CPU backend) to a buffer and free them, with
- * (params) or without their "detection" structures. */
+/* A "meta" record: microseconds per frame to attach the metas of the kept
+ * boxes of yolov8.npy (CPU backend) to a buffer and free them: ROI metas
+ * with (params) or without their "detection" structures, or (which =
+ * analytics, GStreamer >= 1.24) one GstAnalyticsODMtd per box. */
 static void
-bench_meta (bench_json *j, const cnms_npy *npy, gboolean params)
+bench_meta (bench_json *j, const cnms_npy *npy, GstCudanmsAttachMeta which,
+    gboolean params)
 {
   const int iters = 3000;
   cnms_tensor t = bench_host_tensor (npy);
@@ -472,20 +488,27 @@ bench_meta (bench_json *j, const cnms_npy *npy, gboolean params)
     double t0 = bench_now_us ();
 
     gst_cudanms_attach_detections (buf, &labels, dets, n, FRAME_SIZE,
-        FRAME_SIZE, GST_CUDANMS_ATTACH_META_ROI, params);
+        FRAME_SIZE, which, params);
     gst_buffer_unref (buf);
     us[i] = bench_now_us () - t0;
   }
   bench_stats (us, iters, &med, &min);
   bench_json_begin (j);
   bench_json_str (j, "bench", "meta");
-  bench_json_num (j, "roi_params", params);
+  if (which == GST_CUDANMS_ATTACH_META_ROI)
+    bench_json_num (j, "roi_params", params);
+  else
+    bench_json_str (j, "meta", "analytics");
   bench_json_num (j, "boxes", n);
   bench_json_num (j, "med_us", med);
   bench_json_num (j, "min_us", min);
   bench_json_end (j);
-  printf ("meta: %d ROI metas (roi-params=%s) attached and freed: %.1f us "
-      "per frame (min %.1f)\n", n, params ? "true" : "false", med, min);
+  if (which == GST_CUDANMS_ATTACH_META_ROI)
+    printf ("meta: %d ROI metas (roi-params=%s) attached and freed: %.1f us "
+        "per frame (min %.1f)\n", n, params ? "true" : "false", med, min);
+  else
+    printf ("meta: %d analytics OD mtds attached and freed: %.1f us per "
+        "frame (min %.1f)\n", n, med, min);
   gst_cudanms_labels_clear (&labels);
   cnms_ctx_free (ctx);
   g_free (us);
@@ -547,8 +570,10 @@ main (int argc, char **argv)
   }
   gst_object_unref (probe);
   proto = make_proto (&t);
-  bench_meta (&j, &t, TRUE);
-  bench_meta (&j, &t, FALSE);
+  bench_meta (&j, &t, GST_CUDANMS_ATTACH_META_ROI, TRUE);
+  bench_meta (&j, &t, GST_CUDANMS_ATTACH_META_ROI, FALSE);
+  if (gst_cudanms_attach_meta_available (GST_CUDANMS_ATTACH_META_ANALYTICS))
+    bench_meta (&j, &t, GST_CUDANMS_ATTACH_META_ANALYTICS, FALSE);
 
   dev_list = g_strsplit (devices, ",", -1);
   k_list = g_strsplit (instances, ",", -1);

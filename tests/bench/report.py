@@ -256,7 +256,7 @@ def element_table(recs):
                          if "us_in_element" in r else "n/a"])
     head = ["device", "instances", "frames each", "frames/s total",
             "frames/s per instance (median)", "total vs 1 instance",
-            "ROIs per frame", "time in cudanms per frame"]
+            "boxes per frame", "time in cudanms per frame"]
     note = ""
     for params, what in ((1, "with their \"detection\" structures"),
                          (0, "without (roi-params=false, :bare)")):
@@ -266,6 +266,12 @@ def element_table(recs):
                      "frame %s take %s to attach and free (min %s)." % (
                          meta["boxes"], what, us(meta["med_us"]),
                          us(meta["min_us"])))
+    meta = find(recs, bench="meta", meta="analytics")
+    if meta:
+        note += ("\nThe output stage alone: the %d boxes of one frame as "
+                 "GstAnalyticsODMtds (attach-meta=analytics, :analytics) take "
+                 "%s to attach and free (min %s)." % (
+                     meta["boxes"], us(meta["med_us"]), us(meta["min_us"])))
     return table(head, rows) + (note + "\n" if note else "")
 
 
