@@ -490,7 +490,7 @@ gst_cudanms_transform_ip (GstBaseTransform * trans, GstBuffer * buffer)
   cnms_ctx *ctx = NULL;
   cnms_status st;
   gint n_dets = 0;
-  GstClockTime t0, t1, t2;
+  GstClockTime took, t_out;
 
   /* before_transform always runs first and has read the tensor */
   if (self->lookup != GST_CUDANMS_TENSOR_FOUND)
@@ -513,10 +513,8 @@ gst_cudanms_transform_ip (GstBaseTransform * trans, GstBuffer * buffer)
   p.frame_height = self->frame_height;
 
   /* cnms_detect validates the tensor against the layout, once */
-  t0 = gst_util_get_timestamp ();
   st = gst_cudanms_backend_detect (&self->be, &self->view.tensor,
-      self->view.layout, &p, &dets, &n_dets, &ctx);
-  t1 = gst_util_get_timestamp ();
+      self->view.layout, &p, &dets, &n_dets, &ctx, &took);
   if (ctx != NULL) {
     GST_OBJECT_LOCK (self);
     self->backend_name = cnms_ctx_backend (ctx) == CNMS_BACKEND_CUDA ?
@@ -544,12 +542,12 @@ gst_cudanms_transform_ip (GstBaseTransform * trans, GstBuffer * buffer)
   GST_LOG_OBJECT (self, "%s: %d candidates -> %d detections",
       cnms_ctx_backend (ctx) == CNMS_BACKEND_CUDA ? "cuda" : "cpu",
       cnms_ctx_last_candidates (ctx), n_dets);
-  t2 = gst_util_get_timestamp ();
+  t_out = gst_util_get_timestamp ();
   if (!gst_cudanms_attach_detections (buffer, &self->labels, dets, n_dets,
           self->frame_width, self->frame_height, attach_meta, roi_params))
     GST_WARNING_OBJECT (self, "could not attach every analytics mtd");
-  gst_cudanms_stats_times (GST_ELEMENT (self), &self->stats, t1 - t0,
-      gst_util_get_timestamp () - t2);
+  gst_cudanms_stats_times (GST_ELEMENT (self), &self->stats, took,
+      gst_util_get_timestamp () - t_out);
   gst_cudanms_tensor_view_release (&self->view);
   return GST_FLOW_OK;
 

@@ -173,13 +173,14 @@ gst_cudanms_backend_device_context (const GstCudanmsBackend * be)
 cnms_status
 gst_cudanms_backend_detect (GstCudanmsBackend * be, const cnms_tensor * t,
     cnms_layout layout, const cnms_params * p, const cnms_det ** dets,
-    int *n_dets, cnms_ctx ** used)
+    int *n_dets, cnms_ctx ** used, GstClockTime * took)
 {
   cnms_backend b;
   gboolean timed = FALSE;
-  gint64 t0 = 0;
+  GstClockTime t0;
   cnms_status st;
 
+  *took = 0;
   if (t->on_device || be->cpu == NULL)
     b = CNMS_BACKEND_CUDA;
   else if (be->cuda == NULL)
@@ -189,15 +190,15 @@ gst_cudanms_backend_detect (GstCudanmsBackend * be, const cnms_tensor * t,
   *used = b == CNMS_BACKEND_CUDA ? be->cuda : be->cpu;
   if (*used == NULL)
     return CNMS_ERR_NO_DEVICE;
-  if (timed)
-    t0 = g_get_monotonic_time ();
+  t0 = gst_util_get_timestamp ();
   if (b == CNMS_BACKEND_CUDA && !push (be->cuda_context))
     return CNMS_ERR_CUDA;
   st = cnms_detect (*used, t, layout, p, dets, n_dets);
   if (b == CNMS_BACKEND_CUDA)
     pop (be->cuda_context);
+  *took = gst_util_get_timestamp () - t0;
   if (timed && st == CNMS_OK
-      && gst_cudanms_pick_record (&be->pick, b, g_get_monotonic_time () - t0))
+      && gst_cudanms_pick_record (&be->pick, b, (gint64) (*took / 1000)))
     GST_INFO ("device=auto: host tensors of this shape go to the %s "
         "backend (%" G_GINT64_FORMAT " us on cuda, %" G_GINT64_FORMAT
         " us on cpu: the fastest of %d buffers each)", be->pick.choice ==

@@ -44,10 +44,13 @@ GstObject *gst_cudanms_backend_device_context (const GstCudanmsBackend * be);
 /* Decodes and suppresses t on the backend chosen for it: a device tensor
  * on CUDA; a host tensor on the forced backend, or with device=auto the
  * one that was faster on the first buffers of its shape. *used: the
- * context that ran it (for its error and counters). */
+ * context that ran it (for its error and counters); *took: the call's
+ * time in nanoseconds (what device=auto compares, and the stats'
+ * backend-time). */
 cnms_status gst_cudanms_backend_detect (GstCudanmsBackend * be,
     const cnms_tensor * t, cnms_layout layout, const cnms_params * p,
-    const cnms_det ** dets, int *n_dets, cnms_ctx ** used);
+    const cnms_det ** dets, int *n_dets, cnms_ctx ** used,
+    GstClockTime * took);
 
 /* Maps buf (one GstCudaMemory of context) for reading in device memory:
  * map->data is then a device pointer. FALSE when buf is not such memory
