@@ -354,32 +354,51 @@ def targets(g, c):
     else:
         out.append("NOT MEASURED: 8 contexts on 8 threads >= 6x one")
 
-    # 4. the element with device tensors, and device=auto on host tensors
+    out += element_targets(g, "")
+    out += cpu_targets(c)
+    return out
+
+
+def element_targets(g, where):
+    """The element's targets (device tensors; device=auto on host tensors)
+    on the records g, each line ending in where."""
+    out = []
+
+    def verdict(ok):
+        return "MET" if ok else "MISSED"
+
     for dev, what in (("cuda-device", "device tensors"),
                       ("cuda-device:bare", "device tensors, roi-params="
-                       "false")):
+                       "false"),
+                      ("cuda-device:analytics", "device tensors, attach-meta="
+                       "analytics")):
+        if dev.endswith("analytics") and not find(g, bench="element",
+                                                  device=dev):
+            continue
         one = find(g, bench="element", device=dev, instances=1)
         eight = find(g, bench="element", device=dev, instances=8)
         if get(one, "fps_total") is None:
             out.append("NOT MEASURED: element >= 20000 frames/s, %s" % what)
             continue
-        out.append("%s: element >= 20000 frames/s, 1 instance, %s: %.0f" % (
-            verdict(one["fps_total"] >= 20000), what, one["fps_total"]))
+        out.append("%s: element >= 20000 frames/s, 1 instance, %s: %.0f%s" % (
+            verdict(one["fps_total"] >= 20000), what, one["fps_total"],
+            where))
         if get(eight, "fps_total") is None:
             out.append("NOT MEASURED: 8 instances >= 5x one, %s" % what)
         else:
             x = eight["fps_total"] / one["fps_total"]
             out.append("%s: 8 instances >= 5x one, %s, one shared CUDA "
-                       "context: %.0f frames/s, %.2fx" % (
-                           verdict(x >= 5), what, eight["fps_total"], x))
+                       "context: %.0f frames/s, %.2fx%s" % (
+                           verdict(x >= 5), what, eight["fps_total"], x,
+                           where))
     for params in (1, 0):
         meta = find(g, bench="meta", roi_params=params)
         if meta:
             out.append("INFO: the ROI metas of one frame (%d boxes, "
                        "roi-params=%s) take %s to attach and free: alone at "
-                       "most %.0f frames/s" % (
+                       "most %.0f frames/s%s" % (
                            meta["boxes"], "true" if params else "false",
-                           us(meta["med_us"]), 1e6 / meta["med_us"]))
+                           us(meta["med_us"]), 1e6 / meta["med_us"], where))
     for k in (1, 8):
         au = find(g, bench="element", device="auto", instances=k)
         cp = find(g, bench="element", device="cpu", instances=k)
@@ -388,12 +407,10 @@ def targets(g, c):
                        "tensors, %d instance(s)" % k)
             continue
         out.append("%s: device=auto >= device=cpu, host tensors, %d "
-                   "instance(s): %.0f vs %.0f frames/s (%.2fx)" % (
+                   "instance(s): %.0f vs %.0f frames/s (%.2fx)%s" % (
                        verdict(au["fps_total"] >= cp["fps_total"]), k,
                        au["fps_total"], cp["fps_total"],
-                       au["fps_total"] / cp["fps_total"]))
-
-    out += cpu_targets(c)
+                       au["fps_total"] / cp["fps_total"], where))
     return out
 
 
@@ -520,11 +537,14 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--gpu", help="run-gpu.sh output directory")
     ap.add_argument("--cpu", help="run-cpu.sh output directory")
+    ap.add_argument("--bundle", help="run-gpu.sh's bundle/ directory "
+                    "(BUNDLE=...: the GStreamer 1.26 build's bench-element)")
     ap.add_argument("--md", help="write the Markdown here")
     ap.add_argument("--png", help="write the plot here")
     a = ap.parse_args()
     gm, g = load(a.gpu)
     cm, c = load(a.cpu)
+    bm, bn = load(a.bundle)
     md = ["## Benchmark results\n\n",
           "Medians, with the minimum in parentheses, over >= 100 timed iterations after a "
           "warm-up unless the JSON says fewer (CPU cases are time-bounded). "
@@ -549,6 +569,13 @@ def main():
                   "instances):\n\n" + element_table(g)
                   + "\n")
         md.append("Memory held by one context:\n\n" + memory_table(g) + "\n")
+    if bn:
+        md.append("Element throughput, the same run, the build of "
+                  "scripts/gpu-bundle.sh (%s: GStreamer %s, under its own "
+                  "loader; `:analytics`: attach-meta=analytics, one "
+                  "GstAnalyticsODMtd per box in one relation meta):\n\n" % (
+                      bm.get("bundle", "?"), bm.get("gstreamer", "?"))
+                  + element_table(bn) + "\n")
     if c:
         md.append(env_lines(cm, c, "CPU machine"))
         md.append("YOLO frame, CPU:\n\n" + frame_table_cpu(c) + "\n")
@@ -556,6 +583,9 @@ def main():
         md.append("Element throughput, CPU:\n\n" + element_table(c) + "\n")
         md.append("Memory, CPU backend:\n\n" + memory_table(c) + "\n")
     tl = targets(g, c)
+    if bn:
+        tl += element_targets(bn, " (GStreamer %s)" % bm.get("gstreamer",
+                                                              "?"))
     md.append("### Targets\n\n" + "".join("- %s\n" % t for t in tl))
     text = "".join(md)
     print(text)

@@ -7,6 +7,9 @@
 # repository root), in a subshell. Writes OUT_DIR/{meta,nms,frame,torch,
 # element}.json, nvidia-smi.txt, results.md and log.txt; inputs and keep
 # lists go to $BENCH_WORK (default /tmp/cnms-bench), not to OUT_DIR.
+# BUNDLE=gpu-bundle-trixie.tar.xz (scripts/gpu-bundle.sh) adds, in the same
+# run, bench-element of the bundle's build (GStreamer 1.26, with
+# attach-meta=analytics) under its own loader: OUT_DIR/bundle/.
 set -u
 B=${1:?usage: run-gpu.sh BUILD_DIR OUT_DIR}
 O=${2:?usage: run-gpu.sh BUILD_DIR OUT_DIR}
@@ -32,6 +35,17 @@ element () {
     --frames 2000 \
     --rounds 5
 }
+bundle () {
+  rm -rf "$W/bundle" && mkdir -p "$W/bundle" "$O/bundle" &&
+    tar xJf "$BUNDLE" -C "$W/bundle" &&
+    write_meta "$O/bundle/meta.json" gpu tests/bench/run-gpu.sh "$B" "$O" &&
+    printf '{"bundle": "%s", "gstreamer": "%s"}\n' "$(basename "$BUNDLE")" \
+      "$(head -1 "$W/bundle/gpu-bundle/build/VERSION")" > "$O/bundle/gst.json" &&
+    "$PY" "$ROOT/scripts/gpu-bundle-run.py" "$W/bundle/gpu-bundle" run \
+      tests/bench/bench-element "$W/data" "$O/bundle/element.json" \
+      --devices cuda-device:analytics,cuda-device:bare,cuda-device,cuda,cpu:analytics,cpu,auto \
+      --instances 1,8 --frames 2000 --rounds 5
+}
 write_meta "$O/meta.json" gpu tests/bench/run-gpu.sh "$1" "$2"
 {
   nvidia-smi > "$O/nvidia-smi.txt" 2>&1
@@ -45,6 +59,11 @@ write_meta "$O/meta.json" gpu tests/bench/run-gpu.sh "$1" "$2"
     --budget 20 --cudanms-dir "$W/res"
   echo "== bench-element (inside .gpuhost/activate.sh)"
   ( element ) || echo "run-gpu.sh: FAILED (rc $?): bench-element"
-  step "$PY" "$S/report.py" --gpu "$O" --md "$O/results.md"
+  if [ -n "${BUNDLE:-}" ]; then
+    step bundle
+    step "$PY" "$S/report.py" --gpu "$O" --bundle "$O/bundle" --md "$O/results.md"
+  else
+    step "$PY" "$S/report.py" --gpu "$O" --md "$O/results.md"
+  fi
 } 2>&1 | tee "$O/log.txt"
 ! grep -q ": FAILED (rc" "$O/log.txt"
