@@ -15,7 +15,9 @@ anything else (or the test's timeout) failed. Tests that are scripts
 (Python, sh) are not run: the host's interpreter would not use the
 bundle's GStreamer. Each test's output is in /tmp/gpu-bundle-logs/NAME.txt.
 The last line is "bundle: Ok: N  Fail: N  Skipped: N  Not run (scripts): N".
-The exit code is 1 on any failure."""
+The exit code is 1 on any failure. GPU_BUNDLE_WRAPPER, where set, is put
+in front of every command (split at spaces), e.g.
+"compute-sanitizer --tool memcheck --error-exitcode 99"."""
 import concurrent.futures as cf
 import json
 import os
@@ -56,7 +58,8 @@ class Bundle:
         env.update(GST_PLUGIN_SCANNER_1_0=self.scanner, GPU_BUNDLE_LIBS=libs,
                    GST_PLUGIN_SYSTEM_PATH_1_0=self.plugins)
         env.setdefault("GST_REGISTRY_1_0", "/tmp/gpu-bundle-%s.reg" % name)
-        return [self.loader, "--library-path", libs] + cmd
+        return (os.environ.get("GPU_BUNDLE_WRAPPER", "").split()
+                + [self.loader, "--library-path", libs] + cmd)
 
 
 def is_elf(path):
