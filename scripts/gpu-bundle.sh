@@ -10,7 +10,11 @@
 # ./build-chroot-trixie (it is made, and the CPU suite run in it, when it
 # is missing). The toolkit is bound into it read-only, the build uses
 # trixie's gcc 14 as nvcc's host compiler. CUDA_ARCH (default 90, the
-# H200; auto: every architecture) is passed to -Dcuda-arch.
+# H200; auto: every architecture) is passed to -Dcuda-arch. Not sid
+# (1.28): with CUDA 13.0 nvcc cannot compile there, sid's glibc 2.43
+# declaring rsqrt and rsqrtf (C23) with an exception specification that
+# conflicts with the toolkit's crt/math_functions.h (tried 2026-12-01,
+# with g++-14 as host compiler).
 #
 # The bundle (one folder, gpu-bundle/) holds the build's programs and
 # plugins (debug info stripped), tests.json (meson introspect --tests),
