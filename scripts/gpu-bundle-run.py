@@ -69,6 +69,8 @@ def is_elf(path):
 
 def run_test(b, t, logs):
     cmd = [b.move(c) for c in t["cmd"]]
+    if not os.path.isfile(cmd[0]):
+        return t["name"], "FAIL (no %s)" % cmd[0], 0.0
     if not is_elf(cmd[0]) or os.path.realpath(cmd[0]).startswith("/usr/"):
         return t["name"], "NOT RUN", 0.0
     env = dict(os.environ)
@@ -113,7 +115,7 @@ def run(b, prog, args):
     env["LD_LIBRARY_PATH"] = ":".join(os.path.join(b.build, "gst", p)
                                       for p in ("tensorinject", "cudanms"))
     prog = os.path.join(b.build, prog)
-    if not is_elf(prog):
+    if not os.path.isfile(prog) or not is_elf(prog):
         sys.exit("gpu-bundle-run: %s is not a program of the build" % prog)
     cmd = b.command([prog] + args, env, "run")
     return subprocess.run(cmd, env=env).returncode

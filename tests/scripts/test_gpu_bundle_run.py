@@ -2,7 +2,8 @@
 """scripts/gpu-bundle-run.py on a fake bundle made here: the system's own
 loader as the bundle's, copies of sh, true and false as the build's
 programs, and a tests.json in the chroot's paths. Checks each verdict
-(ok, failed, skipped by 77, a script not run, a timeout), that the test's
+(ok, failed, skipped by 77, a script not run, a timeout, a missing
+program), that the test's
 environment reaches the program with its paths moved to the bundle and
 to the source tree, that GPU_BUNDLE_WRAPPER goes in front, the summary
 line, the exit codes of `test` and `run`, and that `run` refuses what is
@@ -64,6 +65,7 @@ def main():
                  "GST_PLUGIN_PATH_1_0": "/bundle-build/gst:"
                  "/usr/lib/x86_64-linux-gnu/gstreamer-1.0"}},
         {"name": "wrapped", "cmd": [sh, "-c", 'test "$CNMS_WRAPPED" = 1']},
+        {"name": "missing", "cmd": ["/bundle-build/tests/t-none"]},
         {"name": "script", "cmd": ["/usr/bin/python3",
                                    "/bundle-build/tests/script.py"]},
         {"name": "slow", "cmd": [sh, "-c", "exec sleep 30"], "timeout": 1,
@@ -84,11 +86,12 @@ def main():
     for name, verdict in (("ok", "OK"), ("fails", "FAIL (1)"),
                           ("skips", "SKIP"), ("env", "OK"),
                           ("wrapped", "OK"), ("script", "NOT RUN"),
+                          ("missing", "FAIL (no %s/tests/t-none)" % build),
                           ("slow", "FAIL (timeout)")):
         check("%s is %s" % (name, verdict),
               name in lines and verdict in lines[name])
     check("the summary line",
-          p.stdout.splitlines()[-1] == "bundle: Ok: 3  Fail: 2  Skipped: 1"
+          p.stdout.splitlines()[-1] == "bundle: Ok: 3  Fail: 3  Skipped: 1"
           "  Not run (scripts): 1")
     check("test exits 1 on a failure", p.returncode == 1)
     p = subprocess.run([sys.executable, RUNNER, b, "test", "^(ok|env)$"],
@@ -103,6 +106,10 @@ def main():
     p = subprocess.run([sys.executable, RUNNER, b, "run", "tests/script.py"],
                        capture_output=True, text=True)
     check("run refuses a script",
+          p.returncode == 1 and "is not a program of the build" in p.stderr)
+    p = subprocess.run([sys.executable, RUNNER, b, "run", "tests/t-none"],
+                       capture_output=True, text=True)
+    check("run refuses a missing program",
           p.returncode == 1 and "is not a program of the build" in p.stderr)
     shutil.rmtree(tmp)
     print("gpu-bundle-run: %d failures" % len(failures))
