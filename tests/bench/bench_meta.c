@@ -7,10 +7,10 @@
  * For 1, 2 and 8 threads, each looping for S seconds (default 1) on its
  * own buffers, per frame of N items (default 126, the bench frame's kept
  * boxes):
- *   - N bare ROI metas (gst_buffer_add_video_region_of_interest_meta_id)
- *     on a new buffer, then the buffer freed (cudanms roi-params=false);
- *   - the same with a "detection" structure of 7 fields per meta, as
- *     cudanms attaches by default;
+ *   - N bare ROI metas on a new buffer, attached by cudanms's own
+ *     gst_cudanms_attach_roi (roi-params=false), then the buffer freed;
+ *   - the same with their "detection" structures (roi-params=true, the
+ *     default);
  *   - N g_slice_alloc + g_slice_free1 of 96 bytes (what a meta's memory
  *     comes from in GStreamer 1.22 and later);
  *   - N malloc + free of 96 bytes;
@@ -27,6 +27,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+
+#include "gstcudanmsoutput.h"
 
 #define MAX_BOXES 4096
 
@@ -48,7 +50,7 @@ typedef struct
 
 static double seconds = 1.0;
 static int boxes = 126;
-static GQuark q_label, q_det, q_conf, q_id, q_name, q_x0, q_y0, q_x1, q_y1;
+static cnms_det dets[MAX_BOXES];
 static gint64 shared_counter;
 
 static double
@@ -60,35 +62,29 @@ now_us (void)
   return t.tv_sec * 1e6 + t.tv_nsec / 1e3;
 }
 
+/* The kept boxes of a frame, as the element attaches them. */
 static void
-attach_rois (GstBuffer * buf, gboolean structure)
+attach_rois (GstBuffer * buf, GstCudanmsLabels * labels, gboolean params)
 {
   int i;
 
-  for (i = 0; i < boxes; i++) {
-    GstVideoRegionOfInterestMeta *m =
-        gst_buffer_add_video_region_of_interest_meta_id (buf, q_label, i, i,
-        10, 10);
-
-    if (structure)
-      gst_video_region_of_interest_meta_add_param (m,
-          gst_structure_new_id (q_det, q_conf, G_TYPE_DOUBLE, 0.5, q_id,
-              G_TYPE_INT, 0, q_name, G_TYPE_STRING, "person", q_x0,
-              G_TYPE_DOUBLE, 0.1, q_y0, G_TYPE_DOUBLE, 0.2, q_x1,
-              G_TYPE_DOUBLE, 0.3, q_y1, G_TYPE_DOUBLE, 0.4, NULL));
-  }
+  for (i = 0; i < boxes; i++)
+    gst_cudanms_attach_roi (buf, labels, &dets[i], (guint) i, 640, 640,
+        params);
 }
 
 static void *
 run_job (void *arg)
 {
   Job *j = arg;
+  GstCudanmsLabels labels;      /* per thread, as per element */
   void *p[MAX_BOXES];
   const double end = now_us () + seconds * 1e6;
   double attach = 0, total = 0;
   long frames = 0;
   int i;
 
+  gst_cudanms_labels_init (&labels);
   while (now_us () < end) {
     const double t0 = now_us ();
     double t1;
@@ -98,7 +94,7 @@ run_job (void *arg)
       case CASE_STRUCTURE:{
         GstBuffer *buf = gst_buffer_new ();
 
-        attach_rois (buf, j->what == CASE_STRUCTURE);
+        attach_rois (buf, &labels, j->what == CASE_STRUCTURE);
         t1 = now_us ();
         gst_buffer_unref (buf);
         break;
@@ -127,6 +123,7 @@ run_job (void *arg)
     total += now_us () - t0;
     frames++;
   }
+  gst_cudanms_labels_clear (&labels);
   j->attach_us = attach / frames;
   j->total_us = total / frames;
   return NULL;
@@ -155,15 +152,14 @@ main (int argc, char **argv)
     return 2;
   }
   gst_init (NULL, NULL);
-  q_label = g_quark_from_static_string ("person");
-  q_det = g_quark_from_static_string ("detection");
-  q_conf = g_quark_from_static_string ("confidence");
-  q_id = g_quark_from_static_string ("label_id");
-  q_name = g_quark_from_static_string ("label");
-  q_x0 = g_quark_from_static_string ("x_min");
-  q_y0 = g_quark_from_static_string ("y_min");
-  q_x1 = g_quark_from_static_string ("x_max");
-  q_y1 = g_quark_from_static_string ("y_max");
+  for (i = 0; i < boxes; i++) {   /* 80 classes, boxes across the frame */
+    dets[i].score = 0.9f - 0.005f * (float) (i % 100);
+    dets[i].x1 = (float) (i * 37 % 600);
+    dets[i].y1 = (float) (i * 53 % 600);
+    dets[i].x2 = dets[i].x1 + 20.5f;
+    dets[i].y2 = dets[i].y1 + 30.5f;
+    dets[i].class_id = i % 80;
+  }
   printf ("bench-meta: %s, GLib %u.%u.%u, G_SLICE=%s, %d items a "
       "frame, %.1f s a case\n", gst_version_string (), glib_major_version,
       glib_minor_version, glib_micro_version, slice ? slice : "(unset)",
