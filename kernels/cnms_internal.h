@@ -10,6 +10,7 @@
 
 #include "config.h"
 #include "cudanms.h"
+#include "cudanms_static.h"
 #include "cnms_math.h"
 
 #ifdef __cplusplus
@@ -25,7 +26,9 @@ typedef struct cnms_backend_ctx {
   char error[256];
   uint64_t alloc_count;
   size_t host_bytes, pinned_bytes, device_bytes;
-  int last_candidates;          /* candidates of the last detect, before the cap */
+  cnms_report report;           /* of the last detect: the backend fills
+                                 * candidates and the row counts, the front
+                                 * end the rest */
   int timing;                   /* cnms_ctx_set_timing() */
   double last_gpu_us;           /* set by a backend that times; else -1 */
 } cnms_backend_ctx;
@@ -80,25 +83,11 @@ typedef struct cnms_backend_ops {
   cnms_status (*nms) (cnms_backend_ctx *ctx, const float *boxes,
       const float *scores, const int32_t *classes, int n, float iou,
       int class_agnostic, int max_detections, int64_t *keep, int *n_keep);
-  /* Test-only switches (CNMS_TEST_*); NULL when the backend has none. */
+  /* cnms_ctx_test_option (CNMS_TEST_*); NULL when the backend has none. */
   void (*test_option) (cnms_backend_ctx *ctx, int option, int value);
   /* cnms_ctx_set_cuda_stream; NULL when the backend has no streams. */
   cnms_status (*set_stream) (cnms_backend_ctx *ctx, void *stream);
 } cnms_backend_ops;
-
-/* Test-only options, for the tests that must reach a path the inputs
- * alone would not take; never read from the environment. */
-enum {
-  /* CUDA: every count takes the engine's large-count paths (grid rank
-   * sort, resolve from global memory), none the block sort or the mask
-   * cached in shared memory */
-  CNMS_TEST_FORCE_LARGE_PATH = 1
-};
-
-/* Sets a test-only option on ctx (ignored by a backend without it). The
- * front end's only entry that is not in cudanms.h; tests include this
- * header for it. */
-void cnms_ctx_test_option (cnms_ctx *ctx, int option, int value);
 
 extern const cnms_backend_ops cnms_cpu_ops;
 #if HAVE_CUDA

@@ -306,6 +306,27 @@ CNMS_HD float cnms_yolov5_score (float objectness, float best_class)
   return cnms_fmul (objectness, best_class);
 }
 
+/* What the class field of an end2end row with a candidate's score is: a
+ * class id, no class id (dropped: cnms_class_from_float fails), or a
+ * fractional value (truncated to an id). Rows without a candidate's score
+ * are none of these. */
+enum {
+  CNMS_E2E_CLASS_NONE = 0,      /* not a candidate's score, or an integer id */
+  CNMS_E2E_CLASS_INVALID,
+  CNMS_E2E_CLASS_FRACTIONAL
+};
+
+CNMS_HD int cnms_end2end_class_kind (const float *row, float thr)
+{
+  int32_t c;
+
+  if (!cnms_score_ok (row[4], thr))
+    return CNMS_E2E_CLASS_NONE;
+  if (!cnms_class_from_float (row[5], &c))
+    return CNMS_E2E_CLASS_INVALID;
+  return (float) c != row[5] ? CNMS_E2E_CLASS_FRACTIONAL : CNMS_E2E_CLASS_NONE;
+}
+
 /* The end2end row rule: x1 y1 x2 y2 score class, already suppressed. */
 CNMS_HD int cnms_end2end_candidate (const cnms_map *m, const float *row,
     float thr, float *box, int32_t *cls)

@@ -305,7 +305,15 @@ cnms_ctx_memory (const cnms_ctx *ctx, size_t *host_bytes,
 int
 cnms_ctx_last_candidates (const cnms_ctx *ctx)
 {
-  return ctx != NULL ? ctx->b.last_candidates : 0;
+  return cnms_ctx_report (ctx)->candidates;
+}
+
+const cnms_report *
+cnms_ctx_report (const cnms_ctx *ctx)
+{
+  static const cnms_report none;
+
+  return ctx != NULL ? &ctx->b.report : &none;
 }
 
 void
@@ -374,6 +382,7 @@ cnms_detect (cnms_ctx *ctx, const cnms_tensor *t, const cnms_layout layout,
   if (ctx == NULL)
     return CNMS_ERR_INVALID_ARG;
   ctx->b.error[0] = '\0';
+  memset (&ctx->b.report, 0, sizeof ctx->b.report);
   if (t == NULL || p == NULL || dets == NULL || n_dets == NULL)
     return cnms_fail (&ctx->b, CNMS_ERR_INVALID_ARG,
         "cnms_detect: NULL argument");
@@ -396,13 +405,23 @@ cnms_detect (cnms_ctx *ctx, const cnms_tensor *t, const cnms_layout layout,
     /* an empty end2end result: nothing for a backend to do */
     static const cnms_det none[1];
 
-    ctx->b.last_candidates = 0;
+    ctx->b.report.shape = shape;
     *dets = none;
     return CNMS_OK;
   }
   cnms_map_init (&map, p->model_width, p->model_height, p->frame_width,
       p->frame_height, p->letterbox);
-  return ctx->ops->detect (&ctx->b, t, &shape, p, &map, dets, n_dets);
+  st = ctx->ops->detect (&ctx->b, t, &shape, p, &map, dets, n_dets);
+  if (st != CNMS_OK) {
+    memset (&ctx->b.report, 0, sizeof ctx->b.report);
+    return st;
+  }
+  ctx->b.report.shape = shape;
+  ctx->b.report.candidates_dropped =
+      ctx->b.report.candidates > p->max_candidates ?
+      ctx->b.report.candidates - p->max_candidates : 0;
+  ctx->b.report.kept = *n_dets;
+  return CNMS_OK;
 }
 
 cnms_status

@@ -146,20 +146,30 @@ void cnms_ctx_free (cnms_ctx *ctx);
 cnms_backend cnms_ctx_backend (const cnms_ctx *ctx);
 /* Message of the last failure of this context ("" when none). */
 const char *cnms_ctx_error (const cnms_ctx *ctx);
-/* How many buffer allocations (host, pinned or device) the context made so
- * far. Stays constant in steady state: buffers only grow with the input. */
-uint64_t cnms_ctx_alloc_count (const cnms_ctx *ctx);
-/* Bytes currently held, per kind of memory. */
-void cnms_ctx_memory (const cnms_ctx *ctx, size_t *host_bytes,
-    size_t *pinned_bytes, size_t *device_bytes);
-/* Candidates found by the last cnms_detect before the max_candidates cap. */
+/* What the last cnms_detect of ctx found in its tensor, filled by the
+ * backend during the decode it does anyway (host and device tensors
+ * alike). All zero before the first call and after a call that failed
+ * before decoding (a bad tensor or argument). Valid until the next call. */
+typedef struct {
+  cnms_shape shape;             /* what the tensor was recognised as */
+  int candidates;               /* rows that met the candidate rule, before
+                                 * the max_candidates cap */
+  int candidates_dropped;       /* of them beyond max_candidates */
+  int kept;                     /* detections returned (*n_dets) */
+  int nonfinite_scores;         /* rows whose score, as the layout defines
+                                 * it, is NaN or +-Inf: never candidates */
+  int invalid_classes;          /* end2end rows with a candidate's score
+                                 * whose class value is not an integer in
+                                 * [0, 2^24): dropped */
+  int fractional_classes;       /* end2end rows with a candidate's score and
+                                 * a fractional class value: truncated */
+  float first_invalid_class;    /* the first such class value, in row order */
+  float first_fractional_class;
+} cnms_report;
+
+const cnms_report *cnms_ctx_report (const cnms_ctx *ctx);
+/* TRANSITIONAL: cnms_ctx_report (ctx)->candidates */
 int cnms_ctx_last_candidates (const cnms_ctx *ctx);
-/* Benchmarking aid. With timing on, the CUDA backend brackets the stream
- * work of each cnms_detect / cnms_nms call (upload to results) with CUDA
- * events; cnms_ctx_last_gpu_us() returns that GPU time in microseconds.
- * Off by default; -1 when off, on the CPU backend, or before a call. */
-void cnms_ctx_set_timing (cnms_ctx *ctx, int on);
-double cnms_ctx_last_gpu_us (const cnms_ctx *ctx);
 
 /* Decode + NMS. On success *dets points at *n_dets records in kept order
  * (score desc, anchor asc), owned by ctx and valid until the next call. */

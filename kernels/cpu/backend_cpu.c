@@ -20,6 +20,7 @@ typedef struct {
   cnms_greedy_ws greedy;
   cnms_buf table_keys, table_vals;      /* class id -> dense id */
   cnms_buf out;                 /* kept records of cnms_detect */
+  int no_avx;                   /* CNMS_TEST_CPU_NO_AVX */
 } cpu_state;
 
 #define ALL_BUFS(s) { &(s)->cand, &(s)->scratch, &(s)->best, &(s)->best_cls, \
@@ -27,37 +28,6 @@ typedef struct {
     &(s)->classes, &(s)->kept, CNMS_GREEDY_BUFS (&(s)->greedy), \
     &(s)->table_keys, &(s)->table_vals, &(s)->out }
 #define N_BUFS (13 + CNMS_GREEDY_N_BUFS)
-
-cnms_status
-cnms_buf_reserve (cnms_backend_ctx *ctx, cnms_buf *b, size_t bytes)
-{
-  void *p;
-
-  if (b->cap >= bytes)
-    return CNMS_OK;
-  /* Rounded up so that small growth does not reallocate every time. */
-  bytes = (bytes + 4095) & ~(size_t) 4095;
-  p = malloc (bytes);
-  if (p == NULL)
-    return cnms_fail (ctx, CNMS_ERR_NO_MEMORY,
-        "cannot allocate %zu bytes of host memory", bytes);
-  free (b->p);
-  ctx->host_bytes -= b->cap;
-  b->p = p;
-  b->cap = bytes;
-  ctx->host_bytes += bytes;
-  ctx->alloc_count++;
-  return CNMS_OK;
-}
-
-void
-cnms_buf_release (cnms_backend_ctx *ctx, cnms_buf *b)
-{
-  free (b->p);
-  ctx->host_bytes -= b->cap;
-  b->p = NULL;
-  b->cap = 0;
-}
 
 static cnms_status
 cpu_create (cnms_backend_ctx *ctx, int device_id)
@@ -141,8 +111,8 @@ cpu_detect (cnms_backend_ctx *ctx, const cnms_tensor *t, const cnms_shape *shape
   hdr = s->cand.p;
   recs = (cnms_det *) (hdr + 1);
   hdr->count = count = cnms_cpu_decode (t, shape, map, p->score_threshold,
-      s->scratch.p, s->best.p, s->best_cls.p, recs);
-  ctx->last_candidates = count;
+      s->no_avx, s->scratch.p, s->best.p, s->best_cls.p, recs, &ctx->report);
+  ctx->report.candidates = count;
 
   keys = s->keys.p;
   perm = s->perm.p;
@@ -270,12 +240,21 @@ cpu_nms (cnms_backend_ctx *ctx, const float *boxes, const float *scores,
   return CNMS_OK;
 }
 
+static void
+cpu_test_option (cnms_backend_ctx *ctx, int option, int value)
+{
+  cpu_state *s = ctx->priv;
+
+  if (option == CNMS_TEST_CPU_NO_AVX)
+    s->no_avx = s->greedy.no_avx = value != 0;
+}
+
 const cnms_backend_ops cnms_cpu_ops = {
   "cpu",
   cpu_create,
   cpu_destroy,
   cpu_detect,
   cpu_nms,
-  NULL,
+  cpu_test_option,
   NULL,
 };

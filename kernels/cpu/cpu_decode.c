@@ -177,14 +177,15 @@ best_of_max (const float *cls, float max, int32_t *best_cls)
 /* [1, N, 5+C]: anchors are rows, score = objectness x best class. */
 static int
 decode_yolov5 (const cnms_tensor *t, const cnms_shape *s, const cnms_map *m,
-    float thr, float *scratch, cnms_det *recs)
+    float thr, int no_avx, float *scratch, cnms_det *recs,
+    cnms_report *rep)
 {
   int stride = 5 + s->n_classes;
   int n, count = 0;
   int32_t cls;
   float box[4];
 #ifdef CNMS_HAVE_F16C_PATH
-  int avx = !cnms_cpu_no_avx && __builtin_cpu_supports ("avx");
+  int avx = !no_avx && __builtin_cpu_supports ("avx");
 #endif
 
   for (n = 0; n < s->n_anchors; n++) {
@@ -197,13 +198,20 @@ decode_yolov5 (const cnms_tensor *t, const cnms_shape *s, const cnms_map *m,
       /* the class only for a row that passes: obj x max passes exactly
        * when obj x best_of does (they differ at most in a zero's sign) */
       float max = max_of_avx (row + 5, s->n_classes);
-      if (!cnms_score_ok (cnms_fmul (row[4], max), thr))
+      float lead = cnms_fmul (row[4], max);
+
+      /* as finite as the score: the two differ at most in a zero's sign */
+      rep->nonfinite_scores += !cnms_isfinite (lead);
+      if (!cnms_score_ok (lead, thr))
         continue;
       score = cnms_yolov5_score (row[4], best_of_max (row + 5, max, &cls));
     } else
 #endif
+    {
       score = cnms_yolov5_score (row[4], best_of (row + 5, s->n_classes,
               &cls));
+      rep->nonfinite_scores += !cnms_isfinite (score);
+    }
     /* the per-anchor rule, shared with the CUDA decode */
     if (!cnms_anchor_candidate (m, score, thr, row[0], row[1], row[2],
             row[3], box))
@@ -329,8 +337,8 @@ fold_blocks_avx2 (const float *data, size_t stride, int n_classes,
  * so that memory is read once and sequentially. */
 static int
 decode_yolov8 (const cnms_tensor *t, const cnms_shape *s, const cnms_map *m,
-    float thr, float *scratch, float *best, int32_t *best_cls,
-    cnms_det *recs)
+    float thr, int no_avx, float *scratch, float *best, int32_t *best_cls,
+    cnms_det *recs, cnms_report *rep)
 {
   int n_anchors = s->n_anchors;
   size_t stride = (size_t) n_anchors;
@@ -340,7 +348,7 @@ decode_yolov8 (const cnms_tensor *t, const cnms_shape *s, const cnms_map *m,
       int n) = fold_class_row;
 
 #ifdef CNMS_HAVE_F16C_PATH
-  if (!cnms_cpu_no_avx && __builtin_cpu_supports ("avx2"))
+  if (!no_avx && __builtin_cpu_supports ("avx2"))
     fold = fold_class_row_avx2;
 #endif
 
@@ -367,6 +375,7 @@ decode_yolov8 (const cnms_tensor *t, const cnms_shape *s, const cnms_map *m,
   for (n = 0; n < n_anchors; n++) {
     /* the score first, so that only a passing anchor loads its box; then
      * the per-anchor rule, shared with the CUDA decode */
+    rep->nonfinite_scores += !cnms_isfinite (best[n]);
     if (!cnms_score_ok (best[n], thr))
       continue;
     if (!cnms_anchor_candidate (m, best[n], thr, load (t->data, t->dtype, n),
@@ -382,7 +391,8 @@ decode_yolov8 (const cnms_tensor *t, const cnms_shape *s, const cnms_map *m,
 /* [1, K, 6]: x1 y1 x2 y2 score class, already suppressed upstream. */
 static int
 decode_end2end (const cnms_tensor *t, const cnms_shape *s,
-    const cnms_map *m, float thr, float *scratch, cnms_det *recs)
+    const cnms_map *m, float thr, float *scratch, cnms_det *recs,
+    cnms_report *rep)
 {
   int n, count = 0;
   int32_t cls;
@@ -392,6 +402,21 @@ decode_end2end (const cnms_tensor *t, const cnms_shape *s,
     const float *row = load_span (t->data, t->dtype, (size_t) n * 6, 6,
         scratch);
 
+    rep->nonfinite_scores += !cnms_isfinite (row[4]);
+    /* a candidate's score whose class is no class id, or a fractional one
+     * (the rule of cnms_end2end_class_kind, shared with the CUDA decode) */
+    switch (cnms_end2end_class_kind (row, thr)) {
+      case CNMS_E2E_CLASS_INVALID:
+        if (rep->invalid_classes++ == 0)
+          rep->first_invalid_class = row[5];
+        break;
+      case CNMS_E2E_CLASS_FRACTIONAL:
+        if (rep->fractional_classes++ == 0)
+          rep->first_fractional_class = row[5];
+        break;
+      default:
+        break;
+    }
     /* the end2end row rule, shared with the CUDA decode */
     if (!cnms_end2end_candidate (m, row, thr, box, &cls))
       continue;
@@ -402,17 +427,19 @@ decode_end2end (const cnms_tensor *t, const cnms_shape *s,
 
 int
 cnms_cpu_decode (const cnms_tensor *t, const cnms_shape *shape,
-    const cnms_map *map, float score_threshold, float *scratch, float *best,
-    int32_t *best_cls, cnms_det *recs)
+    const cnms_map *map, float score_threshold, int no_avx, float *scratch,
+    float *best, int32_t *best_cls, cnms_det *recs, cnms_report *report)
 {
   switch (shape->layout) {
     case CNMS_LAYOUT_YOLOV5:
-      return decode_yolov5 (t, shape, map, score_threshold, scratch, recs);
+      return decode_yolov5 (t, shape, map, score_threshold, no_avx, scratch,
+          recs, report);
     case CNMS_LAYOUT_YOLOV8:
-      return decode_yolov8 (t, shape, map, score_threshold, scratch, best,
-          best_cls, recs);
+      return decode_yolov8 (t, shape, map, score_threshold, no_avx, scratch,
+          best, best_cls, recs, report);
     case CNMS_LAYOUT_END2END:
-      return decode_end2end (t, shape, map, score_threshold, scratch, recs);
+      return decode_end2end (t, shape, map, score_threshold, scratch, recs,
+          report);
     default:
       return 0;
   }

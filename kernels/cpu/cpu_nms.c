@@ -55,29 +55,6 @@
 /* At most this many cells per box. */
 #define GRID_CELLS_PER_BOX 4
 
-int cnms_cpu_no_avx;
-
-cnms_status
-cnms_buf_grow (cnms_backend_ctx *ctx, cnms_buf *b, size_t bytes)
-{
-  void *p;
-
-  if (b->cap >= bytes)
-    return CNMS_OK;
-  if (bytes < 2 * b->cap)
-    bytes = 2 * b->cap;
-  bytes = (bytes + 4095) & ~(size_t) 4095;
-  p = realloc (b->p, bytes);
-  if (p == NULL)
-    return cnms_fail (ctx, CNMS_ERR_NO_MEMORY,
-        "cannot allocate %zu bytes of host memory", bytes);
-  ctx->host_bytes += bytes - b->cap;
-  b->p = p;
-  b->cap = bytes;
-  ctx->alloc_count++;
-  return CNMS_OK;
-}
-
 /* The grid for n boxes: cells of about a mean box (half of one where the
  * boxes pile up), at most GRID_CELLS_PER_BOX per box, or none for a few
  * boxes. Returns its number of cells. */
@@ -223,7 +200,7 @@ cnms_cpu_greedy (cnms_backend_ctx *ctx, cnms_greedy_ws *ws,
     ws->grow_k = (size_t) k;
   run = run_class_sse;
 #ifdef CNMS_HAVE_AVX_PATH
-  if (!cnms_cpu_no_avx && __builtin_cpu_supports ("avx"))
+  if (!ws->no_avx && __builtin_cpu_supports ("avx"))
     run = run_class_avx;
 #endif
   w.iou = iou;

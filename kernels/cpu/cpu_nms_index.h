@@ -1,6 +1,6 @@
-/* The CPU greedy walk's index (cpu_nms.c): its types and the inline
- * pieces that cpu_nms_walk.h puts together. The comment at the top of
- * cpu_nms.c says why they never miss a suppressor. */
+/* Part of cpu_nms.c, included only there: the greedy walk's index, its
+ * types and the inline pieces that cpu_nms_walk.h puts together. The
+ * comment at the top of cpu_nms.c says why they never miss a suppressor. */
 #ifndef CNMS_CPU_NMS_INDEX_H
 #define CNMS_CPU_NMS_INDEX_H
 

@@ -1,25 +1,10 @@
-/* Internal to the CPU backend: its buffers and the pieces of the pipeline
- * (decode, sort, greedy NMS), one file each. */
+/* Internal to the CPU backend: the pieces of the pipeline (decode, sort,
+ * greedy NMS), one file each, over the buffers of cpu_buf.h. */
 #ifndef CNMS_CPU_PRIV_H
 #define CNMS_CPU_PRIV_H
 
 #include "cnms_internal.h"
-
-/* A host buffer owned by a context. It only ever grows. */
-typedef struct {
-  void *p;
-  size_t cap;                   /* bytes */
-} cnms_buf;
-
-/* Makes b hold at least bytes (contents are not kept). Counts the
- * allocation on ctx. */
-cnms_status cnms_buf_reserve (cnms_backend_ctx *ctx, cnms_buf *b, size_t bytes);
-void cnms_buf_release (cnms_backend_ctx *ctx, cnms_buf *b);
-/* Set by tests to take the SSE2 paths where the CPU has AVX too. */
-extern int cnms_cpu_no_avx;
-
-/* Like cnms_buf_reserve, but keeps the contents (at least doubling). */
-cnms_status cnms_buf_grow (cnms_backend_ctx *ctx, cnms_buf *b, size_t bytes);
+#include "cpu_buf.h"
 
 /* Header of the count-header candidate buffer [count | records]; padded
  * to one record so that the records stay 32-byte aligned. */
@@ -44,6 +29,8 @@ typedef struct {
   cnms_buf start;               /* [n_classes + 1] class starts */
   cnms_buf flag;                /* [k] kept by its class's walk */
   size_t grow_k;                /* largest input the arena grew for */
+  int no_avx;                   /* the SSE2 scan even where AVX is there
+                                 * (CNMS_TEST_CPU_NO_AVX) */
 } cnms_greedy_ws;
 
 #define CNMS_GREEDY_BUFS(w) &(w)->kbox, &(w)->karea, &(w)->klink, \
@@ -53,10 +40,13 @@ typedef struct {
 
 /* Decodes every anchor of t into records at recs (capacity: all anchors),
  * in anchor order. scratch must hold max(N, 5 + C) floats, best and
- * best_cls N entries each. Returns the number of candidates. */
+ * best_cls N entries each. no_avx: the SSE2 or scalar paths only.
+ * Returns the number of candidates; counts the rows report names (its
+ * nonfinite_scores, invalid_classes and fractional_classes with their
+ * first values; report starts zeroed). */
 int cnms_cpu_decode (const cnms_tensor *t, const cnms_shape *shape,
-    const cnms_map *map, float score_threshold, float *scratch, float *best,
-    int32_t *best_cls, cnms_det *recs);
+    const cnms_map *map, float score_threshold, int no_avx, float *scratch,
+    float *best, int32_t *best_cls, cnms_det *recs, cnms_report *report);
 
 /* n float16 values to float, exactly (cnms_half_to_float's values; the
  * F16C instructions where the CPU has them). */

@@ -118,11 +118,13 @@ reserve_out (cnms_backend_ctx *ctx, cnms_cuda_priv *s, size_t bytes)
 }
 
 /* Enqueues the engine on the n candidate slots in d_keys/d_vals (count
- * in d_hdr), decoding them first when dec is given. */
+ * in d_hdr), decoding them first when dec is given; report: the decode's
+ * row counts (detect), or NULL (plain NMS). */
 static cnms_status
 enqueue_engine (cnms_backend_ctx *ctx, cnms_cuda_priv *s,
     const cnms_engine_decode *dec, const cnms_cand_src *src, int n,
-    const cnms_nms_args *a, int32_t *d_hdr, int blocks, size_t smem)
+    const cnms_nms_args *a, int32_t *d_hdr, int32_t *report, int blocks,
+    size_t smem)
 {
   cnms_engine_args g;
 
@@ -135,7 +137,9 @@ enqueue_engine (cnms_backend_ctx *ctx, cnms_cuda_priv *s,
   g.hdr = d_hdr;
   g.capacity = n;
   g.a = *a;
-  g.force_large = s->force_large;
+  g.cache_max = s->force_large ? -1 : CNMS_CACHE_MAX;
+  g.row_list_max = s->force_large ? 0 : CNMS_ROW_LIST;
+  g.report = report;
   g.order = (uint32_t *) s->d_order.p;
   g.boxes = (float4 *) s->d_boxes.p;
   g.cls = (int32_t *) s->d_cls.p;
@@ -192,7 +196,8 @@ finish (cnms_backend_ctx *ctx, cnms_cuda_priv *s)
   return CNMS_OK;
 }
 
-/* Zeroes the count header when no engine left it zero. */
+/* Zeroes the count header and the decode's row counts when no engine
+ * left them zero. */
 static cnms_status
 enqueue_zero_count (cnms_backend_ctx *ctx, cnms_cuda_priv *s)
 {
@@ -200,6 +205,8 @@ enqueue_zero_count (cnms_backend_ctx *ctx, cnms_cuda_priv *s)
     return CNMS_OK;
   CNMS_CUDA_TRY (ctx, cudaMemsetAsync (s->d_cand.p, 0, CNMS_HEADER_BYTES,
           s->stream), "zeroing the candidate count");
+  CNMS_CUDA_TRY (ctx, cudaMemsetAsync (s->d_report.p, 0, CNMS_REPORT_BYTES,
+          s->stream), "zeroing the decode's row counts");
   s->hdr_dirty = false;
   return CNMS_OK;
 }
@@ -232,6 +239,11 @@ enqueue_detect (cnms_backend_ctx *ctx, cnms_cuda_priv *s,
   CNMS_TRY (reserve_count_buffer (ctx, s,
           CNMS_HEADER_BYTES + (size_t) n * sizeof (cnms_det),
           "candidate buffer"));
+  if (s->d_report.p == NULL) {
+    CNMS_TRY (cnms_cuda_reserve_device (ctx, &s->d_report, CNMS_REPORT_BYTES,
+            "decode report"));
+    s->hdr_dirty = true;
+  }
   CNMS_TRY (reserve_stages (ctx, s, n, cap, !e2e, false, fused ?
           cnms_ceil_div (cnms_ceil_div (n, 32), CNMS_FUSED_V8_GROUPS) : 1,
           &blocks, &smem));
@@ -269,14 +281,15 @@ enqueue_detect (cnms_backend_ctx *ctx, cnms_cuda_priv *s,
   dec.recs = (cnms_det *) ((char *) s->d_cand.p + CNMS_HEADER_BYTES);
   dec.keys = (uint64_t *) s->d_keys.p;
   dec.vals = (uint32_t *) s->d_vals.p;
+  dec.report = (int32_t *) s->d_report.p;
   if (!fused)
     CNMS_CUDA_TRY (ctx, cnms_cuda_decode (d_tensor, t->dtype, shape, map,
-            dec.thr, dec.abits, s->d_cand.p, dec.keys, dec.vals, s->stream),
-        "decode kernel");
+            dec.thr, dec.abits, s->d_cand.p, dec.keys, dec.vals, dec.report,
+            s->stream), "decode kernel");
   memset (&src, 0, sizeof src);
   src.recs = dec.recs;
   CNMS_TRY (enqueue_engine (ctx, s, fused ? &dec : NULL, &src, n, &a, d_hdr,
-          blocks, smem));
+          dec.report, blocks, smem));
   return cnms_cuda_timing_end (ctx);
 }
 
@@ -301,8 +314,15 @@ cuda_detect (cnms_backend_ctx *ctx, const cnms_tensor *t,
   hdr = (const int32_t *) s->h_out.p;
   max_keep = (int) ((out_bytes - CNMS_HEADER_BYTES) / sizeof (cnms_det));
   kept = hdr[CNMS_OUT_KEPT];
-  ctx->last_candidates = hdr[CNMS_OUT_CANDIDATES];
-  s->last_count = ctx->last_candidates;
+  ctx->report.candidates = hdr[CNMS_OUT_CANDIDATES];
+  ctx->report.nonfinite_scores = hdr[CNMS_OUT_NONFINITE];
+  ctx->report.invalid_classes = hdr[CNMS_OUT_INVALID];
+  ctx->report.fractional_classes = hdr[CNMS_OUT_FRACTIONAL];
+  memcpy (&ctx->report.first_invalid_class, &hdr[CNMS_OUT_FIRST_INVALID],
+      sizeof (float));
+  memcpy (&ctx->report.first_fractional_class,
+      &hdr[CNMS_OUT_FIRST_FRACTIONAL], sizeof (float));
+  s->last_count = ctx->report.candidates;
   *dets = (const cnms_det *) ((const char *) s->h_out.p + CNMS_HEADER_BYTES);
   *n_dets = kept < 0 ? 0 : (kept < max_keep ? kept : max_keep);
   return CNMS_OK;
@@ -361,7 +381,7 @@ enqueue_nms (cnms_backend_ctx *ctx, cnms_cuda_priv *s, const float *boxes,
   src.boxes_in = (const float4 *) d_in;
   src.classes_in = classes != NULL ?
       (const int32_t *) (d_in + off_classes) : NULL;
-  CNMS_TRY (enqueue_engine (ctx, s, NULL, &src, n, &a, d_hdr, blocks,
+  CNMS_TRY (enqueue_engine (ctx, s, NULL, &src, n, &a, d_hdr, NULL, blocks,
           smem));
   return cnms_cuda_timing_end (ctx);
 }

@@ -30,6 +30,22 @@
 /* Output header fields (int32 words). */
 #define CNMS_OUT_KEPT 0         /* kept records behind the header */
 #define CNMS_OUT_CANDIDATES 1   /* candidates found before the cap */
+#define CNMS_OUT_NONFINITE 2    /* the decode's row counts (cnms_report) */
+#define CNMS_OUT_INVALID 3
+#define CNMS_OUT_FRACTIONAL 4
+#define CNMS_OUT_FIRST_INVALID 5        /* float bits of the first value */
+#define CNMS_OUT_FIRST_FRACTIONAL 6
+
+/* The decode's row counts on the device (d_report, int32 words): added to
+ * by the decode, copied into the output header and zeroed by the engine.
+ * A first value is kept as a 64-bit key (cnms_report_first_key) at an
+ * 8-byte aligned word pair, the largest key being the first row. */
+#define CNMS_REP_NONFINITE 0
+#define CNMS_REP_INVALID 1
+#define CNMS_REP_FRACTIONAL 2
+#define CNMS_REP_FIRST_INVALID 4
+#define CNMS_REP_FIRST_FRACTIONAL 6
+#define CNMS_REPORT_BYTES 32
 
 /* a / b rounded up, for a >= 0, b > 0; no overflow near INT_MAX. */
 static inline __host__ __device__ int
@@ -61,12 +77,15 @@ typedef struct {
                                  * resolve is sized for */
   size_t occ_smem;              /* the engine launch last sized, and */
   int occ_per_sm;               /* how many of its blocks fit per SM */
-  int force_large;              /* test-only: the engine's large-count paths */
+  int force_large;              /* CNMS_TEST_FORCE_LARGE_PATH: the engine's
+                                 * limits below make every count take the
+                                 * large-count paths */
   cudaEvent_t ev_start, ev_stop;  /* GPU timing, made on first use */
   bool events;
 
   cnms_cuda_buf d_in;           /* uploaded tensor / nms input arrays */
   cnms_cuda_buf d_cand;         /* [header | cnms_det x N] decode output */
+  cnms_cuda_buf d_report;       /* the decode's row counts (CNMS_REP_*) */
   cnms_cuda_buf d_keys;         /* compact sort key of each candidate slot */
   cnms_cuda_buf d_vals;         /* sort value of each slot: record position or input index */
   cnms_cuda_buf d_order;        /* sort values in sorted order */
@@ -181,7 +200,7 @@ cnms_cuda_compact_key (float score, uint32_t index, int abits)
 cudaError_t cnms_cuda_decode (const void *d_tensor, cnms_dtype dtype,
     const cnms_shape *shape, const cnms_map *map, float score_threshold,
     int abits, void *d_cand, uint64_t *d_keys, uint32_t *d_vals,
-    cudaStream_t stream);
+    int32_t *d_report, cudaStream_t stream);
 
 /* cuda_filter.cu: plain NMS input. Keeps the boxes with finite
  * coordinates and score: their keys and input indices go to keys/vals,
@@ -192,6 +211,9 @@ cudaError_t cnms_cuda_filter (const float *d_boxes, const float *d_scores,
 
 /* Nonzero mask words a row lists for the resolve (more: read whole). */
 #define CNMS_ROW_LIST 8
+/* The largest count the cached resolve takes: its warp owns a tile row's
+ * words, at most 32 (see cuda_resolve.cuh). */
+#define CNMS_CACHE_MAX (32 * CNMS_TILE)
 
 /* cuda_engine.cu: sort -> cap -> bitmask -> resolve -> output of the
  * device-side count of candidates in keys/vals, in one cooperative
@@ -210,6 +232,7 @@ typedef struct {
   cnms_det *recs;               /* the count-header buffer's records */
   uint64_t *keys;
   uint32_t *vals;
+  int32_t *report;              /* the row counts (CNMS_REP_*) */
 } cnms_engine_decode;
 typedef struct {
   cnms_engine_decode dec;
@@ -219,8 +242,15 @@ typedef struct {
   int32_t *hdr;                 /* count header: read, then zeroed */
   int capacity;                 /* slots: the host-side bound of the count */
   cnms_nms_args a;
-  int force_large;              /* test-only: resolve from global memory,
-                                 * every kept row read whole */
+  int cache_max;                /* the largest count resolved from shared
+                                 * memory, when it fits there (at most a
+                                 * warp's 32 tiles); -1: none */
+  int row_list_max;             /* list entries of a row that the resolve
+                                 * uses (<= CNMS_ROW_LIST): a kept row with
+                                 * more nonzero words is read whole */
+  int32_t *report;              /* detect: the decode's row counts, copied
+                                 * to the output header and zeroed; NULL
+                                 * for plain NMS */
   uint32_t *order;              /* capacity: sort values in sorted order */
   float4 *boxes;                /* cap: sorted boxes (suppress only) */
   int32_t *cls;                 /* cap: sorted classes */
@@ -251,8 +281,8 @@ cudaError_t cnms_cuda_engine_max_blocks (size_t smem_bytes, int *per_sm);
  * device's opt-in maximum; set once per device, see cuda_context.cu). */
 cudaError_t cnms_cuda_engine_allow_smem (size_t max_dynamic);
 
-/* Shared memory the engine keeps for its static arrays (9 KiB today: the
- * uncached resolve's list stage is 6 KiB). */
+/* Shared memory the engine keeps for its static arrays (the uncached
+ * resolve's list stage and tile state), with room to spare. */
 #define CNMS_ENGINE_STATIC_SMEM 12288
 
 /* Kernel image check: cudaSuccess when this build carries code that runs

@@ -148,9 +148,8 @@ cnms_resolve_cached_words (int n)
 __device__ __forceinline__ bool
 cnms_engine_cached (const cnms_engine_args &g, int n)
 {
-  /* its warp owns a tile row's words: at most 32 (see cuda_resolve.cuh) */
-  return !g.force_large && n <= 32 * CNMS_TILE
-      && cnms_resolve_cached_words (n) <= g.smem_words;
+  /* g.cache_max <= CNMS_CACHE_MAX */
+  return n <= g.cache_max && cnms_resolve_cached_words (n) <= g.smem_words;
 }
 
 /* Greedy resolve of one 64-box tile, every thread redundantly: avail holds

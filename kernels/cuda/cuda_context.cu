@@ -112,7 +112,7 @@ release (cnms_backend_ctx *ctx, cnms_cuda_buf *b, bool pinned)
 static void
 release_all (cnms_backend_ctx *ctx, cnms_cuda_priv *s)
 {
-  cnms_cuda_buf *dev[] = { &s->d_in, &s->d_cand, &s->d_keys, &s->d_vals,
+  cnms_cuda_buf *dev[] = { &s->d_in, &s->d_cand, &s->d_report, &s->d_keys, &s->d_vals,
     &s->d_order, &s->d_boxes, &s->d_cls, &s->d_mask, &s->d_rows
   };
   size_t i;

@@ -11,6 +11,8 @@
  *     lanes stride through them with all four rows' loads in flight, and
  *     the first maxima merge across the warp by shuffles;
  *   - end2end [1, K, 6]: one thread per row.
+ * Every kernel counts the rows of the report (cnms_report) by warp
+ * ballots into d_report, which the engine reads.
  * Candidates are compacted with one atomicAdd per warp
  * (cnms_warp_reserve); they land in atomic order, and the sort that
  * follows makes the order deterministic. */
@@ -25,7 +27,7 @@ __global__ void __launch_bounds__ (CNMS_V5_WARPS * 32)
 decode_yolov5 (const T *__restrict__ t, int n_anchors, int n_classes,
     cnms_map map, float thr, int abits, int32_t *__restrict__ hdr,
     cnms_det *__restrict__ recs, uint64_t *__restrict__ keys,
-    uint32_t *__restrict__ vals)
+    uint32_t *__restrict__ vals, int32_t *__restrict__ rep)
 {
   const int lane = threadIdx.x & 31;
   const int row0 = (blockIdx.x * CNMS_V5_WARPS + (threadIdx.x >> 5))
@@ -77,6 +79,9 @@ decode_yolov5 (const T *__restrict__ t, int n_anchors, int n_classes,
       ok = cnms_anchor_candidate (&map, score, thr, cx, cy, w, h, box) != 0;
     }
   }
+  /* lane r holds row r's score */
+  cnms_warp_count (lane < CNMS_V5_ROWS && row0 + lane < n_anchors
+      && !cnms_isfinite (score), &rep[CNMS_REP_NONFINITE]);
   cnms_emit_candidate (ok, score, box, cls, row0 + lane, n_anchors, abits, hdr,
       recs, keys, vals);
 }
@@ -86,7 +91,7 @@ __global__ void __launch_bounds__ (CNMS_BLOCK)
 decode_end2end (const T *__restrict__ t, int n_anchors, cnms_map map,
     float thr, int abits, int32_t *__restrict__ hdr,
     cnms_det *__restrict__ recs, uint64_t *__restrict__ keys,
-    uint32_t *__restrict__ vals)
+    uint32_t *__restrict__ vals, int32_t *__restrict__ rep)
 {
   const int a = blockIdx.x * blockDim.x + threadIdx.x;
   float row[6], box[4] = { 0.0f, 0.0f, 0.0f, 0.0f };
@@ -98,6 +103,7 @@ decode_end2end (const T *__restrict__ t, int n_anchors, cnms_map map,
       row[f] = cnms_ld (t, (size_t) a * 6 + f);
     ok = cnms_end2end_candidate (&map, row, thr, box, &cls) != 0;
   }
+  cnms_report_end2end (a < n_anchors, row, thr, a, rep);
   cnms_emit_candidate (ok, ok ? row[4] : 0.0f, box, cls, a, n_anchors, abits, hdr,
       recs, keys, vals);
 }
@@ -107,7 +113,7 @@ template <typename T>
 static cudaError_t
 launch_decode (const T *t, const cnms_shape *s, const cnms_map *map,
     float thr, int abits, int32_t *hdr, cnms_det *recs, uint64_t *keys,
-    uint32_t *vals, cudaStream_t stream)
+    uint32_t *vals, int32_t *rep, cudaStream_t stream)
 {
   const int n = s->n_anchors;
 
@@ -115,11 +121,11 @@ launch_decode (const T *t, const cnms_shape *s, const cnms_map *map,
     case CNMS_LAYOUT_YOLOV5:
       decode_yolov5 < T > <<<cnms_ceil_div (n, CNMS_V5_ROWS * CNMS_V5_WARPS),
           CNMS_V5_WARPS * 32, 0, stream>>> (t, n, s->n_classes, *map, thr,
-          abits, hdr, recs, keys, vals);
+          abits, hdr, recs, keys, vals, rep);
       break;
     case CNMS_LAYOUT_END2END:
       decode_end2end < T > <<<cnms_ceil_div (n, CNMS_BLOCK), CNMS_BLOCK, 0,
-          stream>>> (t, n, *map, thr, abits, hdr, recs, keys, vals);
+          stream>>> (t, n, *map, thr, abits, hdr, recs, keys, vals, rep);
       break;
     default:
       return cudaErrorInvalidValue;
@@ -131,14 +137,14 @@ cudaError_t
 cnms_cuda_decode (const void *d_tensor, cnms_dtype dtype,
     const cnms_shape *shape, const cnms_map *map, float score_threshold,
     int abits, void *d_cand, uint64_t *d_keys, uint32_t *d_vals,
-    cudaStream_t stream)
+    int32_t *d_report, cudaStream_t stream)
 {
   int32_t *hdr = (int32_t *) d_cand;
   cnms_det *recs = (cnms_det *) ((char *) d_cand + CNMS_HEADER_BYTES);
 
   if (dtype == CNMS_DTYPE_FLOAT16)
     return launch_decode ((const uint16_t *) d_tensor, shape, map,
-        score_threshold, abits, hdr, recs, d_keys, d_vals, stream);
+        score_threshold, abits, hdr, recs, d_keys, d_vals, d_report, stream);
   return launch_decode ((const float *) d_tensor, shape, map,
-      score_threshold, abits, hdr, recs, d_keys, d_vals, stream);
+      score_threshold, abits, hdr, recs, d_keys, d_vals, d_report, stream);
 }

@@ -7,6 +7,51 @@
 
 #include "cnms_cuda_device.cuh"
 
+/* Adds the lanes of the warp for which bad holds to the report word at
+ * counter; every lane of the warp calls it. */
+__device__ __forceinline__ void
+cnms_warp_count (bool bad, int32_t *counter)
+{
+  const unsigned ballot = __ballot_sync (CNMS_FULL_WARP, bad);
+
+  if (ballot != 0 && (threadIdx.x & 31) == (unsigned) (__ffs (ballot) - 1))
+    atomicAdd (counter, __popc (ballot));
+}
+
+/* Keeps value if row comes before every row kept so far at the 64-bit
+ * report word pair first: the key orders by row, first row largest, and
+ * is never 0 (rows are below 2^31). */
+__device__ __forceinline__ void
+cnms_report_first (int32_t *first, int row, float value)
+{
+  const unsigned long long key =
+      ((unsigned long long) (0xffffffffu - (uint32_t) row) << 32)
+      | (unsigned long long) __float_as_uint (value);
+
+  atomicMax ((unsigned long long *) first, key);
+}
+
+/* The end2end rows' report: a non-finite score, and a candidate's score
+ * with an invalid or a fractional class value; every lane of the warp
+ * calls it (valid: the lane has a row). */
+__device__ __forceinline__ void
+cnms_report_end2end (bool valid, const float *row, float thr, int a,
+    int32_t *rep)
+{
+  const int kind = valid ? cnms_end2end_class_kind (row, thr) :
+      CNMS_E2E_CLASS_NONE;
+
+  cnms_warp_count (valid && !cnms_isfinite (row[4]),
+      &rep[CNMS_REP_NONFINITE]);
+  cnms_warp_count (kind == CNMS_E2E_CLASS_INVALID, &rep[CNMS_REP_INVALID]);
+  cnms_warp_count (kind == CNMS_E2E_CLASS_FRACTIONAL,
+      &rep[CNMS_REP_FRACTIONAL]);
+  if (kind == CNMS_E2E_CLASS_INVALID)
+    cnms_report_first (&rep[CNMS_REP_FIRST_INVALID], a, row[5]);
+  else if (kind == CNMS_E2E_CLASS_FRACTIONAL)
+    cnms_report_first (&rep[CNMS_REP_FIRST_FRACTIONAL], a, row[5]);
+}
+
 /* Writes one candidate into the count-header buffer and its sort inputs;
  * every lane of the warp calls it. */
 __device__ __forceinline__ void

@@ -24,6 +24,30 @@
 
 namespace cg = cooperative_groups;
 
+/* The value of a first-row key (cnms_report_first); 0 when none. */
+__device__ __forceinline__ int32_t
+cnms_report_value (const int32_t *first)
+{
+  const unsigned long long key = __ldcg ((const unsigned long long *) first);
+
+  return (int32_t) (uint32_t) (key & 0xffffffffull);
+}
+
+/* Copies the decode's row counts into the output header and zeroes them. */
+__device__ __forceinline__ void
+cnms_report_out (int32_t *rep, int32_t *out_hdr)
+{
+  out_hdr[CNMS_OUT_NONFINITE] = __ldcg (&rep[CNMS_REP_NONFINITE]);
+  out_hdr[CNMS_OUT_INVALID] = __ldcg (&rep[CNMS_REP_INVALID]);
+  out_hdr[CNMS_OUT_FRACTIONAL] = __ldcg (&rep[CNMS_REP_FRACTIONAL]);
+  out_hdr[CNMS_OUT_FIRST_INVALID] =
+      cnms_report_value (&rep[CNMS_REP_FIRST_INVALID]);
+  out_hdr[CNMS_OUT_FIRST_FRACTIONAL] =
+      cnms_report_value (&rep[CNMS_REP_FIRST_FRACTIONAL]);
+  for (int w = 0; w < CNMS_REPORT_BYTES / 4; w++)
+    rep[w] = 0;
+}
+
 /* The YOLOv8 decode phase: a round of a block takes CNMS_FUSED_V8_GROUPS
  * groups of 32 anchors; warp w scans the classes w / G, w / G + S, ... (S =
  * warps / G slices) of group w % G, the slices' first maxima merge in
@@ -61,6 +85,8 @@ cnms_engine_decode_v8 (const cnms_engine_decode &d, int32_t *hdr,
       for (int w = 1; w < slices; w++)
         cnms_best_merge (s_best[threadIdx.x + w * groups_per_round * 32],
             s_cls[threadIdx.x + w * groups_per_round * 32], &best, &bc);
+      cnms_warp_count (a < d.n_anchors && !cnms_isfinite (best),
+          &d.report[CNMS_REP_NONFINITE]);
       if (a < d.n_anchors)
         ok = cnms_anchor_candidate (&d.map, best, d.thr, cnms_ld (t, a),
             cnms_ld (t, n + a), cnms_ld (t, 2 * n + a),
@@ -74,8 +100,7 @@ cnms_engine_decode_v8 (const cnms_engine_decode &d, int32_t *hdr,
 }
 
 /* 4 blocks a multiprocessor at most 64 registers a thread: the plain NMS
- * bitmask of large N wants the blocks, and without a minimum ptxas spilled
- * on sm_80 */
+ * bitmask of large N wants the blocks */
 __global__ void __launch_bounds__ (CNMS_ENGINE_THREADS, 4)
 engine_kernel (cnms_engine_args g)
 {
@@ -103,8 +128,12 @@ engine_kernel (cnms_engine_args g)
         i += gridDim.x * blockDim.x)
       g.row_cnt[i] = 0;
   cnms_sort_rank (g, m, n, s_dyn);
-  if (blockIdx.x == 0 && threadIdx.x == 0)
+  if (blockIdx.x == 0 && threadIdx.x == 0) {
     out_hdr[CNMS_OUT_CANDIDATES] = count;
+    /* the decode is done: its row counts go out, zeroed for the next call */
+    if (g.report != NULL)
+      cnms_report_out (g.report, out_hdr);
+  }
   grid.sync ();
   /* every block has read the count: zero it for the next call, so that
    * the host need not (a failed call leaves the host to do it) */
@@ -140,7 +169,7 @@ engine_kernel (cnms_engine_args g)
     __threadfence ();
   }
   __syncthreads ();
-  cnms_resolve (g, n, s_dyn, g.force_large != 0);
+  cnms_resolve (g, n, s_dyn);
 }
 
 cudaError_t

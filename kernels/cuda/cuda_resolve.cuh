@@ -13,8 +13,7 @@
  *   values and row lists, then ORs the kept rows into the later words of
  *   the bitmap (shared atomicOr: OR is order-free, so the bitmap is
  *   deterministic): each from its list of nonzero words (cuda_mask.cuh),
- *   or read whole when the list overflowed (always, with the test-only
- *   large-count option). */
+ *   or read whole when the list overflowed (g.row_list_max). */
 #ifndef CNMS_CUDA_RESOLVE_CUH
 #define CNMS_CUDA_RESOLVE_CUH
 
@@ -212,16 +211,15 @@ cnms_resolve_cached (const cnms_engine_args &g, int n, uint64_t *s)
 }
 
 /* Uncached resolve (see the file comment); s: nb words of shared memory
- * for the removed bitmap. dense: read every kept row whole. Thread t < 64
+ * for the removed bitmap. Thread t < 64
  * holds, a tile ahead, box (tile base + t)'s diagonal word, sort value and
  * list length; the block loads the tile's lists of nonzero later words
  * into shared memory a tile ahead too (issued before the tile's resolve,
  * stored after it), so that a kept box ORs its list into the bitmap with
- * no global load on the chain; a row whose list overflowed is read
- * whole. */
+ * no global load on the chain; a row whose list holds more than
+ * g.row_list_max entries (its list overflowed) is read whole. */
 __device__ __forceinline__ void
-cnms_resolve_global (const cnms_engine_args &g, int n, uint64_t *s,
-    bool dense)
+cnms_resolve_global (const cnms_engine_args &g, int n, uint64_t *s)
 {
   __shared__ uint64_t s_diag[CNMS_TILE];
   __shared__ int s_dense[CNMS_TILE];
@@ -300,7 +298,7 @@ cnms_resolve_global (const cnms_engine_args &g, int n, uint64_t *s,
           cnms_write_record (body, rank, rec);
         else
           ((int64_t *) body)[rank] = (int64_t) src;
-        if (dense || cnt > CNMS_ROW_LIST) {
+        if (cnt > g.row_list_max) {
           s_dense[atomicAdd (&s_n_dense, 1)] = tid;
         } else {
           /* OR is order-free: the bitmap is deterministic */
@@ -333,15 +331,15 @@ cnms_resolve_global (const cnms_engine_args &g, int n, uint64_t *s,
 }
 
 /* The resolve of n sorted boxes by one block; s: its dynamic shared
- * memory (g.smem_words long). large: the test-only large-count paths. */
+ * memory (g.smem_words long). */
 __device__ __forceinline__ void
-cnms_resolve (const cnms_engine_args &g, int n, uint64_t *s, bool large)
+cnms_resolve (const cnms_engine_args &g, int n, uint64_t *s)
 {
   /* uniform; the mask phase made the same choice */
   if (cnms_engine_cached (g, n))
     cnms_resolve_cached (g, n, s);
   else
-    cnms_resolve_global (g, n, s, large);
+    cnms_resolve_global (g, n, s);
 }
 
 #endif /* CNMS_CUDA_RESOLVE_CUH */

@@ -7,6 +7,7 @@
 #include <stdio.h>
 
 #include "cudanms.h"
+#include "cudanms_static.h"
 #include "cnms_npy.h"
 
 /* Monotonic clock, microseconds. */

@@ -8,6 +8,7 @@
 #include <stdio.h>
 
 #include "cudanms.h"
+#include "cudanms_static.h"
 #include "test_rng.h"
 
 #define GPU_SKIP 77

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "cudanms.h"
+#include "cudanms_static.h"
 #include "cnms_internal.h"
 #include "cpu_priv.h"
 #include "check.h"

@@ -3,6 +3,7 @@
 #include <string.h>
 
 #include "cudanms.h"
+#include "cudanms_static.h"
 #include "cnms_math.h"
 #include "check.h"
 

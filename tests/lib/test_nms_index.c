@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "cudanms.h"
+#include "cudanms_static.h"
 #include "cnms_math.h"
 #include "cpu_priv.h"
 #include "check.h"
@@ -454,7 +455,7 @@ main (void)
   test_random ();
   test_dense_and_warm ();
   /* the SSE2 scan, where the above took the AVX one */
-  cnms_cpu_no_avx = 1;
+  cnms_ctx_test_option (ctx, CNMS_TEST_CPU_NO_AVX, 1);
   test_tight ();
   test_random ();
   printf ("test-nms-index: %d cases compared with the plain greedy walk\n",

@@ -1,5 +1,5 @@
 /* The CPU backend's AVX/AVX2 decode against its SSE2/scalar paths
- * (cnms_cpu_no_avx): every record bit-identical, on seeded tensors of both
+ * (CNMS_TEST_CPU_NO_AVX): every record bit-identical, on seeded tensors of both
  * YOLO layouts, float32 and float16, with class counts and anchor counts
  * around the vector widths and block sizes, values that make the class
  * maximum hard: NaN, +-inf, +-0, ties, rows of NaN only or -inf only, and
@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "cudanms.h"
+#include "cudanms_static.h"
 #include "cnms_internal.h"
 #include "cpu_priv.h"
 #include "check.h"
@@ -106,11 +107,11 @@ compare (const char *what, const cnms_tensor *t, cnms_layout l,
   const cnms_det *d;
   int n_ref, n;
 
-  cnms_cpu_no_avx = 1;
+  cnms_ctx_test_option (ctx, CNMS_TEST_CPU_NO_AVX, 1);
   n_ref = run (t, l, p, &d);
   if (n_ref > 0)
     memcpy (ref, d, (size_t) n_ref * sizeof *d);
-  cnms_cpu_no_avx = 0;
+  cnms_ctx_test_option (ctx, CNMS_TEST_CPU_NO_AVX, 0);
   n = run (t, l, p, &d);
   n_cases++;
   CHECK (n == n_ref && (n <= 0 || memcmp (ref, d, (size_t) n * sizeof *d)
