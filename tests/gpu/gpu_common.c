@@ -477,7 +477,8 @@ gpu_run_detect (cnms_ctx *ctx, const gpu_det_case *dc, gpu_result *r)
   if (r->st != CNMS_OK)
     return;
   r->n = n;
-  r->n_candidates = cnms_ctx_last_candidates (ctx);
+  r->report = *cnms_ctx_report (ctx);
+  r->n_candidates = r->report.candidates;
   r->dets = malloc ((size_t) (n > 0 ? n : 1) * sizeof (cnms_det));
   if (r->dets == NULL)
     exit (1);
@@ -524,6 +525,21 @@ gpu_result_equal (const gpu_result *a, const gpu_result *b, char *why,
   if (a->n_candidates != b->n_candidates) {
     snprintf (why, why_size, "%d vs %d candidates", a->n_candidates,
         b->n_candidates);
+    return 0;
+  }
+  /* the whole report, first values bit for bit */
+  if (memcmp (&a->report, &b->report, sizeof a->report) != 0) {
+    snprintf (why, why_size, "report: non-finite scores %d/%d, invalid "
+        "classes %d/%d (first %a/%a), fractional %d/%d (first %a/%a), "
+        "dropped %d/%d, kept %d/%d", a->report.nonfinite_scores,
+        b->report.nonfinite_scores, a->report.invalid_classes,
+        b->report.invalid_classes, (double) a->report.first_invalid_class,
+        (double) b->report.first_invalid_class,
+        a->report.fractional_classes, b->report.fractional_classes,
+        (double) a->report.first_fractional_class,
+        (double) b->report.first_fractional_class,
+        a->report.candidates_dropped, b->report.candidates_dropped,
+        a->report.kept, b->report.kept);
     return 0;
   }
   for (i = 0; i < a->n; i++) {

@@ -70,7 +70,8 @@ void gpu_nms_case_print (FILE *f, const gpu_nms_case *nc);
 typedef struct {
   cnms_status st;
   int n;                        /* records or indices */
-  int n_candidates;             /* cnms_ctx_last_candidates (detect) */
+  int n_candidates;             /* report.candidates (detect) */
+  cnms_report report;           /* cnms_ctx_report (detect) */
   cnms_det *dets;
   int64_t *keep;
   char error[256];
