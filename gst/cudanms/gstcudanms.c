@@ -9,32 +9,19 @@
  * SECTION:element-cudanms
  * @title: cudanms
  *
- * Reads the detector output tensor attached to each video buffer (the
- * "CudanmsTensorMeta" custom meta, or any GstTensorMeta on GStreamer
- * >= 1.26), decodes it (YOLOv5/v7, YOLOv8/v11 or end-to-end layout, float32
- * or float16), runs exact greedy non-maximum suppression on the GPU (or on
- * the CPU reference backend) and attaches one #GstVideoRegionOfInterestMeta
- * and, with GStreamer >= 1.24, one GstAnalyticsODMtd per kept box, in kept
- * order (score descending); #GstCudanms:attach-meta chooses. The video data
- * is never touched.
+ * Reads the detector output tensor attached to each video buffer, decodes
+ * it (YOLOv5/v7, YOLOv8/v11 or end-to-end layout), runs exact greedy
+ * non-maximum suppression on the GPU (or on the CPU reference backend) and
+ * attaches the kept boxes, in kept order, as #GstVideoRegionOfInterestMeta
+ * and, with GStreamer >= 1.24, GstAnalyticsODMtd (#GstCudanms:attach-meta).
+ * The video data is never touched. The tensor it reads and how it is
+ * found on a buffer are described in docs/contracts.md, section "Input
+ * tensor".
  *
- * Each ROI has roi_type = the label's quark (from #GstCudanms:label-file,
- * else "class-<id>"), id = the detection's index in the frame, and
- * x = floor(x1), y = floor(y1), w = ceil(x2) - x, h = ceil(y2) - y in frame
- * pixels, clipped to the frame. Its "detection" param structure holds
- * confidence (double), label_id (int), label (string) and x_min, y_min,
- * x_max, y_max (double, the unrounded box normalised 0..1 to the frame).
- *
- * Error policy:
- * - a buffer without a tensor or with a bad one (unknown data type, dims
- *   that fit no layout, data shorter or longer than its dims, only NaN/Inf
- *   values) passes with no ROI; so do candidates over max-candidates, kept
- *   scores above 1, bad end2end classes, classes without a label: each
- *   kind posts one warning per stream, then is counted (#GstCudanms:stats);
- * - fatal (element error, not-negotiated/flow error): device=cuda without a
- *   CUDA device or build, a label file that is missing, unreadable or not
- *   UTF-8 text, and CUDA or out-of-memory failures of the post-processing
- *   library.
+ * A buffer without a usable tensor passes with no box (each kind of
+ * problem posts one warning per stream, then is counted in
+ * #GstCudanms:stats); device=cuda without a device, an unreadable label
+ * file and failures of the post-processing library are element errors.
  *
  * ## Example launch line
  * |[
@@ -53,12 +40,11 @@
 
 #include "gstcudanms.h"
 #include "gstcudanmsbackend.h"
+#include "gstcudanmsdebug.h"
+#include "gstcudanmslabels.h"
 #include "gstcudanmsoutput.h"
 #include "gstcudanmsstats.h"
 #include "gsttensormeta.h"
-
-GST_DEBUG_CATEGORY (gst_cudanms_debug);
-#define GST_CAT_DEFAULT gst_cudanms_debug
 
 /* The library's defaults (cudanms.h) are the element's. */
 #define DEFAULT_PROP_IOU CNMS_DEFAULT_IOU
@@ -264,9 +250,19 @@ gst_cudanms_set_property (GObject * object, guint prop_id,
       break;
   }
   GST_OBJECT_UNLOCK (self);
-  if (kept != NULL)             /* posted without the lock */
-    gst_cudanms_stats_bad_model_size (GST_ELEMENT (self),
-        g_value_get_string (value), kept);
+  /* a refused model-size: a GLib warning, and an element warning where
+   * there is a bus; posted without the lock */
+  if (kept != NULL) {
+    const gchar *refused = g_value_get_string (value);
+
+    g_warning ("%s: model-size \"%s\" is not WxH with sizes in [1, %d] "
+        "(e.g. 640x640); keeping %s", GST_ELEMENT_NAME (self),
+        GST_STR_NULL (refused), CNMS_SIZE_MAX, kept);
+    GST_ELEMENT_WARNING (self, LIBRARY, SETTINGS,
+        ("model-size \"%s\" is not WxH with sizes in [1, %d] (e.g. "
+            "640x640); keeping %s.", GST_STR_NULL (refused), CNMS_SIZE_MAX,
+            kept), (NULL));
+  }
   g_free (kept);
 }
 
@@ -365,7 +361,7 @@ gst_cudanms_start (GstBaseTransform * trans)
     goto no_analytics;
 
   gst_cudanms_stats_start (GST_ELEMENT (self), &self->stats);
-  if (!gst_cudanms_stats_load_labels (GST_ELEMENT (self), &self->labels,
+  if (!gst_cudanms_labels_start (GST_ELEMENT (self), &self->labels,
           label_file))
     goto failed;
 
@@ -479,6 +475,27 @@ gst_cudanms_before_transform (GstBaseTransform * trans, GstBuffer * buffer)
   GST_OBJECT_UNLOCK (self);
 }
 
+/* cnms_detect failed with st, not for a bad tensor (CUDA, memory): a
+ * fatal element error; out of memory names what to lower. */
+static void
+post_detect_failed (GstCudanms * self, cnms_status st, cnms_ctx * ctx,
+    gint max_candidates)
+{
+  const gchar *detail = ctx != NULL ? cnms_ctx_error (ctx) :
+      "no backend for the tensor";
+
+  if (st == CNMS_ERR_NO_MEMORY)
+    GST_ELEMENT_ERROR (self, RESOURCE, NO_SPACE_LEFT,
+        ("Post-processing failed: out of memory with max-candidates=%d; "
+            "lower max-candidates (the suppression mask grows with its "
+            "square) or free memory, then restart the element.",
+            max_candidates), ("%s", detail));
+  else
+    GST_ELEMENT_ERROR (self, RESOURCE, FAILED,
+        ("Post-processing failed: %s", cnms_status_str (st)), ("%s",
+            detail));
+}
+
 static GstFlowReturn
 gst_cudanms_transform_ip (GstBaseTransform * trans, GstBuffer * buffer)
 {
@@ -558,9 +575,7 @@ problem:
   return GST_FLOW_OK;
 detect_failed:
   gst_cudanms_tensor_view_release (&self->view);
-  gst_cudanms_stats_failed (GST_ELEMENT (self), st,
-      ctx != NULL ? cnms_ctx_error (ctx) : "no backend for the tensor",
-      p.max_candidates);
+  post_detect_failed (self, st, ctx, p.max_candidates);
   return GST_FLOW_ERROR;
 }
 
@@ -601,9 +616,6 @@ gst_cudanms_class_init (GstCudanmsClass * klass)
       GST_PARAM_MUTABLE_PLAYING;
   GParamFlags ready = G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS |
       GST_PARAM_MUTABLE_READY;
-
-  GST_DEBUG_CATEGORY_INIT (gst_cudanms_debug, "cudanms", 0,
-      "Detection tensor decode and NMS");
 
   gobject_class->set_property = gst_cudanms_set_property;
   gobject_class->get_property = gst_cudanms_get_property;

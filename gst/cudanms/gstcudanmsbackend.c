@@ -16,14 +16,11 @@
 #ifdef HAVE_GST_CUDA
 #include <gst/cuda/gstcudacontext.h>
 #include <gst/cuda/gstcudaloader.h>
-#include <gst/cuda/gstcudamemory.h>
 #include <gst/cuda/gstcudautils.h>
 #endif
 
 #include "gstcudanmsbackend.h"
-
-GST_DEBUG_CATEGORY_EXTERN (gst_cudanms_debug);
-#define GST_CAT_DEFAULT gst_cudanms_debug
+#include "gstcudanmsdebug.h"
 
 #ifdef HAVE_GST_CUDA
 static gboolean
@@ -205,26 +202,4 @@ gst_cudanms_backend_detect (GstCudanmsBackend * be, const cnms_tensor * t,
         CNMS_BACKEND_CUDA ? "cuda" : "cpu", be->pick.us[CNMS_BACKEND_CUDA],
         be->pick.us[CNMS_BACKEND_CPU], GST_CUDANMS_AUTO_TRIALS - 1);
   return st;
-}
-
-gboolean
-gst_cudanms_cuda_map_in_place (GstBuffer * buf, GstMapInfo * map,
-    GstObject * context)
-{
-#ifdef HAVE_GST_CUDA
-  GstMemory *mem;
-
-  if (context == NULL || gst_buffer_n_memory (buf) != 1)
-    return FALSE;
-  mem = gst_buffer_peek_memory (buf, 0);
-  if (!gst_is_cuda_memory (mem)
-      || ((GstCudaMemory *) mem)->context != (GstCudaContext *) context)
-    return FALSE;
-  return gst_buffer_map (buf, map, GST_MAP_READ | GST_MAP_CUDA);
-#else
-  (void) buf;
-  (void) map;
-  (void) context;
-  return FALSE;
-#endif
 }

@@ -6,7 +6,7 @@
 
 #include <gst/gst.h>
 #include "cudanms.h"
-#include "gstcudanms.h"
+#include "gstcudanmsenums.h"
 #include "gstcudanmspick.h"
 
 G_BEGIN_DECLS
@@ -51,12 +51,6 @@ cnms_status gst_cudanms_backend_detect (GstCudanmsBackend * be,
     const cnms_tensor * t, cnms_layout layout, const cnms_params * p,
     const cnms_det ** dets, int *n_dets, cnms_ctx ** used,
     GstClockTime * took);
-
-/* Maps buf (one GstCudaMemory of context) for reading in device memory:
- * map->data is then a device pointer. FALSE when buf is not such memory
- * (map it on the host instead), or without gst-cuda. */
-gboolean gst_cudanms_cuda_map_in_place (GstBuffer * buf, GstMapInfo * map,
-    GstObject * context);
 
 G_END_DECLS
 #endif /* __GST_CUDANMS_BACKEND_H__ */

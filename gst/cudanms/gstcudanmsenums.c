@@ -1,9 +1,9 @@
-/* cudanms: the element's enum types (layout, device). */
+/* cudanms: the GTypes of the element's enums (see gstcudanmsenums.h). */
 #ifdef HAVE_CONFIG_H
 #include "config.h"
 #endif
 
-#include "gstcudanms.h"
+#include "gstcudanmsenums.h"
 
 GType
 gst_cudanms_layout_get_type (void)
@@ -39,6 +39,27 @@ gst_cudanms_device_get_type (void)
 
   if (g_once_init_enter (&type)) {
     GType t = g_enum_register_static ("GstCudanmsDevice", values);
+    g_once_init_leave (&type, t);
+  }
+  return type;
+}
+
+GType
+gst_cudanms_attach_meta_get_type (void)
+{
+  static GType type = 0;
+  static const GEnumValue values[] = {
+    {GST_CUDANMS_ATTACH_META_ROI, "GstVideoRegionOfInterestMeta per box",
+        "roi"},
+    {GST_CUDANMS_ATTACH_META_ANALYTICS,
+        "GstAnalyticsODMtd per box in a GstAnalyticsRelationMeta (>= 1.24)",
+        "analytics"},
+    {GST_CUDANMS_ATTACH_META_BOTH, "Both", "both"},
+    {0, NULL, NULL}
+  };
+
+  if (g_once_init_enter (&type)) {
+    GType t = g_enum_register_static ("GstCudanmsAttachMeta", values);
     g_once_init_leave (&type, t);
   }
   return type;

@@ -1,5 +1,5 @@
-/* cudanms: warnings once per stream and kind, counters, and the checks of
- * a decoded frame (see gstcudanmsstats.h). */
+/* cudanms: warnings once per stream and kind, and the counters (see
+ * gstcudanmsstats.h). */
 #ifdef HAVE_CONFIG_H
 #include "config.h"
 #endif
@@ -8,9 +8,7 @@
 #include <string.h>
 
 #include "gstcudanmsstats.h"
-
-GST_DEBUG_CATEGORY_STATIC (gst_cudanms_stats_debug);
-#define GST_CAT_DEFAULT gst_cudanms_stats_debug
+#include "gstcudanmsdebug.h"
 
 /* The frame gst_cudanms_stats_frame checks. */
 typedef struct
@@ -79,8 +77,6 @@ gst_cudanms_stats_new_stream (GstCudanmsStats * stats)
 void
 gst_cudanms_stats_install_property (GObjectClass * klass, guint prop_id)
 {
-  GST_DEBUG_CATEGORY_INIT (gst_cudanms_stats_debug, "cudanms", 0,
-      "Detection tensor decode and NMS");
   g_object_class_install_property (klass, prop_id,
       g_param_spec_boxed ("stats", "Statistics",
           "Counters since start: buffers, buffers-without-tensor, "
@@ -352,58 +348,4 @@ gst_cudanms_stats_frame (GstElement * element, GstCudanmsStats * stats,
     check_end2end_classes (element, stats, f, shape.n_anchors);
   if (f->labels->n_from_file > 0)
     check_labels (element, stats, f);
-}
-
-gboolean
-gst_cudanms_stats_load_labels (GstElement * element,
-    GstCudanmsLabels * labels, const gchar * path)
-{
-  GError *err = NULL;
-
-  gst_cudanms_labels_init (labels);
-  if (path == NULL)
-    return TRUE;
-  if (!gst_cudanms_labels_load (labels, path, &err)) {
-    GST_ELEMENT_ERROR (element, RESOURCE, OPEN_READ,
-        ("Could not read label file \"%s\": %s", path, err->message),
-        ("label-file must name a UTF-8 text file, one label per line"));
-    g_clear_error (&err);
-    gst_cudanms_labels_clear (labels);
-    return FALSE;
-  }
-  GST_INFO_OBJECT (element, "loaded %u labels from %s", labels->n_from_file,
-      path);
-  if (labels->n_from_file == 0)
-    GST_ELEMENT_WARNING (element, RESOURCE, READ,
-        ("Label file \"%s\" holds no labels; every label is class-<id>.",
-            path), (NULL));
-  return TRUE;
-}
-
-void
-gst_cudanms_stats_bad_model_size (GstElement * element, const gchar * value,
-    const gchar * kept)
-{
-  g_warning ("%s: model-size \"%s\" is not WxH with sizes in [1, %d] "
-      "(e.g. 640x640); keeping %s", GST_ELEMENT_NAME (element),
-      GST_STR_NULL (value), CNMS_SIZE_MAX, kept);
-  GST_ELEMENT_WARNING (element, LIBRARY, SETTINGS,
-      ("model-size \"%s\" is not WxH with sizes in [1, %d] (e.g. 640x640); "
-          "keeping %s.", GST_STR_NULL (value), CNMS_SIZE_MAX, kept), (NULL));
-}
-
-void
-gst_cudanms_stats_failed (GstElement * element, cnms_status st,
-    const gchar * detail, gint max_candidates)
-{
-  if (st == CNMS_ERR_NO_MEMORY)
-    GST_ELEMENT_ERROR (element, RESOURCE, NO_SPACE_LEFT,
-        ("Post-processing failed: out of memory with max-candidates=%d; "
-            "lower max-candidates (the suppression mask grows with its "
-            "square) or free memory, then restart the element.",
-            max_candidates), ("%s", detail));
-  else
-    GST_ELEMENT_ERROR (element, RESOURCE, FAILED,
-        ("Post-processing failed: %s", cnms_status_str (st)), ("%s",
-            detail));
 }

@@ -1,5 +1,5 @@
 /* cudanms: what the element tells the user about its input, and what it
- * counts (see gstcudanmsstats.c and the README's "Errors and counters").
+ * counts.
  *
  * Every problem with the input is posted once per stream as an element
  * warning, per kind of problem (a bad tensor's message with its numbers
@@ -11,7 +11,7 @@
 
 #include <gst/gst.h>
 #include "cudanms.h"
-#include "gstcudanmsoutput.h"
+#include "gstcudanmslabels.h"
 
 G_BEGIN_DECLS
 
@@ -74,24 +74,6 @@ void gst_cudanms_stats_frame (GstElement * element, GstCudanmsStats * stats,
  * backend's call, and the attaching of its metas. */
 void gst_cudanms_stats_times (GstElement * element, GstCudanmsStats * stats,
     GstClockTime backend, GstClockTime output);
-
-/* start(): reads the label file at path (none when NULL) into labels
- * (initialised here). A file that cannot be read or is not UTF-8 text is
- * an element error (FALSE, labels cleared); one without any label a
- * warning. */
-gboolean gst_cudanms_stats_load_labels (GstElement * element,
-    GstCudanmsLabels * labels, const gchar * path);
-
-/* set_property: a malformed model-size was refused (value) and kept is in
- * use; a GLib warning, and an element warning where there is a bus. Call
- * without the object lock. */
-void gst_cudanms_stats_bad_model_size (GstElement * element,
-    const gchar * value, const gchar * kept);
-
-/* transform: cnms_detect failed with st (not a bad tensor): a fatal
- * element error; out of memory names max-candidates, what to lower. */
-void gst_cudanms_stats_failed (GstElement * element, cnms_status st,
-    const gchar * detail, gint max_candidates);
 
 G_END_DECLS
 #endif /* __GST_CUDANMS_STATS_H__ */

@@ -1,39 +1,12 @@
-/* cudanms: the tensor input contract on GStreamer 1.22.
- *
- * Upstream elements attach a detector's raw output tensor as a GstCustomMeta
- * named "CudanmsTensorMeta". Its structure (also named "CudanmsTensorMeta")
- * mirrors GStreamer 1.26's GstTensor:
- *
- *   id          string       optional; tensor-id selects by it
- *   data-type   string       "float32" or "float16"
- *   dims        GstValueArray of int/uint/int64/uint64, or a string "1,84,8400"
- *   dims-order  string       optional; "row-major" or "col-major", read
- *                            alike (see below)
- *   data        GstBuffer    (or GBytes) holding the elements, last dim
- *                            fastest
- *
- * Register it with gst_meta_register_custom ("CudanmsTensorMeta", tags, NULL,
- * NULL, NULL) unless gst_meta_get_info ("CudanmsTensorMeta") already returns
- * it (registering a name twice fails). The default custom transform copies
- * the structure on copy transforms, so the tensor survives
- * gst_buffer_make_writable() and gst_buffer_copy().
- *
- * Python (gi) cannot fill a custom meta on 1.22: CustomMeta.get_structure()
- * returns a copy. Python attaches the same structure through
- * Gst.Buffer.add_protection_meta(structure) instead; a GstProtectionMeta whose
- * structure is named "CudanmsTensorMeta" is read exactly like the custom meta.
- *
- * Several tensors per buffer are allowed. Where GStreamer >= 1.26 analytics
- * is found at build time, every GstTensorMeta (and every GstTensor in each)
- * is read too.
- *
- * dims-order: GStreamer 1.28's decoders read a tensor's bytes by its dims
- * whatever its dims-order says (yolov8tensordec asks for a col-major
- * [1, 4+C, N] and reads it as 4+C planes of N anchors; onnxinference only
- * labels ONNX's bytes). cudanms follows that one rule for the custom meta
- * and GstTensor alike: row-major and col-major tensors with the same dims
- * are the same tensor, last dim fastest.
- */
+/* cudanms: the tensor input. A detector's raw output tensor arrives on a
+ * video buffer as a "CudanmsTensorMeta" custom meta (GStreamer 1.22), a
+ * GstProtectionMeta carrying the same structure (Python on 1.22), or a
+ * GStreamer >= 1.26 GstTensorMeta; GStreamer >= 1.28 also describes it in
+ * the caps. This registers the custom meta, finds and maps the tensor on a
+ * buffer (in place when it is GstCudaMemory of the pipeline's CUDA
+ * context), and checks the caps' description. The contract itself (the
+ * structure's fields, dims-order, several tensors per buffer) is in
+ * docs/contracts.md, section "Input tensor". */
 #ifndef __GST_CUDANMS_TENSOR_META_H__
 #define __GST_CUDANMS_TENSOR_META_H__
 

@@ -1,4 +1,5 @@
-/* cudanms plugin: registers the tensor meta and the cudanms element. */
+/* cudanms plugin: its debug category, the tensor meta and the cudanms
+ * element. */
 #ifdef HAVE_CONFIG_H
 #include "config.h"
 #endif
@@ -6,11 +7,14 @@
 #include <gst/gst.h>
 
 #include "gstcudanms.h"
+#include "gstcudanmsdebug.h"
 #include "gsttensormeta.h"
 
 static gboolean
 plugin_init (GstPlugin * plugin)
 {
+  GST_DEBUG_CATEGORY_INIT (gst_cudanms_debug, "cudanms", 0,
+      "Detection tensor decode and NMS");
   if (gst_cudanms_tensor_meta_register () == NULL)
     return FALSE;
   return GST_ELEMENT_REGISTER (cudanms, plugin);

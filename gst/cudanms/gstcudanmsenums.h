@@ -1,0 +1,66 @@
+/* cudanms: the element's enums (layout, device, attach-meta) and their
+ * GTypes. */
+#ifndef __GST_CUDANMS_ENUMS_H__
+#define __GST_CUDANMS_ENUMS_H__
+
+#include <gst/gst.h>
+
+G_BEGIN_DECLS
+
+/**
+ * GstCudanmsLayout:
+ * @GST_CUDANMS_LAYOUT_AUTO: detect the layout from the tensor dims
+ * @GST_CUDANMS_LAYOUT_YOLOV5: [1, N, 5+C] (YOLOv5/v7)
+ * @GST_CUDANMS_LAYOUT_YOLOV8: [1, 4+C, N] (YOLOv8/v11)
+ * @GST_CUDANMS_LAYOUT_END2END: [1, K, 6], already suppressed
+ */
+typedef enum
+{
+  GST_CUDANMS_LAYOUT_AUTO,
+  GST_CUDANMS_LAYOUT_YOLOV5,
+  GST_CUDANMS_LAYOUT_YOLOV8,
+  GST_CUDANMS_LAYOUT_END2END
+} GstCudanmsLayout;
+
+/**
+ * GstCudanmsDevice:
+ * @GST_CUDANMS_DEVICE_AUTO: CUDA when a device is present, else the CPU
+ * @GST_CUDANMS_DEVICE_CUDA: CUDA only; fails to start without a device
+ * @GST_CUDANMS_DEVICE_CPU: the exact CPU reference backend
+ */
+typedef enum
+{
+  GST_CUDANMS_DEVICE_AUTO,
+  GST_CUDANMS_DEVICE_CUDA,
+  GST_CUDANMS_DEVICE_CPU
+} GstCudanmsDevice;
+
+/**
+ * GstCudanmsAttachMeta:
+ * @GST_CUDANMS_ATTACH_META_ROI: one GstVideoRegionOfInterestMeta per box
+ * @GST_CUDANMS_ATTACH_META_ANALYTICS: one GstAnalyticsODMtd per box, in the
+ *   buffer's GstAnalyticsRelationMeta (builds with GStreamer >= 1.24)
+ * @GST_CUDANMS_ATTACH_META_BOTH: both
+ */
+typedef enum
+{
+  GST_CUDANMS_ATTACH_META_ROI = 1,
+  GST_CUDANMS_ATTACH_META_ANALYTICS = 2,
+  GST_CUDANMS_ATTACH_META_BOTH = 3
+} GstCudanmsAttachMeta;
+
+#ifdef HAVE_GST_ANALYTICS
+#define GST_CUDANMS_ATTACH_META_DEFAULT GST_CUDANMS_ATTACH_META_BOTH
+#else
+#define GST_CUDANMS_ATTACH_META_DEFAULT GST_CUDANMS_ATTACH_META_ROI
+#endif
+
+#define GST_TYPE_CUDANMS_LAYOUT (gst_cudanms_layout_get_type ())
+GType gst_cudanms_layout_get_type (void);
+#define GST_TYPE_CUDANMS_DEVICE (gst_cudanms_device_get_type ())
+GType gst_cudanms_device_get_type (void);
+#define GST_TYPE_CUDANMS_ATTACH_META (gst_cudanms_attach_meta_get_type ())
+GType gst_cudanms_attach_meta_get_type (void);
+
+G_END_DECLS
+#endif /* __GST_CUDANMS_ENUMS_H__ */
