@@ -302,12 +302,6 @@ cnms_ctx_memory (const cnms_ctx *ctx, size_t *host_bytes,
     *device_bytes = ctx ? ctx->b.device_bytes : 0;
 }
 
-int
-cnms_ctx_last_candidates (const cnms_ctx *ctx)
-{
-  return cnms_ctx_report (ctx)->candidates;
-}
-
 const cnms_report *
 cnms_ctx_report (const cnms_ctx *ctx)
 {

@@ -2,7 +2,8 @@
  *
  * Plain C API, no GStreamer. Two backends sit behind it: an exact CPU
  * reference and CUDA kernels. Both produce bit-identical results; the
- * semantics are in docs/design.md and README.md ("Exact NMS semantics").
+ * semantics are in docs/contracts.md ("Exact NMS semantics"), the API in
+ * docs/library.md.
  *
  * Threading: a context is used by one thread at a time. Different contexts
  * are independent (each CUDA context owns its own stream).
@@ -168,8 +169,6 @@ typedef struct {
 } cnms_report;
 
 const cnms_report *cnms_ctx_report (const cnms_ctx *ctx);
-/* TRANSITIONAL: cnms_ctx_report (ctx)->candidates */
-int cnms_ctx_last_candidates (const cnms_ctx *ctx);
 
 /* Decode + NMS. On success *dets points at *n_dets records in kept order
  * (score desc, anchor asc), owned by ctx and valid until the next call. */

@@ -508,6 +508,7 @@ gst_cudanms_transform_ip (GstBaseTransform * trans, GstBuffer * buffer)
   cnms_status st;
   gint n_dets = 0;
   GstClockTime took, t_out;
+  const cnms_report *report;
 
   /* before_transform always runs first and has read the tensor */
   if (self->lookup != GST_CUDANMS_TENSOR_FOUND)
@@ -545,20 +546,22 @@ gst_cudanms_transform_ip (GstBaseTransform * trans, GstBuffer * buffer)
   }
   if (st != CNMS_OK)
     goto detect_failed;
-  if (n_dets == 0 && cnms_ctx_last_candidates (ctx) == 0
-      && gst_cudanms_tensor_is_all_nonfinite (&self->view.tensor)) {
-    g_strlcpy (self->msg, "tensor holds only NaN/Inf values",
+  report = cnms_ctx_report (ctx);
+  /* every row's score NaN or Inf: nothing of the tensor is usable */
+  if (report->shape.n_anchors > 0
+      && report->nonfinite_scores == report->shape.n_anchors) {
+    g_strlcpy (self->msg, "tensor holds only NaN/Inf values in its scores",
         sizeof (self->msg));
     self->lookup = GST_CUDANMS_TENSOR_BAD;
     goto problem;
   }
 
-  gst_cudanms_stats_frame (GST_ELEMENT (self), &self->stats,
-      &self->view.tensor, self->view.layout, &p,
-      cnms_ctx_last_candidates (ctx), dets, n_dets, &self->labels);
+  gst_cudanms_stats_frame (GST_ELEMENT (self), &self->stats, report,
+      &self->view.tensor, self->view.layout, &p, dets, n_dets,
+      &self->labels);
   GST_LOG_OBJECT (self, "%s: %d candidates -> %d detections",
       cnms_ctx_backend (ctx) == CNMS_BACKEND_CUDA ? "cuda" : "cpu",
-      cnms_ctx_last_candidates (ctx), n_dets);
+      report->candidates, n_dets);
   t_out = gst_util_get_timestamp ();
   if (!gst_cudanms_attach_detections (buffer, &self->labels, dets, n_dets,
           self->frame_width, self->frame_height, attach_meta, roi_params))

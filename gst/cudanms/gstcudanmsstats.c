@@ -13,10 +13,10 @@
 /* The frame gst_cudanms_stats_frame checks. */
 typedef struct
 {
-  const cnms_tensor *tensor;
+  const cnms_report *r;         /* what cnms_detect found */
+  const cnms_tensor *tensor;    /* its dims, for a message */
   cnms_layout layout;
   const cnms_params *p;
-  gint n_candidates;
   const cnms_det *dets;
   gint n_dets;
   const GstCudanmsLabels *labels;
@@ -25,9 +25,6 @@ typedef struct
 /* Kinds of problem remembered per stream; past this many, new kinds are
  * only logged (a stream whose every buffer is bad in a new way). */
 #define MAX_KINDS 64
-
-/* End2end class values are exact in float below 2^24. */
-#define MAX_END2END_CLASS 16777216.0f
 
 void
 gst_cudanms_stats_init (GstCudanmsStats * stats)
@@ -172,69 +169,45 @@ gst_cudanms_stats_problem (GstElement * element, GstCudanmsStats * stats,
   }
 }
 
-/* The rows [1, K, 6] of an end2end tensor as floats, one at a time. */
-static void
-end2end_row (const cnms_tensor * t, gint k, gfloat row[6])
-{
-  if (t->dtype == CNMS_DTYPE_FLOAT16)
-    cnms_halfs_to_floats ((const guint16 *) t->data + (gsize) k * 6, 6, row);
-  else
-    memcpy (row, (const gfloat *) t->data + (gsize) k * 6, 6 * sizeof (gfloat));
-}
-
-/* Rows with a candidate's score whose class field is not a class id
- * (dropped by decode), or a fractional one (truncated by decode). */
+/* End2end rows with a candidate's score whose class value is no class id
+ * (dropped by decode), or a fractional one (truncated by decode), as the
+ * decode counted them. */
 static void
 check_end2end_classes (GstElement * element, GstCudanmsStats * stats,
-    const Frame * f, gint n_rows)
+    const Frame * f)
 {
-  guint64 invalid = 0, fractional = 0;
-  gfloat first_invalid = 0, first_fraction = 0;
-  gint k;
+  const cnms_report *r = f->r;
 
-  if (f->tensor->on_device)
-    return;
-  for (k = 0; k < n_rows; k++) {
-    gfloat row[6];
-
-    end2end_row (f->tensor, k, row);
-    if (!(isfinite (row[4]) && row[4] > f->p->score_threshold))
-      continue;
-    if (!isfinite (row[5]) || row[5] < 0.0f || row[5] >= MAX_END2END_CLASS) {
-      if (invalid++ == 0)
-        first_invalid = row[5];
-    } else if (row[5] != floorf (row[5])) {
-      if (fractional++ == 0)
-        first_fraction = row[5];
-    }
-  }
-  if (invalid == 0 && fractional == 0)
+  if (r->invalid_classes == 0 && r->fractional_classes == 0)
     return;
   GST_OBJECT_LOCK (element);
-  stats->c.invalid_classes += invalid;
-  stats->c.fractional_classes += fractional;
+  stats->c.invalid_classes += (guint64) r->invalid_classes;
+  stats->c.fractional_classes += (guint64) r->fractional_classes;
   GST_OBJECT_UNLOCK (element);
-  if (invalid > 0 && first_of_kind (stats, "end2end invalid class"))
+  if (r->invalid_classes > 0 && first_of_kind (stats, "end2end invalid class"))
     GST_ELEMENT_WARNING (element, STREAM, FORMAT,
         ("End2end rows with class value %g dropped: a class is an integer "
-            "in [0, 2^24).", first_invalid),
-        ("%" G_GUINT64_FORMAT " such rows in this frame; later ones are only "
-            "counted (stats: end2end-invalid-classes)", invalid));
-  if (fractional > 0 && first_of_kind (stats, "end2end fractional class"))
+            "in [0, 2^24).", r->first_invalid_class),
+        ("%d such rows in this frame; later ones are only counted (stats: "
+            "end2end-invalid-classes)", r->invalid_classes));
+  if (r->fractional_classes > 0
+      && first_of_kind (stats, "end2end fractional class"))
     GST_ELEMENT_WARNING (element, STREAM, FORMAT,
         ("End2end class value %g is not an integer; it is read as class %d. "
             "Is the tensor a one-class yolov5 [1, N, 6]? Then set "
-            "layout=yolov5.", first_fraction, (gint) first_fraction),
-        ("%" G_GUINT64_FORMAT " such rows in this frame; later ones are only "
-            "counted (stats: end2end-fractional-classes)", fractional));
+            "layout=yolov5.", r->first_fractional_class,
+            (gint) r->first_fractional_class),
+        ("%d such rows in this frame; later ones are only counted (stats: "
+            "end2end-fractional-classes)", r->fractional_classes));
 }
 
 /* Scores are probabilities in every layout; a kept score above 1 means
  * the tensor was read with the wrong layout. */
 static void
 check_scores (GstElement * element, GstCudanmsStats * stats,
-    const Frame * f, const cnms_shape * shape)
+    const Frame * f)
 {
+  const cnms_shape *shape = &f->r->shape;
   const cnms_tensor *t = f->tensor;
   gint64 a = t->dims[t->n_dims - 2], b = t->dims[t->n_dims - 1];
   gfloat top = 0.0f;
@@ -309,43 +282,39 @@ check_labels (GstElement * element, GstCudanmsStats * stats,
 
 void
 gst_cudanms_stats_frame (GstElement * element, GstCudanmsStats * stats,
-    const cnms_tensor * tensor, cnms_layout layout, const cnms_params * p,
-    gint n_candidates, const cnms_det * dets, gint n_dets,
-    const GstCudanmsLabels * labels)
+    const cnms_report * report, const cnms_tensor * tensor,
+    cnms_layout layout, const cnms_params * p, const cnms_det * dets,
+    gint n_dets, const GstCudanmsLabels * labels)
 {
-  const Frame frame = { tensor, layout, p, n_candidates, dets, n_dets,
-    labels
+  const Frame frame = { report, tensor, layout, p, dets, n_dets, labels
   }, *f = &frame;
-  gint max = f->p->max_candidates;
-  gint dropped = f->n_candidates > max ? f->n_candidates - max : 0;
-  cnms_shape shape;
+  const gint max = p->max_candidates, found = report->candidates;
+  const gint dropped = report->candidates_dropped;
 
   GST_OBJECT_LOCK (element);
   stats->c.buffers++;
-  stats->c.candidates += (guint64) f->n_candidates;
+  stats->c.candidates += (guint64) found;
   stats->c.candidates_dropped += (guint64) dropped;
   stats->c.capped += dropped > 0;
-  stats->c.detections += (guint64) f->n_dets;
+  stats->c.detections += (guint64) n_dets;
   GST_OBJECT_UNLOCK (element);
 
   if (dropped > 0 && first_of_kind (stats, "over max-candidates")) {
     GST_ELEMENT_WARNING_WITH_DETAILS (element, STREAM, FORMAT,
         ("%d candidates, more than max-candidates=%d: the %d best were kept, "
-            "%d dropped.", f->n_candidates, max, max, dropped),
+            "%d dropped.", found, max, max, dropped),
         ("Later frames over the cap are only counted (stats: "
             "candidates-dropped, buffers-over-max-candidates)"),
         ("kind", G_TYPE_STRING, "over-max-candidates",
-            "candidates", G_TYPE_INT, f->n_candidates, "max-candidates",
+            "candidates", G_TYPE_INT, found, "max-candidates",
             G_TYPE_INT, max, "dropped", G_TYPE_INT, dropped, NULL));
   } else if (dropped > 0) {
     GST_INFO_OBJECT (element, "%d candidates over max-candidates=%d dropped",
         dropped, max);
   }
-  if (cnms_tensor_shape (f->tensor, f->layout, &shape, NULL, 0) != CNMS_OK)
-    return;
-  check_scores (element, stats, f, &shape);
-  if (shape.layout == CNMS_LAYOUT_END2END)
-    check_end2end_classes (element, stats, f, shape.n_anchors);
-  if (f->labels->n_from_file > 0)
+  check_scores (element, stats, f);
+  if (report->shape.layout == CNMS_LAYOUT_END2END)
+    check_end2end_classes (element, stats, f);
+  if (labels->n_from_file > 0)
     check_labels (element, stats, f);
 }

@@ -60,16 +60,18 @@ GstStructure *gst_cudanms_stats_to_structure (const GstCudanmsStats * stats);
 void gst_cudanms_stats_problem (GstElement * element, GstCudanmsStats * stats,
     gboolean missing, const gchar * msg);
 
-/* A decoded frame: tensor decoded as layout (the one asked for) under p,
- * n_candidates before the cap, n_dets kept boxes dets named by labels.
- * Counts it and posts once per stream: candidates over max-candidates (how
- * many were dropped), kept scores above 1 (naming the layout the tensor
- * probably has), end2end rows with an invalid or fractional class, classes
- * without a line in the label file. */
+/* A decoded frame: what cnms_detect reported of the tensor (shape,
+ * candidates before and after the cap, row counts), decoded as layout (the
+ * one asked for) under p, n_dets kept boxes dets named by labels; tensor
+ * only for its dims in a message. Counts it and posts once per stream:
+ * candidates over max-candidates (how many were dropped), kept scores
+ * above 1 (naming the layout the tensor probably has), end2end rows with
+ * an invalid or fractional class, classes without a line in the label
+ * file. Nothing is decoded again: host and device tensors alike. */
 void gst_cudanms_stats_frame (GstElement * element, GstCudanmsStats * stats,
-    const cnms_tensor * tensor, cnms_layout layout, const cnms_params * p,
-    gint n_candidates, const cnms_det * dets, gint n_dets,
-    const GstCudanmsLabels * labels);
+    const cnms_report * report, const cnms_tensor * tensor,
+    cnms_layout layout, const cnms_params * p, const cnms_det * dets,
+    gint n_dets, const GstCudanmsLabels * labels);
 /* Adds a decoded frame's times (nanoseconds, monotonic clock): the
  * backend's call, and the attaching of its metas. */
 void gst_cudanms_stats_times (GstElement * element, GstCudanmsStats * stats,

@@ -545,38 +545,6 @@ gst_cudanms_tensor_view_release (GstCudanmsTensorView * view)
   memset (&view->tensor, 0, sizeof (view->tensor));
 }
 
-gboolean
-gst_cudanms_tensor_is_all_nonfinite (const cnms_tensor * t)
-{
-  gsize i;
-
-  if (t->on_device || t->data == NULL)
-    return FALSE;
-  /* Bit tests: an all-ones exponent is NaN or Inf, no float arithmetic. */
-  if (t->dtype == CNMS_DTYPE_FLOAT16) {
-    const guint8 *p = t->data;
-
-    for (i = 0; i + 2 <= t->size; i += 2) {
-      guint16 h;
-
-      memcpy (&h, p + i, 2);
-      if ((h & 0x7c00) != 0x7c00)
-        return FALSE;
-    }
-  } else {
-    const guint8 *p = t->data;
-
-    for (i = 0; i + 4 <= t->size; i += 4) {
-      guint32 f;
-
-      memcpy (&f, p + i, 4);
-      if ((f & 0x7f800000u) != 0x7f800000u)
-        return FALSE;
-    }
-  }
-  return t->size > 0;
-}
-
 /* Tensor descriptions in caps (GStreamer >= 1.28). 1.28's inference
  * elements describe their output tensors in the video caps, e.g. from
  * onnxinference:

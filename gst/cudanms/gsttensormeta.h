@@ -72,10 +72,6 @@ GstCudanmsTensorLookup gst_cudanms_tensor_view_acquire (GstCudanmsTensorView * v
     gsize msg_size);
 void gst_cudanms_tensor_view_release (GstCudanmsTensorView * view);
 
-/* TRUE when a host tensor holds no finite element at all. Stops at the first
- * finite one, so it is cheap on real tensors. */
-gboolean gst_cudanms_tensor_is_all_nonfinite (const cnms_tensor * t);
-
 /* What a standard non-detection id is ("classifier scores", ...), else NULL. */
 const gchar *gst_cudanms_tensor_id_not_detection (const gchar * id);
 /* requested, or yolov8 for AUTO and a standard YOLOv8 id. */

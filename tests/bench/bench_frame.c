@@ -114,16 +114,12 @@ run_frame (cnms_ctx *ctx, const cnms_tensor *t, const char *layout,
   bench_json_str (j, "layout", layout);
   bench_json_str (j, "input", input);
   bench_json_num (j, "iters", done);
-  bench_stats (wall, done, &med, &min);
-  bench_json_num (j, "wall_med_us", med);
-  bench_json_num (j, "wall_min_us", min);
+  bench_json_stats (j, "wall", wall, done, &med, &min);
   printf ("%-13s %-6s %-6s cands %-5d dets %-3d wall med %8.1f min %8.1f us",
-      bench_backend_name (b), layout, input, cnms_ctx_last_candidates (ctx),
+      bench_backend_name (b), layout, input, cnms_ctx_report (ctx)->candidates,
       n_dets, med, min);
-  bench_stats (gpu, n_gpu, &med, &min);
-  bench_json_num (j, "gpu_med_us", med);
-  bench_json_num (j, "gpu_min_us", min);
-  bench_json_num (j, "candidates", cnms_ctx_last_candidates (ctx));
+  bench_json_stats (j, "gpu", gpu, n_gpu, &med, &min);
+  bench_json_num (j, "candidates", cnms_ctx_report (ctx)->candidates);
   bench_json_num (j, "dets", n_dets);
   if (b == CNMS_BACKEND_CUDA)
     printf ("  gpu med %8.1f min %8.1f us", med, min);

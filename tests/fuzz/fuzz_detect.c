@@ -330,7 +330,7 @@ LLVMFuzzerTestOneInput (const uint8_t *data, size_t size)
   memcpy (first, dets, (size_t) n_dets * sizeof *dets);
 
   n_ref = decode_ref (values, &shape, &c.p, ref);
-  if (n_ref != cnms_ctx_last_candidates (ctx))
+  if (n_ref != cnms_ctx_report (ctx)->candidates)
     abort ();
   n_ref = select_ref (ref, n_ref, &shape, &c.p);
   if (n_ref != n_dets)

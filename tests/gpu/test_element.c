@@ -25,9 +25,14 @@
  *                             ROIs of host tensors on device=cpu; the three
  *                             CUDA elements hold one GstCudaContext; four
  *                             such pipelines at once; a bad device tensor
- *                             warns as a host one does (skips without a
+ *                             warns as a host one does; every run's
+ *                             counters (the stats property) equal the host
+ *                             run's, and an end2end tensor with invalid and
+ *                             fractional classes counts and warns alike in
+ *                             device and host memory (skips without a
  *                             device or nvcodec's cudaupload)
  */
+#include <math.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -59,6 +64,8 @@ typedef struct {
   guint n_rois;
   gchar *backend;               /* the element's "backend" while running */
   gchar *warning;               /* the first warning's message, if any */
+  gchar *stats;                 /* the element's counters at EOS, times left
+                                 * out */
   gpointer contexts[3];         /* the GstCudaContext of cudaupload,
                                  * tensorinject and cudanms (device runs) */
 } RunResult;
@@ -69,6 +76,7 @@ run_result_clear (RunResult * r)
   g_clear_pointer (&r->frames, g_ptr_array_unref);
   g_clear_pointer (&r->backend, g_free);
   g_clear_pointer (&r->warning, g_free);
+  g_clear_pointer (&r->stats, g_free);
 }
 
 /* The GstCudaContext element answers a context query on its own source
@@ -191,7 +199,13 @@ run_pipeline (const RunConfig * c, RunResult * r)
     gst_message_unref (msg);
   }
   if (msg != NULL && GST_MESSAGE_TYPE (msg) == GST_MESSAGE_EOS) {
+    GstStructure *s = NULL;
+
     r->ok = TRUE;
+    g_object_get (nms, "stats", &s, NULL);
+    gst_structure_remove_fields (s, "backend-time", "output-time", NULL);
+    r->stats = gst_structure_to_string (s);
+    gst_structure_free (s);
   } else if (msg != NULL) {
     gchar *dbg = NULL;
     gst_message_parse_error (msg, &err, &dbg);
@@ -389,16 +403,16 @@ test_auto (void)
 }
 
 /* A [1, 3, 3] float32 .npy: dims that fit no layout. */
+/* A float32 .npy file of shape [1, a, b] holding data, in the temporary
+ * folder under name; returns its path. */
 static gchar *
-write_bad_npy (void)
+write_npy (const gchar * name, gint a, gint b, const gfloat * data)
 {
-  static const char head[] = "{'descr': '<f4', 'fortran_order': False, "
-      "'shape': (1, 3, 3), }";
-  gchar *path = g_build_filename (g_get_tmp_dir (), "cnms-bad-tensor.npy",
-      NULL);
+  gchar *head = g_strdup_printf ("{'descr': '<f4', 'fortran_order': False, "
+      "'shape': (1, %d, %d), }", a, b);
+  gchar *path = g_build_filename (g_get_tmp_dir (), name, NULL);
   GString *f = g_string_new ("\x93NUMPY\x01");
-  gsize hlen = sizeof head - 1, pad = 64 - (10 + hlen + 1) % 64;
-  gfloat zeros[9] = { 0 };
+  gsize hlen = strlen (head), pad = 64 - (10 + hlen + 1) % 64;
 
   g_string_append_c (f, 0);
   g_string_append_c (f, (gchar) ((hlen + pad + 1) & 0xff));
@@ -407,10 +421,51 @@ write_bad_npy (void)
   while (pad-- > 0)
     g_string_append_c (f, ' ');
   g_string_append_c (f, '\n');
-  g_string_append_len (f, (const gchar *) zeros, sizeof zeros);
+  g_string_append_len (f, (const gchar *) data,
+      (gssize) ((gsize) a * (gsize) b * sizeof (gfloat)));
   g_file_set_contents (path, f->str, (gssize) f->len, NULL);
   g_string_free (f, TRUE);
+  g_free (head);
   return path;
+}
+
+/* A [1, 3, 3] tensor that fits no layout. */
+static gchar *
+write_bad_npy (void)
+{
+  static const gfloat zeros[9] = { 0 };
+
+  return write_npy ("cnms-bad-tensor.npy", 3, 3, zeros);
+}
+
+/* End2end rows (x1 y1 x2 y2 score class): two detections (one of class
+ * 3.5, read as 3), two rows dropped for their class (-1, 2^24), a NaN
+ * score and a score below the threshold. */
+static gchar *
+write_end2end_npy (void)
+{
+  static const gfloat rows[6 * 6] = {
+    10, 10, 50, 50, 0.9f, 2.0f,
+    60, 10, 90, 50, 0.8f, -1.0f,
+    10, 60, 50, 90, 0.7f, 3.5f,
+    60, 60, 90, 90, 0.6f, 16777216.0f,
+    100, 10, 140, 50, NAN, 1.0f,
+    100, 60, 140, 90, 0.1f, 0.5f
+  };
+
+  return write_npy ("cnms-end2end-classes.npy", 6, 6, rows);
+}
+
+/* 1 when the host and device runs a and b counted the same. */
+static gboolean
+same_stats (const gchar * what, const RunResult * a, const RunResult * b)
+{
+  if (a->stats == NULL || g_strcmp0 (a->stats, b->stats) != 0) {
+    printf ("FAIL: %s: counters differ\n  host:   %s\n  device: %s\n", what,
+        a->stats ? a->stats : "(none)", b->stats ? b->stats : "(none)");
+    return FALSE;
+  }
+  return TRUE;
 }
 
 static int
@@ -440,7 +495,7 @@ test_device (void)
       c.device = devices[d];
       run_pipeline (&c, &r);
       ok = run_ok (what, &c, &r, d == 2 ? "cpu" : "cuda")
-          && same_frames (what, &ref, &r);
+          && same_frames (what, &ref, &r) && same_stats (what, &ref, &r);
       if (ok && ref.n_rois == 0) {
         printf ("FAIL: %s: no ROI at all\n", what);
         ok = FALSE;
@@ -474,8 +529,55 @@ test_device (void)
         bh.warning ? bh.warning : "(none)", bd.warning ? bd.warning :
         "(none)");
     failed++;
+  } else if (!same_stats ("bad tensor", &bh, &bd)) {
+    failed++;
   } else {
     printf ("bad device tensor warns as a host one: \"%s\"\n", bd.warning);
+  }
+  run_result_clear (&bh);
+  run_result_clear (&bd);
+  g_unlink (bad);
+  g_free (bad);
+
+  /* end2end classes: the decode's counts, on the device as on the host;
+   * device=cuda, so the device run decodes where the tensor lies */
+  bad = write_end2end_npy ();
+  bc.location = bad;
+  bc.cuda_memory = FALSE;
+  bc.device = "cpu";
+  run_pipeline (&bc, &bh);
+  bc.cuda_memory = TRUE;
+  bc.device = "cuda";
+  run_pipeline (&bc, &bd);
+  {
+    const gchar *want = "End2end rows with class value -1 dropped: a class "
+        "is an integer in [0, 2^24).";
+    GstStructure *s = bd.stats ? gst_structure_from_string (bd.stats, NULL)
+        : NULL;
+    guint64 inv = 0, frac = 0, dets = 0;
+
+    if (s != NULL) {
+      gst_structure_get_uint64 (s, "end2end-invalid-classes", &inv);
+      gst_structure_get_uint64 (s, "end2end-fractional-classes", &frac);
+      gst_structure_get_uint64 (s, "detections", &dets);
+      gst_structure_free (s);
+    }
+    if (!run_ok ("end2end on the host", &bc, &bh, "cpu")
+        || !run_ok ("end2end on the device", &bc, &bd, "cuda")
+        || !same_frames ("end2end classes", &bh, &bd)
+        || !same_stats ("end2end classes", &bh, &bd)
+        || g_strcmp0 (bh.warning, want) != 0
+        || g_strcmp0 (bd.warning, want) != 0 || inv != 6 || frac != 3
+        || dets != 6) {
+      printf ("FAIL: end2end classes: warnings host \"%s\", device \"%s\"; "
+          "device counted %" G_GUINT64_FORMAT " invalid, %" G_GUINT64_FORMAT
+          " fractional, %" G_GUINT64_FORMAT " detections (want 6, 3, 6)\n",
+          bh.warning ? bh.warning : "(none)",
+          bd.warning ? bd.warning : "(none)", inv, frac, dets);
+      failed++;
+    } else {
+      printf ("end2end classes on the device: %s\n", bd.stats);
+    }
   }
   run_result_clear (&bh);
   run_result_clear (&bd);

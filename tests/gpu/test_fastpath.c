@@ -91,7 +91,7 @@ run (cnms_ctx *ctx, const cnms_tensor *t, const cnms_params *p,
   r->st = cnms_detect (ctx, t, CNMS_LAYOUT_YOLOV8, p, &dets, &n);
   snprintf (r->error, sizeof r->error, "%s", cnms_ctx_error (ctx));
   r->n = n;
-  r->n_candidates = cnms_ctx_last_candidates (ctx);
+  r->n_candidates = cnms_ctx_report (ctx)->candidates;
   r->dets = malloc ((size_t) (n > 0 ? n : 1) * sizeof (cnms_det));
   if (r->dets == NULL)
     exit (1);

@@ -145,7 +145,7 @@ row_zero_size (void)
 
   CHECK_INT (cnms_detect (ctx, &t, CNMS_LAYOUT_AUTO, &p, &d, &n), CNMS_OK);
   CHECK_INT (n, 0);
-  CHECK_INT (cnms_ctx_last_candidates (ctx), 0);
+  CHECK_INT (cnms_ctx_report (ctx)->candidates, 0);
   CHECK_INT (cnms_detect (ctx, &t, CNMS_LAYOUT_END2END, &p, &d, &n), CNMS_OK);
   t.n_dims = 2;
   t.dims[0] = 0;
@@ -203,7 +203,7 @@ row_nonfinite (void)
   const char *want = "0:0:0.875:40,40,60,60;6:0:0.375:195,95,205,105;";
 
   CHECK_STR (detect_str (&t, CNMS_LAYOUT_AUTO, &p), want);
-  CHECK_INT (cnms_ctx_last_candidates (ctx), 2);
+  CHECK_INT (cnms_ctx_report (ctx)->candidates, 2);
   cnms_floats_to_halfs (v, n, h);
   t = tensor (h, n * 2, CNMS_DTYPE_FLOAT16, 3, 1, 5, MATRIX_NONFINITE_N);
   CHECK_STR (detect_str (&t, CNMS_LAYOUT_AUTO, &p), want);
@@ -227,7 +227,7 @@ row_negative_size (void)
 
   CHECK_STR (detect_str (&t, CNMS_LAYOUT_YOLOV8, &p),
       "3:0:0.5:90,90,110,110;");
-  CHECK_INT (cnms_ctx_last_candidates (ctx), 1);
+  CHECK_INT (cnms_ctx_report (ctx)->candidates, 1);
   t = f32 (e2e, 2, 6);
   CHECK_STR (detect_str (&t, CNMS_LAYOUT_AUTO, &p), "1:1:0.75:10,10,20,20;");
   free (v);
@@ -275,7 +275,7 @@ row_all_candidates (void)
     len += (size_t) snprintf (want + len, sizeof want - len,
         "%d:0:0.875:%d,138,%d,142;", a, (a % 40) * 8 + 2, (a % 40) * 8 + 6);
   CHECK_STR (detect_str (&t, CNMS_LAYOUT_AUTO, &p), want);
-  CHECK_INT (cnms_ctx_last_candidates (ctx), MATRIX_ALL_N);
+  CHECK_INT (cnms_ctx_report (ctx)->candidates, MATRIX_ALL_N);
   free (v);
 }
 
