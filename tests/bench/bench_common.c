@@ -85,6 +85,21 @@ bench_json_num (bench_json *j, const char *k, double value)
 }
 
 void
+bench_json_stats (bench_json *j, const char *prefix, double *v, int n,
+    double *median, double *min)
+{
+  char k[64];
+
+  bench_stats (v, n, median, min);
+  snprintf (k, sizeof k, "%s%smed_us", prefix ? prefix : "",
+      prefix ? "_" : "");
+  bench_json_num (j, k, *median);
+  snprintf (k, sizeof k, "%s%smin_us", prefix ? prefix : "",
+      prefix ? "_" : "");
+  bench_json_num (j, k, *min);
+}
+
+void
 bench_json_end (bench_json *j)
 {
   fputc ('}', j->f);

@@ -28,6 +28,10 @@ void bench_json_begin (bench_json *j);
 void bench_json_str (bench_json *j, const char *key, const char *value);
 /* NaN and infinities are written as null. */
 void bench_json_num (bench_json *j, const char *key, double value);
+/* bench_stats of v[0..n), written as PREFIX_med_us and PREFIX_min_us
+ * (prefix NULL: med_us and min_us). */
+void bench_json_stats (bench_json *j, const char *prefix, double *v, int n,
+    double *median, double *min);
 void bench_json_end (bench_json *j);
 int bench_json_close (bench_json *j);
 

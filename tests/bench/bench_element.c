@@ -492,7 +492,6 @@ bench_meta (bench_json *j, const cnms_npy *npy, GstCudanmsAttachMeta which,
     gst_buffer_unref (buf);
     us[i] = bench_now_us () - t0;
   }
-  bench_stats (us, iters, &med, &min);
   bench_json_begin (j);
   bench_json_str (j, "bench", "meta");
   if (which == GST_CUDANMS_ATTACH_META_ROI)
@@ -500,8 +499,7 @@ bench_meta (bench_json *j, const cnms_npy *npy, GstCudanmsAttachMeta which,
   else
     bench_json_str (j, "meta", "analytics");
   bench_json_num (j, "boxes", n);
-  bench_json_num (j, "med_us", med);
-  bench_json_num (j, "min_us", min);
+  bench_json_stats (j, NULL, us, iters, &med, &min);
   bench_json_end (j);
   if (which == GST_CUDANMS_ATTACH_META_ROI)
     printf ("meta: %d ROI metas (roi-params=%s) attached and freed: %.1f us "

@@ -83,15 +83,11 @@ run_case (cnms_ctx *ctx, const inputs *in, int n, int class_aware,
   bench_json_num (j, "n", n);
   bench_json_num (j, "iou", IOU);
   bench_json_num (j, "iters", done);
-  bench_stats (wall, done, &med, &min);
-  bench_json_num (j, "wall_med_us", med);
-  bench_json_num (j, "wall_min_us", min);
+  bench_json_stats (j, "wall", wall, done, &med, &min);
   printf ("%-13s %-8s N=%-6d kept %-6d wall med %9.1f min %9.1f us",
       bench_backend_name (b), class_aware ? "classes" : "agnostic", n,
       *n_keep, med, min);
-  bench_stats (gpu, n_gpu, &med, &min);
-  bench_json_num (j, "gpu_med_us", med);
-  bench_json_num (j, "gpu_min_us", min);
+  bench_json_stats (j, "gpu", gpu, n_gpu, &med, &min);
   bench_json_num (j, "kept", *n_keep);
   if (b == CNMS_BACKEND_CUDA)
     printf ("  gpu med %9.1f min %9.1f us", med, min);

@@ -4,8 +4,8 @@
  *
  *   bench-tensordec [ROUNDS]        (default 5; the median round is shown)
  *
- * The frames and the settings are those of tests/analytics/tensordec.c
- * (tensordec_common.h): seeded YOLOv8 [1, 84, 8400] tensors as a
+ * The frames and the settings are those of tests/analytics/test_tensordec.c
+ * (tensordec_frames.h): seeded YOLOv8 [1, 84, 8400] tensors as a
  * GstTensorMeta, both elements class-agnostic, no letterbox, the same
  * thresholds and cap. Each element runs alone in a harness (push, pull);
  * identity in the same harness measures what the harness and making the
@@ -19,7 +19,7 @@
 #include <gst/check/gstharness.h>
 
 #ifdef HAVE_GST_TENSOR_META
-#include "../analytics/tensordec_common.h"
+#include "tensordec_frames.h"
 
 static gint
 cmp_double (gconstpointer a, gconstpointer b)

@@ -1,4 +1,11 @@
-# Shared by run-gpu.sh and run-cpu.sh (sourced).
+# Shared by run-gpu.sh and run-cpu.sh (sourced after setting S, the
+# folder of the scripts).
+
+# The benchmark outputs, apart from the code: a run's files in
+# results/data/gpu and results/data/cpu (the runs' default OUT_DIR), the
+# tables and plot of both in results/results.md and results/latency.png
+# (report.py without arguments).
+RESULTS=$S/results
 
 # write_meta FILE KIND SCRIPT ARGS...: when, what and which commit ran
 # (BENCH_COMMIT, where set, names the commit: a copied tree's git metadata

@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """Turns the benchmark JSON into Markdown tables, a plot and a target check.
 
-usage: report.py [--gpu DIR] [--cpu DIR] [--md FILE] [--png FILE]
+usage: report.py [--gpu DIR] [--cpu DIR] [--bundle DIR] [--md FILE]
+                 [--png FILE]
 
 DIR holds what run-gpu.sh / run-cpu.sh wrote: meta.json and the record
 lists nms.json, frame.json, element.json, torch.json. Writes the tables to
@@ -10,6 +11,11 @@ with a note when it is missing), and prints which performance targets are
 met, missed or NOT MEASURED (a target whose anchor, or cudanms's own
 figure, is missing from the run), with the figures. Measures nothing
 itself.
+
+Without arguments it reads the committed runs, results/data/gpu,
+results/data/cpu and results/data/gpu/bundle (those that exist), and
+writes results/results.md and results/latency.png (results/ beside this
+script).
 """
 
 import argparse
@@ -19,6 +25,8 @@ import os
 import sys
 
 SIZES = (256, 1024, 2048, 4096, 8192, 16384, 32768)
+# the committed runs and what is made of them (no arguments)
+RESULTS = os.path.join(os.path.dirname(os.path.abspath(__file__)), "results")
 
 
 def load(d):
@@ -542,6 +550,14 @@ def main():
     ap.add_argument("--md", help="write the Markdown here")
     ap.add_argument("--png", help="write the plot here")
     a = ap.parse_args()
+    if len(sys.argv) == 1:
+        a.gpu, a.cpu, a.bundle = (
+            d if os.path.isdir(d) else None for d in (
+                os.path.join(RESULTS, "data", "gpu"),
+                os.path.join(RESULTS, "data", "cpu"),
+                os.path.join(RESULTS, "data", "gpu", "bundle")))
+        a.md = os.path.join(RESULTS, "results.md")
+        a.png = os.path.join(RESULTS, "latency.png")
     gm, g = load(a.gpu)
     cm, c = load(a.cpu)
     bm, bn = load(a.bundle)

@@ -1,22 +1,23 @@
 #!/bin/sh
 # The CPU part of the benchmarks, on the machine at hand (Debian 12: the
 # system python3 with python3-torchvision and python3-opencv).
-#   usage: sh tests/bench/run-cpu.sh BUILD_DIR OUT_DIR
-# Writes OUT_DIR/{meta,nms,frame,torch,element}.json, results.md and log.txt.
+#   usage: sh tests/bench/run-cpu.sh BUILD_DIR [OUT_DIR]
+# Writes OUT_DIR (default tests/bench/results/data/cpu)/{meta,nms,frame,
+# torch,element}.json, results.md and log.txt.
 # Every case is timed for at least 1 s (--min-time), so that on a shared
 # machine each median spans a window of its load, not a burst.
 # Inputs and keep lists go to a scratch directory ($BENCH_WORK or mktemp).
 set -u
-B=${1:?usage: run-cpu.sh BUILD_DIR OUT_DIR}
-O=${2:?usage: run-cpu.sh BUILD_DIR OUT_DIR}
+B=${1:?usage: run-cpu.sh BUILD_DIR [OUT_DIR]}
 S=$(cd "$(dirname "$0")" && pwd)
 . "$S/common.sh"
+O=${2:-$RESULTS/data/cpu}
 PY=${PYTHON:-/usr/bin/python3}
 W=${BENCH_WORK:-$(mktemp -d /tmp/cnms-bench-cpu.XXXXXX)}
 mkdir -p "$O" "$W/data" "$W/res"
 B=$(cd "$B" && pwd)
 O=$(cd "$O" && pwd)
-write_meta "$O/meta.json" cpu tests/bench/run-cpu.sh "$1" "$2"
+write_meta "$O/meta.json" cpu tests/bench/run-cpu.sh "$@"
 {
   step "$PY" "$S/gen_data.py" "$W/data"
   step "$B/tests/bench/bench-nms" "$W/data" "$O/nms.json" --backend cpu \

@@ -1,6 +1,7 @@
 #!/bin/sh
 # The GPU-host part of the benchmarks: builds nothing.
-#   usage: sh tests/bench/run-gpu.sh BUILD_DIR OUT_DIR
+#   usage: sh tests/bench/run-gpu.sh BUILD_DIR [OUT_DIR]
+# OUT_DIR: default tests/bench/results/data/gpu.
 # BUILD_DIR: a build made with `. .gpuhost/activate.sh && meson setup ...`.
 # The Python steps use the host's own python3 (torch + torchvision, CUDA);
 # only bench-element runs inside `. .gpuhost/activate.sh` (found at the
@@ -11,10 +12,10 @@
 # run, bench-element of the bundle's build (GStreamer 1.26, with
 # attach-meta=analytics) under its own loader: OUT_DIR/bundle/.
 set -u
-B=${1:?usage: run-gpu.sh BUILD_DIR OUT_DIR}
-O=${2:?usage: run-gpu.sh BUILD_DIR OUT_DIR}
+B=${1:?usage: run-gpu.sh BUILD_DIR [OUT_DIR]}
 S=$(cd "$(dirname "$0")" && pwd)
 . "$S/common.sh"
+O=${2:-$RESULTS/data/gpu}
 ROOT=$(cd "$S/../.." && pwd)
 PY=${PYTHON:-python3}
 W=${BENCH_WORK:-/tmp/cnms-bench}
@@ -46,7 +47,7 @@ bundle () {
       --devices cuda-device:analytics,cuda-device:bare,cuda-device,cuda,cpu:analytics,cpu,auto \
       --instances 1,8 --frames 2000 --rounds 5
 }
-write_meta "$O/meta.json" gpu tests/bench/run-gpu.sh "$1" "$2"
+write_meta "$O/meta.json" gpu tests/bench/run-gpu.sh "$@"
 {
   nvidia-smi > "$O/nvidia-smi.txt" 2>&1
   head -12 "$O/nvidia-smi.txt"

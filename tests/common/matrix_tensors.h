@@ -1,6 +1,6 @@
 /* The tensors of the bad-input matrix (README "Bad input"), shared by the
  * library's test (tests/lib/test_matrix.c) and the element's
- * (tests/gst/matrix.c), which check the same rows through each. Model and
+ * (tests/gst/test_matrix.c), which check the same rows through each. Model and
  * frame are MATRIX_W x MATRIX_H unless a row says otherwise. Header-only;
  * every builder returns malloc'ed floats, *n_floats of them. */
 #ifndef CNMS_TEST_MATRIX_TENSORS_H

@@ -1,7 +1,7 @@
 #!/usr/bin/python3
 """Golden test: cudanms-tool nms against Debian's torchvision.
 
-usage: golden_nms.py CUDANMS_TOOL WORKDIR [--cases N] [--seed S] [--backend cpu|cuda]
+usage: test_golden_nms.py CUDANMS_TOOL WORKDIR [--cases N] [--seed S] [--backend cpu|cuda]
 
 Every case is checked twice through the CLI: class-agnostic against
 torchvision.ops.nms, and class-aware against torchvision.ops.nms run per
@@ -34,6 +34,9 @@ except ImportError as e:  # pragma: no cover - depends on the machine
     print("golden: skipped, torchvision is not importable: %s" % e)
     sys.exit(77)
 
+# The case generator is shared with tests/gpu/test_golden_cuda.py.
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
+                                "..", "common"))
 from golden_cases import IOUS, fill_case, merge_per_class  # noqa: E402
 
 

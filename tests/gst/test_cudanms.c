@@ -7,7 +7,7 @@
 #include <gst/check/gstharness.h>
 
 #include "cudanms.h"
-#include "helpers.h"
+#include "gst_helpers.h"
 
 GST_START_TEST (test_exact_rois)
 {
@@ -90,16 +90,9 @@ check_bad (const gchar * data_type, const gchar * dims_str,
 {
   GstHarness *h = new_harness (NULL);
   GstBus *bus = watch_bus (h->element);
-  GstBuffer *buf = make_frame (3), *payload, *out;
-  GValue dims = G_VALUE_INIT;
+  GstBuffer *buf = make_frame (3), *out;
 
-  g_value_init (&dims, G_TYPE_STRING);
-  g_value_set_string (&dims, dims_str);
-  payload = size ? gst_buffer_new_memdup (data, size) : gst_buffer_new ();
-  attach_tensor_value (buf, NULL, data_type, &dims, payload);
-  gst_buffer_unref (payload);
-  g_value_unset (&dims);
-
+  attach_tensor_str (buf, data_type, dims_str, data, size);
   out = push_pull (h, buf);
   fail_unless_equals_int (count_rois (out), 0);
   gst_buffer_unref (out);
@@ -188,19 +181,13 @@ GST_END_TEST;
 
 GST_START_TEST (test_tensor_id)
 {
-  const gint dims[] = { 1, 4 + HAND_CLASSES, HAND_ANCHORS };
-  const gint other_dims[] = { 1, 1, 6 };
-  const gfloat other[] = { 10, 20, 30, 40, 0.9f, 5 };
   GstHarness *h = new_harness ("tensor-id=detections");
   GstBuffer *buf = make_frame (0), *out;
-  gsize n;
-  gchar *str;
-  gfloat *t = hand_tensor_yolov8 (&n);
 
   /* the selected tensor is attached between two others */
-  attach_tensor (buf, "other", "float32", other_dims, 3, other, sizeof other);
-  attach_tensor (buf, "detections", "float32", dims, 3, t, n * 4);
-  attach_tensor (buf, NULL, "float32", other_dims, 3, other, sizeof other);
+  attach_one_box (buf, "other");
+  attach_hand_tensor (buf, "detections");
+  attach_one_box (buf, NULL);
   out = push_pull (h, buf);
   assert_hand_rois (out, NULL);
   gst_buffer_unref (out);
@@ -208,15 +195,12 @@ GST_START_TEST (test_tensor_id)
   /* switching the id while playing selects the end2end tensor */
   g_object_set (h->element, "tensor-id", "other", NULL);
   buf = make_frame (0);
-  attach_tensor (buf, "detections", "float32", dims, 3, t, n * 4);
-  attach_tensor (buf, "other", "float32", other_dims, 3, other, sizeof other);
+  attach_hand_tensor (buf, "detections");
+  attach_one_box (buf, "other");
   out = push_pull (h, buf);
   fail_unless_equals_int (count_rois (out), 1);
-  str = rois_to_string (out);
-  fail_unless_equals_string (str, "10,20,20,20,class-5,0.899999976;");
-  g_free (str);
+  assert_rois_string (out, ONE_BOX_ROIS);
   gst_buffer_unref (out);
-  g_free (t);
   gst_harness_teardown (h);
 }
 
@@ -445,34 +429,9 @@ GST_START_TEST (test_third_party_registration)
 
 GST_END_TEST;
 
-/* The end2end tensor of test_tensor_id: one box, class 5. */
-#define OTHER_ROIS "10,20,20,20,class-5,0.899999976;"
-static const gint other_dims[] = { 1, 1, 6 };
-static const gfloat other[] = { 10, 20, 30, 40, 0.9f, 5 };
-
-static void
-attach_hand (GstBuffer * buf, const gchar * id)
-{
-  const gint dims[] = { 1, 4 + HAND_CLASSES, HAND_ANCHORS };
-  gsize n;
-  gfloat *t = hand_tensor_yolov8 (&n);
-
-  attach_tensor (buf, id, "float32", dims, 3, t, n * 4);
-  g_free (t);
-}
-
-static void
-assert_rois_string (GstBuffer * out, const gchar * expected)
-{
-  gchar *str = rois_to_string (out);
-
-  fail_unless_equals_string (str, expected);
-  g_free (str);
-}
-
-/* Regression: without tensor-id the first tensor attached that fits wins
- * (the README once said the most recent; GstBuffer keeps metas in the
- * order they were attached), whatever kind of meta carries it. */
+/* Without tensor-id the first tensor attached that fits wins (GstBuffer
+ * keeps metas in the order they were attached, not the most recent
+ * first), whatever kind of meta carries it. */
 GST_START_TEST (test_default_tensor_order)
 {
   GstHarness *h = new_harness (NULL);
@@ -484,16 +443,16 @@ GST_START_TEST (test_default_tensor_order)
 
   /* the end2end tensor first, the hand tensor second: end2end */
   buf = make_frame (0);
-  attach_tensor (buf, "other", "float32", other_dims, 3, other, sizeof other);
-  attach_hand (buf, "detections");
+  attach_one_box (buf, "other");
+  attach_hand_tensor (buf, "detections");
   out = push_pull (h, buf);
-  assert_rois_string (out, OTHER_ROIS);
+  assert_rois_string (out, ONE_BOX_ROIS);
   gst_buffer_unref (out);
 
   /* the other way round: the hand tensor, exactly */
   buf = make_frame (0);
-  attach_hand (buf, "detections");
-  attach_tensor (buf, "other", "float32", other_dims, 3, other, sizeof other);
+  attach_hand_tensor (buf, "detections");
+  attach_one_box (buf, "other");
   out = push_pull (h, buf);
   assert_hand_rois (out, NULL);
   gst_buffer_unref (out);
@@ -501,7 +460,7 @@ GST_START_TEST (test_default_tensor_order)
   /* a first tensor that fits no layout is passed over, without a warning */
   buf = make_frame (0);
   attach_tensor (buf, "odd", "float32", bad_dims, 3, bad, sizeof bad);
-  attach_hand (buf, NULL);
+  attach_hand_tensor (buf, NULL);
   out = push_pull (h, buf);
   assert_hand_rois (out, NULL);
   gst_buffer_unref (out);
@@ -513,15 +472,16 @@ GST_START_TEST (test_default_tensor_order)
   s = gst_structure_new ("CudanmsTensorMeta", "data-type", G_TYPE_STRING,
       "float32", "dims", G_TYPE_STRING, "1,1,6", NULL);
   {
-    GstBuffer *payload = gst_buffer_new_memdup (other, sizeof other);
+    GstBuffer *payload = gst_buffer_new_memdup (one_box_end2end,
+        sizeof one_box_end2end);
 
     gst_structure_set (s, "data", GST_TYPE_BUFFER, payload, NULL);
     gst_buffer_unref (payload);
   }
   gst_buffer_add_protection_meta (buf, s);
-  attach_hand (buf, NULL);
+  attach_hand_tensor (buf, NULL);
   out = push_pull (h, buf);
-  assert_rois_string (out, OTHER_ROIS);
+  assert_rois_string (out, ONE_BOX_ROIS);
   gst_buffer_unref (out);
   unwatch_bus (bus);
   gst_harness_teardown (h);
@@ -586,9 +546,8 @@ GST_START_TEST (test_standard_ids)
   /* a standard non-detection id is skipped by default, even when its dims
    * fit a layout, and refused when selected */
   buf = make_frame (0);
-  attach_tensor (buf, "classification-generic-out", "float32", other_dims, 3,
-      other, sizeof other);
-  attach_hand (buf, NULL);
+  attach_one_box (buf, "classification-generic-out");
+  attach_hand_tensor (buf, NULL);
   out = push_pull (h, buf);
   assert_hand_rois (out, NULL);
   gst_buffer_unref (out);
@@ -596,8 +555,7 @@ GST_START_TEST (test_standard_ids)
 
   g_object_set (h->element, "tensor-id", "classification-generic-out", NULL);
   buf = make_frame (0);
-  attach_tensor (buf, "classification-generic-out", "float32", other_dims, 3,
-      other, sizeof other);
+  attach_one_box (buf, "classification-generic-out");
   out = push_pull (h, buf);
   fail_unless_equals_int (count_rois (out), 0);
   gst_buffer_unref (out);

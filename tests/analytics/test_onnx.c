@@ -1,5 +1,5 @@
 /* The real onnxinference ! cudanms: a tiny ONNX model (generated here by
- * make_model.py with python3-onnx) outputs the hand tensor of tests/gst as
+ * make_model.py with python3-onnx) outputs the hand tensor of gst_helpers.c as
  * "yolo-v8-out"; cudanms must give exactly its ROIs and ODMtds, with the
  * model's output labelled row-major and col-major. Exit 77 (skip) without
  * onnxinference, GstTensorMeta or python3-onnx. */
@@ -8,7 +8,7 @@
 #include <glib/gstdio.h>
 #include <gst/check/gstcheck.h>
 
-#include "common.h"
+#include "analytics_common.h"
 
 #ifdef HAVE_GST_TENSOR_META
 
@@ -159,12 +159,10 @@ onnx_suite (void)
   tcase_add_test (tc, test_onnx_col_major);
   return s;
 }
-#endif
 
 int
 main (int argc, char **argv)
 {
-#ifdef HAVE_GST_TENSOR_META
   gint rc;
 
   gst_check_init (&argc, &argv);
@@ -182,8 +180,7 @@ main (int argc, char **argv)
   remove_tree (work_dir);
   g_free (work_dir);
   return rc;
-#else
-  g_print ("SKIP: built without GStreamer >= 1.26 analytics (GstTensorMeta)\n");
-  return 77;
-#endif
 }
+#else
+ANALYTICS_SKIP_MAIN ("GStreamer >= 1.26 analytics (GstTensorMeta)");
+#endif

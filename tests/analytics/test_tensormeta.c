@@ -5,55 +5,18 @@
 #include <gst/check/gstcheck.h>
 #include <gst/check/gstharness.h>
 
-#include "common.h"
+#include "analytics_common.h"
 
 #ifdef HAVE_GST_TENSOR_META
 
-/* The end2end tensor of tests/gst: one box, class 5. */
-#define OTHER_ROIS "10,20,20,20,class-5,0.899999976;"
-static const gfloat other[] = { 10, 20, 30, 40, 0.9f, 5 };
-static const gsize other_dims[] = { 1, 1, 6 };
-
-/* A harness on a bare cudanms (model-size = frame size) with the
- * "key=value ..." props; caps NULL sends none. */
-static GstHarness *
-harness_with_caps (const gchar * props, const gchar * caps)
-{
-  GstElement *el = gst_element_factory_make ("cudanms", NULL);
-  gchar **kv = g_strsplit (props ? props : "", " ", -1);
-  GstHarness *h;
-  guint i;
-
-  gst_util_set_object_arg (G_OBJECT (el), "model-size", "320x240");
-  for (i = 0; kv[i] != NULL; i++) {
-    gchar **pair = g_strsplit (kv[i], "=", 2);
-
-    if (pair[0] != NULL && pair[1] != NULL)
-      gst_util_set_object_arg (G_OBJECT (el), pair[0], pair[1]);
-    g_strfreev (pair);
-  }
-  g_strfreev (kv);
-  h = gst_harness_new_with_element (el, "sink", "src");
-  gst_object_unref (el);
-  if (caps != NULL)
-    gst_harness_set_src_caps_str (h, caps);
-  return h;
-}
-
-static void
-assert_rois_string (GstBuffer * out, const gchar * expected)
-{
-  gchar *str = rois_to_string (out);
-
-  fail_unless_equals_string (str, expected);
-  g_free (str);
-}
+/* one_box_end2end's dims, as a GstTensor's */
+static const gsize one_box_dims[] = { 1, 1, 6 };
 
 static GstTensor *
-other_tensor (const gchar * id)
+one_box_tensor (const gchar * id)
 {
-  return make_tensor (id, GST_TENSOR_DIM_ORDER_ROW_MAJOR, other_dims, 3,
-      other, sizeof other);
+  return make_tensor (id, GST_TENSOR_DIM_ORDER_ROW_MAJOR, one_box_dims, 3,
+      one_box_end2end, sizeof one_box_end2end);
 }
 
 static GstTensor *
@@ -92,7 +55,7 @@ GST_START_TEST (test_both_dims_orders)
   guint i;
 
   for (i = 0; i < G_N_ELEMENTS (orders); i++) {
-    GstHarness *h = harness_with_caps (NULL, FRAME_CAPS);
+    GstHarness *h = new_harness_caps (NULL, FRAME_CAPS);
     GstBuffer *buf = make_frame (0), *out;
 
     add_tensor_meta (buf, 1, hand_gst_tensor ("yolo-v8-out", orders[i], 0));
@@ -110,12 +73,12 @@ GST_END_TEST;
  * detector's is not the first one. */
 GST_START_TEST (test_two_tensor_metas)
 {
-  GstHarness *h = harness_with_caps ("tensor-id=yolo-v8-out", FRAME_CAPS);
+  GstHarness *h = new_harness_caps ("tensor-id=yolo-v8-out", FRAME_CAPS);
   GstBuffer *buf, *out;
 
   /* the first meta holds a classifier and a tensor that fits end2end */
   buf = make_frame (0);
-  add_tensor_meta (buf, 2, classifier_tensor (), other_tensor ("other-out"));
+  add_tensor_meta (buf, 2, classifier_tensor (), one_box_tensor ("other-out"));
   add_tensor_meta (buf, 1, hand_gst_tensor ("yolo-v8-out",
           GST_TENSOR_DIM_ORDER_COL_MAJOR, 0));
   out = push_pull (h, gst_buffer_ref (buf));
@@ -126,7 +89,7 @@ GST_START_TEST (test_two_tensor_metas)
   /* without tensor-id: the first tensor that fits, in attach order */
   g_object_set (h->element, "tensor-id", NULL, NULL);
   out = push_pull (h, buf);
-  assert_rois_string (out, OTHER_ROIS);
+  assert_rois_string (out, ONE_BOX_ROIS);
   gst_buffer_unref (out);
 
   /* a classifier alone in the first meta is passed over */
@@ -141,11 +104,7 @@ GST_START_TEST (test_two_tensor_metas)
   /* tensor-id reaches across kinds of meta: custom meta and GstTensorMeta */
   g_object_set (h->element, "tensor-id", "detections", NULL);
   buf = make_frame (0);
-  {
-    const gint dims[] = { 1, 1, 6 };
-
-    attach_tensor (buf, "other", "float32", dims, 3, other, sizeof other);
-  }
+  attach_one_box (buf, "other");
   add_tensor_meta (buf, 1, hand_gst_tensor ("detections",
           GST_TENSOR_DIM_ORDER_ROW_MAJOR, 0));
   out = push_pull (h, gst_buffer_ref (buf));
@@ -153,7 +112,7 @@ GST_START_TEST (test_two_tensor_metas)
   gst_buffer_unref (out);
   g_object_set (h->element, "tensor-id", "other", NULL);
   out = push_pull (h, buf);
-  assert_rois_string (out, OTHER_ROIS);
+  assert_rois_string (out, ONE_BOX_ROIS);
   gst_buffer_unref (out);
   gst_harness_teardown (h);
 }
@@ -166,7 +125,7 @@ GST_START_TEST (test_segmentation_detections)
 {
   const gsize protos_dims[] = { 1, 2, 4, 4 };
   gfloat protos[32] = { 0 };
-  GstHarness *h = harness_with_caps (NULL, FRAME_CAPS);
+  GstHarness *h = new_harness_caps (NULL, FRAME_CAPS);
   GstBus *bus = watch_bus (h->element);
   GstBuffer *buf = make_frame (0), *out;
   GstTensor *det = hand_gst_tensor ("yolo-v8-segmentation-out-detections",
@@ -215,25 +174,25 @@ count_relation_metas (GstBuffer * buf)
 
 GST_START_TEST (test_attach_meta)
 {
-  GstHarness *h = harness_with_caps ("attach-meta=roi", FRAME_CAPS);
+  GstHarness *h = new_harness_caps ("attach-meta=roi", FRAME_CAPS);
   GstBuffer *buf, *out;
   GstAnalyticsRelationMeta *rmeta;
   gchar *str, *expected, *with_upstream;
 
-  out = push_pull (h, hand_frame ());
+  out = push_pull (h, hand_frame_filled (0));
   assert_hand_rois (out, NULL);
   fail_unless_equals_int (count_relation_metas (out), 0);
   gst_buffer_unref (out);
 
   gst_util_set_object_arg (G_OBJECT (h->element), "attach-meta", "analytics");
-  out = push_pull (h, hand_frame ());
+  out = push_pull (h, hand_frame_filled (0));
   fail_unless_equals_int (count_rois (out), 0);
   assert_hand_od_mtds (out);
   gst_buffer_unref (out);
 
   /* an upstream relation meta is extended, not doubled */
   gst_util_set_object_arg (G_OBJECT (h->element), "attach-meta", "both");
-  buf = hand_frame ();
+  buf = hand_frame_filled (0);
   rmeta = gst_buffer_add_analytics_relation_meta (buf);
   fail_unless (gst_analytics_relation_meta_add_od_mtd (rmeta,
           g_quark_from_string ("upstream"), 1, 2, 3, 4, 0.5f, NULL));
@@ -268,7 +227,7 @@ GST_START_TEST (test_caps_pass_through)
 {
   gchar *str = tensor_caps ("yolo-v8-out", "(int)1,(int)7,(int)10",
       "float32");
-  GstHarness *h = harness_with_caps (NULL, str);
+  GstHarness *h = new_harness_caps (NULL, str);
   GstCaps *in = gst_caps_from_string (str), *cur;
   GstBuffer *buf = make_frame (0), *out;
 
@@ -295,7 +254,7 @@ static void
 check_caps_refused (const gchar * dims, const gchar * type, const gchar * what)
 {
   gchar *str = tensor_caps ("yolo-v8-out", dims, type);
-  GstHarness *h = harness_with_caps (NULL, NULL);
+  GstHarness *h = new_harness_caps (NULL, NULL);
   GstBus *bus = watch_bus (h->element);
 
   GstCaps *caps = gst_caps_from_string (str);
@@ -343,17 +302,8 @@ tensormeta_suite (void)
 #endif
   return s;
 }
-#endif
 
-int
-main (int argc, char **argv)
-{
-#ifdef HAVE_GST_TENSOR_META
-  gst_check_init (&argc, &argv);
-  return gst_check_run_suite (tensormeta_suite (), "analytics-tensormeta",
-      __FILE__);
+ANALYTICS_TEST_MAIN (tensormeta, NULL);
 #else
-  g_print ("SKIP: built without GStreamer >= 1.26 analytics (GstTensorMeta)\n");
-  return 77;
+ANALYTICS_SKIP_MAIN ("GStreamer >= 1.26 analytics (GstTensorMeta)");
 #endif
-}

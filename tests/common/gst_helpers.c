@@ -2,7 +2,7 @@
 #include <gst/check/gstcheck.h>
 #include <gst/check/gstharness.h>
 
-#include "helpers.h"
+#include "gst_helpers.h"
 #include "cudanms.h"
 
 /* Anchors (cx, cy, w, h, class, score). Scores and coordinates are exact in
@@ -112,6 +112,8 @@ attach_tensor_value (GstBuffer * buf, const gchar * id,
     gst_structure_set (s, "data", GST_TYPE_BUFFER, data, NULL);
 }
 
+const gfloat one_box_end2end[6] = { 10, 20, 30, 40, 0.9f, 5 };
+
 void
 attach_tensor (GstBuffer * buf, const gchar * id, const gchar * data_type,
     const gint * dims, guint n_dims, gconstpointer data, gsize size)
@@ -132,6 +134,41 @@ attach_tensor (GstBuffer * buf, const gchar * id, const gchar * data_type,
   gst_buffer_unref (payload);
 }
 
+void
+attach_tensor_str (GstBuffer * buf, const gchar * data_type,
+    const gchar * dims_str, gconstpointer data, gsize size)
+{
+  GstBuffer *payload;
+  GValue dims = G_VALUE_INIT;
+
+  g_value_init (&dims, G_TYPE_STRING);
+  g_value_set_string (&dims, dims_str);
+  payload = size ? gst_buffer_new_memdup (data, size) : gst_buffer_new ();
+  attach_tensor_value (buf, NULL, data_type, &dims, payload);
+  gst_buffer_unref (payload);
+  g_value_unset (&dims);
+}
+
+void
+attach_hand_tensor (GstBuffer * buf, const gchar * id)
+{
+  const gint dims[] = { 1, 4 + HAND_CLASSES, HAND_ANCHORS };
+  gsize n;
+  gfloat *t = hand_tensor_yolov8 (&n);
+
+  attach_tensor (buf, id, "float32", dims, 3, t, n * 4);
+  g_free (t);
+}
+
+void
+attach_one_box (GstBuffer * buf, const gchar * id)
+{
+  const gint dims[] = { 1, 1, 6 };
+
+  attach_tensor (buf, id, "float32", dims, 3, one_box_end2end,
+      sizeof one_box_end2end);
+}
+
 GstBuffer *
 make_frame (guint8 fill)
 {
@@ -140,6 +177,16 @@ make_frame (guint8 fill)
   gst_buffer_memset (buf, 0, fill, FRAME_W * FRAME_H);
   GST_BUFFER_PTS (buf) = 0;
   GST_BUFFER_DURATION (buf) = GST_SECOND / 30;
+  return buf;
+}
+
+GstBuffer *
+frame_with_tensor (const gchar * data_type, const gchar * dims,
+    gconstpointer data, gsize size)
+{
+  GstBuffer *buf = make_frame (0);
+
+  attach_tensor_str (buf, data_type, dims, data, size);
   return buf;
 }
 
@@ -224,6 +271,15 @@ rois_to_string (GstBuffer * buf)
 }
 
 void
+assert_rois_string (GstBuffer * buf, const gchar * expected)
+{
+  gchar *str = rois_to_string (buf);
+
+  fail_unless_equals_string (str, expected);
+  g_free (str);
+}
+
+void
 write_npy (const gchar * path, const gchar * descr, const gint * dims,
     guint n_dims, gconstpointer data, gsize size)
 {
@@ -285,6 +341,14 @@ pop_warning (GstBus * bus)
   return text;
 }
 
+void
+assert_no_warning (GstBus * bus)
+{
+  gchar *text = pop_warning (bus);
+
+  fail_unless (text == NULL, "unexpected warning '%s'", text);
+}
+
 guint64
 get_stat (GstElement * el, const gchar * name)
 {
@@ -316,10 +380,14 @@ assert_one_warning (GstBus * bus, const gchar * what)
   fail_unless (gst_bus_pop_filtered (bus, GST_MESSAGE_WARNING) == NULL);
 }
 
-/* A harness on a bare cudanms (h->element is the element itself) with
- * model-size = frame size and the "key=value ..." props. */
 GstHarness *
 new_harness (const gchar * props)
+{
+  return new_harness_caps (props, FRAME_CAPS);
+}
+
+GstHarness *
+new_harness_caps (const gchar * props, const gchar * caps)
 {
   GstElement *el = gst_element_factory_make ("cudanms", NULL);
   gchar **kv = g_strsplit (props ? props : "", " ", -1);
@@ -337,7 +405,8 @@ new_harness (const gchar * props)
   g_strfreev (kv);
   h = gst_harness_new_with_element (el, "sink", "src");
   gst_object_unref (el);
-  gst_harness_set_src_caps_str (h, FRAME_CAPS);
+  if (caps != NULL)
+    gst_harness_set_src_caps_str (h, caps);
   return h;
 }
 
@@ -350,16 +419,18 @@ push_pull (GstHarness * h, GstBuffer * buf)
 }
 
 GstBuffer *
+hand_frame_filled (guint8 fill)
+{
+  GstBuffer *buf = make_frame (fill);
+
+  attach_hand_tensor (buf, "detections");
+  return buf;
+}
+
+GstBuffer *
 hand_frame_yolov8 (void)
 {
-  const gint dims[] = { 1, 4 + HAND_CLASSES, HAND_ANCHORS };
-  GstBuffer *buf = make_frame (7);
-  gsize n;
-  gfloat *t = hand_tensor_yolov8 (&n);
-
-  attach_tensor (buf, "detections", "float32", dims, 3, t, n * 4);
-  g_free (t);
-  return buf;
+  return hand_frame_filled (7);
 }
 
 /* A failed start posts an element error and the state change fails. */

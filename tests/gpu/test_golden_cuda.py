@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """torchvision CUDA golden test for `cudanms-tool nms --backend cuda`.
 
-usage: golden_cuda.py CUDANMS_TOOL [--cases N] [--seed S] [--workdir DIR]
+usage: test_golden_cuda.py CUDANMS_TOOL [--cases N] [--seed S] [--workdir DIR]
                       [--backend cuda|cpu]
 
 Not a meson test: run it by hand on the GPU host with a python3 that has
@@ -47,9 +47,9 @@ except ImportError as e:  # depends on the machine
     print("golden-cuda: skipped, torch/torchvision not importable: %s" % e)
     sys.exit(77)
 
-# The case generator is shared with tests/golden/golden_nms.py.
+# The case generator is shared with tests/golden/test_golden_nms.py.
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
-                                "..", "golden"))
+                                "..", "common"))
 from golden_cases import IOUS, fill_case, merge_per_class  # noqa: E402
 
 MAX_N = 32768

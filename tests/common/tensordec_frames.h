@@ -4,10 +4,10 @@
  * description yolov8tensordec asks for), both elements set up alike
  * (class-agnostic, no letterbox: frame = model size, same thresholds and
  * cap, the same labels) and their GstAnalyticsODMtds read back. Shared by
- * tests/analytics/tensordec.c (the comparison) and
+ * tests/analytics/test_tensordec.c (the comparison) and
  * tests/bench/bench_tensordec.c (frames/s). */
-#ifndef CUDANMS_TENSORDEC_COMMON_H
-#define CUDANMS_TENSORDEC_COMMON_H
+#ifndef CUDANMS_TENSORDEC_FRAMES_H
+#define CUDANMS_TENSORDEC_FRAMES_H
 
 #include <gst/gst.h>
 #include <gst/check/gstharness.h>

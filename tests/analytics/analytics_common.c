@@ -2,13 +2,16 @@
 #include <string.h>
 #include <glib/gstdio.h>
 
-#include "common.h"
+#include "analytics_common.h"
 
 gboolean
 missing_element (const gchar * factory)
 {
-  GstElementFactory *f = gst_element_factory_find (factory);
+  GstElementFactory *f;
 
+  if (factory == NULL)
+    return FALSE;
+  f = gst_element_factory_find (factory);
   if (f == NULL) {
     g_print ("SKIP: no %s element here\n", factory);
     return TRUE;
@@ -176,19 +179,6 @@ remove_tree (const gchar * dir)
   if (d != NULL)
     g_dir_close (d);
   g_rmdir (dir);
-}
-
-GstBuffer *
-hand_frame (void)
-{
-  const gint dims[] = { 1, 4 + HAND_CLASSES, HAND_ANCHORS };
-  GstBuffer *buf = make_frame (0);
-  gsize n;
-  gfloat *t = hand_tensor_yolov8 (&n);
-
-  attach_tensor (buf, "detections", "float32", dims, 3, t, n * 4);
-  g_free (t);
-  return buf;
 }
 
 gchar *

@@ -1,8 +1,11 @@
-/* Shared helpers of the gst-check tests: a hand-built tensor whose ROIs are
- * computed by hand, and attaching tensors the way a third party does (by the
- * contract's name and fields only, without the plugin's internals). */
-#ifndef CUDANMS_TEST_HELPERS_H
-#define CUDANMS_TEST_HELPERS_H
+/* Helpers of the gst-check tests (tests/gst, tests/analytics,
+ * tests/stress): a hand-built tensor whose ROIs are computed by hand,
+ * attaching tensors the way a third party does (by the contract's name and
+ * fields only, without the plugin's internals), harnesses on a bare cudanms
+ * and assertions on its ROIs and bus messages. Built as the static library
+ * gst_helpers (tests/common/meson.build). */
+#ifndef CUDANMS_TEST_GST_HELPERS_H
+#define CUDANMS_TEST_GST_HELPERS_H
 
 #include <gst/gst.h>
 #include <gst/video/video.h>
@@ -43,14 +46,33 @@ void attach_tensor_value (GstBuffer * buf, const gchar * id,
 /* Same with dims as an int array. */
 void attach_tensor (GstBuffer * buf, const gchar * id, const gchar * data_type,
     const gint * dims, guint n_dims, gconstpointer data, gsize size);
+/* Same without an id, dims as a string ("1,7,10"), data of size bytes
+ * (size 0: an empty buffer). */
+void attach_tensor_str (GstBuffer * buf, const gchar * data_type,
+    const gchar * dims, gconstpointer data, gsize size);
+/* Attaches the hand tensor (yolov8, float32) with id (NULL: none). */
+void attach_hand_tensor (GstBuffer * buf, const gchar * id);
 
+/* An end2end tensor [1, 1, 6] of one box of class 5, and its ROIs as
+ * rois_to_string() writes them. */
+extern const gfloat one_box_end2end[6];
+#define ONE_BOX_ROIS "10,20,20,20,class-5,0.899999976;"
+/* Attaches one_box_end2end (float32 [1, 1, 6]) with id (NULL: none). */
+void attach_one_box (GstBuffer * buf, const gchar * id);
+
+/* A GRAY8 FRAME_W x FRAME_H frame of fill bytes, PTS 0, 1/30 s long. */
 GstBuffer *make_frame (guint8 fill);
+/* make_frame (0) with a tensor as attach_tensor_str() attaches it. */
+GstBuffer *frame_with_tensor (const gchar * data_type, const gchar * dims,
+    gconstpointer data, gsize size);
 guint count_rois (GstBuffer * buf);
 /* Asserts the exact ROIs of hand_expected on buf; labels may be NULL
  * (class-<id>) or a NULL-terminated list from a label file. */
 void assert_hand_rois (GstBuffer * buf, const gchar * const *labels);
 /* "x,y,w,h,type,conf;..." in id order, for comparisons between runs. */
 gchar *rois_to_string (GstBuffer * buf);
+/* Asserts rois_to_string (buf) == expected. */
+void assert_rois_string (GstBuffer * buf, const gchar * expected);
 
 /* Writes a float32/float16 .npy file. */
 void write_npy (const gchar * path, const gchar * descr, const gint * dims,
@@ -64,13 +86,19 @@ void unwatch_bus (GstBus * bus);
 void assert_one_warning (GstBus * bus, const gchar * what);
 /* Pops the next warning of bus: its text (g_free), NULL when none. */
 gchar *pop_warning (GstBus * bus);
+/* Asserts that no warning is queued on bus. */
+void assert_no_warning (GstBus * bus);
 
 /* A harness on a bare cudanms (h->element is the element itself) with
  * model-size = frame size (FRAME_CAPS) and the "key=value ..." props. */
 GstHarness *new_harness (const gchar * props);
+/* The same with caps for its source (NULL: none sent). */
+GstHarness *new_harness_caps (const gchar * props, const gchar * caps);
 /* Pushes buf and returns the output (asserting one came out). */
 GstBuffer *push_pull (GstHarness * h, GstBuffer * buf);
-/* A frame carrying the hand tensor (yolov8, id "detections"). */
+/* make_frame (fill) carrying the hand tensor (yolov8, id "detections"). */
+GstBuffer *hand_frame_filled (guint8 fill);
+/* hand_frame_filled (7) */
 GstBuffer *hand_frame_yolov8 (void);
 /* Asserts that starting el fails with an element error containing what;
  * takes el. */

@@ -9,7 +9,7 @@
 
 #include "cudanms.h"
 #include "gsttensorinjectscene.h"
-#include "helpers.h"
+#include "gst_helpers.h"
 
 #define SYNTH_CAPS "video/x-raw,format=GRAY8,width=640,height=480,framerate=30/1"
 #define N_FRAMES 30

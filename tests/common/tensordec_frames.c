@@ -5,8 +5,8 @@
 #include <glib/gstdio.h>
 #include <gst/analytics/analytics.h>
 
-#include "tensordec_common.h"
-#include "../../gst/tensorinject/gsttensorinjectscene.h"
+#include "tensordec_frames.h"
+#include "gsttensorinjectscene.h"
 
 const TdSetup td_normal = { "normal", 200, 640, 80, 1, 6, 200, 0.0f, 0.25f,
   0.45f, 300

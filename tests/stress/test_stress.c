@@ -24,7 +24,7 @@
 #include <gst/app/gstappsink.h>
 #include <gst/app/gstappsrc.h>
 
-#include "helpers.h"
+#include "gst_helpers.h"
 
 /* The live properties and their two values each. */
 static const struct

@@ -1,5 +1,5 @@
 /* cudanms against GStreamer 1.28's yolov8tensordec on the same tensors
- * (tensordec_common.h: agnostic, no letterbox, the same thresholds, cap
+ * (tensordec_frames.h: agnostic, no letterbox, the same thresholds, cap
  * and labels), proven box by box with a reference model of each:
  *
  *   model_cudanms    the documented semantics: float32 boxes clipped to the
@@ -21,10 +21,10 @@
 #include <string.h>
 #include <gst/check/gstcheck.h>
 
-#include "common.h"
+#include "analytics_common.h"
 
 #if defined (HAVE_GST_TENSOR_META) && defined (HAVE_GST_ANALYTICS)
-#include "tensordec_common.h"
+#include "tensordec_frames.h"
 
 typedef enum
 {
@@ -410,19 +410,8 @@ tensordec_suite (void)
   tcase_add_test (tc, test_dense_frames);
   return s;
 }
-#endif
 
-int
-main (int argc, char **argv)
-{
-#if defined (HAVE_GST_TENSOR_META) && defined (HAVE_GST_ANALYTICS)
-  gst_check_init (&argc, &argv);
-  if (missing_element ("yolov8tensordec"))
-    return 77;
-  return gst_check_run_suite (tensordec_suite (), "analytics-tensordec",
-      __FILE__);
+ANALYTICS_TEST_MAIN (tensordec, "yolov8tensordec");
 #else
-  g_print ("SKIP: built without GStreamer >= 1.26 analytics\n");
-  return 77;
+ANALYTICS_SKIP_MAIN ("GStreamer >= 1.26 analytics");
 #endif
-}

@@ -8,7 +8,7 @@
 #include <gst/check/gstharness.h>
 #include <gst/video/video.h>
 
-#include "common.h"
+#include "analytics_common.h"
 
 #ifdef HAVE_GST_ANALYTICS
 
@@ -17,19 +17,15 @@
 static GstBuffer *
 black_hand_frame (void)
 {
-  const gint dims[] = { 1, 4 + HAND_CLASSES, HAND_ANCHORS };
   GstBuffer *buf = gst_buffer_new_allocate (NULL, FRAME_W * FRAME_H * 3,
       NULL);
-  gsize n;
-  gfloat *t = hand_tensor_yolov8 (&n);
 
   gst_buffer_memset (buf, 0, 0, FRAME_W * FRAME_H * 3);
   GST_BUFFER_PTS (buf) = 0;
   GST_BUFFER_DURATION (buf) = GST_SECOND / 30;
   gst_buffer_add_video_meta (buf, GST_VIDEO_FRAME_FLAG_NONE,
       GST_VIDEO_FORMAT_RGB, FRAME_W, FRAME_H);
-  attach_tensor (buf, NULL, "float32", dims, 3, t, n * 4);
-  g_free (t);
+  attach_hand_tensor (buf, NULL);
   return buf;
 }
 
@@ -139,19 +135,8 @@ overlay_suite (void)
   tcase_add_test (tc, test_overlay_draws_boxes);
   return s;
 }
-#endif
 
-int
-main (int argc, char **argv)
-{
-#ifdef HAVE_GST_ANALYTICS
-  gst_check_init (&argc, &argv);
-  if (missing_element ("objectdetectionoverlay"))
-    return 77;
-  return gst_check_run_suite (overlay_suite (), "analytics-overlay",
-      __FILE__);
+ANALYTICS_TEST_MAIN (overlay, "objectdetectionoverlay");
 #else
-  g_print ("SKIP: built without GStreamer's analytics library (>= 1.24)\n");
-  return 77;
+ANALYTICS_SKIP_MAIN ("GStreamer's analytics library (>= 1.24)");
 #endif
-}

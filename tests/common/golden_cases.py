@@ -1,7 +1,8 @@
-"""Seeded NMS cases shared by the torchvision golden tests (golden_nms.py
-here, against Debian's torchvision on the CPU, and tests/gpu/golden_cuda.py,
-against torchvision CUDA on the GPU host), and the rule that turns
-torchvision's per-class nms into cudanms's class-aware keep list."""
+"""Seeded NMS cases shared by the torchvision golden tests
+(tests/golden/test_golden_nms.py, against Debian's torchvision on the CPU,
+and tests/gpu/test_golden_cuda.py, against torchvision CUDA on the GPU
+host), and the rule that turns torchvision's per-class nms into cudanms's
+class-aware keep list."""
 
 import numpy as np
 
