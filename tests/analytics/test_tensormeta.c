@@ -160,18 +160,6 @@ GST_START_TEST (test_segmentation_detections)
 
 GST_END_TEST;
 
-static guint
-count_relation_metas (GstBuffer * buf)
-{
-  gpointer state = NULL;
-  guint n = 0;
-
-  while (gst_buffer_iterate_meta_filtered (buf, &state,
-          GST_ANALYTICS_RELATION_META_API_TYPE))
-    n++;
-  return n;
-}
-
 GST_START_TEST (test_attach_meta)
 {
   GstHarness *h = new_harness_caps ("attach-meta=roi", FRAME_CAPS);
@@ -181,7 +169,8 @@ GST_START_TEST (test_attach_meta)
 
   out = push_pull (h, hand_frame_filled (0));
   assert_hand_rois (out, NULL);
-  fail_unless_equals_int (count_relation_metas (out), 0);
+  fail_unless_equals_int (count_metas (out,
+          GST_ANALYTICS_RELATION_META_API_TYPE), 0);
   gst_buffer_unref (out);
 
   gst_util_set_object_arg (G_OBJECT (h->element), "attach-meta", "analytics");
@@ -198,7 +187,8 @@ GST_START_TEST (test_attach_meta)
           g_quark_from_string ("upstream"), 1, 2, 3, 4, 0.5f, NULL));
   out = push_pull (h, buf);
   assert_hand_rois (out, NULL);
-  fail_unless_equals_int (count_relation_metas (out), 1);
+  fail_unless_equals_int (count_metas (out,
+          GST_ANALYTICS_RELATION_META_API_TYPE), 1);
   str = od_mtds_to_string (out);
   expected = hand_expected_string ();
   with_upstream = g_strconcat ("1,2,3,4,upstream,0.5;", expected, NULL);

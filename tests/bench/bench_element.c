@@ -32,17 +32,17 @@
  *
  * Each instance is one pipeline in this process:
  *   appsrc ! cudanms device=D ! fakesink sync=false
- * or, for D = cuda-device (the tensor in device memory, as a GPU inference
- * element leaves it):
- *   appsrc ! tensorinject memory=cuda location=DATA_DIR/yolov8.npy
- *     ! cudanms device=auto ! fakesink sync=false
- * where tensorinject uploads the tensor once and attaches the same
- * GstCudaMemory to every frame, and the appsrc frames carry no tensor.
  * fed from its own thread with shallow copies of one prebuilt 640x640 GRAY8
  * buffer that carries yolov8.npy ([1,84,8400] float32, host memory) as a
  * CudanmsTensorMeta, the way an inference element would attach it (the
  * copy shares the video memory and the tensor data; only the metas are
- * copied). A pad probe on each fakesink timestamps the first buffer after
+ * copied); or, for D = cuda-device (the tensor in device memory, as a GPU
+ * inference element leaves it):
+ *   appsrc ! tensorinject memory=cuda location=DATA_DIR/yolov8.npy
+ *     ! cudanms device=auto ! fakesink sync=false
+ * where tensorinject uploads the tensor once and attaches the same
+ * GstCudaMemory to every frame, and the appsrc frames carry no tensor.
+ * A pad probe on each fakesink timestamps the first buffer after
  * the warm-up and the last one. frames/s per instance is frames over its
  * own span; the total is all frames over the span from the earliest first
  * to the latest last buffer. Needs GST_PLUGIN_PATH_1_0 to reach the

@@ -191,15 +191,20 @@ frame_with_tensor (const gchar * data_type, const gchar * dims,
 }
 
 guint
-count_rois (GstBuffer * buf)
+count_metas (GstBuffer * buf, GType api)
 {
   gpointer state = NULL;
   guint n = 0;
 
-  while (gst_buffer_iterate_meta_filtered (buf, &state,
-          GST_VIDEO_REGION_OF_INTEREST_META_API_TYPE))
+  while (gst_buffer_iterate_meta_filtered (buf, &state, api))
     n++;
   return n;
+}
+
+guint
+count_rois (GstBuffer * buf)
+{
+  return count_metas (buf, GST_VIDEO_REGION_OF_INTEREST_META_API_TYPE);
 }
 
 void

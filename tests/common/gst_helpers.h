@@ -65,6 +65,9 @@ GstBuffer *make_frame (guint8 fill);
 /* make_frame (0) with a tensor as attach_tensor_str() attaches it. */
 GstBuffer *frame_with_tensor (const gchar * data_type, const gchar * dims,
     gconstpointer data, gsize size);
+/* The metas of API type api on buf. */
+guint count_metas (GstBuffer * buf, GType api);
+/* count_metas of the ROI metas */
 guint count_rois (GstBuffer * buf);
 /* Asserts the exact ROIs of hand_expected on buf; labels may be NULL
  * (class-<id>) or a NULL-terminated list from a label file. */

@@ -32,4 +32,42 @@ test_rng_unit (test_rng *r)
   return (float) (test_rng_next (r) >> 40) / 16777216.0f;
 }
 
+/* The high 32 bits of the next value. */
+static inline uint32_t
+test_rng_u32 (test_rng *r)
+{
+  return (uint32_t) (test_rng_next (r) >> 32);
+}
+
+/* Uniform in [lo, hi): test_rng_unit scaled. */
+static inline float
+test_rng_float (test_rng *r, float lo, float hi)
+{
+  return lo + (hi - lo) * test_rng_unit (r);
+}
+
+/* Uniform in [lo, hi); lo when hi <= lo. */
+static inline int
+test_rng_int (test_rng *r, int lo, int hi)
+{
+  if (hi <= lo)
+    return lo;
+  return lo + (int) (test_rng_next (r) % (uint64_t) (hi - lo));
+}
+
+/* For a test drawing from one generator, gen (a static test_rng of the
+ * file): rnd () is test_rng_u32 (&gen), uni (lo, hi) test_rng_float (&gen,
+ * lo, hi). */
+#define TEST_RNG_SHORTHANDS(gen)                                        \
+  static inline uint32_t                                                \
+  rnd (void)                                                            \
+  {                                                                     \
+    return test_rng_u32 (&gen);                                         \
+  }                                                                     \
+  static inline float                                                   \
+  uni (float lo, float hi)                                              \
+  {                                                                     \
+    return test_rng_float (&gen, lo, hi);                               \
+  }
+
 #endif /* CNMS_TEST_RNG_H */

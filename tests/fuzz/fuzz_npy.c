@@ -1,7 +1,7 @@
 /* libFuzzer target: the .npy reader on arbitrary bytes. Any input either
  * reads, with a shape, count and size that agree with each other, or fails
- * with a message; ASan/UBSan see any out-of-bounds access (the header
- * search once read past a header that ended in a quoted key). */
+ * with a message; ASan/UBSan see any out-of-bounds access (a header that
+ * ends in a quoted key is the hard case of the header search). */
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>

@@ -5,7 +5,7 @@ The seeds are committed; this is how they were made. Run from anywhere:
     /usr/bin/python3 tests/fuzz/make_seeds.py
 
 npy: what numpy writes (every dtype cudanms reads, versions 1.0 to 3.0,
-scalars, empty arrays) and the hostile test's header that ends in a key.
+scalars, empty arrays) and a header that ends in a quoted key.
 detect: the 24-byte header of fuzz_detect.c (see parse ()) with small
 YOLOv8, YOLOv5 and end2end tensors in each value mode, both dtypes, short
 and long sizes. nms: boxes on fuzz_nms.c's small grid, raw floats, signed
@@ -51,7 +51,7 @@ def npy_seeds():
     write("npy", "f8", npy_bytes(np.ones(2, np.float64)))
     write("npy", "fortran", npy_bytes(np.asfortranarray(
         np.ones((2, 3), np.float32))))
-    # the hostile test's header: a quoted key at its very end
+    # a header that is a quoted key and nothing else (8 bytes)
     write("npy", "oob", b"\x93NUMPY\x01\x00\x08\x00{'descr'")
     hdr = b"{'descr': '<i4', 'shape': (7, 7), 'descr': '<f4', " \
         b"'fortran_order': False, 'shape': (1,)}\n"

@@ -35,30 +35,16 @@ gpu_cuda_ctx (int argc, char **argv, const char **path)
   return ctx;
 }
 
-float
-gpu_rng_float (test_rng *r, float lo, float hi)
-{
-  return lo + (hi - lo) * test_rng_unit (r);
-}
-
-int
-gpu_rng_int (test_rng *r, int lo, int hi)
-{
-  if (hi <= lo)
-    return lo;
-  return lo + (int) (test_rng_next (r) % (uint64_t) (hi - lo));
-}
-
 static float
 pick_f (test_rng *r, const float *v, int n)
 {
-  return v[gpu_rng_int (r, 0, n)];
+  return v[test_rng_int (r, 0, n)];
 }
 
 static int
 pick_i (test_rng *r, const int *v, int n)
 {
-  return v[gpu_rng_int (r, 0, n)];
+  return v[test_rng_int (r, 0, n)];
 }
 
 #define PICK_F(r, ...) \
@@ -106,7 +92,7 @@ nasty_value (test_rng *r)
     1e30f, -1e30f, 1e-7f
   };
 
-  return nasty[gpu_rng_int (r, 0, 8)];
+  return nasty[test_rng_int (r, 0, 8)];
 }
 
 static const char *det_modes[] = { "random", "ties", "clusters", "nasty",
@@ -126,29 +112,29 @@ det_fill (gpu_det_case *dc, test_rng *r, int mode)
   const int e2e = dc->layout == CNMS_LAYOUT_END2END;
   const int first_cls = dc->layout == CNMS_LAYOUT_YOLOV5 ? 5 : 4;
   float centers[16][4];
-  int n_centers = gpu_rng_int (r, 1, 16);
+  int n_centers = test_rng_int (r, 1, 16);
   float levels = PICK_F (r, 2.0f, 4.0f, 10.0f);
   int a, f, k;
 
   for (k = 0; k < n_centers; k++) {
-    centers[k][0] = gpu_rng_float (r, 0, mw);
-    centers[k][1] = gpu_rng_float (r, 0, mh);
-    centers[k][2] = gpu_rng_float (r, 8, mw / 3);
-    centers[k][3] = gpu_rng_float (r, 8, mh / 3);
+    centers[k][0] = test_rng_float (r, 0, mw);
+    centers[k][1] = test_rng_float (r, 0, mh);
+    centers[k][2] = test_rng_float (r, 8, mw / 3);
+    centers[k][3] = test_rng_float (r, 8, mh / 3);
   }
   for (a = 0; a < dc->n; a++) {
     float cx, cy, w, h;
     if (mode == 2) {
-      const float *c = centers[gpu_rng_int (r, 0, n_centers)];
-      cx = c[0] + gpu_rng_float (r, -4, 4);
-      cy = c[1] + gpu_rng_float (r, -4, 4);
-      w = c[2] + gpu_rng_float (r, -6, 6);
-      h = c[3] + gpu_rng_float (r, -6, 6);
+      const float *c = centers[test_rng_int (r, 0, n_centers)];
+      cx = c[0] + test_rng_float (r, -4, 4);
+      cy = c[1] + test_rng_float (r, -4, 4);
+      w = c[2] + test_rng_float (r, -6, 6);
+      h = c[3] + test_rng_float (r, -6, 6);
     } else {
-      cx = gpu_rng_float (r, -20, mw + 20);
-      cy = gpu_rng_float (r, -20, mh + 20);
-      w = gpu_rng_float (r, 0.5f, mw / 4);
-      h = gpu_rng_float (r, 0.5f, mh / 4);
+      cx = test_rng_float (r, -20, mw + 20);
+      cy = test_rng_float (r, -20, mh + 20);
+      w = test_rng_float (r, 0.5f, mw / 4);
+      h = test_rng_float (r, 0.5f, mh / 4);
     }
     if (mode == 1) {
       /* integer boxes: exact IoUs (0.5, ...) happen */
@@ -162,8 +148,8 @@ det_fill (gpu_det_case *dc, test_rng *r, int mode)
       det_put (dc, a, 1, cy - h / 2);
       det_put (dc, a, 2, cx + w / 2);
       det_put (dc, a, 3, cy + h / 2);
-      det_put (dc, a, 5, gpu_rng_int (r, 0, 8) == 0 ?
-          gpu_rng_float (r, -2, 100) : (float) gpu_rng_int (r, 0, 80));
+      det_put (dc, a, 5, test_rng_int (r, 0, 8) == 0 ?
+          test_rng_float (r, -2, 100) : (float) test_rng_int (r, 0, 80));
     } else {
       det_put (dc, a, 0, cx);
       det_put (dc, a, 1, cy);
@@ -173,17 +159,17 @@ det_fill (gpu_det_case *dc, test_rng *r, int mode)
     /* field 4: objectness (yolov5), first class (yolov8), score (end2end) */
     for (f = 4; f < (e2e ? 5 : fields); f++) {
       float v;
-      v = gpu_rng_float (r, 0, 1);
+      v = test_rng_float (r, 0, 1);
       /* most class scores are small, as in a real head */
-      if (f >= first_cls && !e2e && gpu_rng_int (r, 0, 4) != 0)
+      if (f >= first_cls && !e2e && test_rng_int (r, 0, 4) != 0)
         v = v * v * v * 0.3f;
       if (mode == 1)
         v = roundf (v * levels) / levels;
       det_put (dc, a, f, v);
     }
-    if (mode == 1 && a > 0 && gpu_rng_int (r, 0, 3) == 0) {
+    if (mode == 1 && a > 0 && test_rng_int (r, 0, 3) == 0) {
       /* an exact duplicate of an earlier anchor */
-      int src = gpu_rng_int (r, 0, a);
+      int src = test_rng_int (r, 0, a);
       for (f = 0; f < fields; f++) {
         size_t si, di;
         size_t es = dc->dtype == CNMS_DTYPE_FLOAT16 ? 2 : 4;
@@ -197,12 +183,12 @@ det_fill (gpu_det_case *dc, test_rng *r, int mode)
         memcpy ((char *) dc->data + di * es, (char *) dc->data + si * es, es);
       }
     }
-    if (mode == 3 && gpu_rng_int (r, 0, 3) == 0) {
-      int n_bad = gpu_rng_int (r, 1, 4);
+    if (mode == 3 && test_rng_int (r, 0, 3) == 0) {
+      int n_bad = test_rng_int (r, 1, 4);
       for (k = 0; k < n_bad; k++) {
-        f = gpu_rng_int (r, 0, fields);
+        f = test_rng_int (r, 0, fields);
         if (f == 2 || f == 3)
-          det_put (dc, a, f, gpu_rng_int (r, 0, 2) ? -w : nasty_value (r));
+          det_put (dc, a, f, test_rng_int (r, 0, 2) ? -w : nasty_value (r));
         else
           det_put (dc, a, f, nasty_value (r));
       }
@@ -230,9 +216,9 @@ gpu_det_case_make (gpu_det_case *dc, uint64_t seed, int idx)
   if (idx % 47 == 5)
     dc->n = dc->layout == CNMS_LAYOUT_YOLOV5 ? 25200 : 8400;
   else if (idx % 11 == 3)
-    dc->n = gpu_rng_int (&r, 2000, 9000);
+    dc->n = test_rng_int (&r, 2000, 9000);
   else
-    dc->n = (int) expf (gpu_rng_float (&r, 0.0f, logf (2000.0f)));
+    dc->n = (int) expf (test_rng_float (&r, 0.0f, logf (2000.0f)));
   if (dc->n < 1)
     dc->n = 1;
   dc->c = dc->layout == CNMS_LAYOUT_END2END ? 0 :
@@ -243,9 +229,9 @@ gpu_det_case_make (gpu_det_case *dc, uint64_t seed, int idx)
   dc->p.iou = PICK_F (&r, 0.3f, 0.45f, 0.5f, 0.7f, 0.0f, 1.0f);
   dc->p.max_detections = PICK_I (&r, 1, 3, 100, 300, 300, 100000);
   dc->p.max_candidates = PICK_I (&r, 1, 7, 100, 1000, 30000, 30000);
-  dc->p.class_agnostic = gpu_rng_int (&r, 0, 3) == 0;
-  dc->p.letterbox = gpu_rng_int (&r, 0, 3) != 0;
-  if (gpu_rng_int (&r, 0, 4) == 0) {
+  dc->p.class_agnostic = test_rng_int (&r, 0, 3) == 0;
+  dc->p.letterbox = test_rng_int (&r, 0, 3) != 0;
+  if (test_rng_int (&r, 0, 4) == 0) {
     dc->p.model_width = 320;
     dc->p.model_height = 256;
   }
@@ -254,7 +240,7 @@ gpu_det_case_make (gpu_det_case *dc, uint64_t seed, int idx)
   if (mode == 4) {
     /* far more candidates than max_candidates */
     dc->p.score_threshold = 0.0f;
-    dc->p.max_candidates = gpu_rng_int (&r, 1, dc->n / 2 + 2);
+    dc->p.max_candidates = test_rng_int (&r, 1, dc->n / 2 + 2);
   }
 
   es = dc->dtype == CNMS_DTYPE_FLOAT16 ? 2 : 4;
@@ -354,14 +340,14 @@ gpu_nms_case_make (gpu_nms_case *nc, uint64_t seed, int idx)
   if (idx % 50 == 7)
     nc->n = 32768;
   else if (idx % 13 == 2)
-    nc->n = gpu_rng_int (&r, 4096, 16385);
+    nc->n = test_rng_int (&r, 4096, 16385);
   else
-    nc->n = (int) expf (gpu_rng_float (&r, 0.0f, logf (4096.0f)));
+    nc->n = (int) expf (test_rng_float (&r, 0.0f, logf (4096.0f)));
   if (nc->n < 1)
     nc->n = 1;
   nc->iou = PICK_F (&r, 0.3f, 0.5f, 0.7f, 0.5f, 0.0f, 1.0f);
   nc->max_det = PICK_I (&r, 0, 0, -1, 1, 10, 300);
-  nc->agnostic = cls_kind != 0 && gpu_rng_int (&r, 0, 4) == 0;
+  nc->agnostic = cls_kind != 0 && test_rng_int (&r, 0, 4) == 0;
 
   nc->boxes = malloc ((size_t) nc->n * 4 * sizeof (float));
   nc->scores = malloc ((size_t) nc->n * sizeof (float));
@@ -378,27 +364,27 @@ gpu_nms_case_make (gpu_nms_case *nc, uint64_t seed, int idx)
       PICK_F (&r, 64.0f, 640.0f, 1920.0f);
   size = span * PICK_F (&r, 0.05f, 0.1f, 0.3f);
   levels = PICK_F (&r, 2.0f, 5.0f, 10.0f, 100.0f);
-  n_centers = gpu_rng_int (&r, 1, 32);
+  n_centers = test_rng_int (&r, 1, 32);
   for (k = 0; k < n_centers; k++) {
-    centers[k][0] = gpu_rng_float (&r, 0, span);
-    centers[k][1] = gpu_rng_float (&r, 0, span);
-    centers[k][2] = gpu_rng_float (&r, 1, size);
-    centers[k][3] = gpu_rng_float (&r, 1, size);
+    centers[k][0] = test_rng_float (&r, 0, span);
+    centers[k][1] = test_rng_float (&r, 0, span);
+    centers[k][2] = test_rng_float (&r, 1, size);
+    centers[k][3] = test_rng_float (&r, 1, size);
   }
   for (i = 0; i < nc->n; i++) {
     float *b = nc->boxes + 4 * (size_t) i;
     float cx, cy, w, h, s;
     if (mode == 2) {
-      const float *c = centers[gpu_rng_int (&r, 0, n_centers)];
-      cx = c[0] + gpu_rng_float (&r, -2, 2);
-      cy = c[1] + gpu_rng_float (&r, -2, 2);
-      w = c[2] + gpu_rng_float (&r, -2, 2);
-      h = c[3] + gpu_rng_float (&r, -2, 2);
+      const float *c = centers[test_rng_int (&r, 0, n_centers)];
+      cx = c[0] + test_rng_float (&r, -2, 2);
+      cy = c[1] + test_rng_float (&r, -2, 2);
+      w = c[2] + test_rng_float (&r, -2, 2);
+      h = c[3] + test_rng_float (&r, -2, 2);
     } else {
-      cx = gpu_rng_float (&r, 0, span);
-      cy = gpu_rng_float (&r, 0, span);
-      w = gpu_rng_float (&r, 0, size);
-      h = gpu_rng_float (&r, 0, size);
+      cx = test_rng_float (&r, 0, span);
+      cy = test_rng_float (&r, 0, span);
+      w = test_rng_float (&r, 0, size);
+      h = test_rng_float (&r, 0, size);
     }
     b[0] = cx - w / 2;
     b[1] = cy - h / 2;
@@ -408,32 +394,32 @@ gpu_nms_case_make (gpu_nms_case *nc, uint64_t seed, int idx)
       for (k = 0; k < 4; k++)
         b[k] = roundf (b[k]);
     }
-    s = gpu_rng_float (&r, 0, 1);
+    s = test_rng_float (&r, 0, 1);
     if (mode == 1 || (mode == 4 && i % 2))
       s = roundf (s * levels) / levels;
     nc->scores[i] = s;
-    if (mode == 1 && i > 0 && gpu_rng_int (&r, 0, 3) == 0) {
-      int src = gpu_rng_int (&r, 0, i);
+    if (mode == 1 && i > 0 && test_rng_int (&r, 0, 3) == 0) {
+      int src = test_rng_int (&r, 0, i);
       memcpy (b, nc->boxes + 4 * (size_t) src, 4 * sizeof (float));
-      if (gpu_rng_int (&r, 0, 2))
+      if (test_rng_int (&r, 0, 2))
         nc->scores[i] = nc->scores[src];
     }
-    if (mode == 3 && gpu_rng_int (&r, 0, 5) == 0) {
-      k = gpu_rng_int (&r, 0, 6);
+    if (mode == 3 && test_rng_int (&r, 0, 5) == 0) {
+      k = test_rng_int (&r, 0, 6);
       if (k < 4)
         b[k] = nasty_value (&r);
       else if (k == 4)
         nc->scores[i] = nasty_value (&r);
       else
-        nc->scores[i] = -gpu_rng_float (&r, 0, 1);
+        nc->scores[i] = -test_rng_float (&r, 0, 1);
     }
     if (nc->classes != NULL) {
       switch (cls_kind) {
         case 1:
-          nc->classes[i] = gpu_rng_int (&r, 0, 80);
+          nc->classes[i] = test_rng_int (&r, 0, 80);
           break;
         case 2:
-          nc->classes[i] = gpu_rng_int (&r, 0, 3);
+          nc->classes[i] = test_rng_int (&r, 0, 3);
           break;
         default:
           /* arbitrary ids, negative and large included */
@@ -467,12 +453,20 @@ void
 gpu_run_detect (cnms_ctx *ctx, const gpu_det_case *dc, gpu_result *r)
 {
   cnms_tensor t;
+
+  gpu_det_case_tensor (dc, &t);
+  gpu_run_tensor (ctx, &t, dc->layout, &dc->p, r);
+}
+
+void
+gpu_run_tensor (cnms_ctx *ctx, const cnms_tensor *t, cnms_layout layout,
+    const cnms_params *p, gpu_result *r)
+{
   const cnms_det *dets = NULL;
   int n = 0;
 
   memset (r, 0, sizeof *r);
-  gpu_det_case_tensor (dc, &t);
-  r->st = cnms_detect (ctx, &t, dc->layout, &dc->p, &dets, &n);
+  r->st = cnms_detect (ctx, t, layout, p, &dets, &n);
   snprintf (r->error, sizeof r->error, "%s", cnms_ctx_error (ctx));
   if (r->st != CNMS_OK)
     return;
@@ -559,6 +553,22 @@ gpu_result_equal (const gpu_result *a, const gpu_result *b, char *why,
       return 0;
     }
   }
+  return 1;
+}
+
+int
+gpu_parity_mismatch (const gpu_result *a, const gpu_result *b, int idx,
+    int *bad)
+{
+  char why[512];
+
+  if (a->st == CNMS_OK && gpu_result_equal (a, b, why, sizeof why))
+    return 0;
+  if (a->st != CNMS_OK)
+    snprintf (why, sizeof why, "CPU backend failed: %s", a->error);
+  if ((*bad)++ >= 10)
+    return 0;
+  printf ("MISMATCH case %d: %s\n", idx, why);
   return 1;
 }
 

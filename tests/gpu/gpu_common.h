@@ -24,11 +24,6 @@ long gpu_env_int (const char *name, long def);
  * default. *path describes it, for the summary line. */
 cnms_ctx *gpu_cuda_ctx (int argc, char **argv, const char **path);
 
-/* Uniform in [lo, hi). */
-float gpu_rng_float (test_rng *r, float lo, float hi);
-/* Uniform in [lo, hi). */
-int gpu_rng_int (test_rng *r, int lo, int hi);
-
 /* One cnms_detect case. */
 typedef struct {
   uint64_t seed;
@@ -77,12 +72,24 @@ typedef struct {
   char error[256];
 } gpu_result;
 
+/* cnms_detect of t (layout, p) on ctx into r: status, message, records
+ * and report copied (no records after a failure). */
+void gpu_run_tensor (cnms_ctx *ctx, const cnms_tensor *t, cnms_layout layout,
+    const cnms_params *p, gpu_result *r);
+/* gpu_run_tensor of the case's tensor, layout and params. */
 void gpu_run_detect (cnms_ctx *ctx, const gpu_det_case *dc, gpu_result *r);
 void gpu_run_nms (cnms_ctx *ctx, const gpu_nms_case *nc, gpu_result *r);
 void gpu_result_free (gpu_result *r);
 /* 1 when a and b are bit-identical; else 0 with a one-line reason. */
 int gpu_result_equal (const gpu_result *a, const gpu_result *b, char *why,
     size_t why_size);
+
+/* The parity verdict of case idx, a from the CPU backend, b from CUDA:
+ * a failure of a or any difference counts in *bad, and the first 10 print
+ * a MISMATCH line; returns 1 when it printed one (the caller then prints
+ * the case). */
+int gpu_parity_mismatch (const gpu_result *a, const gpu_result *b, int idx,
+    int *bad);
 
 /* Failed CHECKs so far. */
 extern int gpu_failures;

@@ -1,7 +1,7 @@
 /* CUDA backend edges: a device tensor used in place, GPU timing on and
  * off, an unknown device id, out of memory (a cap that needs a 500 GB
- * mask) and recovery after it. CNMS_GPU_SANITIZER=1 skips the deliberate failures, which
- * compute-sanitizer would report as API errors. */
+ * mask) and recovery after it. CNMS_GPU_SANITIZER=1 skips the deliberate
+ * failures, which compute-sanitizer would report as API errors. */
 #include <stdlib.h>
 #include <string.h>
 

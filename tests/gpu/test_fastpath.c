@@ -80,24 +80,6 @@ expected_order (int k, int *order)
   }
 }
 
-static void
-run (cnms_ctx *ctx, const cnms_tensor *t, const cnms_params *p,
-    gpu_result *r)
-{
-  const cnms_det *dets = NULL;
-  int n = 0;
-
-  memset (r, 0, sizeof *r);
-  r->st = cnms_detect (ctx, t, CNMS_LAYOUT_YOLOV8, p, &dets, &n);
-  snprintf (r->error, sizeof r->error, "%s", cnms_ctx_error (ctx));
-  r->n = n;
-  r->n_candidates = cnms_ctx_report (ctx)->candidates;
-  r->dets = malloc ((size_t) (n > 0 ? n : 1) * sizeof (cnms_det));
-  if (r->dets == NULL)
-    exit (1);
-  memcpy (r->dets, dets, (size_t) n * sizeof (cnms_det));
-}
-
 /* One detect case on the three contexts; want_n kept: with apart boxes
  * the best want_n in score order, with one box the best of each class. */
 static void
@@ -120,9 +102,9 @@ detect_case (cnms_ctx *ctx[3], const char *name, int k, int same_box,
   p.model_width = p.model_height = 1280;
   p.frame_width = p.frame_height = 1280;
   for (i = 0; i < 3; i++)
-    run (ctx[i], &t, &p, &r[i]);
+    gpu_run_tensor (ctx[i], &t, CNMS_LAYOUT_YOLOV8, &p, &r[i]);
   /* the default context again, now sized for this count */
-  run (ctx[1], &t, &p, &r[3]);
+  gpu_run_tensor (ctx[1], &t, CNMS_LAYOUT_YOLOV8, &p, &r[3]);
   for (i = 1; i < 4; i++)
     if (!gpu_result_equal (&r[0], &r[i], why, sizeof why)) {
       printf ("FAIL %s: %s differs from the CPU backend: %s\n", name,

@@ -17,7 +17,6 @@ main (int argc, char **argv)
   cnms_ctx *cpu, *cuda;
   const char *path;
   int idx, bad = 0, overflow = 0, kept = 0, empty = 0;
-  char why[512];
 
   gpu_require_device ("cuda-parity-detect");
   cpu = gpu_ctx_new (CNMS_BACKEND_CPU);
@@ -30,14 +29,8 @@ main (int argc, char **argv)
     gpu_det_case_make (&dc, seed, idx);
     gpu_run_detect (cpu, &dc, &a);
     gpu_run_detect (cuda, &dc, &b);
-    if (a.st != CNMS_OK || !gpu_result_equal (&a, &b, why, sizeof why)) {
-      if (a.st != CNMS_OK)
-        snprintf (why, sizeof why, "CPU backend failed: %s", a.error);
-      if (bad++ < 10) {
-        printf ("MISMATCH case %d: %s\n", idx, why);
-        gpu_det_case_print (stdout, &dc);
-      }
-    }
+    if (gpu_parity_mismatch (&a, &b, idx, &bad))
+      gpu_det_case_print (stdout, &dc);
     if (a.n_candidates > dc.p.max_candidates)
       overflow++;
     if (a.n == 0)

@@ -18,7 +18,6 @@ main (int argc, char **argv)
   const char *path;
   int idx, bad = 0, big = 0;
   long kept = 0;
-  char why[512];
 
   gpu_require_device ("cuda-parity-nms");
   cpu = gpu_ctx_new (CNMS_BACKEND_CPU);
@@ -31,14 +30,8 @@ main (int argc, char **argv)
     gpu_nms_case_make (&nc, seed, idx);
     gpu_run_nms (cpu, &nc, &a);
     gpu_run_nms (cuda, &nc, &b);
-    if (a.st != CNMS_OK || !gpu_result_equal (&a, &b, why, sizeof why)) {
-      if (a.st != CNMS_OK)
-        snprintf (why, sizeof why, "CPU backend failed: %s", a.error);
-      if (bad++ < 10) {
-        printf ("MISMATCH case %d: %s\n", idx, why);
-        gpu_nms_case_print (stdout, &nc);
-      }
-    }
+    if (gpu_parity_mismatch (&a, &b, idx, &bad))
+      gpu_nms_case_print (stdout, &nc);
     if (nc.n >= 16384)
       big++;
     kept += a.n;

@@ -10,8 +10,8 @@
  * CNMS_GPU_SANITIZER=1; CNMS_GPU_MIXED_ROUNDS sets it). Process-wide CUDA
  * state set per context would let one break the other's launch (a context
  * lowering the resolve kernel's shared memory limit under another's launch
- * failed with "invalid argument"); every call must succeed and match the
- * CPU backend.
+ * makes that launch fail with "invalid argument"); every call must succeed
+ * and match the CPU backend.
  *
  * Under compute-sanitizer (CNMS_GPU_SANITIZER=1) the test is smaller, so
  * that racecheck finishes: CNMS_GPU_THREADS threads (default 2 there, 4

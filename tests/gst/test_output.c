@@ -1,7 +1,8 @@
 /* The output contract's arithmetic on its own (the gstcudanmsoutput
  * library linked into the test): boxes of frames near 2^31 pixels wide,
- * where converting ceil(x2) to gint before clamping was undefined
- * (finding 11: w came out 0), and label ids past the cached range. */
+ * where ceil(x2) must be clamped before it becomes a gint (converted
+ * first, it is undefined and w can come out 0), and label ids past the
+ * cached range. */
 #include <gst/check/gstcheck.h>
 #include <gst/video/video.h>
 

@@ -6,6 +6,7 @@ Python attaches the CudanmsTensorMeta structure through a protection meta,
 which cudanms reads exactly like the custom meta. Exits 77 (skip) without gi.
 """
 import math
+import os
 import struct
 import sys
 
@@ -17,6 +18,10 @@ try:
 except (ImportError, ValueError) as e:
     print("SKIP: no gi/Gst:", e)
     sys.exit(77)
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
+                                "..", "common"))
+from gray_appsrc import gray_frame, gray_pipeline  # noqa: E402
 
 
 def attach_tensor(buf, tensor_id, data_type, dims, payload):
@@ -31,7 +36,8 @@ def attach_tensor(buf, tensor_id, data_type, dims, payload):
 
 
 def hand_tensor():
-    # yolov8 [1, 7, 10]: anchors (cx, cy, w, h, class, score); see helpers.c
+    # yolov8 [1, 7, 10]: anchors (cx, cy, w, h, class, score); see
+    # tests/common/gst_helpers.c
     anchors = [(100, 100, 40, 40, 0, .875), (102, 101, 40, 40, 0, .75),
                (101, 100, 40, 40, 1, .625), (200, 150, 20, 30, 2, .5),
                (50, 50, 10, 10, 0, .25), (300, 200, 50, 100, 1, .375),
@@ -55,17 +61,9 @@ EXPECTED = [  # x, y, w, h, label_id, confidence, x1, y1, x2, y2
 
 
 def run(dims):
-    pipeline = Gst.parse_launch(
-        "appsrc name=src format=time caps=video/x-raw,format=GRAY8,"
-        "width=320,height=240,framerate=30/1 ! cudanms model-size=320x240 "
-        "tensor-id=detections ! appsink name=sink sync=false")
-    src = pipeline.get_by_name("src")
-    sink = pipeline.get_by_name("sink")
-    pipeline.set_state(Gst.State.PLAYING)
-
-    buf = Gst.Buffer.new_wrapped(bytes(320 * 240))
-    buf.pts = 0
-    buf.duration = Gst.SECOND // 30
+    pipeline, src, sink = gray_pipeline(
+        320, 240, "model-size=320x240 tensor-id=detections")
+    buf = gray_frame(320, 240, 0)
     attach_tensor(buf, "detections", "float32", dims, hand_tensor())
     src.emit("push-buffer", buf)
     src.emit("end-of-stream")

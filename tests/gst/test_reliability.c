@@ -3,7 +3,7 @@
  * candidate-cap message, scores above 1, end2end class values, label files
  * (ids past 65535, too short, empty, not UTF-8, a NUL, a directory), a
  * malformed model-size, data longer than its dims and the empty end2end
- * result. Regressions of the hostile test's findings 2, 4 to 8. */
+ * result. */
 #include <string.h>
 #include <glib/gstdio.h>
 #include <gst/check/gstcheck.h>
@@ -32,7 +32,7 @@ push_expect_rois (GstHarness * h, GstBuffer * buf, guint n)
   gst_buffer_unref (out);
 }
 
-/* Finding 5: a malformed model-size is refused, visibly. */
+/* A malformed model-size is refused, visibly. */
 GST_START_TEST (test_model_size_malformed)
 {
   const gchar *bad[] = { "640*640", "0x0", "abc", "640x", "x640", "65537x1",
@@ -71,8 +71,8 @@ GST_START_TEST (test_model_size_malformed)
 
 GST_END_TEST;
 
-/* Finding 7: one warning per stream and kind of problem, the rest counted;
- * a new stream (STREAM_START) is told once more. */
+/* One warning per stream and kind of problem, the rest counted; a new
+ * stream (STREAM_START) is told once more. */
 GST_START_TEST (test_warn_once_per_kind)
 {
   const gsize short_sizes[] = { 100, 96, 40, 4, 100 };
@@ -122,7 +122,7 @@ GST_START_TEST (test_warn_once_per_kind)
 
 GST_END_TEST;
 
-/* Finding 7: [1, 0, 6] is an NMS-free model's empty answer, not bad. */
+/* [1, 0, 6] is an NMS-free model's empty answer, not bad. */
 GST_START_TEST (test_empty_end2end)
 {
   GstHarness *h = new_harness (NULL);
@@ -145,7 +145,7 @@ GST_START_TEST (test_empty_end2end)
 
 GST_END_TEST;
 
-/* Finding 4: data longer than the dims say is a bad tensor, not garbage. */
+/* Data longer than the dims say is a bad tensor, not garbage. */
 GST_START_TEST (test_long_data)
 {
   GstHarness *h = new_harness (NULL);
@@ -170,8 +170,8 @@ GST_START_TEST (test_long_data)
 
 GST_END_TEST;
 
-/* Finding 4: a yolov8 tensor [1, 12, 10] that the auto rule reads as
- * yolov5 gives scores like 15000; the warning names the likely layout. */
+/* A yolov8 tensor [1, 12, 10] that the auto rule reads as yolov5 gives
+ * scores like 15000; the warning names the likely layout. */
 GST_START_TEST (test_scores_above_one)
 {
   GstHarness *h = new_harness (NULL);
@@ -213,8 +213,8 @@ GST_START_TEST (test_scores_above_one)
 
 GST_END_TEST;
 
-/* Finding 6: candidates over max-candidates: once per stream, with the
- * counts, and counted. */
+/* Candidates over max-candidates: told once per stream, with the counts,
+ * and counted. */
 GST_START_TEST (test_candidate_cap)
 {
   GstHarness *h = new_harness ("max-candidates=2");
@@ -252,9 +252,9 @@ GST_START_TEST (test_candidate_cap)
 
 GST_END_TEST;
 
-/* Finding 8: end2end class values. A class is an integer in [0, 2^24):
- * others drop their row, a fraction is truncated; both are told once and
- * counted. Rows below the score threshold do not count. */
+/* End2end class values. A class is an integer in [0, 2^24): others drop
+ * their row, a fraction is truncated; both are told once and counted.
+ * Rows below the score threshold do not count. */
 GST_START_TEST (test_end2end_classes)
 {
   const gfloat rows[] = {
@@ -316,8 +316,8 @@ harness_with_labels (const gchar * path)
   return h;
 }
 
-/* Finding 8: ids past 65535 take their line of the label file; ids past
- * the file are told once and counted. */
+/* Ids past 65535 take their line of the label file; ids past the file
+ * are told once and counted. */
 GST_START_TEST (test_label_ids_past_65535)
 {
   const gfloat rows[] = {
@@ -371,7 +371,7 @@ check_labels_refused (const gchar * contents, gssize len, const gchar * what)
   g_free (path);
 }
 
-/* Finding 2: a label file must be UTF-8 text; the line is named. */
+/* A label file must be UTF-8 text; the line is named. */
 GST_START_TEST (test_label_file_refused)
 {
   GstElement *el = gst_element_factory_make ("cudanms", NULL);
@@ -380,7 +380,7 @@ GST_START_TEST (test_label_file_refused)
       "line 2 of %s is not valid UTF-8 (byte 1 of the line)");
   check_labels_refused ("person\ncar\nb\xc3us\n", -1,
       "line 3 of %s is not valid UTF-8 (byte 2 of the line)");
-  /* a NUL once dropped every later line without a word */
+  /* a NUL is refused, not taken as the end of the file's text */
   check_labels_refused ("person\ncar\0bus\ntruck\n", 21,
       "line 2 of %s holds a NUL byte");
   g_object_set (el, "label-file", g_get_tmp_dir (), NULL);

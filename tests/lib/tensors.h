@@ -1,26 +1,39 @@
-/* Small tensor builders shared by the decode tests. */
+/* Small tensor builders shared by the decode tests, and cnms_detect
+ * checked (check.h). */
 #ifndef CNMS_TEST_TENSORS_H
 #define CNMS_TEST_TENSORS_H
 
+#include <stdio.h>
 #include <string.h>
 
 #include "cudanms.h"
+#include "check.h"
 
-/* A float32 tensor [1, a, b] over data. */
+/* A host tensor of n_dims dims (d0, d1, d2: the first n_dims count) over
+ * size bytes of data. */
 static inline cnms_tensor
-tensor3 (const float *data, int a, int b)
+tensor_dims (const void *data, size_t size, cnms_dtype dtype, int n_dims,
+    int64_t d0, int64_t d1, int64_t d2)
 {
   cnms_tensor t;
 
   memset (&t, 0, sizeof t);
   t.data = data;
-  t.size = (size_t) a * (size_t) b * sizeof (float);
-  t.dtype = CNMS_DTYPE_FLOAT32;
-  t.n_dims = 3;
-  t.dims[0] = 1;
-  t.dims[1] = a;
-  t.dims[2] = b;
+  t.size = size;
+  t.dtype = dtype;
+  t.n_dims = n_dims;
+  t.dims[0] = d0;
+  t.dims[1] = d1;
+  t.dims[2] = d2;
   return t;
+}
+
+/* A float32 tensor [1, a, b] over data. */
+static inline cnms_tensor
+tensor3 (const float *data, int a, int b)
+{
+  return tensor_dims (data, (size_t) a * (size_t) b * sizeof (float),
+      CNMS_DTYPE_FLOAT32, 3, 1, a, b);
 }
 
 /* Float to half for values that half holds exactly (normal numbers and
@@ -75,6 +88,23 @@ put_v5 (float *t, int n_classes, int n, float cx, float cy, float w,
   row[4] = obj;
   for (c = 0; c < n_classes; c++)
     row[5 + c] = cls[c];
+}
+
+/* cnms_detect on ctx, checked to succeed (the context's message printed
+ * when it fails); returns the record count, -1 on failure. */
+static inline int
+detect_checked (cnms_ctx *ctx, const cnms_tensor *t, cnms_layout layout,
+    const cnms_params *p, const cnms_det **dets)
+{
+  int n = -1;
+  cnms_status st = cnms_detect (ctx, t, layout, p, dets, &n);
+
+  CHECK_INT (st, CNMS_OK);
+  if (st != CNMS_OK) {
+    fprintf (stderr, "  cnms_detect: %s\n", cnms_ctx_error (ctx));
+    return -1;
+  }
+  return n;
 }
 
 #endif /* CNMS_TEST_TENSORS_H */

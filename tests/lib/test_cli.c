@@ -204,9 +204,9 @@ test_npy (void)
   expect_npy_error (path ("hdr.npy"), "truncated");
   expect_npy_error (path ("missing.npy"), "No such file");
 
-  /* Regression (hostile test): a quoted key that is the whole header and
-   * not followed by ':' made the key search read past the header. The
-   * header here is exactly 8 bytes; ASan and valgrind see any over-read. */
+  /* A quoted key that is the whole header, not followed by ':': the key
+   * search must stop at the header's end. The header here is exactly 8
+   * bytes; ASan and valgrind see any over-read. */
   write_text (path ("oob.npy"), "\x93NUMPY\x01\x00\x08\x00{'descr'", 18);
   expect_npy_error (path ("oob.npy"), "not a dict");
   write_header (path ("oob2.npy"), "{'descr'", NULL, 0);
@@ -351,7 +351,7 @@ test_nms_cli (void)
   CHECK (k.data != NULL && k.dims[0] == 2
       && memcmp (k.data, want, 2 * sizeof want[0]) == 0);
   cnms_npy_clear (&k);
-  /* a write that fails is an error (it once exited 0, the output lost) */
+  /* a write that fails is an error (exit status not 0), not a lost output */
   snprintf (args, sizeof args, "nms --boxes '%s' --scores '%s' --iou 0.5 "
       "--out /dev/full", path ("boxes.npy"), path ("scores.npy"));
   expect_error (args, "write failed");
@@ -379,7 +379,7 @@ test_decode_cli (void)
           err, sizeof err), 0);
   CHECK_INT (cnms_npy_write (path ("ie2e.npy"), CNMS_NPY_I4, 3, dims, ie2e,
           err, sizeof err), 0);
-  /* Regression (ASan): this once wrote the 25 floats from the 12 of e2e */
+  /* square's own 25 floats, not e2e's 12 (ASan sees an over-read) */
   CHECK_INT (cnms_npy_write (path ("sq.npy"), CNMS_NPY_F4, 3, bad_dims,
           square, err, sizeof err), 0);
 

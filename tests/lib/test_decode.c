@@ -26,19 +26,6 @@ identity_params (float thr, float iou)
   return p;
 }
 
-static int
-detect (const cnms_tensor *t, cnms_layout layout, const cnms_params *p,
-    const cnms_det **dets)
-{
-  int n = -1;
-  cnms_status st = cnms_detect (ctx, t, layout, p, dets, &n);
-
-  CHECK_INT (st, CNMS_OK);
-  if (st != CNMS_OK)
-    fprintf (stderr, "  cnms_detect: %s\n", cnms_ctx_error (ctx));
-  return n;
-}
-
 static void
 check_det (const cnms_det *d, float score, float x1, float y1, float x2,
     float y2, int cls, int anchor)
@@ -79,7 +66,7 @@ test_yolov8 (void)
   for (i = 0; i < 4; i++)
     put_v8 (t, 2, 4, i, anchors[i][0], anchors[i][1], anchors[i][2],
         anchors[i][3], classes[i]);
-  n = detect (&ten, CNMS_LAYOUT_YOLOV8, &p, &d);
+  n = detect_checked (ctx, &ten, CNMS_LAYOUT_YOLOV8, &p, &d);
   CHECK_INT (n, 3);
   if (n == 3) {
     check_det (&d[0], 0.9f, 280, 290, 320, 310, 0, 2);
@@ -89,7 +76,7 @@ test_yolov8 (void)
   CHECK_INT (cnms_ctx_report (ctx)->candidates, 4);
 
   p.class_agnostic = 1;
-  n = detect (&ten, CNMS_LAYOUT_YOLOV8, &p, &d);
+  n = detect_checked (ctx, &ten, CNMS_LAYOUT_YOLOV8, &p, &d);
   CHECK_INT (n, 2);
   if (n == 2) {
     CHECK_INT (d[0].anchor, 2);
@@ -110,7 +97,7 @@ test_yolov5 (void)
   for (i = 0; i < 4; i++)
     put_v5 (t, 2, i, anchors[i][0], anchors[i][1], anchors[i][2],
         anchors[i][3], 0.5f, classes[i]);
-  n = detect (&ten, CNMS_LAYOUT_YOLOV5, &p, &d);
+  n = detect_checked (ctx, &ten, CNMS_LAYOUT_YOLOV5, &p, &d);
   CHECK_INT (n, 3);
   if (n == 3) {
     check_det (&d[0], 0.45f, 280, 290, 320, 310, 0, 2);
@@ -137,7 +124,7 @@ test_end2end (void)
   const cnms_det *d;
   int n;
 
-  n = detect (&ten, CNMS_LAYOUT_AUTO, &p, &d);
+  n = detect_checked (ctx, &ten, CNMS_LAYOUT_AUTO, &p, &d);
   CHECK_INT (n, 3);
   if (n == 3) {
     check_det (&d[0], 0.9f, 10, 10, 50, 50, 3, 0);
@@ -145,11 +132,11 @@ test_end2end (void)
     check_det (&d[2], 0.7f, 5, 5, 20, 20, 2, 5);
   }
   p.max_detections = 2;
-  n = detect (&ten, CNMS_LAYOUT_END2END, &p, &d);
+  n = detect_checked (ctx, &ten, CNMS_LAYOUT_END2END, &p, &d);
   CHECK_INT (n, 2);
   p.max_detections = 300;
   p.max_candidates = 1;
-  n = detect (&ten, CNMS_LAYOUT_END2END, &p, &d);
+  n = detect_checked (ctx, &ten, CNMS_LAYOUT_END2END, &p, &d);
   CHECK_INT (n, 1);
   CHECK_INT (cnms_ctx_report (ctx)->candidates, 3);
 }
@@ -169,7 +156,7 @@ test_score_threshold (void)
   c1[0] = nextafterf (0.5f, 1.0f);
   put_v8 (t, 1, 2, 0, 100, 100, 10, 10, c0);
   put_v8 (t, 1, 2, 1, 300, 300, 10, 10, c1);
-  n = detect (&ten, CNMS_LAYOUT_YOLOV8, &p, &d);
+  n = detect_checked (ctx, &ten, CNMS_LAYOUT_YOLOV8, &p, &d);
   CHECK_INT (n, 1);
   if (n == 1)
     check_det (&d[0], c1[0], 295, 295, 305, 305, 0, 1);
@@ -215,7 +202,7 @@ test_mapping (void)
   /* model box [288, 304, 352, 336] */
   put_v8 (t, 1, 1, 0, 320, 320, 64, 32, c);
   ten = tensor3 (t, 5, 1);
-  n = detect (&ten, CNMS_LAYOUT_YOLOV8, &p, &d);
+  n = detect_checked (ctx, &ten, CNMS_LAYOUT_YOLOV8, &p, &d);
   CHECK_INT (n, 1);
   if (n == 1)
     check_det (&d[0], 0.9f, 864, 492, 1056, 588, 0, 0);
@@ -240,7 +227,7 @@ test_mapping (void)
   CHECK_FLOAT (m.pad_y, 0.0f);
   CHECK_FLOAT (cnms_map_coord (200.7f, m.pad_y, m.gain_y, m.frame_h),
       0x1.52ae66p+8f);
-  n = detect (&ten, CNMS_LAYOUT_YOLOV8, &p, &d);
+  n = detect_checked (ctx, &ten, CNMS_LAYOUT_YOLOV8, &p, &d);
   CHECK_INT (n, 1);
   if (n == 1)
     check_det (&d[0], 0.9f, 864, 513, 1056, 567, 0, 0);
@@ -288,7 +275,7 @@ test_map_centre_box (void)
     p.frame_height = sizes[i % 3][3];
     p.letterbox = lb;
     put_v8 (t, 1, 1, 0, v[0], v[1], v[2], v[3], c);
-    n = detect (&ten, CNMS_LAYOUT_YOLOV8, &p, &d);
+    n = detect_checked (ctx, &ten, CNMS_LAYOUT_YOLOV8, &p, &d);
     mapped = cnms_map_centre_box (&p, v[0], v[1], v[2], v[3], box);
     total++;
     kept += n == 1;
@@ -318,7 +305,7 @@ test_caps (void)
     put_v8 (t, 1, 6, i, 50.0f + 100.0f * i, 50, 20, 20, &scores[i]);
 
   p.max_candidates = 3;
-  n = detect (&ten, CNMS_LAYOUT_YOLOV8, &p, &d);
+  n = detect_checked (ctx, &ten, CNMS_LAYOUT_YOLOV8, &p, &d);
   CHECK_INT (cnms_ctx_report (ctx)->candidates, 6);
   CHECK_INT (n, 3);
   if (n == 3) {
@@ -327,14 +314,14 @@ test_caps (void)
     CHECK_INT (d[2].anchor, 3);
   }
   p.max_candidates = 4;
-  n = detect (&ten, CNMS_LAYOUT_YOLOV8, &p, &d);
+  n = detect_checked (ctx, &ten, CNMS_LAYOUT_YOLOV8, &p, &d);
   CHECK_INT (n, 4);
   if (n == 4)
     CHECK_INT (d[3].anchor, 0);
 
   p.max_candidates = 30000;
   p.max_detections = 2;
-  n = detect (&ten, CNMS_LAYOUT_YOLOV8, &p, &d);
+  n = detect_checked (ctx, &ten, CNMS_LAYOUT_YOLOV8, &p, &d);
   CHECK_INT (n, 2);
   if (n == 2) {
     CHECK_INT (d[0].anchor, 1);
@@ -368,7 +355,7 @@ test_degenerate (void)
   put_v8 (t, 2, 9, 6, 100, 100, 20, 0, ok);     /* zero height */
   put_v8 (t, 2, 9, 7, -100, 100, 20, 20, ok);   /* clipped to nothing */
   put_v8 (t, 2, 9, 8, 100, 100, -20, 20, ok);   /* x2 < x1 */
-  n = detect (&ten, CNMS_LAYOUT_YOLOV8, &p, &d);
+  n = detect_checked (ctx, &ten, CNMS_LAYOUT_YOLOV8, &p, &d);
   CHECK_INT (n, 1);
   CHECK_INT (cnms_ctx_report (ctx)->candidates, 1);
   if (n == 1)
@@ -376,7 +363,7 @@ test_degenerate (void)
 
   put_v5 (t5, 2, 0, 100, 100, 20, 20, NAN, c5);
   put_v5 (t5, 2, 1, 100, 100, 20, 20, INFINITY, c5);
-  n = detect (&ten5, CNMS_LAYOUT_YOLOV5, &p, &d);
+  n = detect_checked (ctx, &ten5, CNMS_LAYOUT_YOLOV5, &p, &d);
   CHECK_INT (n, 0);
 }
 
@@ -422,7 +409,7 @@ test_float16 (void)
     for (i = 0; i < (int) count; i++)
       all_exact &= half_exact (src[i], &h[i]);
     CHECK (all_exact);
-    n_ref = detect (&tf[k], l, &p, &d);
+    n_ref = detect_checked (ctx, &tf[k], l, &p, &d);
     CHECK (n_ref > 0 && n_ref <= 8);
     if (n_ref <= 0 || n_ref > 8)
       continue;
@@ -431,7 +418,7 @@ test_float16 (void)
     th.data = h;
     th.dtype = CNMS_DTYPE_FLOAT16;
     th.size = count * sizeof (uint16_t);
-    n = detect (&th, l, &p, &d);
+    n = detect_checked (ctx, &th, l, &p, &d);
     CHECK_INT (n, n_ref);
     if (n == n_ref)
       CHECK (memcmp (ref, d, (size_t) n * sizeof *d) == 0);
@@ -459,14 +446,14 @@ test_steady_state (void)
     t[i] = (float) rand () / (float) RAND_MAX;
   for (i = 0; i < 4 * n_anchors; i++)
     t[i] *= 640.0f;
-  detect (&ten, CNMS_LAYOUT_AUTO, &p, &d);
+  detect_checked (ctx, &ten, CNMS_LAYOUT_AUTO, &p, &d);
   allocs = cnms_ctx_alloc_count (ctx);
   cnms_ctx_memory (ctx, &host, NULL, NULL);
   for (i = 0; i < 20; i++)
-    detect (&ten, CNMS_LAYOUT_AUTO, &p, &d);
+    detect_checked (ctx, &ten, CNMS_LAYOUT_AUTO, &p, &d);
   ten.dims[2] = 4000;
   ten.size = (size_t) (4 + n_classes) * 4000 * sizeof (float);
-  detect (&ten, CNMS_LAYOUT_YOLOV8, &p, &d);
+  detect_checked (ctx, &ten, CNMS_LAYOUT_YOLOV8, &p, &d);
   CHECK_INT (cnms_ctx_alloc_count (ctx), allocs);
   cnms_ctx_memory (ctx, &host2, NULL, NULL);
   CHECK_INT (host2, host);

@@ -8,6 +8,7 @@
 #include "cudanms.h"
 #include "check.h"
 #include "matrix_tensors.h"
+#include "tensors.h"
 
 static cnms_ctx *ctx;
 
@@ -22,28 +23,12 @@ params (void)
   return p;
 }
 
-static cnms_tensor
-tensor (const void *data, size_t size, cnms_dtype dtype, int n_dims,
-    int64_t d0, int64_t d1, int64_t d2)
-{
-  cnms_tensor t;
-
-  memset (&t, 0, sizeof t);
-  t.data = data;
-  t.size = size;
-  t.dtype = dtype;
-  t.n_dims = n_dims;
-  t.dims[0] = d0;
-  t.dims[1] = d1;
-  t.dims[2] = d2;
-  return t;
-}
-
 /* A float32 [1, a, b] tensor over exactly its bytes. */
 static cnms_tensor
 f32 (const float *data, int64_t a, int64_t b)
 {
-  return tensor (data, (size_t) (a * b) * 4, CNMS_DTYPE_FLOAT32, 3, 1, a, b);
+  return tensor_dims (data, (size_t) (a * b) * 4, CNMS_DTYPE_FLOAT32, 3, 1,
+      a, b);
 }
 
 /* Runs detect; the detections as "anchor:class:score:x1,y1,x2,y2;". */
@@ -96,19 +81,19 @@ row_dtype_rank_dims (void)
 
   t.dtype = (cnms_dtype) 7;
   CHECK_BAD (t, CNMS_LAYOUT_AUTO, "unsupported tensor data type 7");
-  t = tensor (some, 24, CNMS_DTYPE_FLOAT32, 1, 6, 0, 0);
+  t = tensor_dims (some, 24, CNMS_DTYPE_FLOAT32, 1, 6, 0, 0);
   CHECK_BAD (t, CNMS_LAYOUT_AUTO, "tensor has 1 dims");
-  t = tensor (some, 48, CNMS_DTYPE_FLOAT32, 4, 1, 1, 2);
+  t = tensor_dims (some, 48, CNMS_DTYPE_FLOAT32, 4, 1, 1, 2);
   t.dims[3] = 6;
   CHECK_BAD (t, CNMS_LAYOUT_AUTO, "tensor has 4 dims");
-  t = tensor (some, 96, CNMS_DTYPE_FLOAT32, 3, 2, 2, 6);
+  t = tensor_dims (some, 96, CNMS_DTYPE_FLOAT32, 3, 2, 2, 6);
   CHECK_BAD (t, CNMS_LAYOUT_AUTO, "batch dimension is 2");
   t = f32 (some, 3, 2);
   CHECK_BAD (t, CNMS_LAYOUT_AUTO, "cannot detect the layout of a [3, 2]");
   t = f32 (some, 2, 6);
   CHECK_BAD (t, CNMS_LAYOUT_YOLOV8, "a [2, 6] tensor does not fit layout "
       "yolov8");
-  t = tensor (some, 48, CNMS_DTYPE_FLOAT32, 3, 1, -2, 6);
+  t = tensor_dims (some, 48, CNMS_DTYPE_FLOAT32, 3, 1, -2, 6);
   CHECK_BAD (t, CNMS_LAYOUT_AUTO, "tensor dim 1 is -2, must be > 0");
 }
 
@@ -139,7 +124,7 @@ static void
 row_zero_size (void)
 {
   cnms_params p = params ();
-  cnms_tensor t = tensor (NULL, 0, CNMS_DTYPE_FLOAT32, 3, 1, 0, 6);
+  cnms_tensor t = tensor_dims (NULL, 0, CNMS_DTYPE_FLOAT32, 3, 1, 0, 6);
   const cnms_det *d = NULL;
   int n = -1;
 
@@ -151,16 +136,16 @@ row_zero_size (void)
   t.dims[0] = 0;
   t.dims[1] = 6;
   CHECK_INT (cnms_detect (ctx, &t, CNMS_LAYOUT_AUTO, &p, &d, &n), CNMS_OK);
-  t = tensor (NULL, 0, CNMS_DTYPE_FLOAT32, 3, 1, 0, 6);
+  t = tensor_dims (NULL, 0, CNMS_DTYPE_FLOAT32, 3, 1, 0, 6);
   CHECK_BAD (t, CNMS_LAYOUT_YOLOV5, "tensor dim 1 is 0");
   t.size = 4;
   t.data = some;
   CHECK_BAD (t, CNMS_LAYOUT_END2END, "tensor data is 4 bytes, 0 expected");
-  t = tensor (NULL, 0, CNMS_DTYPE_FLOAT32, 3, 1, 84, 0);
+  t = tensor_dims (NULL, 0, CNMS_DTYPE_FLOAT32, 3, 1, 84, 0);
   CHECK_BAD (t, CNMS_LAYOUT_AUTO, "tensor dim 2 is 0");
-  t = tensor (NULL, 0, CNMS_DTYPE_FLOAT32, 3, 1, 0, 85);
+  t = tensor_dims (NULL, 0, CNMS_DTYPE_FLOAT32, 3, 1, 0, 85);
   CHECK_BAD (t, CNMS_LAYOUT_AUTO, "tensor dim 1 is 0");
-  t = tensor (NULL, 0, CNMS_DTYPE_FLOAT32, 3, 0, 1, 6);
+  t = tensor_dims (NULL, 0, CNMS_DTYPE_FLOAT32, 3, 0, 1, 6);
   CHECK_BAD (t, CNMS_LAYOUT_AUTO, "batch dimension is 0");
 }
 
@@ -169,7 +154,7 @@ row_zero_size (void)
 static void
 row_overflow (void)
 {
-  cnms_tensor t = tensor (some, 64, CNMS_DTYPE_FLOAT32, 3, 1,
+  cnms_tensor t = tensor_dims (some, 64, CNMS_DTYPE_FLOAT32, 3, 1,
       (int64_t) 1 << 31, 8);
 
   CHECK_BAD (t, CNMS_LAYOUT_AUTO, "tensor dim 1 is 2147483648, too large");
@@ -205,7 +190,7 @@ row_nonfinite (void)
   CHECK_STR (detect_str (&t, CNMS_LAYOUT_AUTO, &p), want);
   CHECK_INT (cnms_ctx_report (ctx)->candidates, 2);
   cnms_floats_to_halfs (v, n, h);
-  t = tensor (h, n * 2, CNMS_DTYPE_FLOAT16, 3, 1, 5, MATRIX_NONFINITE_N);
+  t = tensor_dims (h, n * 2, CNMS_DTYPE_FLOAT16, 3, 1, 5, MATRIX_NONFINITE_N);
   CHECK_STR (detect_str (&t, CNMS_LAYOUT_AUTO, &p), want);
   t = f32 (e2e, 4, 6);
   CHECK_STR (detect_str (&t, CNMS_LAYOUT_AUTO, &p), "3:0:0.625:0,0,10,10;");

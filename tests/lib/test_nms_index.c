@@ -30,18 +30,7 @@ static int n_cases;
 
 static test_rng rng;
 
-static uint32_t
-rnd (void)
-{
-  return (uint32_t) (test_rng_next (&rng) >> 32);
-}
-
-/* uniform in [lo, hi) */
-static float
-uni (float lo, float hi)
-{
-  return lo + (hi - lo) * test_rng_unit (&rng);
-}
+TEST_RNG_SHORTHANDS (rng)
 
 static int
 cmp_u64 (const void *a, const void *b)

@@ -21,8 +21,7 @@
 #define ITERATIONS 3000
 #define MAX_ELEMS (1 << 16)
 
-/* The raw state, not test_rng_seed: the cases stay those of the first
- * version of this test. */
+/* A raw state, not test_rng_seed's: it fixes this test's cases. */
 static test_rng rng_state = { 0x5eedf00dULL };
 
 static uint64_t

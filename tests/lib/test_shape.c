@@ -11,18 +11,11 @@ static float data[16];
 static cnms_tensor
 dims_tensor (int n_dims, int64_t d0, int64_t d1, int64_t d2)
 {
-  cnms_tensor t;
+  /* the exact bytes of the dims (size is checked on its own below) */
+  cnms_tensor t = tensor_dims (data, 4, CNMS_DTYPE_FLOAT32, n_dims, d0, d1,
+      d2);
   int i;
 
-  memset (&t, 0, sizeof t);
-  t.data = data;
-  t.dtype = CNMS_DTYPE_FLOAT32;
-  t.n_dims = n_dims;
-  t.dims[0] = d0;
-  t.dims[1] = d1;
-  t.dims[2] = d2;
-  /* the exact bytes of the dims (size is checked on its own below) */
-  t.size = 4;
   for (i = 0; i < n_dims; i++)
     t.size *= (size_t) (t.dims[i] > 0 ? t.dims[i] : 1);
   return t;

@@ -26,18 +26,7 @@ static cnms_det ref[2200];
 static test_rng rng;
 static int n_cases;
 
-static uint32_t
-rnd (void)
-{
-  return (uint32_t) (test_rng_next (&rng) >> 32);
-}
-
-/* uniform in [lo, hi) */
-static float
-uni (float lo, float hi)
-{
-  return lo + (hi - lo) * test_rng_unit (&rng);
-}
+TEST_RNG_SHORTHANDS (rng)
 
 /* A class score: mostly small, quantized often (ties), sometimes special. */
 static float
@@ -88,17 +77,6 @@ fill (int yolov5, int n_classes, int n_anchors, int style)
   }
 }
 
-static int
-run (const cnms_tensor *t, cnms_layout l, const cnms_params *p,
-    const cnms_det **d)
-{
-  int n = -1;
-  cnms_status st = cnms_detect (ctx, t, l, p, d, &n);
-
-  CHECK_INT (st, CNMS_OK);
-  return st == CNMS_OK ? n : -1;
-}
-
 /* The same call with and without the AVX paths: equal records. */
 static void
 compare (const char *what, const cnms_tensor *t, cnms_layout l,
@@ -108,11 +86,11 @@ compare (const char *what, const cnms_tensor *t, cnms_layout l,
   int n_ref, n;
 
   cnms_ctx_test_option (ctx, CNMS_TEST_CPU_NO_AVX, 1);
-  n_ref = run (t, l, p, &d);
+  n_ref = detect_checked (ctx, t, l, p, &d);
   if (n_ref > 0)
     memcpy (ref, d, (size_t) n_ref * sizeof *d);
   cnms_ctx_test_option (ctx, CNMS_TEST_CPU_NO_AVX, 0);
-  n = run (t, l, p, &d);
+  n = detect_checked (ctx, t, l, p, &d);
   n_cases++;
   CHECK (n == n_ref && (n <= 0 || memcmp (ref, d, (size_t) n * sizeof *d)
           == 0));

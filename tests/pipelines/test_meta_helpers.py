@@ -1,9 +1,9 @@
 #!/usr/bin/python3
 """pipelines/python/cudanms_meta.py's attach_tensor() and detections()
 through appsrc ! cudanms ! appsink: a [1, 0, 6] end2end result (an empty
-array: once GStreamer-CRITICALs from Gst.Buffer.new_wrapped(b'')) passes
-with no detection and no critical; a one-row end2end tensor gives its
-exact box. Criticals are fatal here: the test runs itself again with
+array, which Gst.Buffer.new_wrapped(b'') would turn into GStreamer-CRITICALs)
+passes with no detection and no critical; a one-row end2end tensor gives
+its exact box. Criticals are fatal here: the test runs itself again with
 G_DEBUG=fatal-criticals (GLib reads it when it loads)."""
 import os
 import subprocess
@@ -18,23 +18,20 @@ from common import PIPELINES, need  # noqa: E402
 
 need("numpy", "gi")
 sys.path.insert(0, os.path.join(PIPELINES, "python"))
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
+                                "..", "common"))
 import numpy as np  # noqa: E402
 from cudanms_meta import Gst, attach_tensor, detections  # noqa: E402
+from gray_appsrc import gray_frame, gray_pipeline  # noqa: E402
 
 
 def run(arrays):
-    pipeline = Gst.parse_launch(
-        "appsrc name=src format=time caps=video/x-raw,format=GRAY8,"
-        "width=64,height=48,framerate=30/1 ! cudanms model-size=64x48 "
-        "letterbox=false ! appsink name=sink sync=false")
-    src = pipeline.get_by_name("src")
-    sink = pipeline.get_by_name("sink")
+    pipeline, src, sink = gray_pipeline(
+        64, 48, "model-size=64x48 letterbox=false")
     bus = pipeline.get_bus()
-    pipeline.set_state(Gst.State.PLAYING)
     out = []
     for k, a in enumerate(arrays):
-        buf = Gst.Buffer.new_wrapped(bytes(64 * 48))
-        buf.pts = k * Gst.SECOND // 30
+        buf = gray_frame(64, 48, k)
         attach_tensor(buf, a)
         src.emit("push-buffer", buf)
         out.append(detections(sink.emit("pull-sample").get_buffer()))
