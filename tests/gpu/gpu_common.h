@@ -9,7 +9,7 @@
 
 #include "cudanms.h"
 #include "cudanms_static.h"
-#include "test_rng.h"
+#include "rng.h"
 
 #define GPU_SKIP 77
 

@@ -15,7 +15,7 @@
 #include "cnms_math.h"
 #include "cpu_priv.h"
 #include "check.h"
-#include "test_rng.h"
+#include "rng.h"
 
 #define MAX_N 24000
 

@@ -16,7 +16,7 @@
 #include "cudanms.h"
 #include "cnms_math.h"
 #include "check.h"
-#include "test_rng.h"
+#include "rng.h"
 
 #define ITERATIONS 3000
 #define MAX_ELEMS (1 << 16)

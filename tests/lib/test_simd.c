@@ -14,7 +14,7 @@
 #include "cnms_internal.h"
 #include "cpu_priv.h"
 #include "check.h"
-#include "test_rng.h"
+#include "rng.h"
 #include "tensors.h"
 
 #define MAX_ELEMS (104 * 2200)
