@@ -205,8 +205,10 @@ enqueue_zero_count (cnms_backend_ctx *ctx, cnms_cuda_priv *s)
     return CNMS_OK;
   CNMS_CUDA_TRY (ctx, cudaMemsetAsync (s->d_cand.p, 0, CNMS_HEADER_BYTES,
           s->stream), "zeroing the candidate count");
-  CNMS_CUDA_TRY (ctx, cudaMemsetAsync (s->d_report.p, 0, CNMS_REPORT_BYTES,
-          s->stream), "zeroing the decode's row counts");
+  /* made by the first detect (plain NMS has none), which zeroes it */
+  if (s->d_report.p != NULL)
+    CNMS_CUDA_TRY (ctx, cudaMemsetAsync (s->d_report.p, 0,
+            CNMS_REPORT_BYTES, s->stream), "zeroing the decode's row counts");
   s->hdr_dirty = false;
   return CNMS_OK;
 }
