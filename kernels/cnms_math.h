@@ -335,14 +335,26 @@ CNMS_HD int cnms_end2end_candidate (const cnms_map *m, const float *row,
       && cnms_map_box (m, row[0], row[1], row[2], row[3], box);
 }
 
+/* The overlap rule of the suppression test: IoU strictly above iou. The
+ * CPU walk's scalar comparisons call this; its SIMD lanes compute the same
+ * operations in the same order with the same strict compare (tested bit
+ * for bit against this, cpu_nms_index.h). */
+CNMS_HD int cnms_iou_above (const float *a, float area_a, const float *b,
+    float area_b, float iou)
+{
+  return cnms_iou (a, area_a, b, area_b) > iou;
+}
+
 /* The suppression test of the NMS engine, the one place where overlap is
  * defined: does kept box a (corners, area, class) suppress a later box b?
- * The CUDA mask builder and fast path call only this; a rotated-box or
+ * The CUDA mask builder calls this; the CPU walk, which walks each class
+ * on its own, calls its overlap rule cnms_iou_above. A rotated-box or
  * lane overlap would replace it, not the engine around it. */
 CNMS_HD int cnms_suppresses (const float *a, float area_a, int32_t cls_a,
     const float *b, float area_b, int32_t cls_b, float iou, int agnostic)
 {
-  return (agnostic || cls_a == cls_b) && cnms_iou (a, area_a, b, area_b) > iou;
+  return (agnostic || cls_a == cls_b)
+      && cnms_iou_above (a, area_a, b, area_b, iou);
 }
 
 #endif /* CNMS_MATH_H */

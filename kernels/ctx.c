@@ -97,6 +97,26 @@ set_msg (char *msg, size_t msg_size, const char *fmt, ...)
   va_end (ap);
 }
 
+/* "[1, 84, 8400]": every dim of t, as a message names a tensor. */
+static const char *
+dims_text (const cnms_tensor *t, char *buf, size_t size)
+{
+  size_t len = 0;
+  int i;
+
+  buf[0] = '\0';
+  for (i = 0; i < t->n_dims && i < CNMS_MAX_DIMS && len + 1 < size; i++) {
+    int w = snprintf (buf + len, size - len, "%s%lld", i ? ", " : "[",
+        (long long) t->dims[i]);
+    if (w < 0)
+      break;
+    len += (size_t) w;
+  }
+  if (len + 1 < size)
+    snprintf (buf + len, size - len, "]");
+  return buf;
+}
+
 /* Does layout l fit the two trailing dims [a, b]? Fills out on success. */
 static int
 layout_fits (cnms_layout l, int64_t a, int64_t b, cnms_shape *out)
@@ -138,6 +158,7 @@ cnms_tensor_shape (const cnms_tensor *t, cnms_layout requested,
   cnms_layout l;
   uint64_t count = 1;
   int empty;
+  char dims[160];
 
   if (t == NULL || out == NULL) {
     set_msg (msg, msg_size, "tensor or shape pointer is NULL");
@@ -182,6 +203,7 @@ cnms_tensor_shape (const cnms_tensor *t, cnms_layout requested,
     count *= (uint64_t) t->dims[i];
   }
 
+  dims_text (t, dims, sizeof dims);
   l = requested;
   if (l == CNMS_LAYOUT_AUTO) {
     if (b == 6)
@@ -191,30 +213,28 @@ cnms_tensor_shape (const cnms_tensor *t, cnms_layout requested,
     else if (a >= 5 && b > a)
       l = CNMS_LAYOUT_YOLOV8;
     else {
-      set_msg (msg, msg_size, "cannot detect the layout of a [%lld, %lld] "
-          "tensor (expected [1,N,5+C], [1,4+C,N] or [1,K,6])",
-          (long long) a, (long long) b);
+      set_msg (msg, msg_size, "cannot detect the layout of a %s tensor "
+          "(expected [1,N,5+C], [1,4+C,N] or [1,K,6])", dims);
       return CNMS_ERR_BAD_TENSOR;
     }
   }
   if (!layout_fits (l, a, b, &s)) {
-    set_msg (msg, msg_size, "a [%lld, %lld] tensor does not fit layout %s",
-        (long long) a, (long long) b, cnms_layout_name (l));
+    set_msg (msg, msg_size, "a %s tensor does not fit layout %s", dims,
+        cnms_layout_name (l));
     return CNMS_ERR_BAD_TENSOR;
   }
   if (count > SIZE_MAX / esize) {
-    set_msg (msg, msg_size, "a [%lld, %lld] tensor is too large",
-        (long long) a, (long long) b);
+    set_msg (msg, msg_size, "a %s tensor is too large", dims);
     return CNMS_ERR_BAD_TENSOR;
   }
   /* Exactly the dims' bytes: more is as wrong as less (dims [1, 84, 8000]
    * over 8400 anchors of data would read garbage without a word). */
   if (t->size != count * esize) {
     set_msg (msg, msg_size, "tensor data is %zu bytes, %llu %s for a "
-        "[%lld, %lld] %s tensor%s", t->size,
+        "%s %s tensor%s", t->size,
         (unsigned long long) count * esize,
-        t->size < count * esize ? "needed" : "expected", (long long) a,
-        (long long) b, esize == 2 ? "float16" : "float32",
+        t->size < count * esize ? "needed" : "expected", dims,
+        esize == 2 ? "float16" : "float32",
         t->size > count * esize ? " (longer than its dims say: wrong dims?)"
         : "");
     return CNMS_ERR_BAD_TENSOR;

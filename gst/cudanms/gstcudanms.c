@@ -197,6 +197,7 @@ gst_cudanms_set_property (GObject * object, guint prop_id,
 {
   GstCudanms *self = GST_CUDANMS (object);
   gchar *kept = NULL;
+  const gchar *refused_meta = NULL, *kept_meta = NULL;
 
   GST_OBJECT_LOCK (self);
   switch (prop_id) {
@@ -240,7 +241,15 @@ gst_cudanms_set_property (GObject * object, guint prop_id,
       self->cuda_device_id = g_value_get_int (value);
       break;
     case PROP_ATTACH_META:
-      self->attach_meta = g_value_get_enum (value);
+      /* stopped, start() refuses what this build cannot attach (an
+       * element error); running, the old value stays */
+      if (GST_STATE (self) > GST_STATE_READY
+          && !gst_cudanms_attach_meta_available (g_value_get_enum (value))) {
+        refused_meta = gst_cudanms_attach_meta_nick (g_value_get_enum (value));
+        kept_meta = gst_cudanms_attach_meta_nick (self->attach_meta);
+      } else {
+        self->attach_meta = g_value_get_enum (value);
+      }
       break;
     case PROP_ROI_PARAMS:
       self->roi_params = g_value_get_boolean (value);
@@ -264,6 +273,15 @@ gst_cudanms_set_property (GObject * object, guint prop_id,
             kept), (NULL));
   }
   g_free (kept);
+  if (refused_meta != NULL) {
+    g_warning ("%s: attach-meta=%s needs GStreamer's analytics library, "
+        "which this build lacks; keeping attach-meta=%s",
+        GST_ELEMENT_NAME (self), refused_meta, kept_meta);
+    GST_ELEMENT_WARNING (self, LIBRARY, SETTINGS,
+        ("attach-meta=%s needs GStreamer's analytics library (>= 1.24), "
+            "which this build lacks; keeping attach-meta=%s.", refused_meta,
+            kept_meta), (NULL));
+  }
 }
 
 static void
@@ -540,7 +558,12 @@ gst_cudanms_transform_ip (GstBaseTransform * trans, GstBuffer * buffer)
     GST_OBJECT_UNLOCK (self);
   }
   if (st == CNMS_ERR_BAD_TENSOR) {
-    g_strlcpy (self->msg, cnms_ctx_error (ctx), sizeof (self->msg));
+    /* worded as the search words a tensor that fits no layout */
+    if (self->view.id[0] != '\0')
+      g_snprintf (self->msg, sizeof (self->msg), "tensor '%s': %s",
+          self->view.id, cnms_ctx_error (ctx));
+    else
+      g_strlcpy (self->msg, cnms_ctx_error (ctx), sizeof (self->msg));
     self->lookup = GST_CUDANMS_TENSOR_BAD;
     goto problem;
   }
@@ -564,7 +587,8 @@ gst_cudanms_transform_ip (GstBaseTransform * trans, GstBuffer * buffer)
       report->candidates, n_dets);
   t_out = gst_util_get_timestamp ();
   if (!gst_cudanms_attach_detections (buffer, &self->labels, dets, n_dets,
-          self->frame_width, self->frame_height, attach_meta, roi_params))
+          self->frame_width, self->frame_height, attach_meta, roi_params,
+          GST_ELEMENT_NAME (self)))
     GST_WARNING_OBJECT (self, "could not attach every analytics mtd");
   gst_cudanms_stats_times (GST_ELEMENT (self), &self->stats, took,
       gst_util_get_timestamp () - t_out);

@@ -44,6 +44,21 @@ gst_cudanms_device_get_type (void)
   return type;
 }
 
+const gchar *
+gst_cudanms_attach_meta_nick (GstCudanmsAttachMeta which)
+{
+  switch (which) {
+    case GST_CUDANMS_ATTACH_META_ROI:
+      return "roi";
+    case GST_CUDANMS_ATTACH_META_ANALYTICS:
+      return "analytics";
+    case GST_CUDANMS_ATTACH_META_BOTH:
+      return "both";
+    default:
+      return "unknown";
+  }
+}
+
 GType
 gst_cudanms_attach_meta_get_type (void)
 {

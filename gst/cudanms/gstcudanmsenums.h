@@ -61,6 +61,8 @@ GType gst_cudanms_layout_get_type (void);
 GType gst_cudanms_device_get_type (void);
 #define GST_TYPE_CUDANMS_ATTACH_META (gst_cudanms_attach_meta_get_type ())
 GType gst_cudanms_attach_meta_get_type (void);
+/* The property's name of a value ("roi", "analytics", "both"). */
+const gchar *gst_cudanms_attach_meta_nick (GstCudanmsAttachMeta which);
 
 G_END_DECLS
 #endif /* __GST_CUDANMS_ENUMS_H__ */

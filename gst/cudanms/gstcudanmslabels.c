@@ -3,7 +3,10 @@
 #include "config.h"
 #endif
 
+#include <errno.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <glib/gstdio.h>
 
 #include "gstcudanmslabels.h"
 #include "gstcudanmsdebug.h"
@@ -23,14 +26,15 @@ gst_cudanms_labels_clear (GstCudanmsLabels * labels)
   g_clear_pointer (&labels->quarks, g_array_unref);
 }
 
-/* Newlines in [text, end). */
+/* Line ends ("\r\n", "\n" or "\r") in [text, end). */
 static guint
 count_lines (const gchar * text, const gchar * end)
 {
   guint n = 0;
 
   for (; text < end; text++)
-    n += *text == '\n';
+    n += *text == '\n' || (*text == '\r' && (text + 1 == end
+            || text[1] != '\n'));
   return n;
 }
 
@@ -47,17 +51,55 @@ grow (GstCudanmsLabels * labels, gint class_id)
   }
 }
 
+/* Refuses what is not a regular file of at most the size a label file
+ * may have, before reading it: a FIFO would block, a device never end. */
+static gboolean
+check_file (const gchar * path, GError ** error)
+{
+  GStatBuf st;
+
+  if (g_stat (path, &st) != 0) {
+    int e = errno;
+
+    g_set_error (error, G_FILE_ERROR, g_file_error_from_errno (e),
+        "cannot open %s: %s", path, g_strerror (e));
+    return FALSE;
+  }
+  if (!S_ISREG (st.st_mode)) {
+    g_set_error (error, G_FILE_ERROR, G_FILE_ERROR_INVAL, "%s is not a "
+        "regular file (a %s)", path, S_ISDIR (st.st_mode) ? "directory" :
+        S_ISFIFO (st.st_mode) ? "FIFO" : S_ISCHR (st.st_mode)
+        || S_ISBLK (st.st_mode) ? "device" : "special file");
+    return FALSE;
+  }
+  if (st.st_size > GST_CUDANMS_MAX_LABEL_FILE) {
+    g_set_error (error, G_FILE_ERROR, G_FILE_ERROR_INVAL, "%s is %"
+        G_GUINT64_FORMAT " bytes, more than the %d a label file may hold",
+        path, (guint64) st.st_size, GST_CUDANMS_MAX_LABEL_FILE);
+    return FALSE;
+  }
+  return TRUE;
+}
+
 gboolean
 gst_cudanms_labels_load (GstCudanmsLabels * labels, const gchar * path,
     GError ** error)
 {
-  gchar *contents = NULL, *nul;
-  gchar **lines;
+  gchar *contents = NULL, *nul, *text, *p, *end;
   gsize len = 0;
-  guint i, n;
+  guint line = 0;
 
-  if (!g_file_get_contents (path, &contents, &len, error))
+  if (!check_file (path, error)
+      || !g_file_get_contents (path, &contents, &len, error))
     return FALSE;
+  /* the file may have grown since it was looked at */
+  if (len > GST_CUDANMS_MAX_LABEL_FILE) {
+    g_set_error (error, G_FILE_ERROR, G_FILE_ERROR_INVAL, "%s is %"
+        G_GSIZE_FORMAT " bytes, more than the %d a label file may hold",
+        path, len, GST_CUDANMS_MAX_LABEL_FILE);
+    g_free (contents);
+    return FALSE;
+  }
   /* A NUL would end the text early and silently drop every later line. */
   nul = memchr (contents, '\0', len);
   if (nul != NULL) {
@@ -67,36 +109,41 @@ gst_cudanms_labels_load (GstCudanmsLabels * labels, const gchar * path,
     g_free (contents);
     return FALSE;
   }
-  lines = g_strsplit (contents, "\n", -1);
-  n = g_strv_length (lines);
-  if (n > 0 && lines[n - 1][0] == '\0')
-    n--;                        /* the final newline ends the last label */
-  for (i = 0; i < n; i++) {
+  text = contents;
+  end = contents + len;
+  if (len >= 3 && memcmp (text, "\xef\xbb\xbf", 3) == 0)
+    text += 3;                  /* a UTF-8 byte-order mark */
+  for (p = text; p < end; line++) {
+    gchar *eol = p, *next;
     const gchar *bad = NULL;
+    gchar *label;
 
-    if (!g_utf8_validate (lines[i], -1, &bad)) {
+    while (eol < end && *eol != '\n' && *eol != '\r')
+      eol++;
+    next = eol < end && *eol == '\r' && eol + 1 < end && eol[1] == '\n' ?
+        eol + 2 : eol + 1;
+    *eol = '\0';
+    if (!g_utf8_validate (p, -1, &bad)) {
       g_set_error (error, G_FILE_ERROR, G_FILE_ERROR_INVAL, "line %u of %s "
           "is not valid UTF-8 (byte %u of the line); labels must be UTF-8",
-          i + 1, path, (guint) (bad - lines[i]) + 1);
-      g_strfreev (lines);
+          line + 1, path, (guint) (bad - p) + 1);
+      gst_cudanms_labels_clear (labels);
+      gst_cudanms_labels_init (labels);
       g_free (contents);
       return FALSE;
     }
-  }
-  for (i = 0; i < n; i++) {
-    gchar *label = g_strchomp (lines[i]);       /* also drops a '\r' */
-    GQuark q;
-
+    label = g_strstrip (p);
     if (label[0] == '\0') {
-      grow (labels, (gint) i);
-      continue;
+      grow (labels, (gint) line);
+    } else {
+      GQuark q = g_quark_from_string (label);
+
+      g_ptr_array_add (labels->names, g_strdup (label));
+      g_array_append_val (labels->quarks, q);
     }
-    q = g_quark_from_string (label);
-    g_ptr_array_add (labels->names, g_strdup (label));
-    g_array_append_val (labels->quarks, q);
+    p = next;
   }
-  labels->n_from_file = n;
-  g_strfreev (lines);
+  labels->n_from_file = line;
   g_free (contents);
   return TRUE;
 }
@@ -113,11 +160,9 @@ gst_cudanms_labels_lookup (GstCudanmsLabels * labels, gint class_id,
     *label = g_ptr_array_index (labels->names, class_id);
     *quark = g_array_index (labels->quarks, GQuark, class_id);
   } else {
-    gchar scratch[32];
-
-    g_snprintf (scratch, sizeof (scratch), "class-%d", class_id);
-    *quark = g_quark_from_string (scratch);
-    *label = g_quark_to_string (*quark);
+    /* one quark for every such id: a quark is never freed */
+    *quark = g_quark_from_static_string (GST_CUDANMS_LABEL_LARGE);
+    *label = GST_CUDANMS_LABEL_LARGE;
   }
 }
 

@@ -9,8 +9,9 @@
 G_BEGIN_DECLS
 
 /* The labels of a stream, indexed by class id: line n of the label file,
- * else "class-<n>". Filled lazily up to GST_CUDANMS_MAX_CACHED_CLASS, and
- * always as far as the file goes. */
+ * else "class-<n>" up to GST_CUDANMS_MAX_CACHED_CLASS, else
+ * GST_CUDANMS_LABEL_LARGE. Filled lazily up to GST_CUDANMS_MAX_CACHED_CLASS,
+ * and always as far as the file goes. */
 typedef struct
 {
   GPtrArray *names;             /* gchar * */
@@ -20,18 +21,28 @@ typedef struct
 
 /* Labels are cached up to this class id; larger (end2end) ids are rare. */
 #define GST_CUDANMS_MAX_CACHED_CLASS 65535
+/* The label of a class id above GST_CUDANMS_MAX_CACHED_CLASS without a line
+ * in the label file: one name for all of them, so that memory stays
+ * bounded whatever ids arrive (a label's quark lives as long as the
+ * process); the id itself is the ROI's label_id. */
+#define GST_CUDANMS_LABEL_LARGE "class-large"
+/* The largest label file read, in bytes. */
+#define GST_CUDANMS_MAX_LABEL_FILE (16 * 1024 * 1024)
 
 void gst_cudanms_labels_init (GstCudanmsLabels * labels);
-/* Reads one label per line of path (a final newline ends the last label,
- * a '\r' before it is dropped, empty lines keep "class-<n>"). A file that
- * cannot be read (missing, a directory), holds a NUL byte or a line that
- * is not UTF-8 fails with a message naming the line. */
+/* Reads one label per line of path: lines end at "\r\n", "\n" or "\r"
+ * (a final line end ends the last label), a UTF-8 byte-order mark at the
+ * start is dropped, white space at either end of a line is trimmed, and
+ * an empty line keeps "class-<n>". A path that is not a regular file (a
+ * directory, a FIFO, a device), a file over GST_CUDANMS_MAX_LABEL_FILE
+ * bytes, or one that holds a NUL byte or a line that is not UTF-8 fails,
+ * with a message naming the file (and the line). */
 gboolean gst_cudanms_labels_load (GstCudanmsLabels * labels,
     const gchar * path, GError ** error);
 void gst_cudanms_labels_clear (GstCudanmsLabels * labels);
 
 /* The label of class_id and its quark (*label stays valid while labels
- * does, or for the process for ids past GST_CUDANMS_MAX_CACHED_CLASS). */
+ * does, or for the process for GST_CUDANMS_LABEL_LARGE). */
 void gst_cudanms_labels_lookup (GstCudanmsLabels * labels, gint class_id,
     const gchar ** label, GQuark * quark);
 

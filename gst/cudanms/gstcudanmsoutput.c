@@ -44,14 +44,14 @@ box_of (GstCudanmsBox * box, GstCudanmsLabels * labels, const cnms_det * d,
 enum
 {
   Q_DETECTION, Q_CONFIDENCE, Q_LABEL_ID, Q_LABEL, Q_X_MIN, Q_Y_MIN, Q_X_MAX,
-  Q_Y_MAX, N_QUARKS
+  Q_Y_MAX, Q_PRODUCER, N_QUARKS
 };
 
 static const GQuark *
 detection_quarks (void)
 {
   static const gchar *const names[N_QUARKS] = { "detection", "confidence",
-    "label_id", "label", "x_min", "y_min", "x_max", "y_max"
+    "label_id", "label", "x_min", "y_min", "x_max", "y_max", "producer"
   };
   static GQuark quarks[N_QUARKS];
   static gsize done = 0;
@@ -62,8 +62,8 @@ detection_quarks (void)
 
 void
 gst_cudanms_attach_roi (GstBuffer * buffer, GstCudanmsLabels * labels,
-    const cnms_det * d, guint index, gint frame_width, gint frame_height,
-    gboolean params)
+    const cnms_det * d, gint id, gint frame_width, gint frame_height,
+    gboolean params, const gchar * producer)
 {
   const GQuark *q = detection_quarks ();
   gdouble fw = frame_width, fh = frame_height;
@@ -73,7 +73,7 @@ gst_cudanms_attach_roi (GstBuffer * buffer, GstCudanmsLabels * labels,
   box_of (&box, labels, d, frame_width, frame_height);
   meta = gst_buffer_add_video_region_of_interest_meta_id (buffer, box.quark,
       box.x, box.y, box.w, box.h);
-  meta->id = (gint) index;
+  meta->id = id;
   /* the structure and its GValues cost most of the ROI (and GLib's type
    * lock, taken by every GValue, is shared by all threads) */
   if (!params)
@@ -86,7 +86,25 @@ gst_cudanms_attach_roi (GstBuffer * buffer, GstCudanmsLabels * labels,
           q[Q_X_MIN], G_TYPE_DOUBLE, d->x1 / fw,
           q[Q_Y_MIN], G_TYPE_DOUBLE, d->y1 / fh,
           q[Q_X_MAX], G_TYPE_DOUBLE, d->x2 / fw,
-          q[Q_Y_MAX], G_TYPE_DOUBLE, d->y2 / fh, NULL));
+          q[Q_Y_MAX], G_TYPE_DOUBLE, d->y2 / fh,
+          q[Q_PRODUCER], G_TYPE_STRING, producer, NULL));
+}
+
+gint
+gst_cudanms_next_roi_id (GstBuffer * buffer)
+{
+  gpointer state = NULL;
+  GstMeta *m;
+  gint next = 0;
+
+  while ((m = gst_buffer_iterate_meta_filtered (buffer, &state,
+              GST_VIDEO_REGION_OF_INTEREST_META_API_TYPE)) != NULL) {
+    gint id = ((GstVideoRegionOfInterestMeta *) m)->id;
+
+    if (id >= next)
+      next = id < G_MAXINT ? id + 1 : id;
+  }
+  return next;
 }
 
 gboolean
@@ -138,17 +156,19 @@ attach_od_mtds (GstBuffer * buffer, GstCudanmsLabels * labels,
 gboolean
 gst_cudanms_attach_detections (GstBuffer * buffer, GstCudanmsLabels * labels,
     const cnms_det * dets, gint n, gint frame_width, gint frame_height,
-    GstCudanmsAttachMeta which, gboolean roi_params)
+    GstCudanmsAttachMeta which, gboolean roi_params, const gchar * producer)
 {
-  gint i;
+  gint i, first;
 
 #ifndef HAVE_GST_ANALYTICS
   which = GST_CUDANMS_ATTACH_META_ROI;  /* start refused anything else */
 #endif
-  if (which & GST_CUDANMS_ATTACH_META_ROI) {
+  if ((which & GST_CUDANMS_ATTACH_META_ROI) && n > 0) {
+    first = gst_cudanms_next_roi_id (buffer);
     for (i = 0; i < n; i++)
-      gst_cudanms_attach_roi (buffer, labels, &dets[i], (guint) i,
-          frame_width, frame_height, roi_params);
+      gst_cudanms_attach_roi (buffer, labels, &dets[i],
+          first <= G_MAXINT - i ? first + i : G_MAXINT, frame_width,
+          frame_height, roi_params, producer);
   }
 #ifdef HAVE_GST_ANALYTICS
   if ((which & GST_CUDANMS_ATTACH_META_ANALYTICS)

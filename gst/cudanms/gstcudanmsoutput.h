@@ -11,24 +11,29 @@
 
 G_BEGIN_DECLS
 
-/* Attaches kept box d, the index-th of its frame, as a
- * GstVideoRegionOfInterestMeta, with its "detection" param structure when
- * params is TRUE. */
+/* Attaches kept box d as a GstVideoRegionOfInterestMeta of the given id,
+ * with its "detection" param structure (producer: the element's name)
+ * when params is TRUE. */
 void gst_cudanms_attach_roi (GstBuffer * buffer, GstCudanmsLabels * labels,
-    const cnms_det * d, guint index, gint frame_width, gint frame_height,
-    gboolean params);
+    const cnms_det * d, gint id, gint frame_width, gint frame_height,
+    gboolean params, const gchar * producer);
+
+/* The id after the largest of the buffer's ROI metas (0 without one): ids
+ * from there on are unique within the buffer, whoever attached the rest. */
+gint gst_cudanms_next_roi_id (GstBuffer * buffer);
 
 /* FALSE when which needs the analytics library this build lacks. */
 gboolean gst_cudanms_attach_meta_available (GstCudanmsAttachMeta which);
 
-/* Attaches the n kept boxes as which says: ROIs (ids 0..n-1, each with
- * its "detection" structure when roi_params is TRUE) and/or one
+/* Attaches the n kept boxes as which says: ROIs (ids first .. first+n-1,
+ * first = gst_cudanms_next_roi_id, each with its "detection" structure
+ * naming producer when roi_params is TRUE) and/or one
  * GstAnalyticsODMtd each (label quark, the ROI's x, y, w, h, the score as
  * confidence) in kept order. FALSE if the relation meta refused one. */
 gboolean gst_cudanms_attach_detections (GstBuffer * buffer,
     GstCudanmsLabels * labels, const cnms_det * dets, gint n,
     gint frame_width, gint frame_height, GstCudanmsAttachMeta which,
-    gboolean roi_params);
+    gboolean roi_params, const gchar * producer);
 
 G_END_DECLS
 #endif /* __GST_CUDANMS_OUTPUT_H__ */

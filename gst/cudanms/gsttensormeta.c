@@ -423,6 +423,7 @@ search_visit (Search * search, const GstStructure * s, gconstpointer t,
 
   memset (&view->tensor, 0, sizeof (view->tensor));
   view->layout = gst_cudanms_tensor_id_layout (id, search->layout);
+  g_strlcpy (view->id, id != NULL ? id : "", sizeof (view->id));
   if (what != NULL) {
     g_snprintf (reason, sizeof (reason), "a standard id for %s, not a "
         "detection tensor cudanms decodes", what);
@@ -488,6 +489,7 @@ gst_cudanms_tensor_view_acquire (GstCudanmsTensorView * view, GstBuffer * buffer
   view->data = NULL;
   view->bytes = NULL;
   view->layout = layout;
+  view->id[0] = '\0';
 
   /* Every meta, in the order they were attached (GstBuffer keeps it). */
   while (!search.done && (meta = gst_buffer_iterate_meta (buffer, &state))) {

@@ -45,9 +45,12 @@ typedef struct
    * mapped in place (tensor.on_device); NULL maps every tensor on the host
    * (gst-cuda downloads device memory) */
   GstObject *device_context;
+  /* the found tensor's id ("" when it has none): a message about the
+   * tensor names it */
+  gchar id[128];
 } GstCudanmsTensorView;
 
-#define GST_CUDANMS_TENSOR_VIEW_INIT { { NULL, 0, CNMS_DTYPE_FLOAT32, 0, { 0 }, 0 }, CNMS_LAYOUT_AUTO, NULL, NULL, GST_MAP_INFO_INIT, NULL }
+#define GST_CUDANMS_TENSOR_VIEW_INIT { { NULL, 0, CNMS_DTYPE_FLOAT32, 0, { 0 }, 0 }, CNMS_LAYOUT_AUTO, NULL, NULL, GST_MAP_INFO_INIT, NULL, "" }
 
 /* Finds a tensor on buffer and maps it. Metas are visited in the order they
  * were attached (oldest first), whatever their kind: GstTensorMeta (each

@@ -207,7 +207,8 @@ scan_cell (const float *arena, const cell *c, const probe *p)
   for (i = 0; i < n; i++) {
     const float a[4] = { x1[i], y1[i], x2[i], y2[i] };
     if (a[0] < p->q[2] && a[2] > p->q[0] && a[1] < p->q[3]
-        && a[3] > p->q[1] && cnms_iou (a, ar[i], p->b, p->area) > p->iou)
+        && a[3] > p->q[1]
+        && cnms_iou_above (a, ar[i], p->b, p->area, p->iou))
       return 1;
   }
 #endif
@@ -266,7 +267,7 @@ scan_list (const int32_t *klink, int32_t i, const probe *p)
   for (; i >= 0; i = klink[i]) {
     const float *a = p->kbox + 4 * (size_t) i;
     if (a[0] < p->q[2] && a[2] > p->q[0] && a[1] < p->q[3] && a[3] > p->q[1]
-        && cnms_iou (a, p->karea[i], p->b, p->area) > p->iou)
+        && cnms_iou_above (a, p->karea[i], p->b, p->area, p->iou))
       return 1;
   }
   return 0;

@@ -265,12 +265,18 @@ parse_header (const char *h, size_t hlen, cnms_npy *a, char *err,
   a->n_dims = tmp.n_dims;
   a->count = 1;
   for (i = 0; i < (size_t) tmp.n_dims; i++) {
-    int64_t v = tmp.dims[i];
+    a->dims[i] = tmp.dims[i];
+    if (tmp.dims[i] == 0)
+      a->count = 0;
+  }
+  /* a zero dim makes an empty array whatever the others are (as numpy
+   * reads it); else the product must fit */
+  for (i = 0; a->count != 0 && i < (size_t) tmp.n_dims; i++) {
+    size_t v = (size_t) tmp.dims[i];
 
-    a->dims[i] = v;
-    if (v != 0 && a->count > SIZE_MAX / (size_t) v)
+    if (a->count > SIZE_MAX / v)
       return fail (err, err_size, "npy array is too large");
-    a->count *= (size_t) v;
+    a->count *= v;
   }
   if (a->count > SIZE_MAX / cnms_npy_dtype_size (a->dtype))
     return fail (err, err_size, "npy array is too large");
@@ -306,6 +312,12 @@ cnms_npy_read_stream (FILE *f, const char *path, cnms_npy *a, char *err,
   if (fread (pre, 1, NPY_MAGIC_LEN + 2, f) != NPY_MAGIC_LEN + 2
       || memcmp (pre, NPY_MAGIC, NPY_MAGIC_LEN) != 0) {
     fail (err, err_size, "%s: not a .npy file (bad magic)", path);
+    goto error;
+  }
+  /* the versions numpy reads: 1.0, 2.0 and 3.0 */
+  if (pre[7] != 0) {
+    fail (err, err_size, "%s: unsupported .npy version %d.%d", path,
+        pre[6], pre[7]);
     goto error;
   }
   if (pre[6] == 1) {

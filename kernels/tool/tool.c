@@ -68,6 +68,24 @@ typedef struct {
   cnms_params p;
 } options;
 
+/* "float32 [10, 5]": an array's dtype and shape, for a message. */
+static const char *
+array_text (const cnms_npy *a, char *buf, size_t size)
+{
+  size_t len;
+  int i;
+
+  snprintf (buf, size, "%s [", cnms_npy_dtype_name (a->dtype));
+  for (i = 0; i < a->n_dims; i++) {
+    len = strlen (buf);
+    snprintf (buf + len, size - len, "%s%lld", i ? ", " : "",
+        (long long) a->dims[i]);
+  }
+  len = strlen (buf);
+  snprintf (buf + len, size - len, "]");
+  return buf;
+}
+
 static double
 parse_double (const char *opt, const char *s)
 {
@@ -76,8 +94,11 @@ parse_double (const char *opt, const char *s)
 
   errno = 0;
   v = strtod (s, &end);
-  if (errno != 0 || end == s || *end != '\0' || isnan (v))
+  if (end == s || *end != '\0' || isnan (v))
     die ("%s: '%s' is not a number", opt, s);
+  /* a number too large or too small for a double (1e999, 1e-400) */
+  if (errno == ERANGE)
+    die ("%s: '%s' is out of range", opt, s);
   return v;
 }
 
@@ -224,6 +245,7 @@ static int
 run_nms (const options *o)
 {
   cnms_npy boxes, scores, classes;
+  char text[160];
   int32_t *cls = NULL;
   int64_t *keep;
   int64_t dims[1];
@@ -239,23 +261,22 @@ run_nms (const options *o)
 
   read_npy (o->boxes, &boxes);
   if (boxes.dtype != CNMS_NPY_F4 || boxes.n_dims != 2 || boxes.dims[1] != 4)
-    die ("%s: boxes must be float32 [N,4], got %s with %d dims", o->boxes,
-        cnms_npy_dtype_name (boxes.dtype), boxes.n_dims);
+    die ("%s: boxes must be float32 [N,4], got %s", o->boxes,
+        array_text (&boxes, text, sizeof text));
   if (boxes.dims[0] > 0x7fffffff)
     die ("%s: too many boxes", o->boxes);
   n = (int) boxes.dims[0];
   read_npy (o->scores, &scores);
   if (scores.dtype != CNMS_NPY_F4 || scores.n_dims != 1
       || scores.dims[0] != n)
-    die ("%s: scores must be float32 [%d], got %s with %d dims", o->scores,
-        n, cnms_npy_dtype_name (scores.dtype), scores.n_dims);
+    die ("%s: scores must be float32 [%d], got %s", o->scores, n,
+        array_text (&scores, text, sizeof text));
   if (o->classes != NULL) {
     read_npy (o->classes, &classes);
     if ((classes.dtype != CNMS_NPY_I4 && classes.dtype != CNMS_NPY_I8)
         || classes.n_dims != 1 || classes.dims[0] != n)
-      die ("%s: classes must be int32 or int64 [%d], got %s with %d dims",
-          o->classes, n, cnms_npy_dtype_name (classes.dtype),
-          classes.n_dims);
+      die ("%s: classes must be int32 or int64 [%d], got %s", o->classes, n,
+          array_text (&classes, text, sizeof text));
     if (classes.dtype == CNMS_NPY_I4) {
       cls = classes.data;
     } else {

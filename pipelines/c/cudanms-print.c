@@ -18,6 +18,8 @@ typedef struct {
   gboolean quiet;
   guint64 frames;
   guint64 detections;
+  guint producers;              /* of this buffer's ROIs: text output names
+                                 * each ROI's producer when more than one */
 } PrintState;
 
 /* A JSON string; bytes that are not UTF-8 (labels of another element)
@@ -49,6 +51,7 @@ print_roi (PrintState * st, GstVideoRegionOfInterestMeta * roi, gboolean first)
   gdouble conf = 0, x0 = 0, y0 = 0, x1 = 0, y1 = 0;
   gint label_id = -1;
   const gchar *label = g_quark_to_string (roi->roi_type);
+  const gchar *producer = NULL;
 
   if (det) {
     gst_structure_get_double (det, "confidence", &conf);
@@ -59,6 +62,7 @@ print_roi (PrintState * st, GstVideoRegionOfInterestMeta * roi, gboolean first)
     gst_structure_get_double (det, "y_max", &y1);
     if (gst_structure_get_string (det, "label"))
       label = gst_structure_get_string (det, "label");
+    producer = gst_structure_get_string (det, "producer");
   }
 
   if (st->json) {
@@ -69,21 +73,54 @@ print_roi (PrintState * st, GstVideoRegionOfInterestMeta * roi, gboolean first)
         "\"y_max\":%.6f},\"confidence\":%.6f,\"label_id\":%d,\"label\":",
         roi->x, roi->y, roi->w, roi->h, x0, y0, x1, y1, conf, label_id);
     print_json_string (label);
+    if (producer != NULL) {
+      printf (",\"producer\":");
+      print_json_string (producer);
+    }
     printf ("}}");
   } else {
-    printf ("  #%-3d %-14s %.3f  x=%-5u y=%-5u w=%-5u h=%-5u\n", roi->id,
-        label, conf, roi->x, roi->y, roi->w, roi->h);
+    printf ("  #%-3d %-14s %.3f  x=%-5u y=%-5u w=%-5u h=%-5u%s%s\n", roi->id,
+        label, conf, roi->x, roi->y, roi->w, roi->h,
+        producer != NULL && st->producers > 1 ? "  " : "",
+        producer != NULL && st->producers > 1 ? producer : "");
   }
 }
 
-/* cudanms gives its ROIs ids 0..n-1 in kept order (score descending). */
-static guint
-count_rois (GstBuffer * buf)
+/* The buffer's ROI metas, in the order they were attached: each cudanms
+ * attaches its ROIs in kept order (score descending), with ids unique
+ * within the buffer; the "producer" field of their "detection" structure
+ * names the element. Walked, not looked up by id: ids need not start at 0
+ * when another element attached ROIs first. */
+static GPtrArray *
+collect_rois (GstBuffer * buf)
 {
-  guint n = 0;
+  GPtrArray *rois = g_ptr_array_new ();
+  gpointer state = NULL;
+  GstMeta *m;
 
-  while (gst_buffer_get_video_region_of_interest_meta_id (buf, (gint) n))
-    n++;
+  while ((m = gst_buffer_iterate_meta_filtered (buf, &state,
+              GST_VIDEO_REGION_OF_INTEREST_META_API_TYPE)) != NULL)
+    g_ptr_array_add (rois, m);
+  return rois;
+}
+
+/* How many distinct producers the ROIs name (those without one count as
+ * one more). */
+static guint
+count_producers (GPtrArray * rois)
+{
+  GHashTable *seen = g_hash_table_new (g_str_hash, g_str_equal);
+  guint i, n;
+
+  for (i = 0; i < rois->len; i++) {
+    GstStructure *det = gst_video_region_of_interest_meta_get_param
+        (g_ptr_array_index (rois, i), "detection");
+    const gchar *p = det ? gst_structure_get_string (det, "producer") : NULL;
+
+    g_hash_table_add (seen, (gpointer) (p ? p : ""));
+  }
+  n = g_hash_table_size (seen);
+  g_hash_table_unref (seen);
   return n;
 }
 
@@ -94,9 +131,11 @@ on_buffer (GstPad * pad, GstPadProbeInfo * info, gpointer user_data)
   GstBuffer *buf = GST_PAD_PROBE_INFO_BUFFER (info);
   GstVideoInfo vinfo;
   GstCaps *caps;
-  guint i, n = count_rois (buf);
+  GPtrArray *rois = collect_rois (buf);
+  guint i, n = rois->len;
   gint width = 0, height = 0;
 
+  st->producers = count_producers (rois);
   caps = gst_pad_get_current_caps (pad);
   if (caps && gst_video_info_from_caps (&vinfo, caps)) {
     width = GST_VIDEO_INFO_WIDTH (&vinfo);
@@ -116,13 +155,13 @@ on_buffer (GstPad * pad, GstPadProbeInfo * info, gpointer user_data)
           n, n == 1 ? "" : "s");
     }
     for (i = 0; i < n; i++)
-      print_roi (st, gst_buffer_get_video_region_of_interest_meta_id (buf,
-              (gint) i), i == 0);
+      print_roi (st, g_ptr_array_index (rois, i), i == 0);
     if (st->json)
       printf ("]}\n");
   }
   st->frames++;
   st->detections += n;
+  g_ptr_array_unref (rois);
   return GST_PAD_PROBE_OK;
 }
 

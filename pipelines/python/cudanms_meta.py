@@ -6,8 +6,11 @@ gir1.2-gstreamer-1.0, gir1.2-gst-plugins-base-1.0) and numpy.
 - attach_tensor(buf, array): the input contract. On GStreamer 1.22 gi cannot
   fill a GstCustomMeta, so the "CudanmsTensorMeta" structure travels in a
   GstProtectionMeta, which cudanms reads exactly like the custom meta.
-- detections(buf): the output contract, cudanms's ROI metas in kept order
-  (id 0..n-1), as dicts in DL Streamer gvametaconvert's object layout.
+- detections(buf, producer=None): the output contract, the buffer's ROI
+  metas as dicts in DL Streamer gvametaconvert's object layout, each
+  cudanms's in kept order; "producer" (in "detection") names the cudanms
+  element that attached it (left out where the ROI names none), and
+  producer= keeps only that element's.
 - frame_json(...): one JSON line per frame, the layout cudanms-print --json
   prints too.
 """
@@ -39,29 +42,60 @@ def attach_tensor(buf, array, tensor_id="detections"):
     buf.add_protection_meta(s)
 
 
-def detections(buf):
-    """cudanms's detections on buf, in kept order."""
-    out = []
-    while True:
-        roi = GstVideo.buffer_get_video_region_of_interest_meta_id(
-            buf, len(out))
+# ROI ids a buffer may skip before the walk below stops looking
+_MAX_ID_GAP = 65536
+
+
+def _rois(buf):
+    """The buffer's ROI metas by ascending id. gi cannot iterate a buffer's
+    metas, so ids are walked: cudanms gives its ROIs ids unique within the
+    buffer, from the largest already there plus one, so the ROIs of every
+    cudanms on the buffer hold consecutive ids; the walk stops once it has
+    found every ROI meta of the buffer (or after _MAX_ID_GAP ids without
+    one: another element's sparse ids)."""
+    n = buf.get_n_meta(GstVideo.VideoRegionOfInterestMeta.get_info().api)
+    rois, rid, gap = [], 0, 0
+    while len(rois) < n and gap < _MAX_ID_GAP:
+        roi = GstVideo.buffer_get_video_region_of_interest_meta_id(buf, rid)
         if roi is None:
-            return out
+            gap += 1
+        else:
+            rois.append(roi)
+            gap = 0
+        rid += 1
+    return rois
+
+
+def detections(buf, producer=None):
+    """The detections on buf, each cudanms's in kept order; with producer
+    (an element name), only that element's. ROIs without a "detection"
+    structure (roi-params=false, or another element's) are left out."""
+    out = []
+    for roi in _rois(buf):
         det = roi.get_param("detection")
+        if det is None:
+            continue
+        who = det.get_value("producer") if det.has_field("producer") else None
+        if producer is not None and who != producer:
+            continue
         roi_type = GLib.quark_to_string(roi.roi_type)
+        detection = {
+            "bounding_box": {
+                k: round(det.get_value(k), 6)
+                for k in ("x_min", "y_min", "x_max", "y_max")},
+            "confidence": round(det.get_value("confidence"), 6),
+            "label_id": det.get_value("label_id"),
+            "label": det.get_value("label") or roi_type,
+        }
+        if who is not None:
+            detection["producer"] = who
         out.append({
             "region_id": roi.id,
             "roi_type": roi_type,
             "x": roi.x, "y": roi.y, "w": roi.w, "h": roi.h,
-            "detection": {
-                "bounding_box": {
-                    k: round(det.get_value(k), 6)
-                    for k in ("x_min", "y_min", "x_max", "y_max")},
-                "confidence": round(det.get_value("confidence"), 6),
-                "label_id": det.get_value("label_id"),
-                "label": det.get_value("label") or roi_type,
-            },
+            "detection": detection,
         })
+    return out
 
 
 def frame_json(pts, width, height, objects):
@@ -78,10 +112,14 @@ def frame_text(index, pts, objects):
     n = len(objects)
     lines = ["frame %-4d pts %s  %d detection%s" % (
         index, _time_str(pts), n, "" if n == 1 else "s")]
+    # each ROI's producer, where the frame's ROIs have more than one
+    several = len({o["detection"].get("producer") for o in objects}) > 1
     for o in objects:
-        lines.append("  #%-3d %-14s %.3f  x=%-5u y=%-5u w=%-5u h=%-5u" % (
+        who = o["detection"].get("producer")
+        lines.append("  #%-3d %-14s %.3f  x=%-5u y=%-5u w=%-5u h=%-5u%s" % (
             o["region_id"], o["detection"]["label"],
-            o["detection"]["confidence"], o["x"], o["y"], o["w"], o["h"]))
+            o["detection"]["confidence"], o["x"], o["y"], o["w"], o["h"],
+            "  " + who if several and who is not None else ""))
     return "\n".join(lines)
 
 

@@ -488,7 +488,7 @@ bench_meta (bench_json *j, const cnms_npy *npy, GstCudanmsAttachMeta which,
     double t0 = bench_now_us ();
 
     gst_cudanms_attach_detections (buf, &labels, dets, n, FRAME_SIZE,
-        FRAME_SIZE, which, params);
+        FRAME_SIZE, which, params, "cudanms0");
     gst_buffer_unref (buf);
     us[i] = bench_now_us () - t0;
   }

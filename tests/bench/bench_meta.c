@@ -69,8 +69,8 @@ attach_rois (GstBuffer * buf, GstCudanmsLabels * labels, gboolean params)
   int i;
 
   for (i = 0; i < boxes; i++)
-    gst_cudanms_attach_roi (buf, labels, &dets[i], (guint) i, 640, 640,
-        params);
+    gst_cudanms_attach_roi (buf, labels, &dets[i], i, 640, 640,
+        params, "cudanms0");
 }
 
 static void *

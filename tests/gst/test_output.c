@@ -15,7 +15,7 @@ roi_of (const cnms_det * d, gint fw, gint fh, GstBuffer ** buf)
 
   *buf = gst_buffer_new ();
   gst_cudanms_labels_init (&labels);
-  gst_cudanms_attach_roi (*buf, &labels, d, 0, fw, fh, TRUE);
+  gst_cudanms_attach_roi (*buf, &labels, d, 0, fw, fh, TRUE, "nms");
   gst_cudanms_labels_clear (&labels);
   return gst_buffer_get_video_region_of_interest_meta_id (*buf, 0);
 }
