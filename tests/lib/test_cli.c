@@ -430,6 +430,70 @@ test_decode_cli (void)
 #undef DECODE
 }
 
+/* The edges where the reader and the CLI must say what numpy and a user
+ * expect: the 8-dim limit, format versions, an empty array of huge dims,
+ * a misshapen boxes array, a number out of range. */
+static void
+test_edges (void)
+{
+  static const float v[2] = { 1.5f, -2.0f };
+  static const float boxes[10][5];
+  int64_t bdims[2] = { 10, 5 }, sdims[1] = { 10 };
+  static const float scores[10];
+  cnms_npy a;
+  char err[512], args[4096];
+
+  /* 8 dims is the limit: an 8-dim file reads, a 9-dim one is refused */
+  write_header (path ("d8.npy"), "{'descr': '<f4', 'fortran_order': False, "
+      "'shape': (1, 1, 1, 1, 1, 1, 1, 2), }\n", v, 8);
+  CHECK_INT (cnms_npy_read (path ("d8.npy"), &a, err, sizeof err), 0);
+  CHECK_INT (a.n_dims, 8);
+  CHECK_INT (a.dims[7], 2);
+  CHECK_INT (a.count, 2);
+  cnms_npy_clear (&a);
+  write_header (path ("d9.npy"), "{'descr': '<f4', 'fortran_order': False, "
+      "'shape': (1, 1, 1, 1, 1, 1, 1, 1, 2), }\n", v, 8);
+  expect_npy_error (path ("d9.npy"), "npy array has more than 8 dims");
+  /* versions 1.0, 2.0 and 3.0 only: numpy refuses 1.9 */
+  {
+    const char *dict = "{'descr': '<f4', 'fortran_order': False, "
+        "'shape': (2,), }\n";
+    char buf[256];
+    size_t hl = strlen (dict);
+
+    memcpy (buf, "\x93NUMPY\x01\x09", 8);
+    buf[8] = (char) hl;
+    buf[9] = 0;
+    memcpy (buf + 10, dict, hl);
+    memcpy (buf + 10 + hl, v, sizeof v);
+    write_text (path ("v19.npy"), buf, 10 + hl + sizeof v);
+    expect_npy_error (path ("v19.npy"), "unsupported .npy version 1.9");
+  }
+  /* a zero dim: a valid empty array, whatever the other dims */
+  write_header (path ("empty.npy"), "{'descr': '<f4', 'fortran_order': "
+      "False, 'shape': (4611686018427387, 4611686018427387, 0), }\n", v, 0);
+  CHECK_INT (cnms_npy_read (path ("empty.npy"), &a, err, sizeof err), 0);
+  CHECK_INT (a.n_dims, 3);
+  CHECK_INT (a.dims[0], 4611686018427387LL);
+  CHECK_INT (a.count, 0);
+  cnms_npy_clear (&a);
+
+  /* the CLI names the shape it got, and a number out of range */
+  CHECK_INT (cnms_npy_write (path ("b105.npy"), CNMS_NPY_F4, 2, bdims, boxes,
+          err, sizeof err), 0);
+  CHECK_INT (cnms_npy_write (path ("s10.npy"), CNMS_NPY_F4, 1, sdims, scores,
+          err, sizeof err), 0);
+  snprintf (args, sizeof args, "nms --boxes '%s' --scores '%s' --iou 0.5 "
+      "--out '%s'", path ("b105.npy"), path ("s10.npy"), path ("k.npy"));
+  expect_error (args, "boxes must be float32 [N,4], got float32 [10, 5]");
+  snprintf (args, sizeof args, "nms --boxes '%s' --scores '%s' --iou 1e-400 "
+      "--out '%s'", path ("b105.npy"), path ("s10.npy"), path ("k.npy"));
+  expect_error (args, "--iou: '1e-400' is out of range");
+  snprintf (args, sizeof args, "nms --boxes '%s' --scores '%s' --iou 1e999 "
+      "--out '%s'", path ("b105.npy"), path ("s10.npy"), path ("k.npy"));
+  expect_error (args, "--iou: '1e999' is out of range");
+}
+
 int
 main (int argc, char **argv)
 {
@@ -443,5 +507,6 @@ main (int argc, char **argv)
   test_npy ();
   test_nms_cli ();
   test_decode_cli ();
+  test_edges ();
   return check_result ("test-cli");
 }

@@ -89,9 +89,9 @@ row_dtype_rank_dims (void)
   t = tensor_dims (some, 96, CNMS_DTYPE_FLOAT32, 3, 2, 2, 6);
   CHECK_BAD (t, CNMS_LAYOUT_AUTO, "batch dimension is 2");
   t = f32 (some, 3, 2);
-  CHECK_BAD (t, CNMS_LAYOUT_AUTO, "cannot detect the layout of a [3, 2]");
+  CHECK_BAD (t, CNMS_LAYOUT_AUTO, "cannot detect the layout of a [1, 3, 2] tensor");
   t = f32 (some, 2, 6);
-  CHECK_BAD (t, CNMS_LAYOUT_YOLOV8, "a [2, 6] tensor does not fit layout "
+  CHECK_BAD (t, CNMS_LAYOUT_YOLOV8, "a [1, 2, 6] tensor does not fit layout "
       "yolov8");
   t = tensor_dims (some, 48, CNMS_DTYPE_FLOAT32, 3, 1, -2, 6);
   CHECK_BAD (t, CNMS_LAYOUT_AUTO, "tensor dim 1 is -2, must be > 0");
@@ -106,14 +106,14 @@ row_byte_size (void)
 
   t.size = 47;
   CHECK_BAD (t, CNMS_LAYOUT_AUTO, "tensor data is 47 bytes, 48 needed for "
-      "a [2, 6] float32 tensor");
+      "a [1, 2, 6] float32 tensor");
   t.size = 52;
   CHECK_BAD (t, CNMS_LAYOUT_AUTO, "tensor data is 52 bytes, 48 expected for "
-      "a [2, 6] float32 tensor (longer than its dims say: wrong dims?)");
+      "a [1, 2, 6] float32 tensor (longer than its dims say: wrong dims?)");
   t.dtype = CNMS_DTYPE_FLOAT16;
   t.size = 25;
   CHECK_BAD (t, CNMS_LAYOUT_AUTO, "tensor data is 25 bytes, 24 expected for "
-      "a [2, 6] float16");
+      "a [1, 2, 6] float16");
   t.size = 24;
   CHECK_STR (detect_str (&t, CNMS_LAYOUT_AUTO, &p), "");
 }
@@ -163,7 +163,7 @@ row_overflow (void)
   t.dims[1] = INT32_MAX;
   t.dims[2] = INT32_MAX;
   CHECK_BAD (t, CNMS_LAYOUT_YOLOV8, "tensor data is 64 bytes, "
-      "18446744056529682436 needed for a [2147483647, 2147483647] float32");
+      "18446744056529682436 needed for a [1, 2147483647, 2147483647] float32");
   t.dtype = CNMS_DTYPE_FLOAT16;
   CHECK_BAD (t, CNMS_LAYOUT_YOLOV5, "tensor data is 64 bytes, "
       "9223372028264841218 needed");
@@ -275,11 +275,11 @@ row_classes (void)
   cnms_tensor t = f32 (some, 4, 10);
   int c;
 
-  CHECK_BAD (t, CNMS_LAYOUT_AUTO, "cannot detect the layout of a [4, 10]");
-  CHECK_BAD (t, CNMS_LAYOUT_YOLOV8, "a [4, 10] tensor does not fit layout "
+  CHECK_BAD (t, CNMS_LAYOUT_AUTO, "cannot detect the layout of a [1, 4, 10] tensor");
+  CHECK_BAD (t, CNMS_LAYOUT_YOLOV8, "a [1, 4, 10] tensor does not fit layout "
       "yolov8");
   t = f32 (some, 10, 5);
-  CHECK_BAD (t, CNMS_LAYOUT_YOLOV5, "a [10, 5] tensor does not fit layout "
+  CHECK_BAD (t, CNMS_LAYOUT_YOLOV5, "a [1, 10, 5] tensor does not fit layout "
       "yolov5");
 
   t = f32 (v, 4 + MATRIX_MANY_CLASSES, 2);
