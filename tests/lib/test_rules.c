@@ -2,8 +2,9 @@
  * would change results without another test noticing:
  *   - suppression is IoU strictly above the threshold: a pair at exactly
  *     the threshold is kept, one a float below it is suppressed, in the
- *     kept-list scan (few boxes), the grid scan's SIMD lanes (many boxes;
- *     SSE2 and AVX) and through cnms_detect;
+ *     rule itself (cnms_suppresses, cnms_iou_above), the list scan (few
+ *     boxes) and the grid scan (many boxes), SSE2 and AVX, and through
+ *     cnms_detect;
  *   - the letterbox pad of a half pixel rounds with ultralytics' bias
  *     (round (pad - 0.1)): 640x640 on a 640x479 frame pads 80, not 81;
  *   - float to half rounds ties to even, as numpy's astype (values
@@ -16,6 +17,7 @@
 
 #include "cudanms.h"
 #include "cudanms_static.h"
+#include "cnms_math.h"
 #include "check.h"
 #include "tensors.h"
 
@@ -56,6 +58,28 @@ pair_kept (int n_far, float iou)
   free (scores);
   free (keep);
   return kept;
+}
+
+/* The rule itself, as both backends' scalar code calls it (the CUDA mask
+ * through cnms_suppresses, the CPU walk's scalar scan through
+ * cnms_iou_above; the SIMD lanes are compared with them bit for bit). */
+static void
+test_rule (void)
+{
+  const float below = nextafterf (0.5f, 0.0f);
+
+  CHECK_FLOAT (cnms_iou (pair[0], 2.0f, pair[1], 1.0f), 0.5f);
+  CHECK_INT (cnms_iou_above (pair[0], 2.0f, pair[1], 1.0f, 0.5f), 0);
+  CHECK_INT (cnms_iou_above (pair[0], 2.0f, pair[1], 1.0f, below), 1);
+  CHECK_INT (cnms_suppresses (pair[0], 2.0f, 3, pair[1], 1.0f, 3, 0.5f, 0),
+      0);
+  CHECK_INT (cnms_suppresses (pair[0], 2.0f, 3, pair[1], 1.0f, 3, below, 0),
+      1);
+  /* another class: only agnostic suppresses */
+  CHECK_INT (cnms_suppresses (pair[0], 2.0f, 3, pair[1], 1.0f, 4, below, 0),
+      0);
+  CHECK_INT (cnms_suppresses (pair[0], 2.0f, 3, pair[1], 1.0f, 4, below, 1),
+      1);
 }
 
 static void
@@ -174,6 +198,7 @@ int
 main (void)
 {
   CHECK_INT (cnms_ctx_new (CNMS_BACKEND_CPU, -1, &ctx), CNMS_OK);
+  test_rule ();
   test_iou_equality ();
   test_iou_equality_detect ();
   test_letterbox_half_pixel ();
