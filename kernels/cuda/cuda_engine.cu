@@ -33,7 +33,9 @@ cnms_report_value (const int32_t *first)
   return (int32_t) (uint32_t) (key & 0xffffffffull);
 }
 
-/* Copies the decode's row counts into the output header and zeroes them. */
+/* Copies the decode's row counts into the output header and zeroes them:
+ * the decode is done (a grid barrier or the launch before), and nothing
+ * else reads them. */
 __device__ __forceinline__ void
 cnms_report_out (int32_t *rep, int32_t *out_hdr)
 {
@@ -120,6 +122,10 @@ engine_kernel (cnms_engine_args g)
   const int n = m < g.a.cap ? m : g.a.cap;
   char *body = g.out + CNMS_HEADER_BYTES;
   int32_t *out_hdr = (int32_t *) g.out;
+  /* the last block copies the decode's row counts out, off block 0's path
+   * (their stores to host memory would hold up its barrier) */
+  const bool reporter = g.report != NULL && threadIdx.x == 0
+      && blockIdx.x == gridDim.x - 1;
 
   /* the mask phase appends to each row's list of nonzero words (when
    * the resolve reads global memory) */
@@ -128,12 +134,8 @@ engine_kernel (cnms_engine_args g)
         i += gridDim.x * blockDim.x)
       g.row_cnt[i] = 0;
   cnms_sort_rank (g, m, n, s_dyn);
-  if (blockIdx.x == 0 && threadIdx.x == 0) {
+  if (blockIdx.x == 0 && threadIdx.x == 0)
     out_hdr[CNMS_OUT_CANDIDATES] = count;
-    /* the decode is done: its row counts go out, zeroed for the next call */
-    if (g.report != NULL)
-      cnms_report_out (g.report, out_hdr);
-  }
   grid.sync ();
   /* every block has read the count: zero it for the next call, so that
    * the host need not (a failed call leaves the host to do it) */
@@ -147,6 +149,8 @@ engine_kernel (cnms_engine_args g)
         [&] (int r) { return g.order[r]; });
     if (blockIdx.x == 0 && threadIdx.x == 0)
       out_hdr[CNMS_OUT_KEPT] = k;
+    if (reporter)
+      cnms_report_out (g.report, out_hdr);
     return;
   }
 
@@ -159,8 +163,11 @@ engine_kernel (cnms_engine_args g)
     __threadfence ();
     atomicAdd (&g.hdr[CNMS_HDR_MASKED], 1);
   }
-  if (blockIdx.x != 0)
+  if (blockIdx.x != 0) {
+    if (reporter)
+      cnms_report_out (g.report, out_hdr);
     return;
+  }
   if (threadIdx.x == 0) {
     while (atomicAdd (&g.hdr[CNMS_HDR_MASKED], 0) < (int) gridDim.x)
       __nanosleep (32);
@@ -170,6 +177,8 @@ engine_kernel (cnms_engine_args g)
   }
   __syncthreads ();
   cnms_resolve (g, n, s_dyn);
+  if (reporter)                 /* a grid of one block */
+    cnms_report_out (g.report, out_hdr);
 }
 
 cudaError_t
