@@ -11,8 +11,8 @@
  *     lanes stride through them with all four rows' loads in flight, and
  *     the first maxima merge across the warp by shuffles;
  *   - end2end [1, K, 6]: one thread per row.
- * Every kernel counts the rows of the report (cnms_report) by warp
- * ballots into d_report, which the engine reads.
+ * Every kernel counts the rows of the report (cnms_report) into d_report
+ * (an atomic per such row: they are rare), which the engine copies out.
  * Candidates are compacted with one atomicAdd per warp
  * (cnms_warp_reserve); they land in atomic order, and the sort that
  * follows makes the order deterministic. */
@@ -79,9 +79,10 @@ decode_yolov5 (const T *__restrict__ t, int n_anchors, int n_classes,
       ok = cnms_anchor_candidate (&map, score, thr, cx, cy, w, h, box) != 0;
     }
   }
-  /* lane r holds row r's score */
-  cnms_warp_count (lane < CNMS_V5_ROWS && row0 + lane < n_anchors
-      && !cnms_isfinite (score), &rep[CNMS_REP_NONFINITE]);
+  /* lane r holds row r's score; non-finite ones are rare */
+  if (lane < CNMS_V5_ROWS && row0 + lane < n_anchors
+      && !cnms_isfinite (score))
+    atomicAdd (&rep[CNMS_REP_NONFINITE], 1);
   cnms_emit_candidate (ok, score, box, cls, row0 + lane, n_anchors, abits, hdr,
       recs, keys, vals);
 }
@@ -102,8 +103,8 @@ decode_end2end (const T *__restrict__ t, int n_anchors, cnms_map map,
     for (int f = 0; f < 6; f++)
       row[f] = cnms_ld (t, (size_t) a * 6 + f);
     ok = cnms_end2end_candidate (&map, row, thr, box, &cls) != 0;
+    cnms_report_end2end (row, thr, a, rep);
   }
-  cnms_report_end2end (a < n_anchors, row, thr, a, rep);
   cnms_emit_candidate (ok, ok ? row[4] : 0.0f, box, cls, a, n_anchors, abits, hdr,
       recs, keys, vals);
 }

@@ -7,17 +7,6 @@
 
 #include "cnms_cuda_device.cuh"
 
-/* Adds the lanes of the warp for which bad holds to the report word at
- * counter; every lane of the warp calls it. */
-__device__ __forceinline__ void
-cnms_warp_count (bool bad, int32_t *counter)
-{
-  const unsigned ballot = __ballot_sync (CNMS_FULL_WARP, bad);
-
-  if (ballot != 0 && (threadIdx.x & 31) == (unsigned) (__ffs (ballot) - 1))
-    atomicAdd (counter, __popc (ballot));
-}
-
 /* Keeps value if row comes before every row kept so far at the 64-bit
  * report word pair first: the key orders by row, first row largest, and
  * is never 0 (rows are below 2^31). */
@@ -31,25 +20,23 @@ cnms_report_first (int32_t *first, int row, float value)
   atomicMax ((unsigned long long *) first, key);
 }
 
-/* The end2end rows' report: a non-finite score, and a candidate's score
- * with an invalid or a fractional class value; every lane of the warp
- * calls it (valid: the lane has a row). */
+/* The report of end2end row a: a non-finite score, and a candidate's
+ * score with an invalid or a fractional class value. Atomics only for
+ * such rows, which are rare. */
 __device__ __forceinline__ void
-cnms_report_end2end (bool valid, const float *row, float thr, int a,
-    int32_t *rep)
+cnms_report_end2end (const float *row, float thr, int a, int32_t *rep)
 {
-  const int kind = valid ? cnms_end2end_class_kind (row, thr) :
-      CNMS_E2E_CLASS_NONE;
+  const int kind = cnms_end2end_class_kind (row, thr);
 
-  cnms_warp_count (valid && !cnms_isfinite (row[4]),
-      &rep[CNMS_REP_NONFINITE]);
-  cnms_warp_count (kind == CNMS_E2E_CLASS_INVALID, &rep[CNMS_REP_INVALID]);
-  cnms_warp_count (kind == CNMS_E2E_CLASS_FRACTIONAL,
-      &rep[CNMS_REP_FRACTIONAL]);
-  if (kind == CNMS_E2E_CLASS_INVALID)
+  if (!cnms_isfinite (row[4]))
+    atomicAdd (&rep[CNMS_REP_NONFINITE], 1);
+  if (kind == CNMS_E2E_CLASS_INVALID) {
+    atomicAdd (&rep[CNMS_REP_INVALID], 1);
     cnms_report_first (&rep[CNMS_REP_FIRST_INVALID], a, row[5]);
-  else if (kind == CNMS_E2E_CLASS_FRACTIONAL)
+  } else if (kind == CNMS_E2E_CLASS_FRACTIONAL) {
+    atomicAdd (&rep[CNMS_REP_FRACTIONAL], 1);
     cnms_report_first (&rep[CNMS_REP_FIRST_FRACTIONAL], a, row[5]);
+  }
 }
 
 /* Writes one candidate into the count-header buffer and its sort inputs;

@@ -70,6 +70,10 @@ cnms_engine_decode_v8 (const cnms_engine_decode &d, int32_t *hdr,
   const int groups = cnms_ceil_div (d.n_anchors, 32);
   const size_t n = (size_t) d.n_anchors;
 
+  /* this thread's anchors without a finite score: added to the report
+   * once, after the rounds, and only when there are any (rare) */
+  int nonfinite = 0;
+
   /* uniform per block: the rounds have barriers */
   for (int g0 = blockIdx.x * groups_per_round; g0 < groups;
       g0 += gridDim.x * groups_per_round) {
@@ -87,8 +91,7 @@ cnms_engine_decode_v8 (const cnms_engine_decode &d, int32_t *hdr,
       for (int w = 1; w < slices; w++)
         cnms_best_merge (s_best[threadIdx.x + w * groups_per_round * 32],
             s_cls[threadIdx.x + w * groups_per_round * 32], &best, &bc);
-      cnms_warp_count (a < d.n_anchors && !cnms_isfinite (best),
-          &d.report[CNMS_REP_NONFINITE]);
+      nonfinite += a < d.n_anchors && !cnms_isfinite (best);
       if (a < d.n_anchors)
         ok = cnms_anchor_candidate (&d.map, best, d.thr, cnms_ld (t, a),
             cnms_ld (t, n + a), cnms_ld (t, 2 * n + a),
@@ -99,6 +102,8 @@ cnms_engine_decode_v8 (const cnms_engine_decode &d, int32_t *hdr,
     /* the next round overwrites the maxima */
     __syncthreads ();
   }
+  if (nonfinite > 0)
+    atomicAdd (&d.report[CNMS_REP_NONFINITE], nonfinite);
 }
 
 /* 4 blocks a multiprocessor at most 64 registers a thread: the plain NMS
