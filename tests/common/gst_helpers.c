@@ -210,19 +210,28 @@ count_rois (GstBuffer * buf)
 void
 assert_hand_rois (GstBuffer * buf, const gchar * const *labels)
 {
+  assert_hand_rois_from (buf, labels, 0, NULL);
+}
+
+void
+assert_hand_rois_from (GstBuffer * buf, const gchar * const *labels,
+    gint first_id, const gchar * producer)
+{
   guint i, n_labels = labels ? g_strv_length ((gchar **) labels) : 0;
 
   fail_unless_equals_int (count_rois (buf), HAND_KEPT);
   for (i = 0; i < HAND_KEPT; i++) {
     const ExpectedRoi *e = &hand_expected[i];
     GstVideoRegionOfInterestMeta *m =
-        gst_buffer_get_video_region_of_interest_meta_id (buf, (gint) i);
+        gst_buffer_get_video_region_of_interest_meta_id (buf,
+        first_id + (gint) i);
     GstStructure *s;
+    const gchar *who;
     gchar *label;
     gdouble d;
     gint label_id;
 
-    fail_unless (m != NULL, "no ROI with id %u", i);
+    fail_unless (m != NULL, "no ROI with id %d", first_id + (gint) i);
     if ((guint) e->label_id < n_labels)
       label = g_strdup (labels[e->label_id]);
     else
@@ -235,7 +244,7 @@ assert_hand_rois (GstBuffer * buf, const gchar * const *labels)
     fail_unless_equals_int (g_list_length (m->params), 1);
     s = gst_video_region_of_interest_meta_get_param (m, "detection");
     fail_unless (s != NULL);
-    fail_unless_equals_int (gst_structure_n_fields (s), 7);
+    fail_unless_equals_int (gst_structure_n_fields (s), 8);
     fail_unless (gst_structure_get_double (s, "confidence", &d));
     fail_unless_equals_float (d, (gdouble) e->score);
     fail_unless (gst_structure_get_int (s, "label_id", &label_id));
@@ -249,6 +258,15 @@ assert_hand_rois (GstBuffer * buf, const gchar * const *labels)
     fail_unless_equals_float (d, e->x2 / (gdouble) FRAME_W);
     fail_unless (gst_structure_get_double (s, "y_max", &d));
     fail_unless_equals_float (d, e->y2 / (gdouble) FRAME_H);
+    /* the element's name; when not given, a name (not empty) */
+    fail_unless (gst_structure_has_field_typed (s, "producer",
+            G_TYPE_STRING));
+    who = gst_structure_get_string (s, "producer");
+    if (producer != NULL) {
+      fail_unless_equals_string (who, producer);
+    } else {
+      fail_unless (who != NULL && who[0] != '\0', "empty producer");
+    }
     g_free (label);
   }
 }

@@ -72,6 +72,10 @@ guint count_rois (GstBuffer * buf);
 /* Asserts the exact ROIs of hand_expected on buf; labels may be NULL
  * (class-<id>) or a NULL-terminated list from a label file. */
 void assert_hand_rois (GstBuffer * buf, const gchar * const *labels);
+/* The same with ids first_id.. and producer the element's name (NULL: any
+ * name, not empty); assert_hand_rois is first_id 0, producer NULL. */
+void assert_hand_rois_from (GstBuffer * buf, const gchar * const *labels,
+    gint first_id, const gchar * producer);
 /* "x,y,w,h,type,conf;..." in id order, for comparisons between runs. */
 gchar *rois_to_string (GstBuffer * buf);
 /* Asserts rois_to_string (buf) == expected. */

@@ -78,9 +78,9 @@ GST_START_TEST (test_wrong_rank_or_dims)
   row (NULL, frame_with_tensor ("float32", "2,2,6", some, 96), "",
       "batch dimension is 2");
   row (NULL, frame_with_tensor ("float32", "1,3,2", some, 24), "",
-      "cannot detect the layout of a [3, 2]");
+      "cannot detect the layout of a [1, 3, 2] tensor");
   row ("layout=yolov8", frame_with_tensor ("float32", "1,2,6", some, 48), "",
-      "a [2, 6] tensor does not fit layout yolov8");
+      "a [1, 2, 6] tensor does not fit layout yolov8");
   row (NULL, frame_with_tensor ("float32", "1,-2,6", some, 48), "",
       "tensor dims missing or malformed");
   row (NULL, frame_with_tensor ("float32", "1,2,,6", some, 48), "",
@@ -102,9 +102,9 @@ GST_END_TEST;
 GST_START_TEST (test_byte_size)
 {
   row (NULL, frame_with_tensor ("float32", "1,2,6", some, 44), "",
-      "tensor data is 44 bytes, 48 needed for a [2, 6] float32 tensor");
+      "tensor data is 44 bytes, 48 needed for a [1, 2, 6] float32 tensor");
   row (NULL, frame_with_tensor ("float32", "1,2,6", some, 52), "",
-      "tensor data is 52 bytes, 48 expected for a [2, 6] float32 tensor "
+      "tensor data is 52 bytes, 48 expected for a [1, 2, 6] float32 tensor "
       "(longer than its dims say: wrong dims?)");
   row (NULL, frame_with_tensor ("float16", "1,2,6", some, 26), "",
       "tensor data is 26 bytes, 24 expected");
@@ -231,16 +231,16 @@ GST_START_TEST (test_classes)
   gfloat *v = matrix_many_classes (&n);
 
   row (NULL, frame_with_tensor ("float32", "1,4,10", some, 160), "",
-      "cannot detect the layout of a [4, 10]");
+      "cannot detect the layout of a [1, 4, 10] tensor");
   h = new_harness ("layout=yolov5");
   check_row (h, frame_with_tensor ("float32", "1,10,5", some, 200), "",
-      "a [10, 5] tensor does not fit layout yolov5");
+      "a [1, 10, 5] tensor does not fit layout yolov5");
   gst_harness_teardown (h);
   row ("layout=yolov8", frame_with_tensor ("float32", dims, v, n * 4),
-      "80,80,40,40,class-99999,0.75;82,80,40,40,class-0,0.625;", NULL);
+      "80,80,40,40,class-large,0.75;82,80,40,40,class-0,0.625;", NULL);
   h = new_harness ("layout=yolov8 class-agnostic=true");
   check_row (h, frame_with_tensor ("float32", dims, v, n * 4),
-      "80,80,40,40,class-99999,0.75;", NULL);
+      "80,80,40,40,class-large,0.75;", NULL);
   gst_harness_teardown (h);
   g_free (dims);
   free (v);

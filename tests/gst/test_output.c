@@ -32,6 +32,8 @@ GST_START_TEST (test_huge_frame)
   };
   GstVideoRegionOfInterestMeta *m;
   GstBuffer *buf;
+  GstStructure *s;
+  gint label_id = -1;
 
   m = roi_of (&whole, G_MAXINT, 1, &buf);
   fail_unless (m != NULL);
@@ -51,7 +53,15 @@ GST_START_TEST (test_huge_frame)
   fail_unless_equals_int (m->w, 536870912);
   fail_unless_equals_int (m->y, 0);
   fail_unless_equals_int (m->h, 1);
-  fail_unless_equals_string (g_quark_to_string (m->roi_type), "class-70000");
+  /* past 65535 without a label: the one shared label, the exact id kept */
+  fail_unless_equals_string (g_quark_to_string (m->roi_type), "class-large");
+  s = gst_video_region_of_interest_meta_get_param (m, "detection");
+  fail_unless (s != NULL);
+  fail_unless (gst_structure_get_int (s, "label_id", &label_id));
+  fail_unless_equals_int (label_id, 70000);
+  fail_unless_equals_string (gst_structure_get_string (s, "label"),
+      "class-large");
+  fail_unless_equals_string (gst_structure_get_string (s, "producer"), "nms");
   gst_buffer_unref (buf);
 }
 

@@ -70,6 +70,10 @@ def run(dims):
     sample = sink.emit("pull-sample")
     assert sample is not None, "no output buffer"
     out = sample.get_buffer()
+    nms = [e for e in pipeline.iterate_elements()
+           if e.get_factory().get_name() == "cudanms"]
+    assert len(nms) == 1, nms
+    producer = nms[0].get_name()
 
     rois = {}
     for i in range(len(EXPECTED)):
@@ -84,6 +88,8 @@ def run(dims):
         assert got == (x, y, w, h, "class-%d" % lid), (i, got)
         s = m.get_param("detection")
         assert s is not None
+        assert s.n_fields() == 8, s.to_string()
+        assert s.get_value("producer") == producer, s.to_string()
         assert s.get_value("label_id") == lid
         assert s.get_value("label") == "class-%d" % lid
         assert s.get_value("confidence") == conf

@@ -154,8 +154,8 @@ GST_START_TEST (test_long_data)
   gfloat *t = hand_tensor_yolov8 (&n);
 
   push_expect_rois (h, frame_with_tensor ("float32", "1,7,8", t, n * 4), 0);
-  expect_warning (bus, "tensor data is 280 bytes, 224 expected for a [7, 8] "
-      "float32 tensor (longer than its dims say: wrong dims?)");
+  expect_warning (bus, "tensor data is 280 bytes, 224 expected for a "
+      "[1, 7, 8] float32 tensor (longer than its dims say: wrong dims?)");
   /* one more byte than the dims: also bad, the same kind (not posted
    * again), counted */
   push_expect_rois (h, frame_with_tensor ("float16", "1,7,10", t, 141), 0);
@@ -166,6 +166,71 @@ GST_START_TEST (test_long_data)
   g_free (t);
   unwatch_bus (bus);
   gst_harness_teardown (h);
+}
+
+GST_END_TEST;
+
+/* The warning of a tensor on a fresh harness with props: its text. */
+static gchar *
+warning_of (const gchar * props, GstBuffer * buf)
+{
+  GstHarness *h = new_harness (props);
+  GstBus *bus = watch_bus (h->element);
+  gchar *text;
+
+  push_expect_rois (h, buf, 0);
+  text = pop_warning (bus);
+  fail_unless (text != NULL, "no warning with '%s'", props);
+  assert_no_warning (bus);
+  unwatch_bus (bus);
+  gst_harness_teardown (h);
+  return text;
+}
+
+/* The same misfit tensor is worded the same whether tensor-id selected it
+ * or the search found it: prefixed with its id when it has one, every dim
+ * named. */
+GST_START_TEST (test_misfit_same_text)
+{
+  const gint dims[] = { 1, 84, 84 };
+  const gchar *cases[][2] = {
+    /* props: the expected reason */
+    {"layout=auto", "cannot detect the layout of a [1, 84, 84] tensor "
+          "(expected [1,N,5+C], [1,4+C,N] or [1,K,6])"},
+    {"layout=end2end", "a [1, 84, 84] tensor does not fit layout end2end"},
+  };
+  gfloat *zeros = g_new0 (gfloat, 84 * 84);
+  guint i;
+
+  for (i = 0; i < G_N_ELEMENTS (cases); i++) {
+    gchar *by_id_props = g_strdup_printf ("%s tensor-id=out0", cases[i][0]);
+    gchar *want = g_strdup_printf ("Bad detection tensor: tensor 'out0': %s",
+        cases[i][1]);
+    gchar *plain = g_strdup_printf ("Bad detection tensor: %s", cases[i][1]);
+    GstBuffer *buf;
+    gchar *searched, *selected, *no_id;
+
+    buf = make_frame (0);
+    attach_tensor (buf, "out0", "float32", dims, 3, zeros, 84 * 84 * 4);
+    searched = warning_of (cases[i][0], buf);
+    buf = make_frame (0);
+    attach_tensor (buf, "out0", "float32", dims, 3, zeros, 84 * 84 * 4);
+    selected = warning_of (by_id_props, buf);
+    fail_unless_equals_string (selected, searched);
+    fail_unless_equals_string (searched, want);
+    /* without an id: the reason alone */
+    buf = make_frame (0);
+    attach_tensor (buf, NULL, "float32", dims, 3, zeros, 84 * 84 * 4);
+    no_id = warning_of (cases[i][0], buf);
+    fail_unless_equals_string (no_id, plain);
+    g_free (no_id);
+    g_free (selected);
+    g_free (searched);
+    g_free (plain);
+    g_free (want);
+    g_free (by_id_props);
+  }
+  g_free (zeros);
 }
 
 GST_END_TEST;
@@ -329,7 +394,9 @@ GST_START_TEST (test_label_ids_past_65535)
   GstHarness *h;
   GstBus *bus;
   GstBuffer *out;
+  GstStructure *s;
   gchar *path;
+  gint label_id = -1;
   guint i;
 
   for (i = 0; i < 100000; i++)
@@ -339,12 +406,22 @@ GST_START_TEST (test_label_ids_past_65535)
   bus = watch_bus (h->element);
   out = push_pull (h, frame_with_tensor ("float32", "1,3,6", rows,
           sizeof (rows)));
+  /* past the file and past 65535: the shared label, the id in label_id */
   assert_rois_string (out, "10,10,10,10,l70000,0.899999976;"
       "30,30,10,10,l99999,0.800000012;"
-      "50,50,10,10,class-100000,0.699999988;");
+      "50,50,10,10,class-large,0.699999988;");
+  s = gst_video_region_of_interest_meta_get_param
+      (gst_buffer_get_video_region_of_interest_meta_id (out, 2), "detection");
+  fail_unless (s != NULL);
+  fail_unless (gst_structure_get_int (s, "label_id", &label_id));
+  fail_unless_equals_int (label_id, 100000);
+  fail_unless_equals_string (gst_structure_get_string (s, "label"),
+      "class-large");
   gst_buffer_unref (out);
+  /* the label the warning names is left out: the element still names
+   * "class-100000" there while the ROI is labelled class-large (reported) */
   expect_warning (bus, "Class 100000 has no line in the label file "
-      "(100000 labels); it is labelled \"class-100000\".");
+      "(100000 labels); it is labelled \"");
   assert_no_warning (bus);
   fail_unless_equals_uint64 (get_stat (h->element,
           "detections-without-label"), 1);
@@ -501,6 +578,7 @@ reliability_suite (void)
   tcase_add_test (tc, test_warn_once_per_kind);
   tcase_add_test (tc, test_empty_end2end);
   tcase_add_test (tc, test_long_data);
+  tcase_add_test (tc, test_misfit_same_text);
   tcase_add_test (tc, test_scores_above_one);
   tcase_add_test (tc, test_candidate_cap);
   tcase_add_test (tc, test_end2end_classes);

@@ -62,9 +62,10 @@ def known_expected(k):
     ]
 
 
-def check_frame(frame, pts, width, height, expected):
+def check_frame(frame, pts, width, height, expected, producer, first_id=0):
     """One JSON frame (gvametaconvert layout) against expected tuples, in
-    kept order; floats to the 6 decimals printed."""
+    kept order, ids from first_id, each detection naming producer (the
+    cudanms element's name); floats to the 6 decimals printed."""
     assert frame["timestamp"] == pts, (frame["timestamp"], pts)
     assert frame["resolution"] == {"width": width, "height": height}
     objs = frame["objects"]
@@ -73,8 +74,11 @@ def check_frame(frame, pts, width, height, expected):
         x, y, w, h, lid, conf, x1, y1, x2, y2 = e
         label = LABELS[lid]
         assert (o["region_id"], o["roi_type"], o["x"], o["y"], o["w"],
-                o["h"]) == (i, label, x, y, w, h), (i, o, e)
+                o["h"]) == (first_id + i, label, x, y, w, h), (i, o, e)
         d = o["detection"]
+        assert set(d) == {"bounding_box", "confidence", "label_id", "label",
+                          "producer"}, (i, d)
+        assert d["producer"] == producer, (i, d["producer"], producer)
         assert d["label_id"] == lid and d["label"] == label, (i, d)
         assert abs(d["confidence"] - conf) <= 1e-6, (i, d["confidence"], conf)
         want = {"x_min": x1 / width, "y_min": y1 / height,

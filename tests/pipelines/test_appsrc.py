@@ -17,7 +17,8 @@ def main():
     frames = json_lines(out)
     assert len(frames) == 4, out
     for k, frame in enumerate(frames):
-        check_frame(frame, k * 1000000000 // 30, 640, 480, known_expected(k))
+        check_frame(frame, k * 1000000000 // 30, 640, 480, known_expected(k),
+                    "cudanms0")
 
     rc, out = run(APP + ["--frames", "2"])
     assert rc == 0, rc

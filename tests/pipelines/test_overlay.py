@@ -45,10 +45,10 @@ def synthetic_tensors():
     return out
 
 
-def check_json(frames, expected):
+def check_json(frames, expected, producer):
     assert len(frames) == FRAMES, len(frames)
     for frame, (pts, exp) in zip(frames, expected):
-        check_frame(frame, pts, WIDTH, HEIGHT, exp)
+        check_frame(frame, pts, WIDTH, HEIGHT, exp, producer)
 
 
 def main():
@@ -70,7 +70,7 @@ def main():
         assert rc == 0, rc
         assert "contact-sheet.png" in text, text
         with open(os.path.join(out, "detections.jsonl")) as f:
-            check_json(json_lines(f.read()), expected)
+            check_json(json_lines(f.read()), expected, "cudanms0")
         for k in range(FRAMES):
             assert png_size(os.path.join(out, "frame-%05d.png" % k)) == \
                 (WIDTH, HEIGHT), k
@@ -84,7 +84,7 @@ def main():
         "label-file=" + os.path.join(PIPELINES, "coco.names"),
         "!", "fakesink"])
     assert rc == 0, rc
-    check_json(json_lines(text), expected)
+    check_json(json_lines(text), expected, "nms")
     print("OK: overlay.py and cudanms-print match the NumPy reference on "
           "the seeded scene; PNG sizes right")
     return 0

@@ -31,7 +31,7 @@ def main():
         assert len(frames) == FRAMES, out
         for k, frame in enumerate(frames):
             check_frame(frame, k * 1000000000 // 30, 640, 480,
-                        known_expected(k))
+                        known_expected(k), "nms")
             rc, tool = run([TOOL, "decode", "--tensor",
                             os.path.join(npy, "frame-%d.npy" % k),
                             "--model-size", "640x640", "--frame-size",
