@@ -438,19 +438,20 @@ write_bad_npy (void)
   return write_npy ("cnms-bad-tensor.npy", 3, 3, zeros);
 }
 
-/* End2end rows (x1 y1 x2 y2 score class): two detections (one of class
- * 3.5, read as 3), two rows dropped for their class (-1, 2^24), a NaN
- * score and a score below the threshold. */
+/* End2end rows (x1 y1 x2 y2 score class, model pixels inside the picture
+ * a 640x640 letterbox makes of 1280x720: y from 140 to 500): two
+ * detections (one of class 3.5, read as 3), two rows dropped for their
+ * class (-1, 2^24), a NaN score and a score below the threshold. */
 static gchar *
 write_end2end_npy (void)
 {
   static const gfloat rows[6 * 6] = {
-    10, 10, 50, 50, 0.9f, 2.0f,
-    60, 10, 90, 50, 0.8f, -1.0f,
-    10, 60, 50, 90, 0.7f, 3.5f,
-    60, 60, 90, 90, 0.6f, 16777216.0f,
-    100, 10, 140, 50, NAN, 1.0f,
-    100, 60, 140, 90, 0.1f, 0.5f
+    10, 210, 50, 250, 0.9f, 2.0f,
+    60, 210, 90, 250, 0.8f, -1.0f,
+    10, 260, 50, 290, 0.7f, 3.5f,
+    60, 260, 90, 290, 0.6f, 16777216.0f,
+    100, 210, 140, 250, NAN, 1.0f,
+    100, 260, 140, 290, 0.1f, 0.5f
   };
 
   return write_npy ("cnms-end2end-classes.npy", 6, 6, rows);
