@@ -40,6 +40,7 @@ assert_attach_meta (GstElement * el, const gchar * nick)
   g_free (now);
 }
 
+#ifndef HAVE_GST_ANALYTICS
 /* Pops the next warning; asserts its text is exactly what. */
 static void
 expect_warning_text (GstBus * bus, const gchar * what)
@@ -51,7 +52,6 @@ expect_warning_text (GstBus * bus, const gchar * what)
   g_free (text);
 }
 
-#ifndef HAVE_GST_ANALYTICS
 /* While PLAYING, analytics and both are refused on a build without the
  * analytics library: the value stays roi and the ROIs keep coming; set
  * stopped, the value is taken (start() refuses it: test_cudanms.c). */
