@@ -90,19 +90,19 @@ gst_cudanms_attach_roi (GstBuffer * buffer, GstCudanmsLabels * labels,
           q[Q_PRODUCER], G_TYPE_STRING, producer, NULL));
 }
 
-gint
+gint64
 gst_cudanms_next_roi_id (GstBuffer * buffer)
 {
   gpointer state = NULL;
   GstMeta *m;
-  gint next = 0;
+  gint64 next = 0;
 
   while ((m = gst_buffer_iterate_meta_filtered (buffer, &state,
               GST_VIDEO_REGION_OF_INTEREST_META_API_TYPE)) != NULL) {
-    gint id = ((GstVideoRegionOfInterestMeta *) m)->id;
+    gint64 id = ((GstVideoRegionOfInterestMeta *) m)->id;
 
     if (id >= next)
-      next = id < G_MAXINT ? id + 1 : id;
+      next = id + 1;
   }
   return next;
 }
@@ -153,22 +153,57 @@ attach_od_mtds (GstBuffer * buffer, GstCudanmsLabels * labels,
 }
 #endif
 
+/* The ROIs when the ids after the largest on the buffer run past G_MAXINT
+ * (an upstream ROI of id near G_MAXINT): each takes the smallest id >= 0
+ * that no ROI of the buffer has, so they stay unique (in kept order, not
+ * consecutive). Never in a usual stream: the only per-frame allocation of
+ * the output. */
+static void
+attach_rois_in_free_ids (GstBuffer * buffer, GstCudanmsLabels * labels,
+    const cnms_det * dets, gint n, gint frame_width, gint frame_height,
+    gboolean roi_params, const gchar * producer)
+{
+  GHashTable *used = g_hash_table_new (g_direct_hash, g_direct_equal);
+  gpointer state = NULL;
+  GstMeta *m;
+  gint i, id = 0;
+
+  while ((m = gst_buffer_iterate_meta_filtered (buffer, &state,
+              GST_VIDEO_REGION_OF_INTEREST_META_API_TYPE)) != NULL)
+    g_hash_table_add (used,
+        GINT_TO_POINTER (((GstVideoRegionOfInterestMeta *) m)->id));
+  for (i = 0; i < n; i++) {
+    while (id < G_MAXINT && (id < 0
+            || g_hash_table_contains (used, GINT_TO_POINTER (id))))
+      id++;
+    gst_cudanms_attach_roi (buffer, labels, &dets[i], id, frame_width,
+        frame_height, roi_params, producer);
+    g_hash_table_add (used, GINT_TO_POINTER (id));
+  }
+  g_hash_table_unref (used);
+}
+
 gboolean
 gst_cudanms_attach_detections (GstBuffer * buffer, GstCudanmsLabels * labels,
     const cnms_det * dets, gint n, gint frame_width, gint frame_height,
     GstCudanmsAttachMeta which, gboolean roi_params, const gchar * producer)
 {
-  gint i, first;
+  gint64 first;
+  gint i;
 
 #ifndef HAVE_GST_ANALYTICS
   which = GST_CUDANMS_ATTACH_META_ROI;  /* start refused anything else */
 #endif
   if ((which & GST_CUDANMS_ATTACH_META_ROI) && n > 0) {
     first = gst_cudanms_next_roi_id (buffer);
-    for (i = 0; i < n; i++)
-      gst_cudanms_attach_roi (buffer, labels, &dets[i],
-          first <= G_MAXINT - i ? first + i : G_MAXINT, frame_width,
+    if (first + (n - 1) <= G_MAXINT) {
+      for (i = 0; i < n; i++)
+        gst_cudanms_attach_roi (buffer, labels, &dets[i], (gint) first + i,
+            frame_width, frame_height, roi_params, producer);
+    } else {
+      attach_rois_in_free_ids (buffer, labels, dets, n, frame_width,
           frame_height, roi_params, producer);
+    }
   }
 #ifdef HAVE_GST_ANALYTICS
   if ((which & GST_CUDANMS_ATTACH_META_ANALYTICS)

@@ -18,9 +18,10 @@ void gst_cudanms_attach_roi (GstBuffer * buffer, GstCudanmsLabels * labels,
     const cnms_det * d, gint id, gint frame_width, gint frame_height,
     gboolean params, const gchar * producer);
 
-/* The id after the largest of the buffer's ROI metas (0 without one): ids
- * from there on are unique within the buffer, whoever attached the rest. */
-gint gst_cudanms_next_roi_id (GstBuffer * buffer);
+/* The id after the largest of the buffer's ROI metas (0 without one, and
+ * G_MAXINT + 1 after one of id G_MAXINT): ids from there on are unique
+ * within the buffer, whoever attached the rest. */
+gint64 gst_cudanms_next_roi_id (GstBuffer * buffer);
 
 /* FALSE when which needs the analytics library this build lacks. */
 gboolean gst_cudanms_attach_meta_available (GstCudanmsAttachMeta which);

@@ -272,12 +272,20 @@ check_labels (GstElement * element, GstCudanmsStats * stats,
   GST_OBJECT_LOCK (element);
   stats->c.unlabelled += unlabelled;
   GST_OBJECT_UNLOCK (element);
-  if (first_of_kind (stats, "class without label"))
+  if (first_of_kind (stats, "class without label")) {
+    gchar label[32];
+
+    /* the label the ROI got (gst_cudanms_labels_lookup's rule) */
+    if (first >= 0 && first <= GST_CUDANMS_MAX_CACHED_CLASS)
+      g_snprintf (label, sizeof (label), "class-%d", first);
+    else
+      g_strlcpy (label, GST_CUDANMS_LABEL_LARGE, sizeof (label));
     GST_ELEMENT_WARNING (element, STREAM, FORMAT,
         ("Class %d has no line in the label file (%u labels); it is "
-            "labelled \"class-%d\".", first, f->labels->n_from_file, first),
+            "labelled \"%s\".", first, f->labels->n_from_file, label),
         ("Later detections without a label are only counted (stats: "
             "detections-without-label)"));
+  }
 }
 
 void

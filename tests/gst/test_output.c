@@ -1,8 +1,8 @@
 /* The output contract's arithmetic on its own (the gstcudanmsoutput
  * library linked into the test): boxes of frames near 2^31 pixels wide,
  * where ceil(x2) must be clamped before it becomes a gint (converted
- * first, it is undefined and w can come out 0), and label ids past the
- * cached range. */
+ * first, it is undefined and w can come out 0), label ids past the
+ * cached range, and ROI ids next to G_MAXINT. */
 #include <gst/check/gstcheck.h>
 #include <gst/video/video.h>
 
@@ -67,6 +67,68 @@ GST_START_TEST (test_huge_frame)
 
 GST_END_TEST;
 
+/* The ids of n attached boxes on a buffer whose ROIs already have ids
+ * before[0..nb), as "id,id,...". */
+static gchar *
+ids_after (const gint * before, gint nb, gint n)
+{
+  const cnms_det d = { 0.5f, 10.0f, 10.0f, 20.0f, 20.0f, 1, 0, 0 };
+  cnms_det dets[4];
+  GstCudanmsLabels labels;
+  GstBuffer *buf = gst_buffer_new ();
+  GString *out = g_string_new (NULL);
+  gpointer state = NULL;
+  GstMeta *m;
+  gint i;
+
+  for (i = 0; i < nb; i++)
+    gst_buffer_add_video_region_of_interest_meta (buf, "app", 0, 0, 1,
+        1)->id = before[i];
+  for (i = 0; i < n; i++)
+    dets[i] = d;
+  gst_cudanms_labels_init (&labels);
+  fail_unless (gst_cudanms_attach_detections (buf, &labels, dets, n, 64, 64,
+          GST_CUDANMS_ATTACH_META_ROI, TRUE, "nms"));
+  gst_cudanms_labels_clear (&labels);
+  /* cudanms's own ROIs, in the order attached */
+  while ((m = gst_buffer_iterate_meta_filtered (buf, &state,
+              GST_VIDEO_REGION_OF_INTEREST_META_API_TYPE)) != NULL) {
+    GstVideoRegionOfInterestMeta *roi = (GstVideoRegionOfInterestMeta *) m;
+
+    if (gst_video_region_of_interest_meta_get_param (roi, "detection"))
+      g_string_append_printf (out, "%s%d", out->len ? "," : "", roi->id);
+  }
+  gst_buffer_unref (buf);
+  return g_string_free (out, FALSE);
+}
+
+/* Ids from the largest on the buffer plus one; past G_MAXINT, the
+ * smallest free ones, still unique. */
+GST_START_TEST (test_ids_near_g_maxint)
+{
+  const gint big[2] = { G_MAXINT, 0 };
+  const gint near[1] = { G_MAXINT - 1 };
+  gchar *s;
+
+  s = ids_after (big, 0, 3);
+  fail_unless_equals_string (s, "0,1,2");
+  g_free (s);
+  s = ids_after (big, 2, 3);
+  fail_unless_equals_string (s, "1,2,3");
+  g_free (s);
+  s = ids_after (big, 1, 1);
+  fail_unless_equals_string (s, "0");
+  g_free (s);
+  s = ids_after (near, 1, 1);
+  fail_unless_equals_string (s, "2147483647");
+  g_free (s);
+  s = ids_after (near, 1, 2);
+  fail_unless_equals_string (s, "0,1");
+  g_free (s);
+}
+
+GST_END_TEST;
+
 static Suite *
 output_suite (void)
 {
@@ -75,6 +137,7 @@ output_suite (void)
 
   suite_add_tcase (s, tc);
   tcase_add_test (tc, test_huge_frame);
+  tcase_add_test (tc, test_ids_near_g_maxint);
   return s;
 }
 

@@ -141,11 +141,28 @@ def check_two_producers():
         (1, "a"), (2, "b"), (3, "b")], got
 
 
+class _NoMetaIds:
+    """Stands in for cudanms_meta's reader of meta ids where ctypes cannot
+    reach GStreamer: detections() then walks the ids."""
+    ok = False
+
+    def ids(self, buf):
+        return None
+
+
 def main():
     Gst.init(None)
+    import cudanms_meta
     check_two_producers()
-    print("OK: detections() returns both producers' ROIs, producer= "
-          "filters, frame_text() names them")
+    assert cudanms_meta._meta_ids.ok, "the meta ids were not read by ctypes"
+    # the same answers from the id walk
+    kept = cudanms_meta._meta_ids
+    cudanms_meta._meta_ids = _NoMetaIds()
+    check_two_producers()
+    cudanms_meta._meta_ids = kept
+    print("OK: detections() returns both producers' ROIs (metas read in "
+          "order, and by the id walk), producer= filters, frame_text() "
+          "names them")
     empty = np.zeros((1, 0, 6), np.float32)
     one = np.array([[[8, 4, 24, 20, 0.75, 3]]], np.float32)
     out, warnings = run([empty, one, empty.astype(np.float16)])
