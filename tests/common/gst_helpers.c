@@ -1,4 +1,5 @@
 #include <string.h>
+#include <unistd.h>
 #include <gst/check/gstcheck.h>
 #include <gst/check/gstharness.h>
 
@@ -478,3 +479,18 @@ check_start_fails (GstElement * el, const gchar * what)
   gst_object_unref (el);
 }
 
+gsize
+rss_bytes (void)
+{
+  gchar *text = NULL;
+  gsize rss;
+  gchar **f;
+
+  fail_unless (g_file_get_contents ("/proc/self/statm", &text, NULL, NULL));
+  f = g_strsplit (text, " ", -1);
+  rss = (gsize) g_ascii_strtoull (f[1], NULL, 10) * (gsize) sysconf
+      (_SC_PAGESIZE);
+  g_strfreev (f);
+  g_free (text);
+  return rss;
+}

@@ -113,5 +113,8 @@ void check_start_fails (GstElement * el, const gchar * what);
 /* The guint64 field name of the element's "stats" property. */
 guint64 get_stat (GstElement * el, const gchar * name);
 
+/* The process's resident memory, in bytes (/proc/self/statm). */
+gsize rss_bytes (void);
+
 G_END_DECLS
 #endif

@@ -427,22 +427,6 @@ GST_START_TEST (test_size_limit)
 
 GST_END_TEST;
 
-static gsize
-rss_bytes (void)
-{
-  gchar *text = NULL;
-  gchar **f;
-  gsize rss;
-
-  fail_unless (g_file_get_contents ("/proc/self/statm", &text, NULL, NULL));
-  f = g_strsplit (text, " ", -1);
-  rss = (gsize) g_ascii_strtoull (f[1], NULL, 10) * (gsize) sysconf
-      (_SC_PAGESIZE);
-  g_strfreev (f);
-  g_free (text);
-  return rss;
-}
-
 #define LARGE_FRAMES 300
 #define LARGE_WARM 30
 #define LARGE_ROWS 1000

@@ -332,22 +332,6 @@ GST_START_TEST (test_tee_queue)
 
 GST_END_TEST;
 
-static gsize
-rss_bytes (void)
-{
-  gchar *text = NULL;
-  gsize rss = 0;
-  gchar **f;
-
-  fail_unless (g_file_get_contents ("/proc/self/statm", &text, NULL, NULL));
-  f = g_strsplit (text, " ", -1);
-  rss = (gsize) g_ascii_strtoull (f[1], NULL, 10) * (gsize) sysconf
-      (_SC_PAGESIZE);
-  g_strfreev (f);
-  g_free (text);
-  return rss;
-}
-
 #define RSS_FRAMES 30000
 #define RSS_WARM 3000
 
