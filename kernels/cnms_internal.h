@@ -79,7 +79,7 @@ typedef struct cnms_backend_ops {
   void (*destroy) (cnms_backend_ctx *ctx);
   cnms_status (*detect) (cnms_backend_ctx *ctx, const cnms_tensor *t,
       const cnms_shape *shape, const cnms_params *p, const cnms_map *map,
-      const cnms_det **dets, int *n_dets);
+      const cnms_class_rules *rules, const cnms_det **dets, int *n_dets);
   cnms_status (*nms) (cnms_backend_ctx *ctx, const float *boxes,
       const float *scores, const int32_t *classes, int n, float iou,
       int class_agnostic, int max_detections, int64_t *keep, int *n_keep);

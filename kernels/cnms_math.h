@@ -191,6 +191,7 @@ typedef struct {
   float gain_x, gain_y;
   float pad_x, pad_y;
   float frame_w, frame_h;
+  float min_w, min_h;           /* the least box a candidate has (0: any) */
 } cnms_map;
 
 /* The model->frame mapping of a model_w x model_h input for a frame_w x
@@ -204,6 +205,8 @@ CNMS_HD void cnms_map_init (cnms_map *m, int model_w, int model_h,
 
   m->frame_w = fw;
   m->frame_h = fh;
+  m->min_w = 0.0f;
+  m->min_h = 0.0f;
   if (letterbox) {
     float gain = cnms_fmin (cnms_fdiv (mw, fw), cnms_fdiv (mh, fh));
     m->gain_x = gain;
@@ -227,7 +230,8 @@ CNMS_HD float cnms_map_coord (float m, float pad, float gain, float limit)
 }
 
 /* Maps a model-space box (x1 y1 x2 y2) into out[4]. Returns 1 when it is a
- * candidate box: finite on input, and x2 > x1 and y2 > y1 after clipping. */
+ * candidate box: finite on input, and x2 > x1 and y2 > y1 after clipping,
+ * with x2 - x1 >= min_w and y2 - y1 >= min_h. */
 CNMS_HD int cnms_map_box (const cnms_map *m, float x1, float y1, float x2,
     float y2, float *out)
 {
@@ -238,7 +242,9 @@ CNMS_HD int cnms_map_box (const cnms_map *m, float x1, float y1, float x2,
   out[1] = cnms_map_coord (y1, m->pad_y, m->gain_y, m->frame_h);
   out[2] = cnms_map_coord (x2, m->pad_x, m->gain_x, m->frame_w);
   out[3] = cnms_map_coord (y2, m->pad_y, m->gain_y, m->frame_h);
-  return out[2] > out[0] && out[3] > out[1];
+  return out[2] > out[0] && out[3] > out[1]
+      && cnms_fsub (out[2], out[0]) >= m->min_w
+      && cnms_fsub (out[3], out[1]) >= m->min_h;
 }
 
 /* Centre form (cx cy w h) to corners, then map. */
@@ -273,6 +279,7 @@ CNMS_HD int cnms_class_from_float (float c, int32_t *out)
  * maxima of disjoint class sets (parallel scans) combine with
  * cnms_best_merge into the same (score, class) as one scan. */
 #define CNMS_BEST_CLASS_INIT (-__builtin_inff ())
+#define CNMS_INF (__builtin_inff ())
 
 CNMS_HD void cnms_best_fold (float v, int32_t c, float *best, int32_t *cls)
 {
@@ -327,11 +334,35 @@ CNMS_HD int cnms_end2end_class_kind (const float *row, float thr)
   return (float) c != row[5] ? CNMS_E2E_CLASS_FRACTIONAL : CNMS_E2E_CLASS_NONE;
 }
 
-/* The end2end row rule: x1 y1 x2 y2 score class, already suppressed. */
-CNMS_HD int cnms_end2end_candidate (const cnms_map *m, const float *row,
-    float thr, float *box, int32_t *cls)
+/* The per-class rules of a call, resolved by the front end from
+ * cnms_params: the score threshold and the class-aware IoU of class c are
+ * thr[c] and iou[c] for 0 <= c < n, thr_rest and iou_rest for any other
+ * id. thr, iou: n entries where the backend reads them (device memory on
+ * the CUDA backend); NULL when n is 0. */
+typedef struct {
+  const float *thr;
+  const float *iou;
+  int n;
+  float thr_rest, iou_rest;
+} cnms_class_rules;
+
+CNMS_HD float cnms_class_thr (const cnms_class_rules *r, int32_t c)
 {
-  return cnms_score_ok (row[4], thr) && cnms_class_from_float (row[5], cls)
+  return c >= 0 && c < r->n ? r->thr[c] : r->thr_rest;
+}
+
+CNMS_HD float cnms_class_iou (const cnms_class_rules *r, int32_t c)
+{
+  return c >= 0 && c < r->n ? r->iou[c] : r->iou_rest;
+}
+
+/* The end2end row rule: x1 y1 x2 y2 score class, already suppressed; the
+ * score is tested against its class's threshold. */
+CNMS_HD int cnms_end2end_candidate (const cnms_map *m, const float *row,
+    const cnms_class_rules *r, float *box, int32_t *cls)
+{
+  return cnms_class_from_float (row[5], cls)
+      && cnms_score_ok (row[4], cnms_class_thr (r, *cls))
       && cnms_map_box (m, row[0], row[1], row[2], row[3], box);
 }
 

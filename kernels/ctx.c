@@ -14,6 +14,13 @@ struct cnms_ctx {
   const cnms_backend_ops *ops;
   cnms_backend backend;
   cnms_backend_ctx b;
+  /* the per-class rules of the last call (grow-only, rule_cap entries) */
+  float *rule_thr, *rule_iou;
+  int rule_cap;
+  /* per-class caps: kept boxes per class, and the records that pass */
+  int *class_kept;
+  cnms_det *capped;
+  size_t capped_cap;
 };
 
 void
@@ -289,6 +296,10 @@ cnms_ctx_free (cnms_ctx *ctx)
   if (ctx == NULL)
     return;
   ctx->ops->destroy (&ctx->b);
+  free (ctx->rule_thr);
+  free (ctx->rule_iou);
+  free (ctx->class_kept);
+  free (ctx->capped);
   free (ctx);
 }
 
@@ -348,6 +359,8 @@ cnms_ctx_last_gpu_us (const cnms_ctx *ctx)
 static cnms_status
 check_params (cnms_ctx *ctx, const cnms_params *p)
 {
+  int i;
+
   if (p->score_threshold != p->score_threshold)
     return cnms_fail (&ctx->b, CNMS_ERR_INVALID_ARG,
         "score threshold is NaN");
@@ -368,6 +381,111 @@ check_params (cnms_ctx *ctx, const cnms_params *p)
     return cnms_fail (&ctx->b, CNMS_ERR_INVALID_ARG,
         "frame size %dx%d must be at least 1x1", p->frame_width,
         p->frame_height);
+  if (!(p->min_width >= 0.0f && p->min_height >= 0.0f)
+      || !cnms_isfinite (p->min_width) || !cnms_isfinite (p->min_height))
+    return cnms_fail (&ctx->b, CNMS_ERR_INVALID_ARG,
+        "minimum box size %gx%g must be finite and >= 0",
+        (double) p->min_width, (double) p->min_height);
+  if (p->n_classes < 0 || p->n_classes > CNMS_MAX_CLASS_PARAMS
+      || (p->n_classes > 0 && p->classes == NULL))
+    return cnms_fail (&ctx->b, CNMS_ERR_INVALID_ARG,
+        "%d per-class entries (%s): 0 to %d, with their array",
+        p->n_classes, p->classes ? "given" : "NULL", CNMS_MAX_CLASS_PARAMS);
+  for (i = 0; i < p->n_classes; i++) {
+    const cnms_class_params *c = &p->classes[i];
+
+    if (c->score_threshold != c->score_threshold)
+      return cnms_fail (&ctx->b, CNMS_ERR_INVALID_ARG,
+          "class %d: score threshold is NaN", i);
+    if (!(c->iou >= 0.0f && c->iou <= 1.0f))
+      return cnms_fail (&ctx->b, CNMS_ERR_INVALID_ARG,
+          "class %d: iou %g is outside [0, 1]", i, (double) c->iou);
+    if (c->max_detections < 0)
+      return cnms_fail (&ctx->b, CNMS_ERR_INVALID_ARG,
+          "class %d: max-detections %d must be >= 0", i, c->max_detections);
+  }
+  return CNMS_OK;
+}
+
+void
+cnms_class_params_init (cnms_class_params *c, const cnms_params *p)
+{
+  if (c == NULL)
+    return;
+  c->score_threshold = p ? p->score_threshold : CNMS_DEFAULT_SCORE_THRESHOLD;
+  c->iou = p ? p->iou : CNMS_DEFAULT_IOU;
+  c->max_detections = 0;
+}
+
+/* The per-class rules of p into ctx's tables; *caps: some class has a cap
+ * of its own. */
+static cnms_status
+resolve_rules (cnms_ctx *ctx, const cnms_params *p, cnms_class_rules *r,
+    int *caps)
+{
+  int i, n = p->n_classes;
+
+  *caps = 0;
+  if (n > ctx->rule_cap) {
+    float *thr = realloc (ctx->rule_thr, (size_t) n * sizeof (float));
+    float *iou = thr ? realloc (ctx->rule_iou, (size_t) n * sizeof (float))
+        : NULL;
+    int *kept = iou ? realloc (ctx->class_kept, (size_t) n * sizeof (int))
+        : NULL;
+
+    if (thr != NULL)
+      ctx->rule_thr = thr;
+    if (iou != NULL)
+      ctx->rule_iou = iou;
+    if (kept == NULL)
+      return cnms_fail (&ctx->b, CNMS_ERR_NO_MEMORY,
+          "cannot allocate the rules of %d classes", n);
+    ctx->class_kept = kept;
+    ctx->rule_cap = n;
+    ctx->b.alloc_count++;
+  }
+  for (i = 0; i < n; i++) {
+    ctx->rule_thr[i] = p->classes[i].score_threshold;
+    ctx->rule_iou[i] = p->classes[i].iou;
+    *caps |= p->classes[i].max_detections > 0;
+  }
+  r->thr = n > 0 ? ctx->rule_thr : NULL;
+  r->iou = n > 0 ? ctx->rule_iou : NULL;
+  r->n = n;
+  r->thr_rest = p->other_classes_filtered ? CNMS_INF : p->score_threshold;
+  r->iou_rest = p->iou;
+  return CNMS_OK;
+}
+
+/* Per-class caps, then the frame's, over the kept list dets[0 .. n) in
+ * kept order, into ctx->capped. */
+static cnms_status
+apply_caps (cnms_ctx *ctx, const cnms_params *p, const cnms_det *dets, int n,
+    const cnms_det **out, int *n_out)
+{
+  int i, k = 0;
+
+  if ((size_t) n > ctx->capped_cap) {
+    cnms_det *c = realloc (ctx->capped, (size_t) n * sizeof *c);
+
+    if (c == NULL)
+      return cnms_fail (&ctx->b, CNMS_ERR_NO_MEMORY,
+          "cannot allocate %d capped records", n);
+    ctx->capped = c;
+    ctx->capped_cap = (size_t) n;
+    ctx->b.alloc_count++;
+  }
+  memset (ctx->class_kept, 0, (size_t) p->n_classes * sizeof (int));
+  for (i = 0; i < n && k < p->max_detections; i++) {
+    int32_t c = dets[i].class_id;
+
+    if (c >= 0 && c < p->n_classes && p->classes[c].max_detections > 0
+        && ctx->class_kept[c]++ >= p->classes[c].max_detections)
+      continue;
+    ctx->capped[k++] = dets[i];
+  }
+  *out = ctx->capped;
+  *n_out = k;
   return CNMS_OK;
 }
 
@@ -392,6 +510,10 @@ cnms_detect (cnms_ctx *ctx, const cnms_tensor *t, const cnms_layout layout,
   cnms_shape shape;
   cnms_map map;
   cnms_status st;
+  cnms_class_rules rules;
+  cnms_params uncapped;
+  const cnms_params *bp = p;
+  int caps = 0;
 
   if (ctx == NULL)
     return CNMS_ERR_INVALID_ARG;
@@ -425,9 +547,24 @@ cnms_detect (cnms_ctx *ctx, const cnms_tensor *t, const cnms_layout layout,
   }
   cnms_map_init (&map, p->model_width, p->model_height, p->frame_width,
       p->frame_height, p->letterbox);
-  st = ctx->ops->detect (&ctx->b, t, &shape, p, &map, dets, n_dets);
+  map.min_w = p->min_width;
+  map.min_h = p->min_height;
+  st = resolve_rules (ctx, p, &rules, &caps);
+  if (st != CNMS_OK)
+    return st;
+  if (caps) {
+    /* the backend keeps every box NMS keeps: the caps come after */
+    uncapped = *p;
+    uncapped.max_detections = p->max_candidates;
+    bp = &uncapped;
+  }
+  st = ctx->ops->detect (&ctx->b, t, &shape, bp, &map, &rules, dets, n_dets);
+  if (st == CNMS_OK && caps)
+    st = apply_caps (ctx, p, *dets, *n_dets, dets, n_dets);
   if (st != CNMS_OK) {
     memset (&ctx->b.report, 0, sizeof ctx->b.report);
+    *dets = NULL;
+    *n_dets = 0;
     return st;
   }
   ctx->b.report.shape = shape;

@@ -65,6 +65,19 @@ typedef struct {
   int n_classes;                /* C; 0 for end2end */
 } cnms_shape;
 
+/* What one class does differently from the frame-wide parameters
+ * (cnms_params.classes). */
+typedef struct {
+  float score_threshold;        /* candidate iff score > this (strict);
+                                 * +INFINITY: the class is filtered out, it
+                                 * is never a candidate */
+  float iou;                    /* class-aware: a box of this class is
+                                 * suppressed by a kept box of this class iff
+                                 * their IoU > this; in [0, 1] */
+  int max_detections;           /* kept boxes of this class at most, the
+                                 * first in kept order; 0: no cap of its own */
+} cnms_class_params;
+
 typedef struct {
   float score_threshold;        /* candidate iff score > this (strict) */
   float iou;                    /* suppress iff IoU > this (strict, float32) */
@@ -74,7 +87,23 @@ typedef struct {
   int model_width, model_height;  /* model input, pixels */
   int frame_width, frame_height;  /* output frame, pixels */
   int letterbox;                /* undo symmetric letterbox; else undo a plain stretch */
+  /* Per-class controls; none after cnms_params_init. */
+  const cnms_class_params *classes;     /* classes[id] for ids below
+                                         * n_classes, or NULL */
+  int n_classes;
+  int other_classes_filtered;   /* ids at or past n_classes are never
+                                 * candidates (a keep-only class filter);
+                                 * else they take the frame-wide values */
+  float min_width, min_height;  /* frame pixels: a candidate's box is at
+                                 * least this wide and this high; 0: any */
 } cnms_params;
+
+/* The most per-class entries a call takes: a class id is below 2^24. */
+#define CNMS_MAX_CLASS_PARAMS 16777216
+
+/* Fills c with p's frame-wide values (the defaults when p is NULL): a
+ * class that does nothing of its own. */
+void cnms_class_params_init (cnms_class_params *c, const cnms_params *p);
 
 /* One detection / candidate record (32 bytes). Boxes are frame pixels. */
 typedef struct {

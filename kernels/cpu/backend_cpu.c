@@ -20,14 +20,15 @@ typedef struct {
   cnms_greedy_ws greedy;
   cnms_buf table_keys, table_vals;      /* class id -> dense id */
   cnms_buf out;                 /* kept records of cnms_detect */
+  cnms_buf class_iou;           /* [n_classes] class-aware thresholds */
   int no_avx;                   /* CNMS_TEST_CPU_NO_AVX */
 } cpu_state;
 
 #define ALL_BUFS(s) { &(s)->cand, &(s)->scratch, &(s)->best, &(s)->best_cls, \
     &(s)->keys, &(s)->perm, &(s)->tmp_keys, &(s)->tmp_perm, \
     &(s)->classes, &(s)->kept, CNMS_GREEDY_BUFS (&(s)->greedy), \
-    &(s)->table_keys, &(s)->table_vals, &(s)->out }
-#define N_BUFS (13 + CNMS_GREEDY_N_BUFS)
+    &(s)->table_keys, &(s)->table_vals, &(s)->out, &(s)->class_iou }
+#define N_BUFS (14 + CNMS_GREEDY_N_BUFS)
 
 static cnms_status
 cpu_create (cnms_backend_ctx *ctx, int device_id)
@@ -78,8 +79,8 @@ reserve_common (cnms_backend_ctx *ctx, cpu_state *s, size_t n)
 
 static cnms_status
 cpu_detect (cnms_backend_ctx *ctx, const cnms_tensor *t, const cnms_shape *shape,
-    const cnms_params *p, const cnms_map *map, const cnms_det **dets,
-    int *n_dets)
+    const cnms_params *p, const cnms_map *map, const cnms_class_rules *rules,
+    const cnms_det **dets, int *n_dets)
 {
   cpu_state *s = ctx->priv;
   size_t n = (size_t) shape->n_anchors;
@@ -91,6 +92,7 @@ cpu_detect (cnms_backend_ctx *ctx, const cnms_tensor *t, const cnms_shape *shape
   int32_t *classes, *kept;
   cnms_status st;
   int count, k, i, n_out;
+  const float *class_iou = NULL;
 
   st = cnms_buf_reserve (ctx, &s->cand, sizeof *hdr + n * sizeof *recs);
   if (st == CNMS_OK)
@@ -110,8 +112,9 @@ cpu_detect (cnms_backend_ctx *ctx, const cnms_tensor *t, const cnms_shape *shape
 
   hdr = s->cand.p;
   recs = (cnms_det *) (hdr + 1);
-  hdr->count = count = cnms_cpu_decode (t, shape, map, p->score_threshold,
-      s->no_avx, s->scratch.p, s->best.p, s->best_cls.p, recs, &ctx->report);
+  hdr->count = count = cnms_cpu_decode (t, shape, map, rules,
+      p->score_threshold, s->no_avx, s->scratch.p, s->best.p, s->best_cls.p,
+      recs, &ctx->report);
   ctx->report.candidates = count;
 
   keys = s->keys.p;
@@ -134,6 +137,19 @@ cpu_detect (cnms_backend_ctx *ctx, const cnms_tensor *t, const cnms_shape *shape
 
     classes = s->classes.p;
     kept = s->kept.p;
+    /* the class-aware thresholds of the tensor's classes */
+    if (rules->n > 0 && !p->class_agnostic) {
+      float *ci;
+
+      st = cnms_buf_reserve (ctx, &s->class_iou,
+          (size_t) shape->n_classes * sizeof (float));
+      if (st != CNMS_OK)
+        return st;
+      ci = s->class_iou.p;
+      for (i = 0; i < shape->n_classes; i++)
+        ci[i] = cnms_class_iou (rules, i);
+      class_iou = ci;
+    }
     if (!p->class_agnostic) {
       for (i = 0; i < k; i++)
         classes[i] = recs[perm[i]].class_id;
@@ -144,7 +160,7 @@ cpu_detect (cnms_backend_ctx *ctx, const cnms_tensor *t, const cnms_shape *shape
     src.rows = perm;
     st = cnms_cpu_greedy (ctx, &s->greedy, &src,
         p->class_agnostic ? NULL : classes, shape->n_classes, k, p->iou,
-        p->max_detections, kept, &n_out);
+        class_iou, p->max_detections, kept, &n_out);
     if (st != CNMS_OK)
       return st;
     for (i = 0; i < n_out; i++)
@@ -230,8 +246,8 @@ cpu_nms (cnms_backend_ctx *ctx, const float *boxes, const float *scores,
     }
   }
   kept = s->kept.p;
-  st = cnms_cpu_greedy (ctx, &s->greedy, &src, dense, n_classes, m, iou, max_detections > 0 ? max_detections : m, kept,
-      &n_kept);
+  st = cnms_cpu_greedy (ctx, &s->greedy, &src, dense, n_classes, m, iou,
+      NULL, max_detections > 0 ? max_detections : m, kept, &n_kept);
   if (st != CNMS_OK)
     return st;
   for (i = 0; i < n_kept; i++)

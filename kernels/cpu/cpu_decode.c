@@ -177,13 +177,13 @@ best_of_max (const float *cls, float max, int32_t *best_cls)
 /* [1, N, 5+C]: anchors are rows, score = objectness x best class. */
 static int
 decode_yolov5 (const cnms_tensor *t, const cnms_shape *s, const cnms_map *m,
-    float thr, int no_avx, float *scratch, cnms_det *recs,
+    const cnms_class_rules *r, int no_avx, float *scratch, cnms_det *recs,
     cnms_report *rep)
 {
   int stride = 5 + s->n_classes;
-  int n, count = 0;
+  int n, count = 0, per_class = r->n > 0;
   int32_t cls;
-  float box[4];
+  float box[4], thr = r->thr_rest;
 #ifdef CNMS_HAVE_F16C_PATH
   int avx = !no_avx && __builtin_cpu_supports ("avx");
 #endif
@@ -202,7 +202,7 @@ decode_yolov5 (const cnms_tensor *t, const cnms_shape *s, const cnms_map *m,
 
       /* as finite as the score: the two differ at most in a zero's sign */
       rep->nonfinite_scores += !cnms_isfinite (lead);
-      if (!cnms_score_ok (lead, thr))
+      if (!per_class && !cnms_score_ok (lead, thr))
         continue;
       score = cnms_yolov5_score (row[4], best_of_max (row + 5, max, &cls));
     } else
@@ -213,8 +213,8 @@ decode_yolov5 (const cnms_tensor *t, const cnms_shape *s, const cnms_map *m,
       rep->nonfinite_scores += !cnms_isfinite (score);
     }
     /* the per-anchor rule, shared with the CUDA decode */
-    if (!cnms_anchor_candidate (m, score, thr, row[0], row[1], row[2],
-            row[3], box))
+    if (!cnms_anchor_candidate (m, score, per_class ? cnms_class_thr (r, cls)
+            : thr, row[0], row[1], row[2], row[3], box))
       continue;
     put_record (&recs[count++], score, box, cls, n);
   }
@@ -337,9 +337,11 @@ fold_blocks_avx2 (const float *data, size_t stride, int n_classes,
  * so that memory is read once and sequentially. */
 static int
 decode_yolov8 (const cnms_tensor *t, const cnms_shape *s, const cnms_map *m,
-    float thr, int no_avx, float *scratch, float *best, int32_t *best_cls,
-    cnms_det *recs, cnms_report *rep)
+    const cnms_class_rules *r, int no_avx, float *scratch, float *best,
+    int32_t *best_cls, cnms_det *recs, cnms_report *rep)
 {
+  const int per_class = r->n > 0;
+  const float frame_thr = r->thr_rest;
   int n_anchors = s->n_anchors;
   size_t stride = (size_t) n_anchors;
   int n, n0, c, count = 0;
@@ -375,6 +377,8 @@ decode_yolov8 (const cnms_tensor *t, const cnms_shape *s, const cnms_map *m,
   for (n = 0; n < n_anchors; n++) {
     /* the score first, so that only a passing anchor loads its box; then
      * the per-anchor rule, shared with the CUDA decode */
+    const float thr = per_class ? cnms_class_thr (r, best_cls[n]) : frame_thr;
+
     rep->nonfinite_scores += !cnms_isfinite (best[n]);
     if (!cnms_score_ok (best[n], thr))
       continue;
@@ -391,8 +395,8 @@ decode_yolov8 (const cnms_tensor *t, const cnms_shape *s, const cnms_map *m,
 /* [1, K, 6]: x1 y1 x2 y2 score class, already suppressed upstream. */
 static int
 decode_end2end (const cnms_tensor *t, const cnms_shape *s,
-    const cnms_map *m, float thr, float *scratch, cnms_det *recs,
-    cnms_report *rep)
+    const cnms_map *m, const cnms_class_rules *r, float thr, float *scratch,
+    cnms_det *recs, cnms_report *rep)
 {
   int n, count = 0;
   int32_t cls;
@@ -418,7 +422,7 @@ decode_end2end (const cnms_tensor *t, const cnms_shape *s,
         break;
     }
     /* the end2end row rule, shared with the CUDA decode */
-    if (!cnms_end2end_candidate (m, row, thr, box, &cls))
+    if (!cnms_end2end_candidate (m, row, r, box, &cls))
       continue;
     put_record (&recs[count++], row[4], box, cls, n);
   }
@@ -427,19 +431,20 @@ decode_end2end (const cnms_tensor *t, const cnms_shape *s,
 
 int
 cnms_cpu_decode (const cnms_tensor *t, const cnms_shape *shape,
-    const cnms_map *map, float score_threshold, int no_avx, float *scratch,
-    float *best, int32_t *best_cls, cnms_det *recs, cnms_report *report)
+    const cnms_map *map, const cnms_class_rules *rules, float score_threshold,
+    int no_avx, float *scratch, float *best, int32_t *best_cls,
+    cnms_det *recs, cnms_report *report)
 {
   switch (shape->layout) {
     case CNMS_LAYOUT_YOLOV5:
-      return decode_yolov5 (t, shape, map, score_threshold, no_avx, scratch,
-          recs, report);
-    case CNMS_LAYOUT_YOLOV8:
-      return decode_yolov8 (t, shape, map, score_threshold, no_avx, scratch,
-          best, best_cls, recs, report);
-    case CNMS_LAYOUT_END2END:
-      return decode_end2end (t, shape, map, score_threshold, scratch, recs,
+      return decode_yolov5 (t, shape, map, rules, no_avx, scratch, recs,
           report);
+    case CNMS_LAYOUT_YOLOV8:
+      return decode_yolov8 (t, shape, map, rules, no_avx, scratch, best,
+          best_cls, recs, report);
+    case CNMS_LAYOUT_END2END:
+      return decode_end2end (t, shape, map, rules, score_threshold, scratch,
+          recs, report);
     default:
       return 0;
   }

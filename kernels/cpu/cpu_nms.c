@@ -160,6 +160,15 @@ plan_grid (grid *g, const float *boxes, int n, size_t cell_room)
 #undef WALK_TARGET
 #endif
 
+/* The walk's threshold, and the query margin the index derives from it
+ * (see the top of this file). */
+static void
+set_iou (walk *w, float iou)
+{
+  w->iou = iou;
+  w->margin = iou >= CORE_MIN_IOU ? (double) iou * (1.0 - 0x1p-10) : 0;
+}
+
 /* Copies box j of src to slot at of gbox, with its area. */
 static inline void
 gather_box (const cnms_box_src *src, int j, float *gbox, float *garea,
@@ -178,7 +187,8 @@ gather_box (const cnms_box_src *src, int j, float *gbox, float *garea,
 cnms_status
 cnms_cpu_greedy (cnms_backend_ctx *ctx, cnms_greedy_ws *ws,
     const cnms_box_src *src, const int32_t *classes, int n_classes, int k,
-    float iou, int max_keep, int32_t *kept, int *n_kept)
+    float iou, const float *class_iou, int max_keep, int32_t *kept,
+    int *n_kept)
 {
   size_t n = k > 0 ? (size_t) k : 1;
   int32_t *start, *pos;
@@ -203,8 +213,10 @@ cnms_cpu_greedy (cnms_backend_ctx *ctx, cnms_greedy_ws *ws,
   if (!ws->no_avx && __builtin_cpu_supports ("avx"))
     run = run_class_avx;
 #endif
-  w.iou = iou;
-  w.margin = iou >= CORE_MIN_IOU ? (double) iou * (1.0 - 0x1p-10) : 0;
+  /* one class: its own threshold, if it has one */
+  if (classes != NULL && n_classes == 1 && class_iou != NULL)
+    iou = class_iou[0];
+  set_iou (&w, iou);
   st = cnms_buf_reserve (ctx, &ws->kbox, n * 4 * sizeof (float));
   if (st == CNMS_OK)
     st = cnms_buf_reserve (ctx, &ws->karea, n * sizeof (float));
@@ -268,6 +280,8 @@ cnms_cpu_greedy (cnms_backend_ctx *ctx, cnms_greedy_ws *ws,
 
     if (e == s)
       continue;
+    if (class_iou != NULL)
+      set_iou (&w, class_iou[c]);
     /* kept is the local list's scratch: the merge below rewrites it */
     st = run (&w, gbox + 4 * (size_t) s, garea + s, e - s, max_keep, kept,
         &nk);

@@ -39,14 +39,17 @@ typedef struct {
 #define CNMS_GREEDY_N_BUFS 11
 
 /* Decodes every anchor of t into records at recs (capacity: all anchors),
- * in anchor order. scratch must hold max(N, 5 + C) floats, best and
- * best_cls N entries each. no_avx: the SSE2 or scalar paths only.
+ * in anchor order, a record's score tested against its class's threshold
+ * in rules (score_threshold: the frame-wide one, which the report's
+ * end2end class counts use). scratch must hold max(N, 5 + C) floats, best
+ * and best_cls N entries each. no_avx: the SSE2 or scalar paths only.
  * Returns the number of candidates; counts the rows report names (its
  * nonfinite_scores, invalid_classes and fractional_classes with their
  * first values; report starts zeroed). */
 int cnms_cpu_decode (const cnms_tensor *t, const cnms_shape *shape,
-    const cnms_map *map, float score_threshold, int no_avx, float *scratch,
-    float *best, int32_t *best_cls, cnms_det *recs, cnms_report *report);
+    const cnms_map *map, const cnms_class_rules *rules,
+    float score_threshold, int no_avx, float *scratch, float *best,
+    int32_t *best_cls, cnms_det *recs, cnms_report *report);
 
 /* n float16 values to float, exactly (cnms_half_to_float's values; the
  * F16C instructions where the CPU has them). */
@@ -69,13 +72,16 @@ typedef struct {
 
 /* Exact greedy NMS over k boxes already in order: box j is kept unless an
  * earlier kept box of its class (any class when agnostic) has
- * cnms_iou > iou with it (areas: cnms_box_area); iou in [0, 1]. classes:
- * dense ids in [0, n_classes) by position, or NULL for class-agnostic.
+ * cnms_iou > iou with it (areas: cnms_box_area); iou in [0, 1]; class c's
+ * walk takes class_iou[c] instead where class_iou is not NULL (n_classes
+ * entries; class-aware only). classes: ids in [0, n_classes) by position,
+ * or NULL for class-agnostic.
  * Writes the positions of the kept boxes into kept (stops after max_keep)
  * and their number into *n_kept. Fails only when memory runs out. */
 cnms_status cnms_cpu_greedy (cnms_backend_ctx *ctx, cnms_greedy_ws *ws,
     const cnms_box_src *src, const int32_t *classes, int n_classes, int k,
-    float iou, int max_keep, int32_t *kept, int *n_kept);
+    float iou, const float *class_iou, int max_keep, int32_t *kept,
+    int *n_kept);
 
 /* Maps arbitrary int32 class ids to dense ids [0, n_dense) in order of
  * first appearance. table_keys/table_vals: a power of two >= 2 * n slots,

@@ -164,8 +164,46 @@ drain (cnms_cuda_priv *s, cnms_status st)
     (void) cudaStreamSynchronize (s->stream);
     (void) cudaGetLastError ();
     s->hdr_dirty = true;
+    s->rules_bytes = 0;         /* their upload may not have run */
   }
   return st;
+}
+
+/* rules with its tables in device memory (dev), uploaded when they differ
+ * from what d_rules holds: a stream whose rules do not change uploads
+ * them once. */
+static cnms_status
+upload_rules (cnms_backend_ctx *ctx, cnms_cuda_priv *s,
+    const cnms_class_rules *r, cnms_class_rules *dev)
+{
+  const size_t half = (size_t) r->n * sizeof (float), bytes = 2 * half;
+
+  *dev = *r;
+  if (r->n == 0)
+    return CNMS_OK;
+  if (bytes != s->rules_bytes || memcmp (s->rules_now, r->thr, half) != 0
+      || memcmp ((const char *) s->rules_now + half, r->iou, half) != 0) {
+    float *now = (float *) realloc (s->rules_now, bytes);
+
+    if (now == NULL)
+      return cnms_fail (ctx, CNMS_ERR_NO_MEMORY,
+          "cannot allocate the rules of %d classes", r->n);
+    s->rules_now = now;
+    s->rules_bytes = 0;
+    CNMS_TRY (cnms_cuda_reserve_device (ctx, &s->d_rules, bytes,
+            "class rules"));
+    CNMS_TRY (cnms_cuda_reserve_pinned (ctx, &s->h_rules, bytes,
+            "class rules staging"));
+    memcpy (now, r->thr, half);
+    memcpy ((char *) now + half, r->iou, half);
+    memcpy (s->h_rules.p, now, bytes);
+    CNMS_CUDA_TRY (ctx, cudaMemcpyAsync (s->d_rules.p, s->h_rules.p, bytes,
+            cudaMemcpyHostToDevice, s->stream), "uploading the class rules");
+    s->rules_bytes = bytes;
+  }
+  dev->thr = (const float *) s->d_rules.p;
+  dev->iou = dev->thr + r->n;
+  return CNMS_OK;
 }
 
 /* Reserves the count-header buffer d_cand (bytes); a new one must be
@@ -217,7 +255,7 @@ enqueue_zero_count (cnms_backend_ctx *ctx, cnms_cuda_priv *s)
 static cnms_status
 enqueue_detect (cnms_backend_ctx *ctx, cnms_cuda_priv *s,
     const cnms_tensor *t, const cnms_shape *shape, const cnms_params *p,
-    const cnms_map *map, size_t *out_bytes)
+    const cnms_map *map, const cnms_class_rules *rules, size_t *out_bytes)
 {
   const int n = shape->n_anchors;
   const int cap = n < p->max_candidates ? n : p->max_candidates;
@@ -235,6 +273,7 @@ enqueue_detect (cnms_backend_ctx *ctx, cnms_cuda_priv *s,
   a.cap = cap;
   a.max_keep = p->max_detections < cap ? p->max_detections : cap;
   a.iou = p->iou;
+  memset (&a.rules, 0, sizeof a.rules);
   a.agnostic = p->class_agnostic;
   a.suppress = !e2e;
   *out_bytes = CNMS_HEADER_BYTES + (size_t) a.max_keep * sizeof (cnms_det);
@@ -256,6 +295,7 @@ enqueue_detect (cnms_backend_ctx *ctx, cnms_cuda_priv *s,
             "tensor staging"));
   }
   d_hdr = (int32_t *) s->d_cand.p;
+  CNMS_TRY (upload_rules (ctx, s, rules, &a.rules));
 
   CNMS_TRY (cnms_cuda_timing_begin (ctx));
   if (!t->on_device) {
@@ -278,7 +318,7 @@ enqueue_detect (cnms_backend_ctx *ctx, cnms_cuda_priv *s,
   dec.n_anchors = n;
   dec.n_classes = shape->n_classes;
   dec.map = *map;
-  dec.thr = p->score_threshold;
+  dec.rules = a.rules;
   dec.abits = cnms_cuda_key_bits (n);
   dec.recs = (cnms_det *) ((char *) s->d_cand.p + CNMS_HEADER_BYTES);
   dec.keys = (uint64_t *) s->d_keys.p;
@@ -286,8 +326,8 @@ enqueue_detect (cnms_backend_ctx *ctx, cnms_cuda_priv *s,
   dec.report = (int32_t *) s->d_report.p;
   if (!fused)
     CNMS_CUDA_TRY (ctx, cnms_cuda_decode (d_tensor, t->dtype, shape, map,
-            dec.thr, dec.abits, s->d_cand.p, dec.keys, dec.vals, dec.report,
-            s->stream), "decode kernel");
+            &dec.rules, p->score_threshold, dec.abits, s->d_cand.p, dec.keys,
+            dec.vals, dec.report, s->stream), "decode kernel");
   memset (&src, 0, sizeof src);
   src.recs = dec.recs;
   CNMS_TRY (enqueue_engine (ctx, s, fused ? &dec : NULL, &src, n, &a, d_hdr,
@@ -298,7 +338,7 @@ enqueue_detect (cnms_backend_ctx *ctx, cnms_cuda_priv *s,
 static cnms_status
 cuda_detect (cnms_backend_ctx *ctx, const cnms_tensor *t,
     const cnms_shape *shape, const cnms_params *p, const cnms_map *map,
-    const cnms_det **dets, int *n_dets)
+    const cnms_class_rules *rules, const cnms_det **dets, int *n_dets)
 {
   cnms_cuda_priv *s = (cnms_cuda_priv *) ctx->priv;
   cnms_device_scope scope (s->device);
@@ -308,7 +348,7 @@ cuda_detect (cnms_backend_ctx *ctx, const cnms_tensor *t,
 
   if (scope.err != cudaSuccess)
     return cnms_cuda_error (ctx, scope.err, "selecting the CUDA device");
-  CNMS_TRY (drain (s, enqueue_detect (ctx, s, t, shape, p, map,
+  CNMS_TRY (drain (s, enqueue_detect (ctx, s, t, shape, p, map, rules,
               &out_bytes)));
   CNMS_TRY (finish (ctx, s));
   CNMS_TRY (cnms_cuda_timing_read (ctx));
@@ -352,6 +392,8 @@ enqueue_nms (cnms_backend_ctx *ctx, cnms_cuda_priv *s, const float *boxes,
   a.cap = n;
   a.max_keep = max_keep;
   a.iou = iou;
+  memset (&a.rules, 0, sizeof a.rules);
+  a.rules.iou_rest = iou;
   a.agnostic = classes == NULL;
   a.suppress = 1;
   *out_bytes = CNMS_HEADER_BYTES + (size_t) max_keep * sizeof (int64_t);

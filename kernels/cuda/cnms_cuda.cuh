@@ -86,6 +86,10 @@ typedef struct {
   cnms_cuda_buf d_in;           /* uploaded tensor / nms input arrays */
   cnms_cuda_buf d_cand;         /* [header | cnms_det x N] decode output */
   cnms_cuda_buf d_report;       /* the decode's row counts (CNMS_REP_*) */
+  cnms_cuda_buf d_rules;        /* per-class thresholds: thr[n] | iou[n] */
+  cnms_cuda_buf h_rules;        /* pinned staging of their upload */
+  float *rules_now;             /* what d_rules holds (host copy, malloc) */
+  size_t rules_bytes;           /* bytes of it; 0: none yet */
   cnms_cuda_buf d_keys;         /* compact sort key of each candidate slot */
   cnms_cuda_buf d_vals;         /* sort value of each slot: record position or input index */
   cnms_cuda_buf d_order;        /* sort values in sorted order */
@@ -170,6 +174,8 @@ typedef struct {
   int cap;                      /* max_candidates (host bound of n) */
   int max_keep;                 /* kept boxes at most */
   float iou;
+  cnms_class_rules rules;       /* class-aware: a box's class's threshold
+                                 * (device tables; iou_rest = iou) */
   int agnostic;
   int suppress;                 /* 0: end2end, the sorted candidates are kept as they are */
 } cnms_nms_args;
@@ -198,9 +204,10 @@ cnms_cuda_compact_key (float score, uint32_t index, int abits)
  * (whose count must be zero), writing the compact sort key and the record
  * position of each candidate into keys/vals. */
 cudaError_t cnms_cuda_decode (const void *d_tensor, cnms_dtype dtype,
-    const cnms_shape *shape, const cnms_map *map, float score_threshold,
-    int abits, void *d_cand, uint64_t *d_keys, uint32_t *d_vals,
-    int32_t *d_report, cudaStream_t stream);
+    const cnms_shape *shape, const cnms_map *map,
+    const cnms_class_rules *rules, float score_threshold, int abits,
+    void *d_cand, uint64_t *d_keys, uint32_t *d_vals, int32_t *d_report,
+    cudaStream_t stream);
 
 /* cuda_filter.cu: plain NMS input. Keeps the boxes with finite
  * coordinates and score: their keys and input indices go to keys/vals,
@@ -227,7 +234,8 @@ typedef struct {
   int f16;                      /* float16 elements, else float32 */
   int n_anchors, n_classes;
   cnms_map map;
-  float thr;
+  cnms_class_rules rules;       /* each class's score threshold (device
+                                 * tables) */
   int abits;
   cnms_det *recs;               /* the count-header buffer's records */
   uint64_t *keys;

@@ -112,8 +112,9 @@ release (cnms_backend_ctx *ctx, cnms_cuda_buf *b, bool pinned)
 static void
 release_all (cnms_backend_ctx *ctx, cnms_cuda_priv *s)
 {
-  cnms_cuda_buf *dev[] = { &s->d_in, &s->d_cand, &s->d_report, &s->d_keys, &s->d_vals,
-    &s->d_order, &s->d_boxes, &s->d_cls, &s->d_mask, &s->d_rows
+  cnms_cuda_buf *dev[] = { &s->d_in, &s->d_cand, &s->d_report,
+    &s->d_rules, &s->d_keys, &s->d_vals, &s->d_order, &s->d_boxes,
+    &s->d_cls, &s->d_mask, &s->d_rows
   };
   size_t i;
 
@@ -121,6 +122,10 @@ release_all (cnms_backend_ctx *ctx, cnms_cuda_priv *s)
     release (ctx, dev[i], false);
   release (ctx, &s->h_stage, true);
   release (ctx, &s->h_out, true);
+  release (ctx, &s->h_rules, true);
+  free (s->rules_now);
+  s->rules_now = NULL;
+  s->rules_bytes = 0;
 }
 
 extern "C" int

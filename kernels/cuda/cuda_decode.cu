@@ -25,7 +25,7 @@
 template <typename T>
 __global__ void __launch_bounds__ (CNMS_V5_WARPS * 32)
 decode_yolov5 (const T *__restrict__ t, int n_anchors, int n_classes,
-    cnms_map map, float thr, int abits, int32_t *__restrict__ hdr,
+    cnms_map map, cnms_class_rules rules, int abits, int32_t *__restrict__ hdr,
     cnms_det *__restrict__ recs, uint64_t *__restrict__ keys,
     uint32_t *__restrict__ vals, int32_t *__restrict__ rep)
 {
@@ -76,7 +76,8 @@ decode_yolov5 (const T *__restrict__ t, int n_anchors, int n_classes,
     if (lane == r && row0 + r < n_anchors) {
       score = cnms_yolov5_score (obj, best[r]);
       cls = bc[r];
-      ok = cnms_anchor_candidate (&map, score, thr, cx, cy, w, h, box) != 0;
+      ok = cnms_anchor_candidate (&map, score, cnms_class_thr (&rules, cls),
+          cx, cy, w, h, box) != 0;
     }
   }
   /* lane r holds row r's score; non-finite ones are rare */
@@ -90,7 +91,7 @@ decode_yolov5 (const T *__restrict__ t, int n_anchors, int n_classes,
 template <typename T>
 __global__ void __launch_bounds__ (CNMS_BLOCK)
 decode_end2end (const T *__restrict__ t, int n_anchors, cnms_map map,
-    float thr, int abits, int32_t *__restrict__ hdr,
+    cnms_class_rules rules, float thr, int abits, int32_t *__restrict__ hdr,
     cnms_det *__restrict__ recs, uint64_t *__restrict__ keys,
     uint32_t *__restrict__ vals, int32_t *__restrict__ rep)
 {
@@ -102,7 +103,7 @@ decode_end2end (const T *__restrict__ t, int n_anchors, cnms_map map,
   if (a < n_anchors) {
     for (int f = 0; f < 6; f++)
       row[f] = cnms_ld (t, (size_t) a * 6 + f);
-    ok = cnms_end2end_candidate (&map, row, thr, box, &cls) != 0;
+    ok = cnms_end2end_candidate (&map, row, &rules, box, &cls) != 0;
     cnms_report_end2end (row, thr, a, rep);
   }
   cnms_emit_candidate (ok, ok ? row[4] : 0.0f, box, cls, a, n_anchors, abits, hdr,
@@ -113,20 +114,22 @@ decode_end2end (const T *__restrict__ t, int n_anchors, cnms_map map,
 template <typename T>
 static cudaError_t
 launch_decode (const T *t, const cnms_shape *s, const cnms_map *map,
-    float thr, int abits, int32_t *hdr, cnms_det *recs, uint64_t *keys,
-    uint32_t *vals, int32_t *rep, cudaStream_t stream)
+    const cnms_class_rules *rules, float thr, int abits, int32_t *hdr,
+    cnms_det *recs, uint64_t *keys, uint32_t *vals, int32_t *rep,
+    cudaStream_t stream)
 {
   const int n = s->n_anchors;
 
   switch (s->layout) {
     case CNMS_LAYOUT_YOLOV5:
       decode_yolov5 < T > <<<cnms_ceil_div (n, CNMS_V5_ROWS * CNMS_V5_WARPS),
-          CNMS_V5_WARPS * 32, 0, stream>>> (t, n, s->n_classes, *map, thr,
+          CNMS_V5_WARPS * 32, 0, stream>>> (t, n, s->n_classes, *map, *rules,
           abits, hdr, recs, keys, vals, rep);
       break;
     case CNMS_LAYOUT_END2END:
       decode_end2end < T > <<<cnms_ceil_div (n, CNMS_BLOCK), CNMS_BLOCK, 0,
-          stream>>> (t, n, *map, thr, abits, hdr, recs, keys, vals, rep);
+          stream>>> (t, n, *map, *rules, thr, abits, hdr, recs, keys, vals,
+          rep);
       break;
     default:
       return cudaErrorInvalidValue;
@@ -136,16 +139,17 @@ launch_decode (const T *t, const cnms_shape *s, const cnms_map *map,
 
 cudaError_t
 cnms_cuda_decode (const void *d_tensor, cnms_dtype dtype,
-    const cnms_shape *shape, const cnms_map *map, float score_threshold,
-    int abits, void *d_cand, uint64_t *d_keys, uint32_t *d_vals,
-    int32_t *d_report, cudaStream_t stream)
+    const cnms_shape *shape, const cnms_map *map,
+    const cnms_class_rules *rules, float score_threshold, int abits,
+    void *d_cand, uint64_t *d_keys, uint32_t *d_vals, int32_t *d_report,
+    cudaStream_t stream)
 {
   int32_t *hdr = (int32_t *) d_cand;
   cnms_det *recs = (cnms_det *) ((char *) d_cand + CNMS_HEADER_BYTES);
 
   if (dtype == CNMS_DTYPE_FLOAT16)
-    return launch_decode ((const uint16_t *) d_tensor, shape, map,
+    return launch_decode ((const uint16_t *) d_tensor, shape, map, rules,
         score_threshold, abits, hdr, recs, d_keys, d_vals, d_report, stream);
-  return launch_decode ((const float *) d_tensor, shape, map,
+  return launch_decode ((const float *) d_tensor, shape, map, rules,
       score_threshold, abits, hdr, recs, d_keys, d_vals, d_report, stream);
 }

@@ -93,7 +93,8 @@ cnms_engine_decode_v8 (const cnms_engine_decode &d, int32_t *hdr,
             s_cls[threadIdx.x + w * groups_per_round * 32], &best, &bc);
       nonfinite += a < d.n_anchors && !cnms_isfinite (best);
       if (a < d.n_anchors)
-        ok = cnms_anchor_candidate (&d.map, best, d.thr, cnms_ld (t, a),
+        ok = cnms_anchor_candidate (&d.map, best,
+            cnms_class_thr (&d.rules, bc), cnms_ld (t, a),
             cnms_ld (t, n + a), cnms_ld (t, 2 * n + a),
             cnms_ld (t, 3 * n + a), box) != 0;
       cnms_emit_candidate (ok, best, box, bc, a, d.n_anchors, d.abits, hdr,

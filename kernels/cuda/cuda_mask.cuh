@@ -84,6 +84,10 @@ cnms_build_mask (const cnms_engine_args &g, int n)
       const float4 b = g.boxes[i];
       const float area = cnms_box4_area (b);
       const int32_t c = g.cls[i];
+      /* row i's threshold: class-aware, only boxes of its class suppress
+       * it or are suppressed by it, all under its class's */
+      const float iou = g.a.agnostic ? g.a.iou :
+          cnms_class_iou (&g.a.rules, c);
 #pragma unroll 4
       for (int q = 0; q < per; q++) {
         const int k = part * per + q;
@@ -93,10 +97,10 @@ cnms_build_mask (const cnms_engine_args &g, int n)
          * resolve also the earlier ones that suppress i (the same test,
          * the earlier box first) */
         if (col_start + k > i ? cnms_box4_suppresses (b, area, c, s_box[k],
-                s_area[k], s_cls[k], g.a.iou, g.a.agnostic)
+                s_area[k], s_cls[k], iou, g.a.agnostic)
             : cached && col_blk == row_blk
             && cnms_box4_suppresses (s_box[k], s_area[k], s_cls[k], b, area,
-                c, g.a.iou, g.a.agnostic))
+                c, iou, g.a.agnostic))
           bits |= 1ull << k;
       }
     }
