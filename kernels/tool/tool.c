@@ -26,10 +26,15 @@ static const char usage[] =
     "      --model-size WxH --frame-size WxH [--letterbox]\n"
     "      --score-threshold S --iou T [--class-agnostic]\n"
     "      [--max-detections K] [--max-candidates M] [--backend cpu|cuda]\n"
+    "      [--class-score-thresholds ID=S,...] [--class-ious ID=T,...]\n"
+    "      [--class-max-detections ID=K,...] [--keep-classes ID,...]\n"
+    "      [--drop-classes ID,...] [--min-width W] [--min-height H]\n"
     "    T float32/float16 [1,N,5+C], [1,4+C,N] or [1,K,6]; prints one JSON\n"
     "    line per detection: x y w h confidence label_id (frame pixels);\n"
     "    at most 300 unless --max-detections is given.\n"
-    "  K and M are integers >= 1 in both commands.\n"
+    "  K and M are integers >= 1 in both commands. Per class (decode): a\n"
+    "    score threshold, a class-aware IoU, a cap (0: none), keep only\n"
+    "    or drop classes; W and H: the least box, in frame pixels.\n"
     "  cudanms-tool --help\n";
 
 static void die (const char *fmt, ...)
@@ -66,6 +71,8 @@ typedef struct {
   cnms_layout layout;
   int have_iou, have_score, have_model, have_frame, have_max_det;
   cnms_params p;
+  /* per-class options as given, resolved once every option is read */
+  const char *class_thr, *class_iou, *class_max, *keep, *drop;
 } options;
 
 /* "float32 [10, 5]": an array's dtype and shape, for a message. */
@@ -205,6 +212,20 @@ parse_args (int argc, char **argv, options *o)
     } else if (strcmp (a, "--frame-size") == 0) {
       parse_size (a, v, &o->p.frame_width, &o->p.frame_height);
       o->have_frame = 1;
+    } else if (strcmp (a, "--class-score-thresholds") == 0) {
+      o->class_thr = v;
+    } else if (strcmp (a, "--class-ious") == 0) {
+      o->class_iou = v;
+    } else if (strcmp (a, "--class-max-detections") == 0) {
+      o->class_max = v;
+    } else if (strcmp (a, "--keep-classes") == 0) {
+      o->keep = v;
+    } else if (strcmp (a, "--drop-classes") == 0) {
+      o->drop = v;
+    } else if (strcmp (a, "--min-width") == 0) {
+      o->p.min_width = (float) parse_double (a, v);
+    } else if (strcmp (a, "--min-height") == 0) {
+      o->p.min_height = (float) parse_double (a, v);
     } else {
       die ("unknown option '%s' (see --help)", a);
     }
@@ -318,9 +339,157 @@ run_nms (const options *o)
   return 0;
 }
 
+/* A class id at s, in [0, CNMS_MAX_CLASS_PARAMS); *end after it. */
 static int
-run_decode (const options *o)
+parse_class_id (const char *opt, const char *s, char **end)
 {
+  long v;
+
+  errno = 0;
+  v = strtol (s, end, 10);
+  if (*s < '0' || *s > '9' || errno != 0 || v >= CNMS_MAX_CLASS_PARAMS)
+    die ("%s: '%s' does not start with a class id in [0, %d)", opt, s,
+        CNMS_MAX_CLASS_PARAMS);
+  return (int) v;
+}
+
+/* The largest id that a list "ID=V,..." or "ID,..." names, or -1. */
+static int
+largest_id (const char *opt, const char *s)
+{
+  int top = -1;
+
+  while (s != NULL && *s != '\0') {
+    char *end;
+    int id = parse_class_id (opt, s, &end);
+
+    if (id > top)
+      top = id;
+    s = strchr (end, ',');
+    s = s ? s + 1 : NULL;
+  }
+  return top;
+}
+
+enum { OPT_THR, OPT_IOU, OPT_MAX, OPT_KEEP, OPT_DROP, N_CLASS_OPTS };
+
+/* Applies "ID=V,ID=V" (threshold, iou, cap) or "ID,ID" (keep, drop) to c
+ * (n entries); keep drops every class it does not list. */
+static void
+apply_class_option (const char *opt, const char *s, int what,
+    cnms_class_params *c, int n)
+{
+  if (what == OPT_KEEP) {
+    char *listed = calloc ((size_t) n + 1, 1);
+    const char *k = s;
+    int i;
+
+    if (listed == NULL)
+      die ("out of memory for %d classes", n);
+    while (k != NULL && *k != '\0') {
+      char *end;
+      int id = parse_class_id (opt, k, &end);
+
+      if (*end != ',' && *end != '\0')
+        die ("%s: '%s' is not a list of class ids", opt, k);
+      listed[id] = 1;
+      k = *end == ',' ? end + 1 : NULL;
+    }
+    for (i = 0; i < n; i++) {
+      if (!listed[i])
+        c[i].score_threshold = INFINITY;
+    }
+    free (listed);
+    return;
+  }
+  while (s != NULL && *s != '\0') {
+    char *end, *vend;
+    int id = parse_class_id (opt, s, &end);
+
+    if (what == OPT_DROP) {
+      if (*end != ',' && *end != '\0')
+        die ("%s: '%s' is not a list of class ids", opt, s);
+      c[id].score_threshold = INFINITY;
+      s = *end == ',' ? end + 1 : NULL;
+      continue;
+    }
+    if (*end != '=')
+      die ("%s: '%s' is not ID=VALUE,...", opt, s);
+    if (what == OPT_MAX) {
+      long k;
+
+      errno = 0;
+      k = strtol (end + 1, &vend, 10);
+      if (vend == end + 1 || errno != 0 || k < 0 || k > 0x7fffffff
+          || (*vend != ',' && *vend != '\0'))
+        die ("%s: the cap of class %d is not an integer >= 0", opt, id);
+      c[id].max_detections = (int) k;
+    } else {
+      double v;
+
+      errno = 0;
+      v = strtod (end + 1, &vend);
+      if (vend == end + 1 || errno != 0 || isnan (v)
+          || (*vend != ',' && *vend != '\0'))
+        die ("%s: the value of class %d is not a number", opt, id);
+      if (what == OPT_IOU && (v < 0.0 || v > 1.0))
+        die ("%s: the iou of class %d is outside [0, 1]", opt, id);
+      if (what == OPT_THR)
+        c[id].score_threshold = (float) v;
+      else
+        c[id].iou = (float) v;
+    }
+    s = *vend == ',' ? vend + 1 : NULL;
+  }
+}
+
+/* The per-class options into p: classes allocated here (NULL without
+ * any). Thresholds, IoUs and caps first; then --keep-classes drops every
+ * class it does not list (and every class past the list), and
+ * --drop-classes those it lists. */
+static cnms_class_params *
+resolve_classes (options *o)
+{
+  const char *opts[N_CLASS_OPTS] = { o->class_thr, o->class_iou,
+    o->class_max, o->keep, o->drop
+  };
+  static const char *const names[N_CLASS_OPTS] = {
+    "--class-score-thresholds", "--class-ious", "--class-max-detections",
+    "--keep-classes", "--drop-classes"
+  };
+  static const int order[N_CLASS_OPTS] = { OPT_THR, OPT_IOU, OPT_MAX,
+    OPT_KEEP, OPT_DROP
+  };
+  cnms_class_params *c;
+  int i, top = -1;
+
+  for (i = 0; i < N_CLASS_OPTS; i++) {
+    int t = largest_id (names[i], opts[i]);
+    if (t > top)
+      top = t;
+  }
+  if (top < 0 && o->keep == NULL)
+    return NULL;
+  c = calloc ((size_t) top + 2, sizeof *c);
+  if (c == NULL)
+    die ("out of memory for %d classes", top + 1);
+  for (i = 0; i <= top; i++)
+    cnms_class_params_init (&c[i], &o->p);
+  o->p.other_classes_filtered = o->keep != NULL;
+  for (i = 0; i < N_CLASS_OPTS; i++) {
+    if (opts[order[i]] != NULL)
+      apply_class_option (names[order[i]], opts[order[i]], order[i], c,
+          top + 1);
+  }
+  o->p.classes = c;
+  o->p.n_classes = top + 1;
+  return c;
+}
+
+static int
+run_decode (options *o)
+{
+  cnms_class_params *classes;
   cnms_npy a;
   cnms_tensor t;
   cnms_ctx *ctx;
@@ -349,6 +518,7 @@ run_decode (const options *o)
   for (i = 0; i < a.n_dims; i++)
     t.dims[i] = a.dims[i];
 
+  classes = resolve_classes (o);
   ctx = open_ctx (o->backend);
   st = cnms_detect (ctx, &t, o->layout, &o->p, &dets, &n_dets);
   if (st != CNMS_OK)
@@ -364,6 +534,7 @@ run_decode (const options *o)
   finish_stdout ();
   cnms_ctx_free (ctx);
   cnms_npy_clear (&a);
+  free (classes);
   return 0;
 }
 

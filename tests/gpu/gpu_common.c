@@ -196,6 +196,46 @@ det_fill (gpu_det_case *dc, test_rng *r, int mode)
   }
 }
 
+/* Per-class controls for a third of the cases, from a generator of their
+ * own (the rest of the case is what it is without them): thresholds (a
+ * tenth filter their class out), class-aware IoUs, caps, a keep-only
+ * filter, a minimum box size. */
+static void
+det_class_params (gpu_det_case *dc, uint64_t seed, int idx)
+{
+  test_rng r;
+  int n, i;
+
+  test_rng_seed (&r, seed * 7919u + (uint64_t) idx * 104729u + 17u);
+  if (test_rng_int (&r, 0, 3) != 0)
+    return;
+  n = dc->c > 0 ? test_rng_int (&r, 1, dc->c + 1) : test_rng_int (&r, 1, 100);
+  dc->classes = calloc ((size_t) n, sizeof *dc->classes);
+  if (dc->classes == NULL) {
+    fprintf (stderr, "out of host memory\n");
+    exit (1);
+  }
+  for (i = 0; i < n; i++) {
+    cnms_class_params *c = &dc->classes[i];
+
+    cnms_class_params_init (c, &dc->p);
+    if (test_rng_int (&r, 0, 3) == 0)
+      c->score_threshold = test_rng_int (&r, 0, 10) == 0 ? INFINITY :
+          PICK_F (&r, 0.0f, 0.05f, 0.2f, 0.4f, 0.6f);
+    if (test_rng_int (&r, 0, 3) == 0)
+      c->iou = PICK_F (&r, 0.0f, 0.2f, 0.5f, 0.8f, 1.0f);
+    if (test_rng_int (&r, 0, 4) == 0)
+      c->max_detections = test_rng_int (&r, 1, 6);
+  }
+  dc->p.classes = dc->classes;
+  dc->p.n_classes = n;
+  dc->p.other_classes_filtered = test_rng_int (&r, 0, 4) == 0;
+  if (test_rng_int (&r, 0, 3) == 0) {
+    dc->p.min_width = (float) test_rng_int (&r, 0, 40);
+    dc->p.min_height = (float) test_rng_int (&r, 0, 40);
+  }
+}
+
 void
 gpu_det_case_make (gpu_det_case *dc, uint64_t seed, int idx)
 {
@@ -242,6 +282,7 @@ gpu_det_case_make (gpu_det_case *dc, uint64_t seed, int idx)
     dc->p.score_threshold = 0.0f;
     dc->p.max_candidates = test_rng_int (&r, 1, dc->n / 2 + 2);
   }
+  det_class_params (dc, seed, idx);
 
   es = dc->dtype == CNMS_DTYPE_FLOAT16 ? 2 : 4;
   dc->size = (size_t) dc->n * det_fields (dc) * es;
@@ -300,7 +341,11 @@ void
 gpu_det_case_free (gpu_det_case *dc)
 {
   free (dc->data);
+  free (dc->classes);
   dc->data = NULL;
+  dc->classes = NULL;
+  dc->p.classes = NULL;
+  dc->p.n_classes = 0;
 }
 
 void
@@ -315,6 +360,10 @@ gpu_det_case_print (FILE *f, const gpu_det_case *dc)
       dc->p.max_detections, dc->p.max_candidates, dc->p.class_agnostic,
       dc->p.letterbox, dc->p.model_width, dc->p.model_height,
       dc->p.frame_width, dc->p.frame_height);
+  if (dc->p.n_classes > 0 || dc->p.min_width > 0 || dc->p.min_height > 0)
+    fprintf (f, "  per-class entries=%d others_filtered=%d min=%gx%g\n",
+        dc->p.n_classes, dc->p.other_classes_filtered,
+        (double) dc->p.min_width, (double) dc->p.min_height);
 }
 
 static const char *nms_modes[] = { "random", "ties", "clusters", "nasty",

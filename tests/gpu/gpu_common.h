@@ -32,6 +32,7 @@ typedef struct {
   cnms_dtype dtype;
   int n, c;
   cnms_params p;
+  cnms_class_params *classes;   /* p.classes, when the case has them */
   void *data;
   size_t size;
 } gpu_det_case;
