@@ -344,6 +344,8 @@ typedef struct {
   const float *iou;
   int n;
   float thr_rest, iou_rest;
+  float thr_min;                /* the least threshold of any class: a score
+                                 * not above it passes none */
 } cnms_class_rules;
 
 CNMS_HD float cnms_class_thr (const cnms_class_rules *r, int32_t c)

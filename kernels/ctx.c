@@ -444,10 +444,13 @@ resolve_rules (cnms_ctx *ctx, const cnms_params *p, cnms_class_rules *r,
     ctx->rule_cap = n;
     ctx->b.alloc_count++;
   }
+  r->thr_min = p->other_classes_filtered ? CNMS_INF : p->score_threshold;
   for (i = 0; i < n; i++) {
     ctx->rule_thr[i] = p->classes[i].score_threshold;
     ctx->rule_iou[i] = p->classes[i].iou;
     *caps |= p->classes[i].max_detections > 0;
+    if (ctx->rule_thr[i] < r->thr_min)
+      r->thr_min = ctx->rule_thr[i];
   }
   r->thr = n > 0 ? ctx->rule_thr : NULL;
   r->iou = n > 0 ? ctx->rule_iou : NULL;

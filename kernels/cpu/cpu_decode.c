@@ -200,9 +200,10 @@ decode_yolov5 (const cnms_tensor *t, const cnms_shape *s, const cnms_map *m,
       float max = max_of_avx (row + 5, s->n_classes);
       float lead = cnms_fmul (row[4], max);
 
-      /* as finite as the score: the two differ at most in a zero's sign */
+      /* as finite as the score: the two differ at most in a zero's sign;
+       * a score not above the least class threshold passes none */
       rep->nonfinite_scores += !cnms_isfinite (lead);
-      if (!per_class && !cnms_score_ok (lead, thr))
+      if (!cnms_score_ok (lead, per_class ? r->thr_min : thr))
         continue;
       score = cnms_yolov5_score (row[4], best_of_max (row + 5, max, &cls));
     } else
