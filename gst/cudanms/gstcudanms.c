@@ -40,6 +40,7 @@
 
 #include "gstcudanms.h"
 #include "gstcudanmsbackend.h"
+#include "gstcudanmsclasses.h"
 #include "gstcudanmsdebug.h"
 #include "gstcudanmslabels.h"
 #include "gstcudanmsoutput.h"
@@ -82,7 +83,12 @@ enum
   PROP_BACKEND,
   PROP_ATTACH_META,
   PROP_ROI_PARAMS,
-  PROP_STATS
+  PROP_STATS,
+  /* the per-class controls: PROP_CLASS_SPEC + GstCudanmsClassSpec */
+  PROP_CLASS_SPEC,
+  PROP_CLASS_SPEC_LAST = PROP_CLASS_SPEC + GST_CUDANMS_N_CLASS_SPECS - 1,
+  PROP_MIN_WIDTH,
+  PROP_MIN_HEIGHT
 };
 
 struct _GstCudanms
@@ -107,6 +113,9 @@ struct _GstCudanms
   const gchar *backend_name;    /* read-only: the last buffer's backend */
   GstCudanmsAttachMeta attach_meta;
   gboolean roi_params;
+  GstCudanmsClasses classes;    /* the per-class controls */
+  guint min_width, min_height;
+  gboolean labels_ready;        /* labels loaded: class names resolve */
 
   /* streaming state, made in start/set_caps */
   GstCudanmsBackend be;
@@ -168,6 +177,7 @@ gst_cudanms_init (GstCudanms * self)
   self->backend_name = DEFAULT_PROP_BACKEND;
   self->attach_meta = DEFAULT_PROP_ATTACH_META;
   self->roi_params = DEFAULT_PROP_ROI_PARAMS;
+  gst_cudanms_classes_init (&self->classes);
   gst_cudanms_stats_init (&self->stats);
 
   /* Metadata only: in place, never passthrough, so transform_ip always runs
@@ -198,8 +208,28 @@ gst_cudanms_set_property (GObject * object, guint prop_id,
   GstCudanms *self = GST_CUDANMS (object);
   gchar *kept = NULL;
   const gchar *refused_meta = NULL, *kept_meta = NULL;
+  GError *refused_class = NULL;
+  GstCudanmsClassSpec spec = prop_id - PROP_CLASS_SPEC;
 
   GST_OBJECT_LOCK (self);
+  if (prop_id >= PROP_CLASS_SPEC && prop_id <= PROP_CLASS_SPEC_LAST) {
+    /* names resolve once the label file is read (start), else at start */
+    gst_cudanms_classes_set (&self->classes, spec, g_value_get_string (value),
+        self->labels_ready ? &self->labels : NULL, &refused_class);
+    GST_OBJECT_UNLOCK (self);
+    if (refused_class != NULL) {
+      g_warning ("%s: %s=\"%s\" refused: %s; the previous value stays",
+          GST_ELEMENT_NAME (self), gst_cudanms_class_spec_name (spec),
+          GST_STR_NULL (g_value_get_string (value)), refused_class->message);
+      GST_ELEMENT_WARNING (self, LIBRARY, SETTINGS,
+          ("%s=\"%s\" refused: %s; the previous value stays.",
+              gst_cudanms_class_spec_name (spec),
+              GST_STR_NULL (g_value_get_string (value)),
+              refused_class->message), (NULL));
+      g_error_free (refused_class);
+    }
+    return;
+  }
   switch (prop_id) {
     case PROP_IOU:
       self->iou = g_value_get_float (value);
@@ -254,6 +284,12 @@ gst_cudanms_set_property (GObject * object, guint prop_id,
     case PROP_ROI_PARAMS:
       self->roi_params = g_value_get_boolean (value);
       break;
+    case PROP_MIN_WIDTH:
+      self->min_width = g_value_get_uint (value);
+      break;
+    case PROP_MIN_HEIGHT:
+      self->min_height = g_value_get_uint (value);
+      break;
     default:
       G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
       break;
@@ -291,6 +327,11 @@ gst_cudanms_get_property (GObject * object, guint prop_id, GValue * value,
   GstCudanms *self = GST_CUDANMS (object);
 
   GST_OBJECT_LOCK (self);
+  if (prop_id >= PROP_CLASS_SPEC && prop_id <= PROP_CLASS_SPEC_LAST) {
+    g_value_set_string (value, self->classes.spec[prop_id - PROP_CLASS_SPEC]);
+    GST_OBJECT_UNLOCK (self);
+    return;
+  }
   switch (prop_id) {
     case PROP_IOU:
       g_value_set_float (value, self->iou);
@@ -340,6 +381,12 @@ gst_cudanms_get_property (GObject * object, guint prop_id, GValue * value,
     case PROP_STATS:
       g_value_take_boxed (value, gst_cudanms_stats_to_structure (&self->stats));
       break;
+    case PROP_MIN_WIDTH:
+      g_value_set_uint (value, self->min_width);
+      break;
+    case PROP_MIN_HEIGHT:
+      g_value_set_uint (value, self->min_height);
+      break;
     default:
       G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
       break;
@@ -355,6 +402,7 @@ gst_cudanms_finalize (GObject * object)
   g_free (self->label_file);
   g_free (self->model_size);
   g_free (self->tensor_id);
+  gst_cudanms_classes_clear (&self->classes);
   gst_cudanms_stats_clear (&self->stats);
   G_OBJECT_CLASS (parent_class)->finalize (object);
 }
@@ -382,6 +430,21 @@ gst_cudanms_start (GstBaseTransform * trans)
   if (!gst_cudanms_labels_start (GST_ELEMENT (self), &self->labels,
           label_file))
     goto failed;
+  {
+    /* the class names of the per-class controls, through the labels */
+    GError *err = NULL;
+
+    GST_OBJECT_LOCK (self);
+    self->labels_ready = TRUE;
+    gst_cudanms_classes_resolve (&self->classes, &self->labels, &err);
+    GST_OBJECT_UNLOCK (self);
+    if (err != NULL) {
+      GST_ELEMENT_WARNING (self, LIBRARY, SETTINGS,
+          ("Per-class control refused: %s; it is left unset.", err->message),
+          (NULL));
+      g_error_free (err);
+    }
+  }
 
   if (!gst_cudanms_backend_start (&self->be, GST_ELEMENT (self), device,
           device_id, self->msg, sizeof (self->msg)))
@@ -406,6 +469,9 @@ backend_failed:
       ("device %d, %d CUDA devices", device_id, cnms_cuda_device_count ()));
 failed:
   /* stop() is not called when start() fails */
+  GST_OBJECT_LOCK (self);
+  self->labels_ready = FALSE;
+  GST_OBJECT_UNLOCK (self);
   gst_cudanms_labels_clear (&self->labels);
   g_free (label_file);
   return FALSE;
@@ -421,6 +487,7 @@ gst_cudanms_stop (GstBaseTransform * trans)
   gst_cudanms_backend_stop (&self->be);
   GST_OBJECT_LOCK (self);
   self->backend_name = NULL;
+  self->labels_ready = FALSE;
   GST_OBJECT_UNLOCK (self);
   gst_cudanms_labels_clear (&self->labels);
   return TRUE;
@@ -542,6 +609,10 @@ gst_cudanms_transform_ip (GstBaseTransform * trans, GstBuffer * buffer)
   p.model_width = self->model_width;
   p.model_height = self->model_height;
   p.letterbox = self->letterbox;
+  p.min_width = (gfloat) self->min_width;
+  p.min_height = (gfloat) self->min_height;
+  /* each class's values from this buffer's frame-wide ones */
+  gst_cudanms_classes_apply (&self->classes, &p);
   attach_meta = self->attach_meta;
   roi_params = self->roi_params;
   GST_OBJECT_UNLOCK (self);
@@ -813,6 +884,85 @@ gst_cudanms_class_init (GstCudanmsClass * klass)
           "label); false: rectangle, label and id only, cheaper",
           DEFAULT_PROP_ROI_PARAMS, live));
   gst_cudanms_stats_install_property (gobject_class, PROP_STATS);
+
+  /**
+   * GstCudanms:class-score-thresholds:
+   *
+   * Per-class score thresholds overriding score-threshold: a list
+   * "CLASS=SCORE,..." where CLASS is a class id or a label of label-file
+   * (e.g. "person=0.4,car=0.6,2=0.5"); a box of that class is a candidate
+   * iff its score is greater. NULL or "": none. A malformed list, a label
+   * the label file does not hold, an id past 2^24 - 1: refused with a
+   * warning naming it, the previous value kept.
+   */
+  g_object_class_install_property (gobject_class,
+      PROP_CLASS_SPEC + GST_CUDANMS_CLASS_THRESHOLDS,
+      g_param_spec_string ("class-score-thresholds", "Class score thresholds",
+          "Per-class score thresholds, \"CLASS=SCORE,...\" (CLASS: an id or "
+          "a label of label-file); others take score-threshold", NULL, live));
+  /**
+   * GstCudanms:class-ious:
+   *
+   * Per-class IoU thresholds overriding iou, "CLASS=IOU,...": class-aware,
+   * a box of that class is suppressed by a kept box of the same class iff
+   * their IoU is greater. With class-agnostic=true every pair uses iou.
+   */
+  g_object_class_install_property (gobject_class,
+      PROP_CLASS_SPEC + GST_CUDANMS_CLASS_IOUS,
+      g_param_spec_string ("class-ious", "Class IoUs",
+          "Per-class IoU thresholds (class-aware), \"CLASS=IOU,...\"; others "
+          "take iou", NULL, live));
+  /**
+   * GstCudanms:class-max-detections:
+   *
+   * Per-class caps, "CLASS=COUNT,...": at most COUNT kept boxes of that
+   * class, the first in kept order, applied after NMS (a capped box has
+   * suppressed what it suppresses) and before max-detections.
+   */
+  g_object_class_install_property (gobject_class,
+      PROP_CLASS_SPEC + GST_CUDANMS_CLASS_MAX_DETECTIONS,
+      g_param_spec_string ("class-max-detections", "Class max detections",
+          "Per-class caps after NMS, \"CLASS=COUNT,...\"", NULL, live));
+  /**
+   * GstCudanms:classes:
+   *
+   * Keep only these classes, "CLASS,...": boxes of any other class are
+   * never candidates (they suppress nothing). NULL or "": every class.
+   */
+  g_object_class_install_property (gobject_class,
+      PROP_CLASS_SPEC + GST_CUDANMS_CLASS_KEEP,
+      g_param_spec_string ("classes", "Classes",
+          "Keep only these classes, \"CLASS,...\"; others are never "
+          "candidates", NULL, live));
+  /**
+   * GstCudanms:exclude-classes:
+   *
+   * Drop these classes, "CLASS,...": their boxes are never candidates.
+   */
+  g_object_class_install_property (gobject_class,
+      PROP_CLASS_SPEC + GST_CUDANMS_CLASS_DROP,
+      g_param_spec_string ("exclude-classes", "Exclude classes",
+          "Drop these classes, \"CLASS,...\"; they are never candidates",
+          NULL, live));
+  /**
+   * GstCudanms:min-width:
+   *
+   * The least width, in frame pixels, of a candidate's box (after mapping
+   * and clipping): a narrower box is no candidate and suppresses nothing.
+   */
+  g_object_class_install_property (gobject_class, PROP_MIN_WIDTH,
+      g_param_spec_uint ("min-width", "Minimum width",
+          "Least box width in frame pixels; narrower boxes are no "
+          "candidates", 0, CNMS_SIZE_MAX, 0, live));
+  /**
+   * GstCudanms:min-height:
+   *
+   * The least height, in frame pixels, of a candidate's box.
+   */
+  g_object_class_install_property (gobject_class, PROP_MIN_HEIGHT,
+      g_param_spec_uint ("min-height", "Minimum height",
+          "Least box height in frame pixels; lower boxes are no candidates",
+          0, CNMS_SIZE_MAX, 0, live));
 
   gst_element_class_add_static_pad_template (element_class, &sink_template);
   gst_element_class_add_static_pad_template (element_class, &src_template);

@@ -10,7 +10,36 @@
 G_BEGIN_DECLS
 
 #define GST_TYPE_CUDANMS (gst_cudanms_get_type ())
-G_DECLARE_FINAL_TYPE (GstCudanms, gst_cudanms, GST, CUDANMS, GstBaseTransform)
+#define GST_CUDANMS(obj) \
+    (G_TYPE_CHECK_INSTANCE_CAST ((obj), GST_TYPE_CUDANMS, GstCudanms))
+#define GST_IS_CUDANMS(obj) (G_TYPE_CHECK_INSTANCE_TYPE ((obj), GST_TYPE_CUDANMS))
+#define GST_CUDANMS_GET_CLASS(obj) \
+    (G_TYPE_INSTANCE_GET_CLASS ((obj), GST_TYPE_CUDANMS, GstCudanmsClass))
+
+/* The instance is private to gstcudanms.c; a subclass takes its size from
+ * g_type_query(). */
+typedef struct _GstCudanms GstCudanms;
+typedef struct _GstCudanmsClass GstCudanmsClass;
+
+struct _GstCudanmsClass
+{
+  GstBaseTransformClass parent_class;
+
+  /*< private >*/
+  /* set by gst_cudanms_class_make_tensor_decoder() */
+  gboolean tensor_decoder;
+};
+
+GType gst_cudanms_get_type (void);
+
+/* For a subclass's class_init: makes it a tensor decoder, the element
+ * tensordecodebin (GStreamer >= 1.28) picks from the caps. The tensor it
+ * decodes is taken off the buffer's GstTensorMeta, so that no decoder
+ * chained after it decodes that tensor again; model-size defaults to NULL
+ * (the boxes are in the frame's pixels, as an inference element fed the
+ * model the frame itself) and letterbox to FALSE. Everything else is
+ * cudanms's. */
+void gst_cudanms_class_make_tensor_decoder (GstCudanmsClass * klass);
 
 GST_ELEMENT_REGISTER_DECLARE (cudanms);
 

@@ -17,6 +17,7 @@ gst_cudanms_labels_init (GstCudanmsLabels * labels)
   labels->names = g_ptr_array_new_with_free_func (g_free);
   labels->quarks = g_array_new (FALSE, FALSE, sizeof (GQuark));
   labels->n_from_file = 0;
+  labels->ids = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
 }
 
 void
@@ -24,6 +25,7 @@ gst_cudanms_labels_clear (GstCudanmsLabels * labels)
 {
   g_clear_pointer (&labels->names, g_ptr_array_unref);
   g_clear_pointer (&labels->quarks, g_array_unref);
+  g_clear_pointer (&labels->ids, g_hash_table_unref);
 }
 
 /* Line ends ("\r\n", "\n" or "\r") in [text, end). */
@@ -140,6 +142,9 @@ gst_cudanms_labels_load (GstCudanmsLabels * labels, const gchar * path,
 
       g_ptr_array_add (labels->names, g_strdup (label));
       g_array_append_val (labels->quarks, q);
+      if (!g_hash_table_contains (labels->ids, label))
+        g_hash_table_insert (labels->ids, g_strdup (label),
+            GUINT_TO_POINTER (line + 1));
     }
     p = next;
   }

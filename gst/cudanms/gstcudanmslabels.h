@@ -17,6 +17,10 @@ typedef struct
   GPtrArray *names;             /* gchar * */
   GArray *quarks;               /* GQuark */
   guint n_from_file;            /* lines read from the label file */
+  GHashTable *ids;              /* a label of the file -> its id + 1 (the
+                                 * first line, for a label given twice);
+                                 * not changed once loaded, so it may be read
+                                 * while the streaming thread labels boxes */
 } GstCudanmsLabels;
 
 /* Labels are cached up to this class id; larger (end2end) ids are rare. */
