@@ -103,8 +103,8 @@ struct _GstCudanms
   gboolean class_agnostic;
   gchar *label_file;
   GstCudanmsLayout layout;
-  gchar *model_size;
-  gint model_width;
+  gchar *model_size;            /* NULL (a tensor decoder): the frame */
+  gint model_width;             /* 0 with model_size NULL */
   gint model_height;
   gboolean letterbox;
   gchar *tensor_id;
@@ -186,6 +186,15 @@ gst_cudanms_init (GstCudanms * self)
   gst_base_transform_set_passthrough (GST_BASE_TRANSFORM (self), FALSE);
 }
 
+/* A tensor decoder's default: the boxes are in the frame's pixels. */
+static void
+gst_cudanms_set_model_size_frame (GstCudanms * self)
+{
+  g_clear_pointer (&self->model_size, g_free);
+  self->model_width = 0;
+  self->model_height = 0;
+}
+
 /* FALSE (and nothing changed) when str is not a size. */
 static gboolean
 gst_cudanms_set_model_size (GstCudanms * self, const gchar * str)
@@ -254,8 +263,12 @@ gst_cudanms_set_property (GObject * object, guint prop_id,
       self->layout = g_value_get_enum (value);
       break;
     case PROP_MODEL_SIZE:
-      if (!gst_cudanms_set_model_size (self, g_value_get_string (value)))
-        kept = g_strdup (self->model_size);
+      if (g_value_get_string (value) == NULL
+          && GST_CUDANMS_GET_CLASS (self)->tensor_decoder)
+        gst_cudanms_set_model_size_frame (self);
+      else if (!gst_cudanms_set_model_size (self, g_value_get_string (value)))
+        kept = g_strdup (self->model_size != NULL ? self->model_size :
+            "the frame's size");
       break;
     case PROP_LETTERBOX:
       self->letterbox = g_value_get_boolean (value);
@@ -618,6 +631,11 @@ gst_cudanms_transform_ip (GstBaseTransform * trans, GstBuffer * buffer)
   GST_OBJECT_UNLOCK (self);
   p.frame_width = self->frame_width;
   p.frame_height = self->frame_height;
+  /* model-size NULL (a tensor decoder): the model saw the frame */
+  if (p.model_width == 0) {
+    p.model_width = self->frame_width;
+    p.model_height = self->frame_height;
+  }
 
   /* cnms_detect validates the tensor against the layout, once */
   st = gst_cudanms_backend_detect (&self->be, &self->view.tensor,
@@ -663,6 +681,14 @@ gst_cudanms_transform_ip (GstBaseTransform * trans, GstBuffer * buffer)
     GST_WARNING_OBJECT (self, "could not attach every analytics mtd");
   gst_cudanms_stats_times (GST_ELEMENT (self), &self->stats, took,
       gst_util_get_timestamp () - t_out);
+#ifdef HAVE_GST_TENSOR_CAPS
+  /* a tensor decoder consumes what it decoded: the next decoder of a
+   * tensordecodebin chain must not decode it again */
+  if (GST_CUDANMS_GET_CLASS (self)->tensor_decoder
+      && !gst_cudanms_tensor_view_take (&self->view, buffer))
+    GST_DEBUG_OBJECT (self, "tensor '%s' is in no GstTensorMeta: nothing "
+        "to take off the buffer", self->view.id);
+#endif
   gst_cudanms_tensor_view_release (&self->view);
   return GST_FLOW_OK;
 
@@ -986,4 +1012,41 @@ gst_cudanms_class_init (GstCudanmsClass * klass)
   gst_type_mark_as_plugin_api (GST_TYPE_CUDANMS_LAYOUT, 0);
   gst_type_mark_as_plugin_api (GST_TYPE_CUDANMS_DEVICE, 0);
   gst_type_mark_as_plugin_api (GST_TYPE_CUDANMS_ATTACH_META, 0);
+}
+
+/* A tensor decoder's defaults (gst_cudanms_class_make_tensor_decoder): set
+ * once every instance_init has run, before any property is set. */
+static void
+gst_cudanms_tensor_decoder_constructed (GObject * object)
+{
+  GstCudanms *self = GST_CUDANMS (object);
+
+  G_OBJECT_CLASS (parent_class)->constructed (object);
+  gst_cudanms_set_model_size_frame (self);
+  self->letterbox = FALSE;
+}
+
+void
+gst_cudanms_class_make_tensor_decoder (GstCudanmsClass * klass)
+{
+  GObjectClass *gobject_class = G_OBJECT_CLASS (klass);
+  GParamFlags live = G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS |
+      GST_PARAM_MUTABLE_PLAYING;
+
+  klass->tensor_decoder = TRUE;
+  gobject_class->constructed = gst_cudanms_tensor_decoder_constructed;
+  /* two of cudanms's properties again, with the decoder's defaults: same
+   * ids, handled by cudanms's functions (GObject gives each class its own
+   * set_property/get_property, for the properties it installs) */
+  gobject_class->set_property = gst_cudanms_set_property;
+  gobject_class->get_property = gst_cudanms_get_property;
+  g_object_class_install_property (gobject_class, PROP_MODEL_SIZE,
+      g_param_spec_string ("model-size", "Model size",
+          "Model input size as WxH (boxes are in these pixels); NULL: the "
+          "frame (the inference element fed the model the frame itself)",
+          NULL, live));
+  g_object_class_install_property (gobject_class, PROP_LETTERBOX,
+      g_param_spec_boolean ("letterbox", "Letterbox",
+          "Undo letterbox padding (FALSE: undo a plain stretch)", FALSE,
+          live));
 }

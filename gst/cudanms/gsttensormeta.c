@@ -547,6 +547,43 @@ gst_cudanms_tensor_view_release (GstCudanmsTensorView * view)
   memset (&view->tensor, 0, sizeof (view->tensor));
 }
 
+#ifdef HAVE_GST_TENSOR_CAPS
+gboolean
+gst_cudanms_tensor_view_take (const GstCudanmsTensorView * view,
+    GstBuffer * buffer)
+{
+  gpointer state = NULL;
+  GstMeta *meta;
+
+  if (view->data == NULL)
+    return FALSE;
+  while ((meta = gst_buffer_iterate_meta_filtered (buffer, &state,
+              GST_TENSOR_META_API_TYPE))) {
+    GstTensorMeta *tmeta = (GstTensorMeta *) meta;
+    GstTensor **kept;
+    gsize i, j, n = tmeta->num_tensors;
+
+    /* a copy of the buffer shares the tensors' data */
+    for (i = 0; i < n; i++) {
+      if (tmeta->tensors[i] != NULL && tmeta->tensors[i]->data == view->data)
+        break;
+    }
+    if (i == n)
+      continue;
+    if (n == 1)
+      return gst_buffer_remove_meta (buffer, meta);
+    kept = g_new (GstTensor *, n - 1);
+    for (j = 0; j < n; j++) {
+      if (j != i)
+        kept[j < i ? j : j - 1] = gst_tensor_copy (tmeta->tensors[j]);
+    }
+    gst_tensor_meta_set (tmeta, (guint) (n - 1), kept);
+    return TRUE;
+  }
+  return FALSE;
+}
+#endif
+
 /* Tensor descriptions in caps (GStreamer >= 1.28). 1.28's inference
  * elements describe their output tensors in the video caps, e.g. from
  * onnxinference:

@@ -75,6 +75,16 @@ GstCudanmsTensorLookup gst_cudanms_tensor_view_acquire (GstCudanmsTensorView * v
     gsize msg_size);
 void gst_cudanms_tensor_view_release (GstCudanmsTensorView * view);
 
+#ifdef HAVE_GST_TENSOR_CAPS
+/* GStreamer >= 1.28, a tensor decoder (cudanmstensordec): takes the tensor
+ * of view, found by its data, off the GstTensorMeta of buffer (writable)
+ * that holds it, and removes that meta when it holds nothing else; its
+ * other tensors stay for the decoders after it. FALSE when no GstTensorMeta
+ * of buffer holds it (e.g. it came in a CudanmsTensorMeta). */
+gboolean gst_cudanms_tensor_view_take (const GstCudanmsTensorView * view,
+    GstBuffer * buffer);
+#endif
+
 /* What a standard non-detection id is ("classifier scores", ...), else NULL. */
 const gchar *gst_cudanms_tensor_id_not_detection (const gchar * id);
 /* requested, or yolov8 for AUTO and a standard YOLOv8 id. */

@@ -1,5 +1,6 @@
-/* cudanms plugin: its debug category, the tensor meta and the cudanms
- * element. */
+/* cudanms plugin: its debug category, the tensor meta, the cudanms element
+ * and, with GStreamer >= 1.28's tensor caps, cudanmstensordec (the same
+ * element as a tensor decoder for tensordecodebin). */
 #ifdef HAVE_CONFIG_H
 #include "config.h"
 #endif
@@ -8,6 +9,9 @@
 
 #include "gstcudanms.h"
 #include "gstcudanmsdebug.h"
+#ifdef HAVE_GST_TENSOR_CAPS
+#include "gstcudanmstensordec.h"
+#endif
 #include "gsttensormeta.h"
 
 static gboolean
@@ -17,7 +21,13 @@ plugin_init (GstPlugin * plugin)
       "Detection tensor decode and NMS");
   if (gst_cudanms_tensor_meta_register () == NULL)
     return FALSE;
-  return GST_ELEMENT_REGISTER (cudanms, plugin);
+  if (!GST_ELEMENT_REGISTER (cudanms, plugin))
+    return FALSE;
+#ifdef HAVE_GST_TENSOR_CAPS
+  if (!GST_ELEMENT_REGISTER (cudanmstensordec, plugin))
+    return FALSE;
+#endif
+  return TRUE;
 }
 
 GST_PLUGIN_DEFINE (GST_VERSION_MAJOR, GST_VERSION_MINOR, cudanms,

@@ -1,5 +1,6 @@
 #include <stdarg.h>
 #include <string.h>
+#include <sys/wait.h>
 #include <glib/gstdio.h>
 
 #include "analytics_common.h"
@@ -145,6 +146,61 @@ assert_hand_od_mtds (GstBuffer * buf)
   }
 }
 #endif
+
+const gchar *
+test_python (void)
+{
+  const gchar *p = g_getenv ("CUDANMS_PYTHON");
+
+  return p != NULL && *p != '\0' ? p : "python3";
+}
+
+gboolean
+missing_onnx_module (void)
+{
+  gchar *argv[] = { (gchar *) test_python (), (gchar *) "-c",
+    (gchar *) "import onnx, numpy", NULL
+  };
+  gint status = -1;
+
+  if (g_spawn_sync (NULL, argv, NULL, G_SPAWN_SEARCH_PATH |
+          G_SPAWN_STDOUT_TO_DEV_NULL | G_SPAWN_STDERR_TO_DEV_NULL, NULL, NULL,
+          NULL, NULL, &status, NULL) && WIFEXITED (status)
+      && WEXITSTATUS (status) == 0)
+    return FALSE;
+  g_print ("SKIP: %s has no onnx module (Debian: python3-onnx)\n",
+      test_python ());
+  return TRUE;
+}
+
+void
+make_hand_model (const gchar * dir, const gchar * order)
+{
+  const gchar *src = g_getenv ("CUDANMS_SOURCE_ROOT");
+  const gint dims[] = { 1, 4 + HAND_CLASSES, HAND_ANCHORS };
+  gchar *npy = g_build_filename (dir, "hand.npy", NULL);
+  gchar *model = g_strdup_printf ("%s/%s.onnx", dir, order);
+  gchar *script = g_build_filename (src ? src : ".", "tests", "analytics",
+      "make_model.py", NULL);
+  gchar *argv[] = { (gchar *) test_python (),
+    script, npy, model, (gchar *) "--id", (gchar *) "yolo-v8-out",
+    (gchar *) "--dims-order", (gchar *) order, (gchar *) "--input",
+    (gchar *) "320x240", NULL
+  };
+  gint status = -1;
+  gsize n;
+  gfloat *t = hand_tensor_yolov8 (&n);
+
+  write_npy (npy, "<f4", dims, 3, t, n * 4);
+  fail_unless (g_spawn_sync (NULL, argv, NULL, G_SPAWN_SEARCH_PATH, NULL,
+          NULL, NULL, NULL, &status, NULL));
+  fail_unless (WIFEXITED (status) && WEXITSTATUS (status) == 0,
+      "make_model.py failed (%d)", status);
+  g_free (t);
+  g_free (script);
+  g_free (model);
+  g_free (npy);
+}
 
 GstSample *
 pull_sample (GstElement * appsink)

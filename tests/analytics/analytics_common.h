@@ -65,6 +65,16 @@ gchar *od_mtds_to_string (GstBuffer * buf);
 void assert_hand_od_mtds (GstBuffer * buf);
 #endif
 
+/* The tests' Python: CUDANMS_PYTHON, else python3 from PATH. */
+const gchar *test_python (void);
+/* Prints why and returns TRUE (caller exits 77) when that Python cannot
+ * import onnx and numpy. */
+gboolean missing_onnx_module (void);
+/* Writes the hand tensor and DIR/ORDER.onnx (+ .modelinfo) with
+ * make_model.py: input uint8 [1, 240, 320, 3], output the hand tensor as
+ * "yolo-v8-out" labelled ORDER ("row-major" or "col-major"). */
+void make_hand_model (const gchar * dir, const gchar * order);
+
 /* appsink's next sample, NULL at EOS (the "pull-sample" action signal). */
 GstSample *pull_sample (GstElement * appsink);
 /* GStreamer's minor version at run time. */

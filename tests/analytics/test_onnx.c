@@ -4,7 +4,6 @@
  * model's output labelled row-major and col-major. Exit 77 (skip) without
  * onnxinference, GstTensorMeta or python3-onnx. */
 #include <string.h>
-#include <sys/wait.h>
 #include <glib/gstdio.h>
 #include <gst/check/gstcheck.h>
 
@@ -13,60 +12,6 @@
 #ifdef HAVE_GST_TENSOR_META
 
 static gchar *work_dir;
-
-static const gchar *
-python (void)
-{
-  const gchar *p = g_getenv ("CUDANMS_PYTHON");
-
-  return p != NULL && *p != '\0' ? p : "python3";
-}
-
-/* Exit status of "python -c code" (-1: could not run it). */
-static gint
-run_python (const gchar * code)
-{
-  gchar *argv[] = { (gchar *) python (), (gchar *) "-c", (gchar *) code,
-    NULL
-  };
-  gint status = -1;
-
-  if (!g_spawn_sync (NULL, argv, NULL, G_SPAWN_SEARCH_PATH |
-          G_SPAWN_STDOUT_TO_DEV_NULL | G_SPAWN_STDERR_TO_DEV_NULL, NULL, NULL,
-          NULL, NULL, &status, NULL))
-    return -1;
-  return WIFEXITED (status) ? WEXITSTATUS (status) : -1;
-}
-
-/* Writes the hand tensor and <work_dir>/<order>.onnx (+ .modelinfo). */
-static void
-make_model (const gchar * order)
-{
-  const gchar *src = g_getenv ("CUDANMS_SOURCE_ROOT");
-  const gint dims[] = { 1, 4 + HAND_CLASSES, HAND_ANCHORS };
-  gchar *npy = g_build_filename (work_dir, "hand.npy", NULL);
-  gchar *model = g_strdup_printf ("%s/%s.onnx", work_dir, order);
-  gchar *script = g_build_filename (src ? src : ".", "tests", "analytics",
-      "make_model.py", NULL);
-  gchar *argv[] = { (gchar *) python (),
-    script, npy, model, (gchar *) "--id", (gchar *) "yolo-v8-out",
-    (gchar *) "--dims-order", (gchar *) order, (gchar *) "--input",
-    (gchar *) "320x240", NULL
-  };
-  gint status = -1;
-  gsize n;
-  gfloat *t = hand_tensor_yolov8 (&n);
-
-  write_npy (npy, "<f4", dims, 3, t, n * 4);
-  fail_unless (g_spawn_sync (NULL, argv, NULL, G_SPAWN_SEARCH_PATH, NULL,
-          NULL, NULL, NULL, &status, NULL));
-  fail_unless (WIFEXITED (status) && WEXITSTATUS (status) == 0,
-      "make_model.py failed (%d)", status);
-  g_free (t);
-  g_free (script);
-  g_free (model);
-  g_free (npy);
-}
 
 /* Records the dims order of the yolo-v8-out tensor reaching cudanms. */
 static GstPadProbeReturn
@@ -103,7 +48,7 @@ run_model (const gchar * order_name, GstTensorDimOrder order)
   gint seen_order = -1, frames = 0;
   GstSample *sample;
 
-  make_model (order_name);
+  make_hand_model (work_dir, order_name);
   pipe = gst_parse_launch (desc, NULL);
   fail_unless (pipe != NULL);
   nms = gst_bin_get_by_name (GST_BIN (pipe), "nms");
@@ -168,11 +113,8 @@ main (int argc, char **argv)
   gst_check_init (&argc, &argv);
   if (missing_element ("onnxinference"))
     return 77;
-  if (run_python ("import onnx, numpy") != 0) {
-    g_print ("SKIP: %s has no onnx module (Debian: python3-onnx)\n",
-        python ());
+  if (missing_onnx_module ())
     return 77;
-  }
   work_dir = g_dir_make_tmp ("cudanms-onnx-XXXXXX", NULL);
   if (work_dir == NULL)
     return 1;

@@ -1,0 +1,138 @@
+/* cudanmstensordec: cudanms as a tensor decoder for tensordecodebin.
+ *
+ * This library is free software; you can redistribute it and/or modify it
+ * under the terms of the GNU Lesser General Public License, version 2.1 or
+ * later.
+ */
+
+/**
+ * SECTION:element-cudanmstensordec
+ * @title: cudanmstensordec
+ *
+ * cudanms (the same element code: decode, exact greedy NMS, ROI metas and
+ * GstAnalyticsODMtd, every property) registered as a tensor decoder, the
+ * element GStreamer 1.28's tensordecodebin picks from the "tensors" field
+ * of the caps: klass Tensordecoder/Video, rank primary + 1, and a sink
+ * template that describes the tensor groups it decodes:
+ *
+ * - "yolo-v8-out": the yolo-v8-out tensor [1, 4+C, N], row-major or
+ *   col-major, float32 or float16;
+ * - "yolo-v8-segmentation-out": segmentation detections with their protos
+ *   where GStreamer's yolosegv8tensordec (col-major float32 only) does not
+ *   take them, i.e. detections labelled row-major, or float16; cudanms
+ *   decodes their boxes (no masks).
+ *
+ * tensordecodebin chains every decoder whose template matches the caps, in
+ * rank order, and gives each the same caps. So that the yolo-v8-out tensor
+ * is decoded once, this decoder comes first (its rank is above
+ * yolov8tensordec's primary) and takes the tensor it decoded off the
+ * buffer's GstTensorMeta: a decoder after it finds no such tensor, and the
+ * other tensors of the buffer (another group's) stay for their decoders.
+ * The caps pass through unchanged, as the decoders after it must accept
+ * them.
+ *
+ * Its defaults differ from cudanms's in two places, because the inference
+ * element fed the model the frame itself: model-size is NULL (the boxes
+ * are in the frame's pixels) and letterbox is FALSE.
+ *
+ * ## Example launch line
+ * |[
+ * gst-launch-1.0 filesrc location=street.mp4 ! decodebin ! videoconvertscale
+ *   ! video/x-raw,format=RGB,width=640,height=640
+ *   ! onnxinference model-file=yolov8s.onnx ! tensordecodebin
+ *   ! objectdetectionoverlay ! videoconvert ! autovideosink
+ * ]| With a model whose .modelinfo names its output yolo-v8-out,
+ * tensordecodebin runs cudanmstensordec, and only it, on that tensor.
+ */
+
+#ifdef HAVE_CONFIG_H
+#include "config.h"
+#endif
+
+#include "gstcudanmstensordec.h"
+
+#ifdef HAVE_GST_TENSOR_CAPS
+
+/* one structure per tensor group; tensordecodebin requires the first to
+ * carry a "tensors" field. A dim of 0 is a dynamic one (onnxinference). */
+#define DETECTION_DIMS "dims=<(int)[0,1], (int)[0,max], (int)[0,max]>"
+/* *INDENT-OFF* */
+static GstStaticPadTemplate sink_template = GST_STATIC_PAD_TEMPLATE ("sink",
+    GST_PAD_SINK, GST_PAD_ALWAYS,
+    GST_STATIC_CAPS (
+      "video/x-raw, "
+        "tensors=(structure)[tensorgroups, "
+          "yolo-v8-out=(/uniquelist){"
+            "(GstCaps)[tensor/strided, "
+              "tensor-id=(string)yolo-v8-out, "
+              DETECTION_DIMS ", "
+              "dims-order=(string){row-major, col-major}, "
+              "type=(string){float32, float16}]"
+          "}"
+        "]; "
+      "video/x-raw, "
+        "tensors=(structure)[tensorgroups, "
+          "yolo-v8-segmentation-out=(/uniquelist){"
+            "(GstCaps)[tensor/strided, "
+              "tensor-id=(string)yolo-v8-segmentation-out-detections, "
+              DETECTION_DIMS ", "
+              "dims-order=(string)row-major, "
+              "type=(string){float32, float16}; "
+            "tensor/strided, "
+              "tensor-id=(string)yolo-v8-segmentation-out-detections, "
+              DETECTION_DIMS ", "
+              "dims-order=(string)col-major, "
+              "type=(string)float16], "
+            "(GstCaps)[tensor/strided, "
+              "tensor-id=(string)yolo-v8-segmentation-out-protos, "
+              "dims=<(int)[0,1], (int)[0,max], (int)[0,max], (int)[0,max]>, "
+              "dims-order=(string){row-major, col-major}, "
+              "type=(string){float32, float16}]"
+          "}"
+        "]"));
+/* *INDENT-ON* */
+
+static void
+gst_cudanms_tensor_dec_class_init (gpointer klass, gpointer data)
+{
+  GstElementClass *element_class = GST_ELEMENT_CLASS (klass);
+
+  (void) data;
+  gst_cudanms_class_make_tensor_decoder (klass);
+  /* replaces cudanms's "sink" template; "src" stays video/x-raw */
+  gst_element_class_add_static_pad_template (element_class, &sink_template);
+  gst_element_class_set_static_metadata (element_class,
+      "Detection tensor decoder (cudanms)", "Tensordecoder/Video",
+      "Decodes a YOLOv8 detection tensor described in the caps "
+      "(yolo-v8-out), runs exact greedy NMS (CUDA or CPU), attaches the kept "
+      "boxes as GstAnalyticsODMtd and region-of-interest metas and takes "
+      "the tensor off the buffer", "cudanms developers");
+}
+
+GType
+gst_cudanms_tensor_dec_get_type (void)
+{
+  static gsize type = 0;
+
+  if (g_once_init_enter (&type)) {
+    GTypeQuery query;
+    GTypeInfo info = { 0, };
+
+    /* GstCudanms's instance and class are all there is: their sizes come
+     * from the type system, as GstCudanms's instance is private */
+    g_type_query (GST_TYPE_CUDANMS, &query);
+    info.class_size = query.class_size;
+    info.class_init = gst_cudanms_tensor_dec_class_init;
+    info.instance_size = query.instance_size;
+    g_once_init_leave (&type, g_type_register_static (GST_TYPE_CUDANMS,
+            "GstCudanmsTensorDec", &info, 0));
+  }
+  return type;
+}
+
+/* above yolov8tensordec (primary): tensordecodebin chains the decoders by
+ * rank, and the first one takes the tensor */
+GST_ELEMENT_REGISTER_DEFINE (cudanmstensordec, "cudanmstensordec",
+    GST_RANK_PRIMARY + 1, GST_TYPE_CUDANMS_TENSOR_DEC);
+
+#endif /* HAVE_GST_TENSOR_CAPS */
