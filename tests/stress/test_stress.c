@@ -3,8 +3,9 @@
  * (GST_CHECKS=name):
  *
  *   live_properties  10000 buffers while another thread keeps changing
- *                    every live property between two values: each output
- *                    is exactly one of the 256 results of the property
+ *                    every live property between two values (the
+ *                    per-class controls among them): each output is
+ *                    exactly one of the 2048 results of the property
  *                    combinations (computed first, without the thread)
  *   state_cycles     200 NULL -> PLAYING -> NULL cycles, each with its
  *                    exact ROIs; no file descriptor left open
@@ -39,6 +40,9 @@ static const struct
   {"layout", "auto", "yolov8"},
   {"model-size", "320x240", "640x480"},
   {"tensor-id", "", "detections"},
+  {"class-score-thresholds", "", "0=0.6,1=0.3"},
+  {"exclude-classes", "", "2"},
+  {"min-width", "0", "40"},
 };
 
 #define N_LIVE G_N_ELEMENTS (live)
