@@ -487,7 +487,14 @@ apply_caps (cnms_ctx *ctx, const cnms_params *p, const cnms_det *dets, int n,
       continue;
     ctx->capped[k++] = dets[i];
   }
-  *out = ctx->capped;
+  if (k == 0) {
+    /* no record: still a valid pointer, as every cnms_detect gives */
+    static const cnms_det none[1];
+
+    *out = none;
+  } else {
+    *out = ctx->capped;
+  }
   *n_out = k;
   return CNMS_OK;
 }
