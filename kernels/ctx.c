@@ -17,8 +17,11 @@ struct cnms_ctx {
   /* the per-class rules of the last call (grow-only, rule_cap entries) */
   float *rule_thr, *rule_iou;
   int rule_cap;
-  /* per-class caps: kept boxes per class, and the records that pass */
-  int *class_kept;
+  /* per-class caps: kept boxes per class id, in an open-addressing table
+   * (ids may reach 2^24), and the records that pass */
+  int32_t *cap_ids;
+  int *cap_counts;
+  size_t cap_slots;
   cnms_det *capped;
   size_t capped_cap;
 };
@@ -298,7 +301,8 @@ cnms_ctx_free (cnms_ctx *ctx)
   ctx->ops->destroy (&ctx->b);
   free (ctx->rule_thr);
   free (ctx->rule_iou);
-  free (ctx->class_kept);
+  free (ctx->cap_ids);
+  free (ctx->cap_counts);
   free (ctx->capped);
   free (ctx);
 }
@@ -386,6 +390,10 @@ check_params (cnms_ctx *ctx, const cnms_params *p)
     return cnms_fail (&ctx->b, CNMS_ERR_INVALID_ARG,
         "minimum box size %gx%g must be finite and >= 0",
         (double) p->min_width, (double) p->min_height);
+  if (p->max_detections_per_class < 0)
+    return cnms_fail (&ctx->b, CNMS_ERR_INVALID_ARG,
+        "max-detections-per-class %d must be >= 0",
+        p->max_detections_per_class);
   if (p->n_classes < 0 || p->n_classes > CNMS_MAX_CLASS_PARAMS
       || (p->n_classes > 0 && p->classes == NULL))
     return cnms_fail (&ctx->b, CNMS_ERR_INVALID_ARG,
@@ -430,20 +438,17 @@ resolve_rules (cnms_ctx *ctx, const cnms_params *p, cnms_class_rules *r,
     float *thr = realloc (ctx->rule_thr, (size_t) n * sizeof (float));
     float *iou = thr ? realloc (ctx->rule_iou, (size_t) n * sizeof (float))
         : NULL;
-    int *kept = iou ? realloc (ctx->class_kept, (size_t) n * sizeof (int))
-        : NULL;
 
     if (thr != NULL)
       ctx->rule_thr = thr;
-    if (iou != NULL)
-      ctx->rule_iou = iou;
-    if (kept == NULL)
+    if (iou == NULL)
       return cnms_fail (&ctx->b, CNMS_ERR_NO_MEMORY,
           "cannot allocate the rules of %d classes", n);
-    ctx->class_kept = kept;
+    ctx->rule_iou = iou;
     ctx->rule_cap = n;
     ctx->b.alloc_count++;
   }
+  *caps = p->max_detections_per_class > 0;
   r->thr_min = p->other_classes_filtered ? CNMS_INF : p->score_threshold;
   for (i = 0; i < n; i++) {
     ctx->rule_thr[i] = p->classes[i].score_threshold;
@@ -460,31 +465,66 @@ resolve_rules (cnms_ctx *ctx, const cnms_params *p, cnms_class_rules *r,
   return CNMS_OK;
 }
 
+/* The cap of class c (0: none). */
+static int
+class_cap (const cnms_params *p, int32_t c)
+{
+  if (c >= 0 && c < p->n_classes && p->classes[c].max_detections > 0)
+    return p->classes[c].max_detections;
+  return p->max_detections_per_class;
+}
+
 /* Per-class caps, then the frame's, over the kept list dets[0 .. n) in
- * kept order, into ctx->capped. */
+ * kept order, into ctx->capped. Boxes per class are counted in a table of
+ * a power of two >= 2n slots keyed by class id (any id up to 2^24). */
 static cnms_status
 apply_caps (cnms_ctx *ctx, const cnms_params *p, const cnms_det *dets, int n,
     const cnms_det **out, int *n_out)
 {
+  size_t slots = 16, mask;
   int i, k = 0;
 
-  if ((size_t) n > ctx->capped_cap) {
-    cnms_det *c = realloc (ctx->capped, (size_t) n * sizeof *c);
+  while (slots < 2 * (size_t) n)
+    slots *= 2;
+  if ((size_t) n > ctx->capped_cap || slots > ctx->cap_slots) {
+    cnms_det *c = realloc (ctx->capped, (size_t) (n > 0 ? n : 1) * sizeof *c);
+    int32_t *ids = c ? realloc (ctx->cap_ids, slots * sizeof *ids) : NULL;
+    int *counts = ids ? realloc (ctx->cap_counts, slots * sizeof *counts)
+        : NULL;
 
-    if (c == NULL)
+    if (c != NULL) {
+      ctx->capped = c;
+      ctx->capped_cap = (size_t) (n > 0 ? n : 1);
+    }
+    if (ids != NULL)
+      ctx->cap_ids = ids;
+    if (counts == NULL)
       return cnms_fail (&ctx->b, CNMS_ERR_NO_MEMORY,
           "cannot allocate %d capped records", n);
-    ctx->capped = c;
-    ctx->capped_cap = (size_t) n;
+    ctx->cap_counts = counts;
+    ctx->cap_slots = slots;
     ctx->b.alloc_count++;
   }
-  memset (ctx->class_kept, 0, (size_t) p->n_classes * sizeof (int));
+  mask = slots - 1;
+  for (i = 0; i < (int) slots; i++)
+    ctx->cap_ids[i] = -1;
   for (i = 0; i < n && k < p->max_detections; i++) {
     int32_t c = dets[i].class_id;
+    int cap = class_cap (p, c);
 
-    if (c >= 0 && c < p->n_classes && p->classes[c].max_detections > 0
-        && ctx->class_kept[c]++ >= p->classes[c].max_detections)
-      continue;
+    if (cap > 0) {
+      /* Fibonacci hashing; class ids of kept records are >= 0 */
+      size_t h = ((uint32_t) c * 2654435769u) & mask;
+
+      while (ctx->cap_ids[h] != -1 && ctx->cap_ids[h] != c)
+        h = (h + 1) & mask;
+      if (ctx->cap_ids[h] == -1) {
+        ctx->cap_ids[h] = c;
+        ctx->cap_counts[h] = 0;
+      }
+      if (ctx->cap_counts[h]++ >= cap)
+        continue;
+    }
     ctx->capped[k++] = dets[i];
   }
   if (k == 0) {

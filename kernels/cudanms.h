@@ -96,6 +96,9 @@ typedef struct {
                                  * else they take the frame-wide values */
   float min_width, min_height;  /* frame pixels: a candidate's box is at
                                  * least this wide and this high; 0: any */
+  int max_detections_per_class; /* the cap of every class without one of its
+                                 * own (cnms_class_params.max_detections);
+                                 * 0: none */
 } cnms_params;
 
 /* The most per-class entries a call takes: a class id is below 2^24. */

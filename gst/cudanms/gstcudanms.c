@@ -88,7 +88,8 @@ enum
   PROP_CLASS_SPEC,
   PROP_CLASS_SPEC_LAST = PROP_CLASS_SPEC + GST_CUDANMS_N_CLASS_SPECS - 1,
   PROP_MIN_WIDTH,
-  PROP_MIN_HEIGHT
+  PROP_MIN_HEIGHT,
+  PROP_MAX_DETECTIONS_PER_CLASS
 };
 
 struct _GstCudanms
@@ -115,6 +116,7 @@ struct _GstCudanms
   gboolean roi_params;
   GstCudanmsClasses classes;    /* the per-class controls */
   guint min_width, min_height;
+  guint max_detections_per_class;
   gboolean labels_ready;        /* labels loaded: class names resolve */
 
   /* streaming state, made in start/set_caps */
@@ -303,6 +305,9 @@ gst_cudanms_set_property (GObject * object, guint prop_id,
     case PROP_MIN_HEIGHT:
       self->min_height = g_value_get_uint (value);
       break;
+    case PROP_MAX_DETECTIONS_PER_CLASS:
+      self->max_detections_per_class = g_value_get_uint (value);
+      break;
     default:
       G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
       break;
@@ -399,6 +404,9 @@ gst_cudanms_get_property (GObject * object, guint prop_id, GValue * value,
       break;
     case PROP_MIN_HEIGHT:
       g_value_set_uint (value, self->min_height);
+      break;
+    case PROP_MAX_DETECTIONS_PER_CLASS:
+      g_value_set_uint (value, self->max_detections_per_class);
       break;
     default:
       G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
@@ -624,6 +632,7 @@ gst_cudanms_transform_ip (GstBaseTransform * trans, GstBuffer * buffer)
   p.letterbox = self->letterbox;
   p.min_width = (gfloat) self->min_width;
   p.min_height = (gfloat) self->min_height;
+  p.max_detections_per_class = (gint) self->max_detections_per_class;
   /* each class's values from this buffer's frame-wide ones */
   gst_cudanms_classes_apply (&self->classes, &p);
   attach_meta = self->attach_meta;
@@ -970,6 +979,19 @@ gst_cudanms_class_init (GstCudanmsClass * klass)
       g_param_spec_string ("exclude-classes", "Exclude classes",
           "Drop these classes, \"CLASS,...\"; they are never candidates",
           NULL, live));
+  /**
+   * GstCudanms:max-detections-per-class:
+   *
+   * The cap of every class without one in class-max-detections: at most
+   * this many kept boxes of a class, the first in kept order, after NMS
+   * and before max-detections. 0: none.
+   */
+  g_object_class_install_property (gobject_class,
+      PROP_MAX_DETECTIONS_PER_CLASS,
+      g_param_spec_uint ("max-detections-per-class",
+          "Max detections per class",
+          "Kept boxes of one class at most (classes without their own "
+          "class-max-detections); 0: no cap", 0, 100000, 0, live));
   /**
    * GstCudanms:min-width:
    *

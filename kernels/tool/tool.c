@@ -29,6 +29,7 @@ static const char usage[] =
     "      [--class-score-thresholds ID=S,...] [--class-ious ID=T,...]\n"
     "      [--class-max-detections ID=K,...] [--keep-classes ID,...]\n"
     "      [--drop-classes ID,...] [--min-width W] [--min-height H]\n"
+    "      [--max-detections-per-class K]\n"
     "    T float32/float16 [1,N,5+C], [1,4+C,N] or [1,K,6]; prints one JSON\n"
     "    line per detection: x y w h confidence label_id (frame pixels);\n"
     "    at most 300 unless --max-detections is given.\n"
@@ -222,6 +223,10 @@ parse_args (int argc, char **argv, options *o)
       o->keep = v;
     } else if (strcmp (a, "--drop-classes") == 0) {
       o->drop = v;
+    } else if (strcmp (a, "--max-detections-per-class") == 0) {
+      o->p.max_detections_per_class = parse_int (a, v);
+      if (o->p.max_detections_per_class < 0)
+        die ("--max-detections-per-class: must be >= 0 (0: no cap)");
     } else if (strcmp (a, "--min-width") == 0) {
       o->p.min_width = (float) parse_double (a, v);
     } else if (strcmp (a, "--min-height") == 0) {

@@ -1,7 +1,7 @@
 #!/usr/bin/python3
 """Golden test of the per-class controls: cudanms-tool decode with
-per-class score thresholds, IoUs, caps, keep-only and drop filters and a
-minimum box size, against a reference written for the test: a NumPy
+per-class score thresholds, IoUs, caps (each class's and one for every
+class), keep-only and drop filters and a minimum box size, against a reference written for the test: a NumPy
 decode of the YOLOv8 tensor (float32, the same operations), then, as the
 written rule says, filter (each class's threshold, the box size), then
 torchvision.ops.nms per class with that class's IoU, merged by (score
@@ -49,7 +49,8 @@ def make_case(rng, i):
            "thr": float(F(0.05 * int(rng.integers(1, 6)))),
            "max_det": int(rng.choice([300, 300, 7])),
            "thrs": {}, "ious": {}, "caps": {}, "keep": None, "drop": [],
-           "min_w": 0.0, "min_h": 0.0}
+           "min_w": 0.0, "min_h": 0.0,
+           "per_class": int(rng.choice([0, 0, 0, 1, 2, 5]))}
     for cls in range(c):
         r = rng.random()
         if r < 0.3:
@@ -107,7 +108,8 @@ def reference(t, ctl):
     for a in kept:
         k = int(cls[a])
         per[k] = per.get(k, 0) + 1
-        if k in ctl["caps"] and per[k] > ctl["caps"][k]:
+        cap = ctl["caps"].get(k, ctl["per_class"])
+        if cap > 0 and per[k] > cap:
             continue
         out.append(a)
     out = out[:ctl["max_det"]]
@@ -134,6 +136,8 @@ def run_tool(tool, path, ctl, backend):
         args += ["--keep-classes", ",".join(str(k) for k in ctl["keep"])]
     if ctl["drop"]:
         args += ["--drop-classes", ",".join(str(k) for k in ctl["drop"])]
+    if ctl["per_class"]:
+        args += ["--max-detections-per-class", str(ctl["per_class"])]
     if ctl["min_w"] or ctl["min_h"]:
         args += ["--min-width", repr(ctl["min_w"]),
                  "--min-height", repr(ctl["min_h"])]

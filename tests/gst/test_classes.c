@@ -129,6 +129,9 @@ GST_START_TEST (test_each_control)
       "car@150,150;person@200,10;");
   check ("class-max-detections=person=1",
       "dog@10,10;person@10,10;car@10,150;car@150,150;");
+  check ("max-detections-per-class=1", "dog@10,10;person@10,10;car@10,150;");
+  check ("max-detections-per-class=2 class-max-detections=car=1",
+      "dog@10,10;person@10,10;car@10,150;person@280,200;");
   check ("min-width=21",
       "dog@10,10;person@10,10;car@10,150;car@150,150;person@200,10;");
   check ("min-width=20", ALL);

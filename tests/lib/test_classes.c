@@ -133,6 +133,27 @@ test_controls (void)
   kept (&p, "0");
 }
 
+/* One cap for every class without its own. */
+static void
+test_cap_per_class (void)
+{
+  cnms_class_params c[2];
+  cnms_params p;
+
+  cnms_params_init (&p);
+  p.max_detections_per_class = 1;
+  kept (&p, "6,0,3");           /* dog a6, person a0, car a3 */
+  p.max_detections_per_class = 2;
+  kept (&p, "6,0,3,7,5");
+  /* class 1 (car) has its own cap: 1 */
+  cnms_class_params_init (&c[0], &p);
+  cnms_class_params_init (&c[1], &p);
+  c[1].max_detections = 1;
+  p.classes = c;
+  p.n_classes = 2;
+  kept (&p, "6,0,3,7");
+}
+
 static void
 test_keep_only (void)
 {
@@ -226,6 +247,7 @@ test_refused (void)
     {4, "2 per-class entries (NULL)"},
     {5, "minimum box size nanx0 must be finite and >= 0"},
     {6, "minimum box size -1x0 must be finite and >= 0"},
+    {7, "max-detections-per-class -2 must be >= 0"},
   };
   size_t i;
 
@@ -243,6 +265,7 @@ test_refused (void)
       case 4: p.classes = NULL; break;
       case 5: p.min_width = NAN; break;
       case 6: p.min_width = -1.0f; break;
+      case 7: p.max_detections_per_class = -2; break;
     }
     CHECK_INT (cnms_detect (ctx, &t, CNMS_LAYOUT_YOLOV8, &p, &d, &n),
         CNMS_ERR_INVALID_ARG);
@@ -259,6 +282,7 @@ main (void)
   CHECK_INT (cnms_ctx_new (CNMS_BACKEND_CPU, -1, &ctx), CNMS_OK);
   make_scene ();
   test_controls ();
+  test_cap_per_class ();
   test_keep_only ();
   test_agnostic ();
   test_end2end ();
