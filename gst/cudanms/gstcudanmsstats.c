@@ -19,7 +19,7 @@ typedef struct
   const cnms_params *p;
   const cnms_det *dets;
   gint n_dets;
-  const GstCudanmsLabels *labels;
+  GstCudanmsLabels *labels;     /* looked up: the label a ROI gets */
 } Frame;
 
 /* Kinds of problem remembered per stream; past this many, new kinds are
@@ -273,13 +273,11 @@ check_labels (GstElement * element, GstCudanmsStats * stats,
   stats->c.unlabelled += unlabelled;
   GST_OBJECT_UNLOCK (element);
   if (first_of_kind (stats, "class without label")) {
-    gchar label[32];
+    const gchar *label;
+    GQuark quark;
 
-    /* the label the ROI got (gst_cudanms_labels_lookup's rule) */
-    if (first >= 0 && first <= GST_CUDANMS_MAX_CACHED_CLASS)
-      g_snprintf (label, sizeof (label), "class-%d", first);
-    else
-      g_strlcpy (label, GST_CUDANMS_LABEL_LARGE, sizeof (label));
+    /* the label the ROI got */
+    gst_cudanms_labels_lookup (f->labels, first, &label, &quark);
     GST_ELEMENT_WARNING (element, STREAM, FORMAT,
         ("Class %d has no line in the label file (%u labels); it is "
             "labelled \"%s\".", first, f->labels->n_from_file, label),
@@ -292,7 +290,7 @@ void
 gst_cudanms_stats_frame (GstElement * element, GstCudanmsStats * stats,
     const cnms_report * report, const cnms_tensor * tensor,
     cnms_layout layout, const cnms_params * p, const cnms_det * dets,
-    gint n_dets, const GstCudanmsLabels * labels)
+    gint n_dets, GstCudanmsLabels * labels)
 {
   const Frame frame = { report, tensor, layout, p, dets, n_dets, labels
   }, *f = &frame;

@@ -71,7 +71,7 @@ void gst_cudanms_stats_problem (GstElement * element, GstCudanmsStats * stats,
 void gst_cudanms_stats_frame (GstElement * element, GstCudanmsStats * stats,
     const cnms_report * report, const cnms_tensor * tensor,
     cnms_layout layout, const cnms_params * p, const cnms_det * dets,
-    gint n_dets, const GstCudanmsLabels * labels);
+    gint n_dets, GstCudanmsLabels * labels);
 /* Adds a decoded frame's times (nanoseconds, monotonic clock): the
  * backend's call, and the attaching of its metas. */
 void gst_cudanms_stats_times (GstElement * element, GstCudanmsStats * stats,
