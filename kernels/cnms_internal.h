@@ -52,6 +52,20 @@ cnms_fail (cnms_backend_ctx *ctx, cnms_status status, const char *fmt, ...)
   return status;
 }
 
+/* The geometries of the engine: what a candidate is and which overlap
+ * test the mask phase asks (cnms_math.h). Sort, cap, resolve and output
+ * are the same for all. */
+enum {
+  CNMS_GEOM_BOX = 0,            /* x1 y1 x2 y2: cnms_suppresses */
+  CNMS_GEOM_OBB = 1             /* cx cy w h angle: cnms_obb_suppresses */
+};
+
+static inline int
+cnms_layout_geom (cnms_layout l)
+{
+  return l == CNMS_LAYOUT_YOLOV8_OBB ? CNMS_GEOM_OBB : CNMS_GEOM_BOX;
+}
+
 /* Bytes of a dtype element; 0 for an unknown dtype. */
 static inline size_t
 cnms_dtype_size (cnms_dtype d)
@@ -64,7 +78,8 @@ static inline size_t
 cnms_shape_bytes (const cnms_shape *s, cnms_dtype dtype)
 {
   size_t row = s->layout == CNMS_LAYOUT_YOLOV5 ? 5 + (size_t) s->n_classes
-      : s->layout == CNMS_LAYOUT_YOLOV8 ? 4 + (size_t) s->n_classes : 6;
+      : s->layout == CNMS_LAYOUT_YOLOV8 ? 4 + (size_t) s->n_classes
+      : s->layout == CNMS_LAYOUT_YOLOV8_OBB ? 5 + (size_t) s->n_classes : 6;
 
   return (size_t) s->n_anchors * row * cnms_dtype_size (dtype);
 }
@@ -80,7 +95,9 @@ typedef struct cnms_backend_ops {
   cnms_status (*detect) (cnms_backend_ctx *ctx, const cnms_tensor *t,
       const cnms_shape *shape, const cnms_params *p, const cnms_map *map,
       const cnms_class_rules *rules, const cnms_det **dets, int *n_dets);
-  cnms_status (*nms) (cnms_backend_ctx *ctx, const float *boxes,
+  /* plain NMS; geom: CNMS_GEOM_BOX ([n][4] boxes) or CNMS_GEOM_OBB
+   * ([n][5]) */
+  cnms_status (*nms) (cnms_backend_ctx *ctx, int geom, const float *boxes,
       const float *scores, const int32_t *classes, int n, float iou,
       int class_agnostic, int max_detections, int64_t *keep, int *n_keep);
   /* cnms_ctx_test_option (CNMS_TEST_*); NULL when the backend has none. */

@@ -146,6 +146,53 @@ CNMS_HD uint16_t cnms_float_to_half (float f)
   return (uint16_t) (sign | (((uint32_t) e << 10) + m));
 }
 
+/* Double-precision steps, one IEEE-754 round-to-nearest operation each
+ * on both sides (the oriented-box trigonometry below). */
+CNMS_HD double cnms_dadd (double a, double b)
+{
+#ifdef __CUDA_ARCH__
+  return __dadd_rn (a, b);
+#else
+  return a + b;
+#endif
+}
+
+CNMS_HD double cnms_dsub (double a, double b)
+{
+#ifdef __CUDA_ARCH__
+  return __dsub_rn (a, b);
+#else
+  return a - b;
+#endif
+}
+
+CNMS_HD double cnms_dmul (double a, double b)
+{
+#ifdef __CUDA_ARCH__
+  return __dmul_rn (a, b);
+#else
+  return a * b;
+#endif
+}
+
+CNMS_HD double cnms_ddiv (double a, double b)
+{
+#ifdef __CUDA_ARCH__
+  return __ddiv_rn (a, b);
+#else
+  return a / b;
+#endif
+}
+
+CNMS_HD double cnms_dsqrt (double a)
+{
+#ifdef __CUDA_ARCH__
+  return __dsqrt_rn (a);
+#else
+  return sqrt (a);
+#endif
+}
+
 /* Sort key: ascending key order == (score descending, index ascending).
  * -0.0 is folded into +0.0 so that equal scores tie on the index. */
 CNMS_HD uint64_t cnms_sort_key (float score, uint32_t index)
@@ -388,6 +435,389 @@ CNMS_HD int cnms_suppresses (const float *a, float area_a, int32_t cls_a,
 {
   return (agnostic || cls_a == cls_b)
       && cnms_iou_above (a, area_a, b, area_b, iou);
+}
+
+/* ---------------------------------------------------------------------
+ * Oriented boxes (docs/contracts.md, "Oriented boxes").
+ *
+ * A box is its centre (cx, cy), its size (w, h) and its angle r in
+ * radians, ultralytics' xywhr: the w side runs along (cos r, sin r) in
+ * image coordinates (y down, so a positive r turns clockwise on screen),
+ * the h side along (-sin r, cos r). Its corners are c + u + v, c - u + v,
+ * c - u - v, c + u - v with u = w/2 (cos r, sin r), v = h/2 (-sin r,
+ * cos r).
+ *
+ * Sine and cosine are computed here, in double with fixed steps (fdlibm's
+ * kernels after a Cody-Waite reduction), so that both backends get the
+ * same bits from any finite angle; the overlap is the area of the
+ * intersection polygon (Sutherland-Hodgman clipping of a by b's four
+ * sides, then the shoelace sum, in float32, in a's centred frame) over
+ * the union. */
+
+/* sin and cos of a finite angle in double: |error| below 1e-15 for
+ * |angle| < 2^19; a larger angle is first taken modulo the double nearest
+ * 2 pi (fmod, exact on both sides). */
+CNMS_HD void cnms_sincos_d (double x, double *sn, double *cs)
+{
+  const double pio2_1 = 1.57079632673412561417e+00;   /* 33 bits of pi/2 */
+  const double pio2_1t = 6.07710050650619224932e-11;  /* pi/2 - pio2_1 */
+  const double two_over_pi = 6.36619772367581382433e-01;
+  double k, r, z, ps, pc, sr, cr;
+  int q;
+
+  if (!(x > -524288.0 && x < 524288.0))
+    x = fmod (x, 6.28318530717958647692e+00);
+  k = floor (cnms_dadd (cnms_dmul (x, two_over_pi), 0.5));
+  r = cnms_dsub (cnms_dsub (x, cnms_dmul (k, pio2_1)), cnms_dmul (k, pio2_1t));
+  q = ((int) k) & 3;
+  z = cnms_dmul (r, r);
+  /* fdlibm __kernel_sin and __kernel_cos on [-pi/4, pi/4] */
+  ps = cnms_dadd (-2.50507602534068634195e-08,
+      cnms_dmul (z, 1.58969099521155010221e-10));
+  ps = cnms_dadd (2.75573137070700676789e-06, cnms_dmul (z, ps));
+  ps = cnms_dadd (-1.98412698298579493134e-04, cnms_dmul (z, ps));
+  ps = cnms_dadd (8.33333333332248946124e-03, cnms_dmul (z, ps));
+  /* sin r = r + r z (S1 + z ps) */
+  sr = cnms_dadd (r, cnms_dmul (cnms_dmul (r, z),
+          cnms_dadd (-1.66666666666666324348e-01, cnms_dmul (z, ps))));
+  pc = cnms_dadd (2.08757232129817482790e-09,
+      cnms_dmul (z, -1.13596475577881948265e-11));
+  pc = cnms_dadd (-2.75573143513906633035e-07, cnms_dmul (z, pc));
+  pc = cnms_dadd (2.48015872894767294178e-05, cnms_dmul (z, pc));
+  pc = cnms_dadd (-1.38888888888741095749e-03, cnms_dmul (z, pc));
+  pc = cnms_dadd (4.16666666666666019037e-02, cnms_dmul (z, pc));
+  /* cos r = (1 - z / 2) + z^2 pc */
+  cr = cnms_dadd (cnms_dsub (1.0, cnms_dmul (0.5, z)),
+      cnms_dmul (cnms_dmul (z, z), pc));
+  switch (q) {
+    case 0:
+      *sn = sr;
+      *cs = cr;
+      break;
+    case 1:
+      *sn = cr;
+      *cs = -sr;
+      break;
+    case 2:
+      *sn = -sr;
+      *cs = -cr;
+      break;
+    default:
+      *sn = -cr;
+      *cs = sr;
+      break;
+  }
+}
+
+/* atan of a finite x in double (fdlibm's atan, its four reduction
+ * intervals and its polynomial). */
+CNMS_HD double cnms_atan_d (double x)
+{
+  const double ax = fabs (x);
+  double t, z, w, s1, s2, hi, lo, r;
+  int id;
+
+  if (ax < 0.4375) {
+    id = -1;
+    t = ax;
+  } else if (ax < 0.6875) {
+    id = 0;
+    t = cnms_ddiv (cnms_dsub (cnms_dmul (2.0, ax), 1.0), cnms_dadd (2.0, ax));
+  } else if (ax < 1.1875) {
+    id = 1;
+    t = cnms_ddiv (cnms_dsub (ax, 1.0), cnms_dadd (ax, 1.0));
+  } else if (ax < 2.4375) {
+    id = 2;
+    t = cnms_ddiv (cnms_dsub (ax, 1.5), cnms_dadd (1.0, cnms_dmul (1.5, ax)));
+  } else {
+    id = 3;
+    t = cnms_ddiv (-1.0, ax);
+  }
+  z = cnms_dmul (t, t);
+  w = cnms_dmul (z, z);
+  /* s1 = z (aT0 + w (aT2 + w (aT4 + w (aT6 + w (aT8 + w aT10))))) */
+  s1 = cnms_dadd (4.97687799461593236017e-02,
+      cnms_dmul (w, 1.62858201153657823623e-02));
+  s1 = cnms_dadd (6.66107313738753120669e-02, cnms_dmul (w, s1));
+  s1 = cnms_dadd (9.09088713343650656196e-02, cnms_dmul (w, s1));
+  s1 = cnms_dadd (1.42857142725034663711e-01, cnms_dmul (w, s1));
+  s1 = cnms_dadd (3.33333333333329318027e-01, cnms_dmul (w, s1));
+  s1 = cnms_dmul (z, s1);
+  /* s2 = w (aT1 + w (aT3 + w (aT5 + w (aT7 + w aT9)))) */
+  s2 = cnms_dadd (-5.83357013379057348645e-02,
+      cnms_dmul (w, -3.65315727442169155270e-02));
+  s2 = cnms_dadd (-7.69187620504482999495e-02, cnms_dmul (w, s2));
+  s2 = cnms_dadd (-1.11111104054623557880e-01, cnms_dmul (w, s2));
+  s2 = cnms_dadd (-1.99999999998764832476e-01, cnms_dmul (w, s2));
+  s2 = cnms_dmul (w, s2);
+  if (id < 0) {
+    r = cnms_dsub (t, cnms_dmul (t, cnms_dadd (s1, s2)));
+  } else {
+    hi = id == 0 ? 4.63647609000806093515e-01 : id == 1 ?
+        7.85398163397448278999e-01 : id == 2 ? 9.82793723247329054082e-01 :
+        1.57079632679489655800e+00;
+    lo = id == 0 ? 2.26987774529616870924e-17 : id == 1 ?
+        3.06161699786838301793e-17 : id == 2 ? 1.39033110312309984516e-17 :
+        6.12323399573676603587e-17;
+    r = cnms_dsub (hi, cnms_dsub (cnms_dsub (cnms_dmul (t, cnms_dadd (s1,
+                        s2)), lo), t));
+  }
+  return x < 0.0 ? -r : r;
+}
+
+/* atan2 (y, x) in (-pi, pi] for finite y and x; 0 when both are 0. */
+CNMS_HD double cnms_atan2_d (double y, double x)
+{
+  const double pi = 3.14159265358979311600e+00;
+  const double pio2 = 1.57079632679489655800e+00;
+  double r;
+
+  if (x == 0.0 && y == 0.0)
+    return 0.0;
+  if (fabs (y) <= fabs (x)) {
+    r = cnms_atan_d (cnms_ddiv (y, x));
+    if (x < 0.0)
+      r = y < 0.0 ? cnms_dsub (r, pi) : cnms_dadd (r, pi);
+    return r;
+  }
+  r = cnms_atan_d (cnms_ddiv (x, y));
+  return y > 0.0 ? cnms_dsub (pio2, r) : cnms_dsub (-pio2, r);
+}
+
+/* An oriented box made ready for the overlap test (32 bytes): centre,
+ * the half-side vectors u and v (see above) and the area w h. */
+typedef struct {
+  float cx, cy, ux, uy, vx, vy, area, pad;
+} cnms_obb;
+
+/* The box (cx, cy, w, h, r) made ready: o, and its axis-aligned hull
+ * x1 y1 x2 y2 widened by a margin that covers the clip's rounding (the
+ * overlap test's first, cheap, bound). A box without w > 0 and h > 0, or
+ * with a value that is not finite, gets the empty hull (+inf, +inf, -inf,
+ * -inf): it overlaps nothing. */
+CNMS_HD void cnms_obb_prepare (float cx, float cy, float w, float h,
+    float r, cnms_obb *o, float *hull)
+{
+  double sd, cd;
+  float sn, cs, hw, hh, ex, ey, mx, my;
+
+  o->cx = cx;
+  o->cy = cy;
+  o->pad = 0.0f;
+  if (!(w > 0.0f && h > 0.0f) || !cnms_isfinite (w) || !cnms_isfinite (h)
+      || !cnms_isfinite (cx) || !cnms_isfinite (cy) || !cnms_isfinite (r)) {
+    o->ux = o->uy = o->vx = o->vy = o->area = 0.0f;
+    hull[0] = hull[1] = CNMS_INF;
+    hull[2] = hull[3] = -CNMS_INF;
+    return;
+  }
+  cnms_sincos_d ((double) r, &sd, &cd);
+  sn = (float) sd;
+  cs = (float) cd;
+  hw = cnms_fmul (w, 0.5f);
+  hh = cnms_fmul (h, 0.5f);
+  o->ux = cnms_fmul (hw, cs);
+  o->uy = cnms_fmul (hw, sn);
+  o->vx = -cnms_fmul (hh, sn);
+  o->vy = cnms_fmul (hh, cs);
+  o->area = cnms_fmul (w, h);
+  ex = cnms_fadd (fabsf (o->ux), fabsf (o->vx));
+  ey = cnms_fadd (fabsf (o->uy), fabsf (o->vy));
+  /* 2^-16 of the extent and of the centre's magnitude: far more than the
+   * few roundings between a corner and a clipped vertex */
+  mx = cnms_fmul (cnms_fadd (ex, fabsf (cx)), 0x1p-16f);
+  my = cnms_fmul (cnms_fadd (ey, fabsf (cy)), 0x1p-16f);
+  ex = cnms_fadd (ex, mx);
+  ey = cnms_fadd (ey, my);
+  hull[0] = cnms_fsub (cx, ex);
+  hull[1] = cnms_fsub (cy, ey);
+  hull[2] = cnms_fadd (cx, ex);
+  hull[3] = cnms_fadd (cy, ey);
+}
+
+/* Do two hulls (x1 y1 x2 y2) overlap with positive area? */
+CNMS_HD int cnms_hulls_meet (const float *a, const float *b)
+{
+  return a[0] < b[2] && a[2] > b[0] && a[1] < b[3] && a[3] > b[1];
+}
+
+/* Most vertices the clip keeps: a rectangle clipped by four lines has at
+ * most 8; the rest is room for the duplicates that rounding can make
+ * (past it, further vertices are dropped, on both backends alike). */
+#define CNMS_CLIP_MAX 16
+
+/* One Sutherland-Hodgman step: the polygon (x, y)[0..n) clipped to the
+ * half-plane lim - ((p - d) . nrm) * sgn >= 0, into (ox, oy). Returns the
+ * new vertex count. */
+CNMS_HD int cnms_clip_side (const float *x, const float *y, int n, float dx,
+    float dy, float nx, float ny, float lim, float sgn, float *ox, float *oy)
+{
+  int i, m = 0;
+  float fp, fc;
+  float px, py;
+
+  if (n == 0)
+    return 0;
+  px = x[n - 1];
+  py = y[n - 1];
+  fp = cnms_fsub (lim, cnms_fmul (sgn, cnms_fadd (cnms_fmul (cnms_fsub (px,
+                  dx), nx), cnms_fmul (cnms_fsub (py, dy), ny))));
+  for (i = 0; i < n; i++) {
+    const float cx = x[i], cy = y[i];
+    fc = cnms_fsub (lim, cnms_fmul (sgn, cnms_fadd (cnms_fmul (cnms_fsub (cx,
+                    dx), nx), cnms_fmul (cnms_fsub (cy, dy), ny))));
+    if ((fp >= 0.0f) != (fc >= 0.0f) && m < CNMS_CLIP_MAX) {
+      /* the edge crosses: fp / (fp - fc) lies in [0, 1] */
+      const float t = cnms_fdiv (fp, cnms_fsub (fp, fc));
+      ox[m] = cnms_fadd (px, cnms_fmul (t, cnms_fsub (cx, px)));
+      oy[m] = cnms_fadd (py, cnms_fmul (t, cnms_fsub (cy, py)));
+      m++;
+    }
+    if (fc >= 0.0f && m < CNMS_CLIP_MAX) {
+      ox[m] = cx;
+      oy[m] = cy;
+      m++;
+    }
+    px = cx;
+    py = cy;
+    fp = fc;
+  }
+  return m;
+}
+
+/* Area of the intersection of oriented boxes a and b: a's rectangle
+ * clipped by b's four sides, in a's centred frame (b's centre at d = b.c -
+ * a.c), then the shoelace sum in vertex order. */
+CNMS_HD float cnms_obb_inter (const cnms_obb *a, const cnms_obb *b)
+{
+  float x0[CNMS_CLIP_MAX], y0[CNMS_CLIP_MAX];
+  float x1[CNMS_CLIP_MAX], y1[CNMS_CLIP_MAX];
+  const float dx = cnms_fsub (b->cx, a->cx), dy = cnms_fsub (b->cy, a->cy);
+  const float lu = cnms_fadd (cnms_fmul (b->ux, b->ux),
+      cnms_fmul (b->uy, b->uy));
+  const float lv = cnms_fadd (cnms_fmul (b->vx, b->vx),
+      cnms_fmul (b->vy, b->vy));
+  float sum = 0.0f;
+  int n, i;
+
+  x0[0] = cnms_fadd (a->ux, a->vx);
+  y0[0] = cnms_fadd (a->uy, a->vy);
+  x0[1] = cnms_fsub (a->vx, a->ux);
+  y0[1] = cnms_fsub (a->vy, a->uy);
+  x0[2] = -x0[0];
+  y0[2] = -y0[0];
+  x0[3] = -x0[1];
+  y0[3] = -y0[1];
+  n = cnms_clip_side (x0, y0, 4, dx, dy, b->ux, b->uy, lu, 1.0f, x1, y1);
+  n = cnms_clip_side (x1, y1, n, dx, dy, b->ux, b->uy, lu, -1.0f, x0, y0);
+  n = cnms_clip_side (x0, y0, n, dx, dy, b->vx, b->vy, lv, 1.0f, x1, y1);
+  n = cnms_clip_side (x1, y1, n, dx, dy, b->vx, b->vy, lv, -1.0f, x0, y0);
+  if (n < 3)
+    return 0.0f;
+  for (i = 0; i < n; i++) {
+    const int j = i + 1 < n ? i + 1 : 0;
+    sum = cnms_fadd (sum, cnms_fsub (cnms_fmul (x0[i], y0[j]),
+            cnms_fmul (x0[j], y0[i])));
+  }
+  return cnms_fmul (fabsf (sum), 0.5f);
+}
+
+/* The overlap rule of oriented boxes: IoU strictly above iou, where IoU =
+ * inter / (area_a + area_b - inter) and 0 when the hulls do not meet or
+ * inter or that denominator is 0. The one place where it is decided: the
+ * CPU walk and the CUDA mask both call it. */
+CNMS_HD int cnms_obb_iou_above (const cnms_obb *a, const float *hull_a,
+    const cnms_obb *b, const float *hull_b, float iou)
+{
+  float inter, den;
+
+  if (!cnms_hulls_meet (hull_a, hull_b))
+    return 0;
+  inter = cnms_obb_inter (a, b);
+  if (!(inter > 0.0f))
+    return 0;
+  den = cnms_fsub (cnms_fadd (a->area, b->area), inter);
+  if (!(den > 0.0f))
+    return 0;
+  return cnms_fdiv (inter, den) > iou;
+}
+
+/* The suppression test of the engine for oriented boxes (cnms_suppresses
+ * for boxes). */
+CNMS_HD int cnms_obb_suppresses (const cnms_obb *a, const float *hull_a,
+    int32_t cls_a, const cnms_obb *b, const float *hull_b, int32_t cls_b,
+    float iou, int agnostic)
+{
+  return (agnostic || cls_a == cls_b)
+      && cnms_obb_iou_above (a, hull_a, b, hull_b, iou);
+}
+
+/* The axis-aligned hull of oriented box b (cx cy w h r) clipped to
+ * [0, fw] x [0, fh], into hull (x1 y1 x2 y2): the ROI of a kept oriented
+ * box. Its corners are the exact ones above (no margin); a box wholly
+ * outside the frame gives an empty hull. */
+CNMS_HD void cnms_obb_hull_clipped (const float *b, float fw, float fh,
+    float *hull)
+{
+  double sd, cd;
+  float sn, cs, hw, hh, ex, ey;
+
+  cnms_sincos_d ((double) b[4], &sd, &cd);
+  sn = (float) sd;
+  cs = (float) cd;
+  hw = cnms_fmul (b[2], 0.5f);
+  hh = cnms_fmul (b[3], 0.5f);
+  ex = cnms_fadd (fabsf (cnms_fmul (hw, cs)), fabsf (cnms_fmul (hh, sn)));
+  ey = cnms_fadd (fabsf (cnms_fmul (hw, sn)), fabsf (cnms_fmul (hh, cs)));
+  hull[0] = cnms_fmin (cnms_fmax (cnms_fsub (b[0], ex), 0.0f), fw);
+  hull[1] = cnms_fmin (cnms_fmax (cnms_fsub (b[1], ey), 0.0f), fh);
+  hull[2] = cnms_fmin (cnms_fmax (cnms_fadd (b[0], ex), 0.0f), fw);
+  hull[3] = cnms_fmin (cnms_fmax (cnms_fadd (b[1], ey), 0.0f), fh);
+}
+
+/* Model pixels -> frame pixels for an oriented box (cx cy w h r) into
+ * out[5]. The centre maps as a box coordinate, not clipped. With equal
+ * gains (any letterbox) w and h divide by the gain and r is kept. With
+ * unequal gains (a plain stretch of another aspect) the sides u and v map
+ * to the non-perpendicular sides u' = (ux / gx, uy / gy), v' likewise: the
+ * result is the rectangle with w = 2 |u'|, h = 2 |v'| and r = atan2 (u'y,
+ * u'x), in (-pi, pi]. Returns 1 when it is a candidate box: every input
+ * finite, w and h above 0 and at least min_w, min_h, and its hull clipped
+ * to the frame (written to hull) not empty. */
+CNMS_HD int cnms_map_obb (const cnms_map *m, float cx, float cy, float w,
+    float h, float r, float *out, float *hull)
+{
+  if (!cnms_isfinite (cx) || !cnms_isfinite (cy) || !cnms_isfinite (w)
+      || !cnms_isfinite (h) || !cnms_isfinite (r) || !(w > 0.0f)
+      || !(h > 0.0f))
+    return 0;
+  out[0] = cnms_fdiv (cnms_fsub (cx, m->pad_x), m->gain_x);
+  out[1] = cnms_fdiv (cnms_fsub (cy, m->pad_y), m->gain_y);
+  if (m->gain_x == m->gain_y) {
+    out[2] = cnms_fdiv (w, m->gain_x);
+    out[3] = cnms_fdiv (h, m->gain_y);
+    out[4] = r;
+  } else {
+    double sd, cd, ux, uy, vx, vy;
+    const double gx = (double) m->gain_x, gy = (double) m->gain_y;
+    cnms_sincos_d ((double) r, &sd, &cd);
+    ux = cnms_ddiv (cnms_dmul ((double) w, cd), gx);
+    uy = cnms_ddiv (cnms_dmul ((double) w, sd), gy);
+    vx = cnms_ddiv (cnms_dmul ((double) h, -sd), gx);
+    vy = cnms_ddiv (cnms_dmul ((double) h, cd), gy);
+    out[2] = (float) cnms_dsqrt (cnms_dadd (cnms_dmul (ux, ux),
+            cnms_dmul (uy, uy)));
+    out[3] = (float) cnms_dsqrt (cnms_dadd (cnms_dmul (vx, vx),
+            cnms_dmul (vy, vy)));
+    out[4] = (float) cnms_atan2_d (uy, ux);
+  }
+  if (!cnms_isfinite (out[0]) || !cnms_isfinite (out[1])
+      || !cnms_isfinite (out[2]) || !cnms_isfinite (out[3])
+      || !(out[2] > 0.0f) || !(out[3] > 0.0f)
+      || !(out[2] >= m->min_w) || !(out[3] >= m->min_h))
+    return 0;
+  cnms_obb_hull_clipped (out, m->frame_w, m->frame_h, hull);
+  return hull[2] > hull[0] && hull[3] > hull[1];
 }
 
 #endif /* CNMS_MATH_H */

@@ -150,6 +150,13 @@ layout_fits (cnms_layout l, int64_t a, int64_t b, cnms_shape *out)
       out->n_anchors = (int) b;
       out->n_classes = (int) (a - 4);
       break;
+    case CNMS_LAYOUT_YOLOV8_OBB:
+      /* cx cy w h, at least one class, the angle */
+      if (a < 6)
+        return 0;
+      out->n_anchors = (int) b;
+      out->n_classes = (int) (a - 5);
+      break;
     default:
       return 0;
   }
@@ -574,7 +581,7 @@ cnms_detect (cnms_ctx *ctx, const cnms_tensor *t, const cnms_layout layout,
         "cnms_detect: NULL argument");
   *dets = NULL;
   *n_dets = 0;
-  if (layout < CNMS_LAYOUT_AUTO || layout > CNMS_LAYOUT_END2END)
+  if (layout < CNMS_LAYOUT_AUTO || layout > CNMS_LAYOUT_YOLOV8_OBB)
     return cnms_fail (&ctx->b, CNMS_ERR_INVALID_ARG,
         "unknown layout %d", (int) layout);
   st = check_params (ctx, p);
@@ -625,31 +632,90 @@ cnms_detect (cnms_ctx *ctx, const cnms_tensor *t, const cnms_layout layout,
   return CNMS_OK;
 }
 
-cnms_status
-cnms_nms (cnms_ctx *ctx, const float *boxes, const float *scores,
-    const int32_t *classes, int n, float iou, int class_agnostic,
-    int max_detections, int64_t *keep, int *n_keep)
+/* cnms_nms and cnms_nms_rotated: the checks, then the backend. */
+static cnms_status
+plain_nms (cnms_ctx *ctx, int geom, const char *fn, const float *boxes,
+    const float *scores, const int32_t *classes, int n, float iou,
+    int class_agnostic, int max_detections, int64_t *keep, int *n_keep)
 {
   if (ctx == NULL)
     return CNMS_ERR_INVALID_ARG;
   ctx->b.error[0] = '\0';
   if (n_keep == NULL)
     return cnms_fail (&ctx->b, CNMS_ERR_INVALID_ARG,
-        "cnms_nms: n_keep is NULL");
+        "%s: n_keep is NULL", fn);
   *n_keep = 0;
   if (n < 0)
     return cnms_fail (&ctx->b, CNMS_ERR_INVALID_ARG,
-        "cnms_nms: n = %d is negative", n);
+        "%s: n = %d is negative", fn, n);
   if (n > 0 && (boxes == NULL || scores == NULL || keep == NULL))
     return cnms_fail (&ctx->b, CNMS_ERR_INVALID_ARG,
-        "cnms_nms: NULL boxes, scores or keep");
+        "%s: NULL boxes, scores or keep", fn);
   if (!(iou >= 0.0f && iou <= 1.0f))
     return cnms_fail (&ctx->b, CNMS_ERR_INVALID_ARG,
         "iou %g is outside [0, 1]", (double) iou);
   if (n == 0)
     return CNMS_OK;
-  return ctx->ops->nms (&ctx->b, boxes, scores, classes, n, iou, class_agnostic,
-      max_detections, keep, n_keep);
+  return ctx->ops->nms (&ctx->b, geom, boxes, scores, classes, n, iou,
+      class_agnostic, max_detections, keep, n_keep);
+}
+
+cnms_status
+cnms_nms (cnms_ctx *ctx, const float *boxes, const float *scores,
+    const int32_t *classes, int n, float iou, int class_agnostic,
+    int max_detections, int64_t *keep, int *n_keep)
+{
+  return plain_nms (ctx, CNMS_GEOM_BOX, "cnms_nms", boxes, scores, classes,
+      n, iou, class_agnostic, max_detections, keep, n_keep);
+}
+
+cnms_status
+cnms_nms_rotated (cnms_ctx *ctx, const float *boxes, const float *scores,
+    const int32_t *classes, int n, float iou, int class_agnostic,
+    int max_detections, int64_t *keep, int *n_keep)
+{
+  return plain_nms (ctx, CNMS_GEOM_OBB, "cnms_nms_rotated", boxes, scores,
+      classes, n, iou, class_agnostic, max_detections, keep, n_keep);
+}
+
+void
+cnms_obb_corners (float cx, float cy, float w, float h, float angle,
+    float out[8])
+{
+  double sd, cd;
+  float sn, cs, ux, uy, vx, vy;
+
+  cnms_sincos_d ((double) angle, &sd, &cd);
+  sn = (float) sd;
+  cs = (float) cd;
+  ux = cnms_fmul (cnms_fmul (w, 0.5f), cs);
+  uy = cnms_fmul (cnms_fmul (w, 0.5f), sn);
+  vx = -cnms_fmul (cnms_fmul (h, 0.5f), sn);
+  vy = cnms_fmul (cnms_fmul (h, 0.5f), cs);
+  out[0] = cnms_fadd (cx, cnms_fadd (ux, vx));
+  out[1] = cnms_fadd (cy, cnms_fadd (uy, vy));
+  out[2] = cnms_fadd (cx, cnms_fsub (vx, ux));
+  out[3] = cnms_fadd (cy, cnms_fsub (vy, uy));
+  out[4] = cnms_fsub (cx, cnms_fadd (ux, vx));
+  out[5] = cnms_fsub (cy, cnms_fadd (uy, vy));
+  out[6] = cnms_fsub (cx, cnms_fsub (vx, ux));
+  out[7] = cnms_fsub (cy, cnms_fsub (vy, uy));
+}
+
+void
+cnms_obb_hull (const cnms_det *d, int frame_width, int frame_height,
+    float out[4])
+{
+  float b[5];
+
+  if (d == NULL || out == NULL)
+    return;
+  b[0] = d->cx;
+  b[1] = d->cy;
+  b[2] = d->w;
+  b[3] = d->h;
+  b[4] = d->angle;
+  cnms_obb_hull_clipped (b, (float) frame_width, (float) frame_height, out);
 }
 
 cnms_status
@@ -716,6 +782,8 @@ cnms_layout_name (cnms_layout l)
       return "yolov8";
     case CNMS_LAYOUT_END2END:
       return "end2end";
+    case CNMS_LAYOUT_YOLOV8_OBB:
+      return "yolov8-obb";
     default:
       return "unknown";
   }

@@ -37,7 +37,9 @@ typedef enum {
   CNMS_LAYOUT_AUTO = 0,
   CNMS_LAYOUT_YOLOV5,     /* [1, N, 5+C]: cx cy w h obj cls...          */
   CNMS_LAYOUT_YOLOV8,     /* [1, 4+C, N]: cx cy w h cls... (strided by N) */
-  CNMS_LAYOUT_END2END     /* [1, K, 6]:   x1 y1 x2 y2 score class         */
+  CNMS_LAYOUT_END2END,    /* [1, K, 6]:   x1 y1 x2 y2 score class         */
+  CNMS_LAYOUT_YOLOV8_OBB  /* [1, 4+C+1, N]: cx cy w h cls... angle (strided
+                           * by N): oriented boxes, never chosen by AUTO */
 } cnms_layout;
 
 typedef enum {
@@ -108,13 +110,26 @@ typedef struct {
  * class that does nothing of its own. */
 void cnms_class_params_init (cnms_class_params *c, const cnms_params *p);
 
-/* One detection / candidate record (32 bytes). Boxes are frame pixels. */
+/* One detection / candidate record (32 bytes), in frame pixels. A box
+ * (the YOLO and end2end layouts) is its corners x1 y1 x2 y2, clipped to
+ * the frame, and angle 0. An oriented box (CNMS_LAYOUT_YOLOV8_OBB) is its
+ * centre cx cy, its size w h and angle, in radians: the w side runs along
+ * (cos angle, sin angle) in image coordinates (y down), as ultralytics'
+ * xywhr; it is not clipped (cnms_obb_hull gives its clipped hull). The
+ * anonymous union needs C11 (or GNU C / C++ with the common extension). */
 typedef struct {
   float score;
-  float x1, y1, x2, y2;
+  union {
+    struct {
+      float x1, y1, x2, y2;
+    };
+    struct {
+      float cx, cy, w, h;
+    };
+  };
   int32_t class_id;
   int32_t anchor;               /* index of the anchor in the tensor */
-  int32_t reserved;
+  float angle;                  /* oriented boxes: radians; else 0 */
 } cnms_det;
 
 /* The defaults, in one place: cnms_params_init and the element's property
@@ -153,6 +168,19 @@ int cnms_map_centre_box (const cnms_params *p, float cx, float cy, float w,
 void cnms_floats_to_halfs (const float *f, size_t n, uint16_t *h);
 /* n IEEE halves to floats (exact: every half is a float). */
 void cnms_halfs_to_floats (const uint16_t *h, size_t n, float *f);
+
+/* Corners of the oriented box (cx cy w h angle) into out[8] = x y of
+ * c + u + v, c - u + v, c - u - v, c + u - v, where u = w/2 (cos angle,
+ * sin angle) and v = h/2 (-sin angle, cos angle), with the sine and cosine
+ * that the overlap test uses (docs/contracts.md, "Oriented boxes"). */
+void cnms_obb_corners (float cx, float cy, float w, float h, float angle,
+    float out[8]);
+
+/* The axis-aligned hull of the oriented box of d (an oriented layout's
+ * record) clipped to [0, frame_width] x [0, frame_height], into out[4] =
+ * x1 y1 x2 y2: the rectangle of its ROI. */
+void cnms_obb_hull (const cnms_det *d, int frame_width, int frame_height,
+    float out[4]);
 
 /* Recognises the layout of t. requested = AUTO applies the rule:
  *   3 dims [1, a, b] (or 2 dims [a, b]);
@@ -216,6 +244,16 @@ cnms_status cnms_detect (cnms_ctx *ctx, const cnms_tensor *t,
 cnms_status cnms_nms (cnms_ctx *ctx, const float *boxes, const float *scores,
     const int32_t *classes, int n, float iou, int class_agnostic,
     int max_detections, int64_t *keep, int *n_keep);
+
+/* Plain greedy NMS of oriented boxes on host arrays, detectron2's
+ * nms_rotated with the polygon IoU of docs/contracts.md ("Oriented
+ * boxes"). boxes: [n][5] cx cy w h angle (radians); the rest as cnms_nms.
+ * A box with a value or score that is not finite takes no part; a box
+ * without w > 0 and h > 0 is kept where its score puts it but overlaps
+ * nothing. */
+cnms_status cnms_nms_rotated (cnms_ctx *ctx, const float *boxes,
+    const float *scores, const int32_t *classes, int n, float iou,
+    int class_agnostic, int max_detections, int64_t *keep, int *n_keep);
 
 /* Runs the CUDA work of ctx on stream (a cudaStream_t of the context's
  * device, created in the CUDA context that is current when ctx is used),

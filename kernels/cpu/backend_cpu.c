@@ -98,7 +98,8 @@ cpu_detect (cnms_backend_ctx *ctx, const cnms_tensor *t, const cnms_shape *shape
   if (st == CNMS_OK)
     st = cnms_buf_reserve (ctx, &s->scratch,
         (n > row ? n : row) * sizeof (float));
-  if (st == CNMS_OK && shape->layout == CNMS_LAYOUT_YOLOV8) {
+  if (st == CNMS_OK && (shape->layout == CNMS_LAYOUT_YOLOV8
+          || shape->layout == CNMS_LAYOUT_YOLOV8_OBB)) {
     st = cnms_buf_reserve (ctx, &s->best, n * sizeof (float));
     if (st == CNMS_OK)
       st = cnms_buf_reserve (ctx, &s->best_cls, n * sizeof (int32_t));
@@ -154,10 +155,13 @@ cpu_detect (cnms_backend_ctx *ctx, const cnms_tensor *t, const cnms_shape *shape
       for (i = 0; i < k; i++)
         classes[i] = recs[perm[i]].class_id;
     }
-    /* the boxes straight from the records: x1 y1 x2 y2 are adjacent */
+    /* the boxes straight from the records: x1 y1 x2 y2 (cx cy w h) are
+     * adjacent, the angle 6 floats on */
     src.base = &recs[0].x1;
     src.stride = sizeof (cnms_det) / sizeof (float);
     src.rows = perm;
+    src.geom = cnms_layout_geom (shape->layout);
+    src.angle_off = (int) ((&recs[0].angle - &recs[0].x1));
     st = cnms_cpu_greedy (ctx, &s->greedy, &src,
         p->class_agnostic ? NULL : classes, shape->n_classes, k, p->iou,
         class_iou, p->max_detections, kept, &n_out);
@@ -172,7 +176,8 @@ cpu_detect (cnms_backend_ctx *ctx, const cnms_tensor *t, const cnms_shape *shape
 }
 
 static cnms_status
-cpu_nms (cnms_backend_ctx *ctx, const float *boxes, const float *scores,
+cpu_nms (cnms_backend_ctx *ctx, int geom, const float *boxes,
+    const float *scores,
     const int32_t *classes, int n, float iou, int class_agnostic,
     int max_detections, int64_t *keep, int *n_keep)
 {
@@ -183,6 +188,8 @@ cpu_nms (cnms_backend_ctx *ctx, const float *boxes, const float *scores,
   uint32_t *perm;
   int32_t *kept, *dense = NULL, cmin = INT32_MAX, cmax = -1;
   int i, m, n_kept, n_classes = 0;
+  const int obb = geom == CNMS_GEOM_OBB;
+  const size_t stride = obb ? 5 : 4;
   cnms_box_src src;
   cnms_status st;
 
@@ -206,16 +213,17 @@ cpu_nms (cnms_backend_ctx *ctx, const float *boxes, const float *scores,
   keys = s->keys.p;
   perm = s->perm.p;
   for (i = 0, m = 0; i < n; i++) {
-    const float *b = boxes + 4 * (size_t) i;
+    const float *b = boxes + stride * (size_t) i;
 #ifdef __SSE2__
     /* all four coordinates' exponents at once */
     const __m128i inf = _mm_set1_epi32 (0x7f800000);
     __m128i e = _mm_and_si128 (_mm_loadu_si128 ((const __m128i *) b), inf);
     if (_mm_movemask_epi8 (_mm_cmpeq_epi32 (e, inf)) != 0
-        || !cnms_isfinite (scores[i]))
+        || !cnms_isfinite (scores[i]) || (obb && !cnms_isfinite (b[4])))
       continue;
 #else
-    if (!cnms_isfinite (scores[i]) || !cnms_isfinite (b[0])
+    if (!cnms_isfinite (scores[i]) || (obb && !cnms_isfinite (b[4]))
+        || !cnms_isfinite (b[0])
         || !cnms_isfinite (b[1]) || !cnms_isfinite (b[2])
         || !cnms_isfinite (b[3]))
       continue;
@@ -230,8 +238,10 @@ cpu_nms (cnms_backend_ctx *ctx, const float *boxes, const float *scores,
   cnms_cpu_sort (keys, perm, s->tmp_keys.p, s->tmp_perm.p, m);
 
   src.base = boxes;
-  src.stride = 4;
+  src.stride = stride;
   src.rows = perm;
+  src.geom = geom;
+  src.angle_off = 4;
   if (aware) {
     dense = s->classes.p;
     /* small non-negative ids (the usual 0 .. C-1) serve as they are; any

@@ -106,7 +106,7 @@ put_record (cnms_det *r, float score, const float *box, int32_t cls,
   r->y2 = box[3];
   r->class_id = cls;
   r->anchor = anchor;
-  r->reserved = 0;
+  r->angle = 0.0f;
 }
 
 /* Best class of one row: the first maximum, NaN ignored. */
@@ -334,8 +334,9 @@ fold_blocks_avx2 (const float *data, size_t stride, int n_classes,
 }
 #endif
 
-/* [1, 4+C, N]: anchors are columns. The class maximum is taken row by row
- * so that memory is read once and sequentially. */
+/* [1, 4+C, N] (and the oriented [1, 4+C+1, N], its angle the last row):
+ * anchors are columns. The class maximum is taken row by row so that
+ * memory is read once and sequentially. */
 static int
 decode_yolov8 (const cnms_tensor *t, const cnms_shape *s, const cnms_map *m,
     const cnms_class_rules *r, int no_avx, float *scratch, float *best,
@@ -383,6 +384,21 @@ decode_yolov8 (const cnms_tensor *t, const cnms_shape *s, const cnms_map *m,
     rep->nonfinite_scores += !cnms_isfinite (best[n]);
     if (!cnms_score_ok (best[n], thr))
       continue;
+    if (s->layout == CNMS_LAYOUT_YOLOV8_OBB) {
+      float obb[5], hull[4];
+
+      /* the oriented anchor rule, shared with the CUDA decode */
+      if (!cnms_map_obb (m, load (t->data, t->dtype, n),
+              load (t->data, t->dtype, stride + n),
+              load (t->data, t->dtype, 2 * stride + n),
+              load (t->data, t->dtype, 3 * stride + n),
+              load (t->data, t->dtype, (4 + (size_t) s->n_classes) * stride
+                  + n), obb, hull))
+        continue;
+      put_record (&recs[count], best[n], obb, best_cls[n], n);
+      recs[count++].angle = obb[4];
+      continue;
+    }
     if (!cnms_anchor_candidate (m, best[n], thr, load (t->data, t->dtype, n),
             load (t->data, t->dtype, stride + n),
             load (t->data, t->dtype, 2 * stride + n),
@@ -441,6 +457,7 @@ cnms_cpu_decode (const cnms_tensor *t, const cnms_shape *shape,
       return decode_yolov5 (t, shape, map, rules, no_avx, scratch, recs,
           report);
     case CNMS_LAYOUT_YOLOV8:
+    case CNMS_LAYOUT_YOLOV8_OBB:
       return decode_yolov8 (t, shape, map, rules, no_avx, scratch, best,
           best_cls, recs, report);
     case CNMS_LAYOUT_END2END:

@@ -161,22 +161,32 @@ plan_grid (grid *g, const float *boxes, int n, size_t cell_room)
 #endif
 
 /* The walk's threshold, and the query margin the index derives from it
- * (see the top of this file). */
+ * (see the top of this file; boxes only: an oriented suppressor's hull
+ * meets b's, the query is b's hull). */
 static void
 set_iou (walk *w, float iou)
 {
   w->iou = iou;
-  w->margin = iou >= CORE_MIN_IOU ? (double) iou * (1.0 - 0x1p-10) : 0;
+  w->margin = w->geom == CNMS_GEOM_BOX && iou >= CORE_MIN_IOU ?
+      (double) iou * (1.0 - 0x1p-10) : 0;
 }
 
-/* Copies box j of src to slot at of gbox, with its area. */
+/* Copies box j of src to slot at of gbox, with its area; an oriented box
+ * is made ready into gobb[at], its hull goes to gbox and its position at
+ * to garea. */
 static inline void
 gather_box (const cnms_box_src *src, int j, float *gbox, float *garea,
-    int32_t at)
+    cnms_obb *gobb, int32_t at)
 {
   const float *r = src->base + src->stride * src->rows[j];
   float *g = gbox + 4 * (size_t) at;
 
+  if (src->geom == CNMS_GEOM_OBB) {
+    cnms_obb_prepare (r[0], r[1], r[2], r[3], r[src->angle_off], &gobb[at],
+        g);
+    garea[at] = cnms_bits_float ((uint32_t) at);
+    return;
+  }
   g[0] = r[0];
   g[1] = r[1];
   g[2] = r[2];
@@ -193,6 +203,7 @@ cnms_cpu_greedy (cnms_backend_ctx *ctx, cnms_greedy_ws *ws,
   size_t n = k > 0 ? (size_t) k : 1;
   int32_t *start, *pos;
   float *gbox, *garea;
+  cnms_obb *gobb;
   uint8_t *flag;
   walk w;
   cnms_status (*run) (walk *w, const float *boxes, const float *areas,
@@ -213,6 +224,7 @@ cnms_cpu_greedy (cnms_backend_ctx *ctx, cnms_greedy_ws *ws,
   if (!ws->no_avx && __builtin_cpu_supports ("avx"))
     run = run_class_avx;
 #endif
+  w.geom = src->geom;
   /* one class: its own threshold, if it has one */
   if (classes != NULL && n_classes == 1 && class_iou != NULL)
     iou = class_iou[0];
@@ -234,6 +246,8 @@ cnms_cpu_greedy (cnms_backend_ctx *ctx, cnms_greedy_ws *ws,
     st = cnms_buf_reserve (ctx, &ws->gbox, n * 4 * sizeof (float));
   if (st == CNMS_OK)
     st = cnms_buf_reserve (ctx, &ws->garea, n * sizeof (float));
+  if (st == CNMS_OK && src->geom == CNMS_GEOM_OBB)
+    st = cnms_buf_reserve (ctx, &ws->gobb, n * sizeof (cnms_obb));
   if (st == CNMS_OK && aware) {
     st = cnms_buf_reserve (ctx, &ws->gpos, n * sizeof (int32_t));
     if (st == CNMS_OK)
@@ -248,9 +262,11 @@ cnms_cpu_greedy (cnms_backend_ctx *ctx, cnms_greedy_ws *ws,
     return st;
   gbox = ws->gbox.p;
   garea = ws->garea.p;
+  gobb = ws->gobb.p;
+  w.obbs = gobb;
   if (!aware) {
     for (j = 0; j < k; j++)
-      gather_box (src, j, gbox, garea, j);
+      gather_box (src, j, gbox, garea, gobb, j);
     return run (&w, gbox, garea, k, max_keep, kept, n_kept);
   }
 
@@ -271,7 +287,7 @@ cnms_cpu_greedy (cnms_backend_ctx *ctx, cnms_greedy_ws *ws,
   for (j = 0; j < k; j++) {
     int32_t at = start[classes[j]]++;
 
-    gather_box (src, j, gbox, garea, at);
+    gather_box (src, j, gbox, garea, gobb, at);
     pos[at] = j;
   }
   for (c = 0; c < n_classes; c++) {

@@ -18,8 +18,8 @@
 #include "cpu_priv.h"
 
 /* A cell's kept boxes: a block of the arena holding cap boxes as five
- * arrays, x1 y1 x2 y2 area, so that 4 (SSE2) or 8 (AVX) are tested at a
- * time. A full block moves to one twice as large: the cell stays
+ * arrays, x1 y1 x2 y2 area (oriented boxes: hull and position), so that
+ * 4 (SSE2) or 8 (AVX) are compared with the query at a time. A full block moves to one twice as large: the cell stays
  * contiguous. */
 typedef struct {
   int32_t off;                  /* first float of the block in the arena */
@@ -49,14 +49,22 @@ typedef struct {
   float iou;
   int32_t cap0;                 /* the grid's cap0 */
   int may_grow;                 /* the arena may grow (see grow_cell) */
+  int geom;                     /* CNMS_GEOM_* */
+  const cnms_obb *obbs;         /* oriented boxes made ready, by position */
   size_t used;                  /* floats of the arena in use */
 } walk;
 
+/* One query: is box b suppressed? For oriented boxes b is its hull, and
+ * the fifth array of the cells (karea, area) holds each box's position in
+ * obbs (its bits as a float) instead of an area. */
 typedef struct {
   const float *kbox, *karea;
   const float *b;
   float area, iou;
   const float *q;
+  int geom;                     /* CNMS_GEOM_* */
+  const cnms_obb *obbs;         /* oriented boxes: every box, by position */
+  const cnms_obb *bo;           /* oriented boxes: b's */
 } probe;
 
 #define CORE_MIN_IOU 0x1p-14f
@@ -153,29 +161,37 @@ query_rect (const float *b, double margin, float *q)
   q[3] = b3;
 }
 
-#ifdef __SSE2__
-/* Lanes with cnms_iou (lane box, lane area; p->b, p->area) > iou:
- * cnms_iou's operations, in its order, on each lane (cnms_fmin (a, b) =
- * b < a ? b : a is _mm_min_ps (b, a); cnms_fmax (a, b) = a < b ? b : a
- * is _mm_max_ps (b, a); the kept box is cnms_iou's a). */
-static inline unsigned
-iou_above (__m128 ax1, __m128 ay1, __m128 ax2, __m128 ay2, __m128 aar,
+/* Does the kept box (a0 a1 a2 a3: its corners, or an oriented box's
+ * hull; a4: its area or position) suppress p->b? The geometry's overlap
+ * rule from cnms_math.h, the one the CUDA mask asks too; the index and
+ * the vector compares before it only skip boxes that cannot. */
+static inline int
+kept_suppresses (float a0, float a1, float a2, float a3, float a4,
     const probe *p)
 {
-  const __m128 zero = _mm_setzero_ps ();
-  __m128 w = _mm_max_ps (_mm_sub_ps (_mm_min_ps (_mm_set1_ps (p->b[2]),
-              ax2), _mm_max_ps (_mm_set1_ps (p->b[0]), ax1)), zero);
-  __m128 h = _mm_max_ps (_mm_sub_ps (_mm_min_ps (_mm_set1_ps (p->b[3]),
-              ay2), _mm_max_ps (_mm_set1_ps (p->b[1]), ay1)), zero);
-  __m128 inter = _mm_mul_ps (w, h);
-  __m128 den = _mm_sub_ps (_mm_add_ps (aar, _mm_set1_ps (p->area)), inter);
-  /* cnms_iou is 0 when den is 0, and 0 > iou never holds */
-  __m128 hit = _mm_and_ps (_mm_cmpneq_ps (den, zero),
-      _mm_cmpgt_ps (_mm_div_ps (inter, den), _mm_set1_ps (p->iou)));
+  const float a[4] = { a0, a1, a2, a3 };
 
-  return (unsigned) _mm_movemask_ps (hit);
+  if (p->geom == CNMS_GEOM_OBB)
+    return cnms_obb_iou_above (&p->obbs[cnms_float_bits (a4)], a, p->bo,
+        p->b, p->iou);
+  return cnms_iou_above (a, a4, p->b, p->area, p->iou);
 }
-#endif
+
+/* Lanes set in bits (from base i) of the five arrays: does one of their
+ * boxes suppress p->b? */
+static inline int
+lanes_suppress (unsigned bits, const float *x1, const float *y1,
+    const float *x2, const float *y2, const float *ar, int i, const probe *p)
+{
+  while (bits != 0) {
+    const int l = i + __builtin_ctz (bits);
+
+    if (kept_suppresses (x1[l], y1[l], x2[l], y2[l], ar[l], p))
+      return 1;
+    bits &= bits - 1;
+  }
+  return 0;
+}
 
 /* Does a box of cell c suppress p->b? Lanes past c->n (up to c->cap) hold
  * stale values and are masked out. */
@@ -199,16 +215,15 @@ scan_cell (const float *arena, const cell *c, const probe *p)
     unsigned bits = (unsigned) _mm_movemask_ps (m)
         & (n - i >= 4 ? 15u : (1u << (n - i)) - 1);
 
-    if (bits && (iou_above (ax1, ay1, ax2, ay2, _mm_loadu_ps (ar + i),
-                p) & bits))
+    if (bits && lanes_suppress (bits, x1, y1, x2, y2, ar, i, p))
       return 1;
   }
 #else
   for (i = 0; i < n; i++) {
     const float a[4] = { x1[i], y1[i], x2[i], y2[i] };
     if (a[0] < p->q[2] && a[2] > p->q[0] && a[1] < p->q[3]
-        && a[3] > p->q[1]
-        && cnms_iou_above (a, ar[i], p->b, p->area, p->iou))
+        && a[3] > p->q[1] && kept_suppresses (a[0], a[1], a[2], a[3], ar[i],
+            p))
       return 1;
   }
 #endif
@@ -236,24 +251,8 @@ scan_cell_avx (const float *arena, const cell *c, const probe *p)
             _mm256_cmp_ps (ay2, ly, _CMP_GT_OQ)));
     unsigned bits = (unsigned) _mm256_movemask_ps (m)
         & (n - i >= 8 ? 255u : (1u << (n - i)) - 1);
-    __m256 zero, w, h, inter, den, hit;
 
-    if (bits == 0)
-      continue;
-    zero = _mm256_setzero_ps ();
-    w = _mm256_max_ps (_mm256_sub_ps (_mm256_min_ps (_mm256_set1_ps
-                (p->b[2]), ax2), _mm256_max_ps (_mm256_set1_ps (p->b[0]),
-                ax1)), zero);
-    h = _mm256_max_ps (_mm256_sub_ps (_mm256_min_ps (_mm256_set1_ps
-                (p->b[3]), ay2), _mm256_max_ps (_mm256_set1_ps (p->b[1]),
-                ay1)), zero);
-    inter = _mm256_mul_ps (w, h);
-    den = _mm256_sub_ps (_mm256_add_ps (_mm256_loadu_ps (ar + i),
-            _mm256_set1_ps (p->area)), inter);
-    hit = _mm256_and_ps (_mm256_cmp_ps (den, zero, _CMP_NEQ_UQ),
-        _mm256_cmp_ps (_mm256_div_ps (inter, den), _mm256_set1_ps (p->iou),
-            _CMP_GT_OQ));
-    if ((unsigned) _mm256_movemask_ps (hit) & bits)
+    if (bits && lanes_suppress (bits, x1, y1, x2, y2, ar, i, p))
       return 1;
   }
   return 0;
@@ -267,7 +266,7 @@ scan_list (const int32_t *klink, int32_t i, const probe *p)
   for (; i >= 0; i = klink[i]) {
     const float *a = p->kbox + 4 * (size_t) i;
     if (a[0] < p->q[2] && a[2] > p->q[0] && a[1] < p->q[3] && a[3] > p->q[1]
-        && cnms_iou_above (a, p->karea[i], p->b, p->area, p->iou))
+        && kept_suppresses (a[0], a[1], a[2], a[3], p->karea[i], p))
       return 1;
   }
   return 0;

@@ -96,12 +96,17 @@ WALK (run_class) (walk *w, const float *boxes, const float *areas, int n,
   p.karea = karea;
   p.iou = w->iou;
   p.q = q;
+  p.geom = w->geom;
+  p.obbs = w->obbs;
+  p.bo = NULL;
   for (j = 0; j < n && nk < max_keep; j++) {
     const float *b = boxes + 4 * (size_t) j;
 
     if (nonempty (b)) {
       p.b = b;
       p.area = areas[j];
+      if (p.geom == CNMS_GEOM_OBB)
+        p.bo = &p.obbs[cnms_float_bits (areas[j])];
       if (g.list) {
         /* one cell, b itself the query rectangle */
         p.q = b;

@@ -24,7 +24,9 @@ typedef struct {
   cnms_buf cells;               /* the index's cells */
   cnms_buf arena;               /* the cells' boxes */
   cnms_buf bigbuf;              /* the boxes of the big (or only) cell */
-  cnms_buf gbox, garea;         /* the boxes in order (grouped by class) */
+  cnms_buf gbox, garea;         /* the boxes in order (grouped by class);
+                                 * oriented boxes: hulls and positions */
+  cnms_buf gobb;                /* oriented boxes made ready, in order */
   cnms_buf gpos;                /* position of each grouped box */
   cnms_buf start;               /* [n_classes + 1] class starts */
   cnms_buf flag;                /* [k] kept by its class's walk */
@@ -35,8 +37,8 @@ typedef struct {
 
 #define CNMS_GREEDY_BUFS(w) &(w)->kbox, &(w)->karea, &(w)->klink, \
     &(w)->cells, &(w)->arena, &(w)->bigbuf, &(w)->gbox, &(w)->garea, \
-    &(w)->gpos, &(w)->start, &(w)->flag
-#define CNMS_GREEDY_N_BUFS 11
+    &(w)->gpos, &(w)->start, &(w)->flag, &(w)->gobb
+#define CNMS_GREEDY_N_BUFS 12
 
 /* Decodes every anchor of t into records at recs (capacity: all anchors),
  * in anchor order, a record's score tested against its class's threshold
@@ -62,17 +64,21 @@ void cnms_cpu_halfs_to_floats (const uint16_t *h, int n, float *out);
 void cnms_cpu_sort (uint64_t *keys, uint32_t *perm, uint64_t *tmp_keys,
     uint32_t *tmp_perm, int n);
 
-/* The boxes of a greedy walk, in order: position i is the box
- * (x1 y1 x2 y2) at base + stride * rows[i]. */
+/* The boxes of a greedy walk, in order: position i is the box at
+ * base + stride * rows[i]: x1 y1 x2 y2 (CNMS_GEOM_BOX), or cx cy w h with
+ * the angle angle_off floats on (CNMS_GEOM_OBB). */
 typedef struct {
   const float *base;
   size_t stride;                /* floats from one row to the next */
   const uint32_t *rows;
+  int geom;
+  int angle_off;
 } cnms_box_src;
 
 /* Exact greedy NMS over k boxes already in order: box j is kept unless an
- * earlier kept box of its class (any class when agnostic) has
- * cnms_iou > iou with it (areas: cnms_box_area); iou in [0, 1]; class c's
+ * earlier kept box of its class (any class when agnostic) suppresses it by
+ * the geometry's rule (boxes: cnms_iou_above with areas from
+ * cnms_box_area; oriented boxes: cnms_obb_iou_above); iou in [0, 1]; class c's
  * walk takes class_iou[c] instead where class_iou is not NULL (n_classes
  * entries; class-aware only). classes: ids in [0, n_classes) by position,
  * or NULL for class-agnostic.

@@ -19,10 +19,12 @@ static const char usage[] =
     "  cudanms-tool nms --boxes B.npy --scores S.npy [--classes C.npy]\n"
     "      --iou T [--class-agnostic] [--max-detections K]\n"
     "      [--backend cpu|cuda] --out KEEP.npy\n"
-    "    B float32 [N,4] x1 y1 x2 y2, S float32 [N], C int32/int64 [N];\n"
-    "    KEEP int64 [K]: input indices in kept order (every kept box\n"
+    "    B float32 [N,4] x1 y1 x2 y2, or [N,5] cx cy w h angle (oriented\n"
+    "    boxes, radians: cnms_nms_rotated), S float32 [N], C int32/int64\n"
+    "    [N]; KEEP int64 [K]: input indices in kept order (every kept box\n"
     "    unless --max-detections is given, as torchvision).\n"
-    "  cudanms-tool decode --tensor T.npy [--layout auto|yolov5|yolov8|end2end]\n"
+    "  cudanms-tool decode --tensor T.npy\n"
+    "      [--layout auto|yolov5|yolov8|end2end|yolov8-obb]\n"
     "      --model-size WxH --frame-size WxH [--letterbox]\n"
     "      --score-threshold S --iou T [--class-agnostic]\n"
     "      [--max-detections K] [--max-candidates M] [--backend cpu|cuda]\n"
@@ -30,9 +32,11 @@ static const char usage[] =
     "      [--class-max-detections ID=K,...] [--keep-classes ID,...]\n"
     "      [--drop-classes ID,...] [--min-width W] [--min-height H]\n"
     "      [--max-detections-per-class K]\n"
-    "    T float32/float16 [1,N,5+C], [1,4+C,N] or [1,K,6]; prints one JSON\n"
-    "    line per detection: x y w h confidence label_id (frame pixels);\n"
-    "    at most 300 unless --max-detections is given.\n"
+    "    T float32/float16 [1,N,5+C], [1,4+C,N], [1,K,6] or [1,4+C+1,N]\n"
+    "    (yolov8-obb); prints one JSON line per detection: x y w h\n"
+    "    confidence label_id (frame pixels), or for oriented boxes cx cy w\n"
+    "    h angle confidence label_id; at most 300 unless --max-detections\n"
+    "    is given.\n"
     "  K and M are integers >= 1 in both commands. Per class (decode): a\n"
     "    score threshold, a class-aware IoU, a cap (0: none), keep only\n"
     "    or drop classes; W and H: the least box, in frame pixels.\n"
@@ -137,11 +141,12 @@ parse_layout (const char *s)
 {
   cnms_layout l;
 
-  for (l = CNMS_LAYOUT_AUTO; l <= CNMS_LAYOUT_END2END; l++) {
+  for (l = CNMS_LAYOUT_AUTO; l <= CNMS_LAYOUT_YOLOV8_OBB; l++) {
     if (strcmp (s, cnms_layout_name (l)) == 0)
       return l;
   }
-  die ("--layout: '%s' is not auto, yolov5, yolov8 or end2end", s);
+  die ("--layout: '%s' is not auto, yolov5, yolov8, end2end or yolov8-obb",
+      s);
 }
 
 static void
@@ -286,8 +291,9 @@ run_nms (const options *o)
     die ("nms needs --iou");
 
   read_npy (o->boxes, &boxes);
-  if (boxes.dtype != CNMS_NPY_F4 || boxes.n_dims != 2 || boxes.dims[1] != 4)
-    die ("%s: boxes must be float32 [N,4], got %s", o->boxes,
+  if (boxes.dtype != CNMS_NPY_F4 || boxes.n_dims != 2
+      || (boxes.dims[1] != 4 && boxes.dims[1] != 5))
+    die ("%s: boxes must be float32 [N,4] or [N,5], got %s", o->boxes,
         array_text (&boxes, text, sizeof text));
   if (boxes.dims[0] > 0x7fffffff)
     die ("%s: too many boxes", o->boxes);
@@ -324,9 +330,9 @@ run_nms (const options *o)
     die ("out of memory");
   ctx = open_ctx (o->backend);
   /* Like torchvision, nms keeps everything unless told otherwise. */
-  st = cnms_nms (ctx, boxes.data, scores.data, cls, n, o->p.iou,
-      o->p.class_agnostic, o->have_max_det ? o->p.max_detections : 0, keep,
-      &n_keep);
+  st = (boxes.dims[1] == 5 ? cnms_nms_rotated : cnms_nms) (ctx, boxes.data,
+      scores.data, cls, n, o->p.iou, o->p.class_agnostic,
+      o->have_max_det ? o->p.max_detections : 0, keep, &n_keep);
   if (st != CNMS_OK)
     die ("nms failed: %s: %s", cnms_status_str (st), cnms_ctx_error (ctx));
   dims[0] = n_keep;
@@ -531,6 +537,13 @@ run_decode (options *o)
         cnms_ctx_error (ctx));
   for (i = 0; i < n_dets; i++) {
     const cnms_det *d = &dets[i];
+    if (cnms_ctx_report (ctx)->shape.layout == CNMS_LAYOUT_YOLOV8_OBB) {
+      printf ("{\"cx\": %.9g, \"cy\": %.9g, \"w\": %.9g, \"h\": %.9g, "
+          "\"angle\": %.9g, \"confidence\": %.9g, \"label_id\": %d}\n",
+          (double) d->cx, (double) d->cy, (double) d->w, (double) d->h,
+          (double) d->angle, (double) d->score, (int) d->class_id);
+      continue;
+    }
     printf ("{\"x\": %.9g, \"y\": %.9g, \"w\": %.9g, \"h\": %.9g, "
         "\"confidence\": %.9g, \"label_id\": %d}\n", (double) d->x1,
         (double) d->y1, (double) (d->x2 - d->x1), (double) (d->y2 - d->y1),
