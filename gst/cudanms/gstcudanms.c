@@ -154,6 +154,8 @@ to_cnms_layout (GstCudanmsLayout layout)
       return CNMS_LAYOUT_YOLOV8;
     case GST_CUDANMS_LAYOUT_END2END:
       return CNMS_LAYOUT_END2END;
+    case GST_CUDANMS_LAYOUT_YOLOV8_OBB:
+      return CNMS_LAYOUT_YOLOV8_OBB;
     default:
       return CNMS_LAYOUT_AUTO;
   }
@@ -684,9 +686,11 @@ gst_cudanms_transform_ip (GstBaseTransform * trans, GstBuffer * buffer)
       cnms_ctx_backend (ctx) == CNMS_BACKEND_CUDA ? "cuda" : "cpu",
       report->candidates, n_dets);
   t_out = gst_util_get_timestamp ();
-  if (!gst_cudanms_attach_detections (buffer, &self->labels, dets, n_dets,
-          self->frame_width, self->frame_height, attach_meta, roi_params,
-          GST_ELEMENT_NAME (self)))
+  if (!(report->shape.layout == CNMS_LAYOUT_YOLOV8_OBB ?
+          gst_cudanms_attach_oriented_detections :
+          gst_cudanms_attach_detections) (buffer, &self->labels, dets,
+          n_dets, self->frame_width, self->frame_height, attach_meta,
+          roi_params, GST_ELEMENT_NAME (self)))
     GST_WARNING_OBJECT (self, "could not attach every analytics mtd");
   gst_cudanms_stats_times (GST_ELEMENT (self), &self->stats, took,
       gst_util_get_timestamp () - t_out);
@@ -816,7 +820,11 @@ gst_cudanms_class_init (GstCudanmsClass * klass)
    * GstCudanms:layout:
    *
    * Tensor layout. auto: [1, a, b] with b == 6 is end2end, b >= 6 and
-   * a > b is yolov5, a >= 5 and b > a is yolov8.
+   * a > b is yolov5, a >= 5 and b > a is yolov8; a tensor with a standard
+   * id takes its id's layout (yolo-v8-out: yolov8, yolo-v8-obb-out:
+   * yolov8-obb). auto never reads a tensor without that id as yolov8-obb
+   * [1, 4+C+1, N] (oriented boxes: cx cy w h, C class scores, the angle in
+   * radians): set layout=yolov8-obb for it.
    */
   g_object_class_install_property (gobject_class, PROP_LAYOUT,
       g_param_spec_enum ("layout", "Layout", "Tensor layout",

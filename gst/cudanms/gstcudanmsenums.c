@@ -15,6 +15,8 @@ gst_cudanms_layout_get_type (void)
     {GST_CUDANMS_LAYOUT_YOLOV8, "YOLOv8/v11 [1, 4+C, N]", "yolov8"},
     {GST_CUDANMS_LAYOUT_END2END, "End-to-end [1, K, 6], decode only",
         "end2end"},
+    {GST_CUDANMS_LAYOUT_YOLOV8_OBB, "YOLOv8/v11-OBB [1, 4+C+1, N], oriented "
+          "boxes (cx cy w h, classes, angle)", "yolov8-obb"},
     {0, NULL, NULL}
   };
 

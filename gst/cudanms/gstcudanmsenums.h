@@ -13,13 +13,16 @@ G_BEGIN_DECLS
  * @GST_CUDANMS_LAYOUT_YOLOV5: [1, N, 5+C] (YOLOv5/v7)
  * @GST_CUDANMS_LAYOUT_YOLOV8: [1, 4+C, N] (YOLOv8/v11)
  * @GST_CUDANMS_LAYOUT_END2END: [1, K, 6], already suppressed
+ * @GST_CUDANMS_LAYOUT_YOLOV8_OBB: [1, 4+C+1, N] (YOLOv8/v11-OBB): oriented
+ *   boxes, cx cy w h, C class scores, the angle in radians
  */
 typedef enum
 {
   GST_CUDANMS_LAYOUT_AUTO,
   GST_CUDANMS_LAYOUT_YOLOV5,
   GST_CUDANMS_LAYOUT_YOLOV8,
-  GST_CUDANMS_LAYOUT_END2END
+  GST_CUDANMS_LAYOUT_END2END,
+  GST_CUDANMS_LAYOUT_YOLOV8_OBB
 } GstCudanmsLayout;
 
 /**

@@ -21,21 +21,46 @@ typedef struct
   gint x, y, w, h;
 } GstCudanmsBox;
 
+/* r = x1 y1 x2 y2 in frame pixels: an axis-aligned record's box, or an
+ * oriented record's clipped hull (cnms_obb_hull). */
 static void
-box_of (GstCudanmsBox * box, GstCudanmsLabels * labels, const cnms_det * d,
-    gint frame_width, gint frame_height)
+box_of_rect (GstCudanmsBox * box, GstCudanmsLabels * labels, gint class_id,
+    const gfloat r[4], gint frame_width, gint frame_height)
 {
   gint x2, y2;
 
-  gst_cudanms_labels_lookup (labels, d->class_id, &box->label, &box->quark);
+  gst_cudanms_labels_lookup (labels, class_id, &box->label, &box->quark);
   /* Clamped while still double: converting a value outside gint (a frame
    * near 2^31 pixels wide) to gint is undefined. */
-  box->x = (gint) CLAMP (floor (d->x1), 0.0, (gdouble) frame_width);
-  box->y = (gint) CLAMP (floor (d->y1), 0.0, (gdouble) frame_height);
-  x2 = (gint) CLAMP (ceil (d->x2), (gdouble) box->x, (gdouble) frame_width);
-  y2 = (gint) CLAMP (ceil (d->y2), (gdouble) box->y, (gdouble) frame_height);
+  box->x = (gint) CLAMP (floor (r[0]), 0.0, (gdouble) frame_width);
+  box->y = (gint) CLAMP (floor (r[1]), 0.0, (gdouble) frame_height);
+  x2 = (gint) CLAMP (ceil (r[2]), (gdouble) box->x, (gdouble) frame_width);
+  y2 = (gint) CLAMP (ceil (r[3]), (gdouble) box->y, (gdouble) frame_height);
   box->w = x2 - box->x;
   box->h = y2 - box->y;
+}
+
+/* The rectangle of record d: its box, or (oriented) its clipped hull. */
+static void
+rect_of (const cnms_det * d, gboolean oriented, gint frame_width,
+    gint frame_height, gfloat r[4])
+{
+  if (oriented) {
+    cnms_obb_hull (d, frame_width, frame_height, r);
+  } else {
+    r[0] = d->x1;
+    r[1] = d->y1;
+    r[2] = d->x2;
+    r[3] = d->y2;
+  }
+}
+
+static void
+box_of (GstCudanmsBox * box, GstCudanmsLabels * labels, const cnms_det * d,
+    gboolean oriented, gint frame_width, gint frame_height, gfloat r[4])
+{
+  rect_of (d, oriented, frame_width, frame_height, r);
+  box_of_rect (box, labels, d->class_id, r, frame_width, frame_height);
 }
 
 /* The quarks of the "detection" structure's name and fields, made once:
@@ -44,14 +69,15 @@ box_of (GstCudanmsBox * box, GstCudanmsLabels * labels, const cnms_det * d,
 enum
 {
   Q_DETECTION, Q_CONFIDENCE, Q_LABEL_ID, Q_LABEL, Q_X_MIN, Q_Y_MIN, Q_X_MAX,
-  Q_Y_MAX, Q_PRODUCER, N_QUARKS
+  Q_Y_MAX, Q_PRODUCER, Q_CX, Q_CY, Q_WIDTH, Q_HEIGHT, Q_ANGLE, N_QUARKS
 };
 
 static const GQuark *
 detection_quarks (void)
 {
   static const gchar *const names[N_QUARKS] = { "detection", "confidence",
-    "label_id", "label", "x_min", "y_min", "x_max", "y_max", "producer"
+    "label_id", "label", "x_min", "y_min", "x_max", "y_max", "producer",
+    "cx", "cy", "width", "height", "angle"
   };
   static GQuark quarks[N_QUARKS];
   static gsize done = 0;
@@ -60,17 +86,19 @@ detection_quarks (void)
   return quarks;
 }
 
-void
-gst_cudanms_attach_roi (GstBuffer * buffer, GstCudanmsLabels * labels,
-    const cnms_det * d, gint id, gint frame_width, gint frame_height,
-    gboolean params, const gchar * producer)
+static void
+attach_roi (GstBuffer * buffer, GstCudanmsLabels * labels,
+    const cnms_det * d, gboolean oriented, gint id, gint frame_width,
+    gint frame_height, gboolean params, const gchar * producer)
 {
   const GQuark *q = detection_quarks ();
   gdouble fw = frame_width, fh = frame_height;
   GstVideoRegionOfInterestMeta *meta;
+  GstStructure *s;
   GstCudanmsBox box;
+  gfloat r[4];
 
-  box_of (&box, labels, d, frame_width, frame_height);
+  box_of (&box, labels, d, oriented, frame_width, frame_height, r);
   meta = gst_buffer_add_video_region_of_interest_meta_id (buffer, box.quark,
       box.x, box.y, box.w, box.h);
   meta->id = id;
@@ -78,16 +106,67 @@ gst_cudanms_attach_roi (GstBuffer * buffer, GstCudanmsLabels * labels,
    * lock, taken by every GValue, is shared by all threads) */
   if (!params)
     return;
-  gst_video_region_of_interest_meta_add_param (meta,
-      gst_structure_new_id (q[Q_DETECTION],
-          q[Q_CONFIDENCE], G_TYPE_DOUBLE, (gdouble) d->score,
-          q[Q_LABEL_ID], G_TYPE_INT, (gint) d->class_id,
-          q[Q_LABEL], G_TYPE_STRING, box.label,
-          q[Q_X_MIN], G_TYPE_DOUBLE, d->x1 / fw,
-          q[Q_Y_MIN], G_TYPE_DOUBLE, d->y1 / fh,
-          q[Q_X_MAX], G_TYPE_DOUBLE, d->x2 / fw,
-          q[Q_Y_MAX], G_TYPE_DOUBLE, d->y2 / fh,
-          q[Q_PRODUCER], G_TYPE_STRING, producer, NULL));
+  s = gst_structure_new_id (q[Q_DETECTION],
+      q[Q_CONFIDENCE], G_TYPE_DOUBLE, (gdouble) d->score,
+      q[Q_LABEL_ID], G_TYPE_INT, (gint) d->class_id,
+      q[Q_LABEL], G_TYPE_STRING, box.label,
+      q[Q_X_MIN], G_TYPE_DOUBLE, r[0] / fw,
+      q[Q_Y_MIN], G_TYPE_DOUBLE, r[1] / fh,
+      q[Q_X_MAX], G_TYPE_DOUBLE, r[2] / fw,
+      q[Q_Y_MAX], G_TYPE_DOUBLE, r[3] / fh,
+      q[Q_PRODUCER], G_TYPE_STRING, producer, NULL);
+  /* the oriented box itself: frame pixels and radians, not clipped */
+  if (oriented)
+    gst_structure_id_set (s,
+        q[Q_CX], G_TYPE_DOUBLE, (gdouble) d->cx,
+        q[Q_CY], G_TYPE_DOUBLE, (gdouble) d->cy,
+        q[Q_WIDTH], G_TYPE_DOUBLE, (gdouble) d->w,
+        q[Q_HEIGHT], G_TYPE_DOUBLE, (gdouble) d->h,
+        q[Q_ANGLE], G_TYPE_DOUBLE, (gdouble) d->angle, NULL);
+  gst_video_region_of_interest_meta_add_param (meta, s);
+}
+
+void
+gst_cudanms_attach_roi (GstBuffer * buffer, GstCudanmsLabels * labels,
+    const cnms_det * d, gint id, gint frame_width, gint frame_height,
+    gboolean params, const gchar * producer)
+{
+  attach_roi (buffer, labels, d, FALSE, id, frame_width, frame_height,
+      params, producer);
+}
+
+void
+gst_cudanms_attach_oriented_roi (GstBuffer * buffer,
+    GstCudanmsLabels * labels, const cnms_det * d, gint id, gint frame_width,
+    gint frame_height, gboolean params, const gchar * producer)
+{
+  attach_roi (buffer, labels, d, TRUE, id, frame_width, frame_height,
+      params, producer);
+}
+
+void
+gst_cudanms_oriented_od_location (const cnms_det * d, gint * x, gint * y,
+    gint * w, gint * h, gfloat * r)
+{
+  const gdouble two_pi = 2.0 * G_PI;
+  gdouble rw = floor ((gdouble) d->w + 0.5), rh = floor ((gdouble) d->h + 0.5);
+  gdouble a = fmod ((gdouble) d->angle, two_pi);
+
+  /* clamped while double, as the ROI's box (gint is the mtd's type) */
+  rw = CLAMP (rw, 0.0, (gdouble) G_MAXINT);
+  rh = CLAMP (rh, 0.0, (gdouble) G_MAXINT);
+  *w = (gint) rw;
+  *h = (gint) rh;
+  *x = (gint) CLAMP (floor ((gdouble) d->cx - rw / 2.0 + 0.5),
+      (gdouble) G_MININT, (gdouble) G_MAXINT);
+  *y = (gint) CLAMP (floor ((gdouble) d->cy - rh / 2.0 + 0.5),
+      (gdouble) G_MININT, (gdouble) G_MAXINT);
+  if (a < 0.0)
+    a += two_pi;
+  *r = (gfloat) a;
+  /* a value just below 2 pi may round to it in float: the same rotation */
+  if (*r >= (gfloat) two_pi)
+    *r = 0.0f;
 }
 
 gint64
@@ -122,7 +201,8 @@ gst_cudanms_attach_meta_available (GstCudanmsAttachMeta which)
  * relation meta (the existing one, else a new one). */
 static gboolean
 attach_od_mtds (GstBuffer * buffer, GstCudanmsLabels * labels,
-    const cnms_det * dets, gint n, gint frame_width, gint frame_height)
+    const cnms_det * dets, gint n, gboolean oriented, gint frame_width,
+    gint frame_height)
 {
   GstAnalyticsRelationMeta *rmeta;
   gint i;
@@ -143,8 +223,22 @@ attach_od_mtds (GstBuffer * buffer, GstCudanmsLabels * labels,
     return FALSE;
   for (i = 0; i < n; i++) {
     GstCudanmsBox box;
+    gfloat r[4];
 
-    box_of (&box, labels, &dets[i], frame_width, frame_height);
+    box_of (&box, labels, &dets[i], oriented, frame_width, frame_height, r);
+#ifdef HAVE_GST_TENSOR_META
+    /* analytics >= 1.26: the oriented box itself */
+    if (oriented) {
+      gint x, y, w, h;
+      gfloat angle;
+
+      gst_cudanms_oriented_od_location (&dets[i], &x, &y, &w, &h, &angle);
+      if (!gst_analytics_relation_meta_add_oriented_od_mtd (rmeta, box.quark,
+              x, y, w, h, angle, dets[i].score, NULL))
+        return FALSE;
+      continue;
+    }
+#endif
     if (!gst_analytics_relation_meta_add_od_mtd (rmeta, box.quark, box.x,
             box.y, box.w, box.h, dets[i].score, NULL))
       return FALSE;
@@ -160,8 +254,8 @@ attach_od_mtds (GstBuffer * buffer, GstCudanmsLabels * labels,
  * the output. */
 static void
 attach_rois_in_free_ids (GstBuffer * buffer, GstCudanmsLabels * labels,
-    const cnms_det * dets, gint n, gint frame_width, gint frame_height,
-    gboolean roi_params, const gchar * producer)
+    const cnms_det * dets, gint n, gboolean oriented, gint frame_width,
+    gint frame_height, gboolean roi_params, const gchar * producer)
 {
   GHashTable *used = g_hash_table_new (g_direct_hash, g_direct_equal);
   gpointer state = NULL;
@@ -176,17 +270,18 @@ attach_rois_in_free_ids (GstBuffer * buffer, GstCudanmsLabels * labels,
     while (id < G_MAXINT && (id < 0
             || g_hash_table_contains (used, GINT_TO_POINTER (id))))
       id++;
-    gst_cudanms_attach_roi (buffer, labels, &dets[i], id, frame_width,
+    attach_roi (buffer, labels, &dets[i], oriented, id, frame_width,
         frame_height, roi_params, producer);
     g_hash_table_add (used, GINT_TO_POINTER (id));
   }
   g_hash_table_unref (used);
 }
 
-gboolean
-gst_cudanms_attach_detections (GstBuffer * buffer, GstCudanmsLabels * labels,
-    const cnms_det * dets, gint n, gint frame_width, gint frame_height,
-    GstCudanmsAttachMeta which, gboolean roi_params, const gchar * producer)
+static gboolean
+attach_detections (GstBuffer * buffer, GstCudanmsLabels * labels,
+    const cnms_det * dets, gint n, gboolean oriented, gint frame_width,
+    gint frame_height, GstCudanmsAttachMeta which, gboolean roi_params,
+    const gchar * producer)
 {
   gint64 first;
   gint i;
@@ -198,17 +293,37 @@ gst_cudanms_attach_detections (GstBuffer * buffer, GstCudanmsLabels * labels,
     first = gst_cudanms_next_roi_id (buffer);
     if (first + (n - 1) <= G_MAXINT) {
       for (i = 0; i < n; i++)
-        gst_cudanms_attach_roi (buffer, labels, &dets[i], (gint) first + i,
+        attach_roi (buffer, labels, &dets[i], oriented, (gint) first + i,
             frame_width, frame_height, roi_params, producer);
     } else {
-      attach_rois_in_free_ids (buffer, labels, dets, n, frame_width,
-          frame_height, roi_params, producer);
+      attach_rois_in_free_ids (buffer, labels, dets, n, oriented,
+          frame_width, frame_height, roi_params, producer);
     }
   }
 #ifdef HAVE_GST_ANALYTICS
   if ((which & GST_CUDANMS_ATTACH_META_ANALYTICS)
-      && !attach_od_mtds (buffer, labels, dets, n, frame_width, frame_height))
+      && !attach_od_mtds (buffer, labels, dets, n, oriented, frame_width,
+          frame_height))
     return FALSE;
 #endif
   return TRUE;
+}
+
+gboolean
+gst_cudanms_attach_detections (GstBuffer * buffer, GstCudanmsLabels * labels,
+    const cnms_det * dets, gint n, gint frame_width, gint frame_height,
+    GstCudanmsAttachMeta which, gboolean roi_params, const gchar * producer)
+{
+  return attach_detections (buffer, labels, dets, n, FALSE, frame_width,
+      frame_height, which, roi_params, producer);
+}
+
+gboolean
+gst_cudanms_attach_oriented_detections (GstBuffer * buffer,
+    GstCudanmsLabels * labels, const cnms_det * dets, gint n,
+    gint frame_width, gint frame_height, GstCudanmsAttachMeta which,
+    gboolean roi_params, const gchar * producer)
+{
+  return attach_detections (buffer, labels, dets, n, TRUE, frame_width,
+      frame_height, which, roi_params, producer);
 }

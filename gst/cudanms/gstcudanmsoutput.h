@@ -18,6 +18,25 @@ void gst_cudanms_attach_roi (GstBuffer * buffer, GstCudanmsLabels * labels,
     const cnms_det * d, gint id, gint frame_width, gint frame_height,
     gboolean params, const gchar * producer);
 
+/* The same for an oriented record d (CNMS_LAYOUT_YOLOV8_OBB): the ROI's
+ * rectangle is d's hull clipped to the frame (cnms_obb_hull), rounded as
+ * a box; x_min .. y_max normalise that hull, and the structure also holds
+ * the oriented box: cx, cy, width, height (frame pixels, not clipped) and
+ * angle (radians), doubles holding d's floats exactly. */
+void gst_cudanms_attach_oriented_roi (GstBuffer * buffer,
+    GstCudanmsLabels * labels, const cnms_det * d, gint id, gint frame_width,
+    gint frame_height, gboolean params, const gchar * producer);
+
+/* The oriented GstAnalyticsODMtd location of oriented record d, in the
+ * mtd's convention (x, y the upper-left corner before rotation, w, h
+ * integers, r in [0, 2 pi) turning the w side from +x towards +y, about
+ * the box's centre): w = floor (d.w + 0.5), h = floor (d.h + 0.5),
+ * x = floor (d.cx - w / 2 + 0.5), y = floor (d.cy - h / 2 + 0.5), in
+ * double; r = d.angle modulo 2 pi (in double, then float; a float that
+ * rounds to 2 pi is 0). */
+void gst_cudanms_oriented_od_location (const cnms_det * d, gint * x,
+    gint * y, gint * w, gint * h, gfloat * r);
+
 /* The id after the largest of the buffer's ROI metas (0 without one, and
  * G_MAXINT + 1 after one of id G_MAXINT): ids from there on are unique
  * within the buffer, whoever attached the rest. */
@@ -32,6 +51,15 @@ gboolean gst_cudanms_attach_meta_available (GstCudanmsAttachMeta which);
  * GstAnalyticsODMtd each (label quark, the ROI's x, y, w, h, the score as
  * confidence) in kept order. FALSE if the relation meta refused one. */
 gboolean gst_cudanms_attach_detections (GstBuffer * buffer,
+    GstCudanmsLabels * labels, const cnms_det * dets, gint n,
+    gint frame_width, gint frame_height, GstCudanmsAttachMeta which,
+    gboolean roi_params, const gchar * producer);
+
+/* gst_cudanms_attach_detections for oriented records (layout yolov8-obb):
+ * ROIs as gst_cudanms_attach_oriented_roi; ODMtds with analytics >= 1.26
+ * oriented (gst_cudanms_oriented_od_location), with analytics 1.24 the
+ * ROI's x, y, w, h. */
+gboolean gst_cudanms_attach_oriented_detections (GstBuffer * buffer,
     GstCudanmsLabels * labels, const cnms_det * dets, gint n,
     gint frame_width, gint frame_height, GstCudanmsAttachMeta which,
     gboolean roi_params, const gchar * producer);

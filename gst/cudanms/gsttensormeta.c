@@ -100,6 +100,8 @@ gst_cudanms_tensor_id_layout (const gchar * id, cnms_layout requested)
   if (g_strcmp0 (id, GST_CUDANMS_TENSOR_ID_YOLOV8) == 0
       || g_strcmp0 (id, GST_CUDANMS_TENSOR_ID_YOLOV8_SEG) == 0)
     return CNMS_LAYOUT_YOLOV8;
+  if (g_strcmp0 (id, GST_CUDANMS_TENSOR_ID_YOLOV8_OBB) == 0)
+    return CNMS_LAYOUT_YOLOV8_OBB;
   return CNMS_LAYOUT_AUTO;
 }
 
@@ -597,7 +599,7 @@ gst_cudanms_tensor_view_take (const GstCudanmsTensorView * view,
  * of its detection tensor once, at negotiation. */
 #if GST_CHECK_VERSION (1, 28, 0)
 /* The description with tensor_id, else the first with a standard YOLOv8
- * id, in a group of descriptions (a list of GstCaps). */
+ * or YOLOv8-OBB id, in a group of descriptions (a list of GstCaps). */
 static const GstStructure *
 find_in_group (const GValue * group, const gchar * tensor_id)
 {
@@ -624,7 +626,8 @@ find_in_group (const GValue * group, const gchar * tensor_id)
 
       if (tensor_id != NULL ? g_strcmp0 (id, tensor_id) == 0 :
           (g_strcmp0 (id, GST_CUDANMS_TENSOR_ID_YOLOV8) == 0
-              || g_strcmp0 (id, GST_CUDANMS_TENSOR_ID_YOLOV8_SEG) == 0))
+              || g_strcmp0 (id, GST_CUDANMS_TENSOR_ID_YOLOV8_SEG) == 0
+              || g_strcmp0 (id, GST_CUDANMS_TENSOR_ID_YOLOV8_OBB) == 0))
         return s;
     }
   }

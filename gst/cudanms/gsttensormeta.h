@@ -21,6 +21,8 @@ G_BEGIN_DECLS
 #define GST_CUDANMS_TENSOR_ID_YOLOV8 "yolo-v8-out"
 #define GST_CUDANMS_TENSOR_ID_YOLOV8_SEG "yolo-v8-segmentation-out-detections"
 #define GST_CUDANMS_TENSOR_ID_YOLOV8_SEG_PROTOS "yolo-v8-segmentation-out-protos"
+/* YOLOv8/v11-OBB [1, 4+C+1, N] (what yoloobbv8tensordec reads) */
+#define GST_CUDANMS_TENSOR_ID_YOLOV8_OBB "yolo-v8-obb-out"
 
 /* Registers the custom meta unless someone else already did. */
 const GstMetaInfo *gst_cudanms_tensor_meta_register (void);
@@ -64,7 +66,7 @@ typedef struct
  *
  * view->layout is layout, except that layout AUTO on a tensor with a
  * standard YOLOv8 id (yolo-v8-out, yolo-v8-segmentation-out-detections) is
- * yolov8. yolo-v8-segmentation-out-detections [1, 4+C+M, N] is read as its
+ * yolov8, and on one with the YOLOv8-OBB id (yolo-v8-obb-out) yolov8-obb. yolo-v8-segmentation-out-detections [1, 4+C+M, N] is read as its
  * first 4+C planes, M from the protos tensor of the same GstTensorMeta.
  *
  * Writes why into msg on MISSING and BAD (BAD: the selected tensor is bad,
@@ -87,7 +89,8 @@ gboolean gst_cudanms_tensor_view_take (const GstCudanmsTensorView * view,
 
 /* What a standard non-detection id is ("classifier scores", ...), else NULL. */
 const gchar *gst_cudanms_tensor_id_not_detection (const gchar * id);
-/* requested, or yolov8 for AUTO and a standard YOLOv8 id. */
+/* requested, or for AUTO the layout of a standard id: yolov8 for the
+ * YOLOv8 ids, yolov8-obb for yolo-v8-obb-out (else AUTO). */
 cnms_layout gst_cudanms_tensor_id_layout (const gchar * id,
     cnms_layout requested);
 /* NULL, "row-major" or "col-major" (read alike). */
@@ -95,7 +98,7 @@ gboolean gst_cudanms_dims_order_ok (const gchar * order);
 
 /* GStreamer >= 1.28 describes tensors in caps (a "tensors" field). When
  * caps describe the detection tensor (the one with tensor_id, else the
- * first with a standard YOLOv8 id), checks it as the buffers' tensors will
+ * first with a standard YOLOv8 or YOLOv8-OBB id), checks it as the buffers' tensors will
  * be checked and writes why not into msg. TRUE when there is nothing to
  * check. Compiled only where 1.28's analytics headers are. */
 gboolean gst_cudanms_tensor_caps_check (const GstCaps * caps,

@@ -23,12 +23,14 @@ roi_of (const cnms_det * d, gint fw, gint fh, GstBuffer ** buf)
 GST_START_TEST (test_huge_frame)
 {
   /* 2147483647 is 2^31 in float: the box reaches one past the frame */
-  const cnms_det whole = { 0.5f, 0.0f, 0.0f, 2147483648.0f, 1.0f, 3, 0, 0 };
-  const cnms_det edge = { 0.5f, 2147483648.0f, 0.0f, 2147483648.0f, 1.0f, 3,
-    0, 0
+  const cnms_det whole = { .score = 0.5f, .x1 = 0.0f, .y1 = 0.0f,
+    .x2 = 2147483648.0f, .y2 = 1.0f, .class_id = 3
   };
-  const cnms_det inner = { 0.5f, 1073741824.0f, 0.25f, 1610612736.0f, 0.75f,
-    70000, 0, 0
+  const cnms_det edge = { .score = 0.5f, .x1 = 2147483648.0f, .y1 = 0.0f,
+    .x2 = 2147483648.0f, .y2 = 1.0f, .class_id = 3
+  };
+  const cnms_det inner = { .score = 0.5f, .x1 = 1073741824.0f, .y1 = 0.25f,
+    .x2 = 1610612736.0f, .y2 = 0.75f, .class_id = 70000
   };
   GstVideoRegionOfInterestMeta *m;
   GstBuffer *buf;
@@ -72,7 +74,9 @@ GST_END_TEST;
 static gchar *
 ids_after (const gint * before, gint nb, gint n)
 {
-  const cnms_det d = { 0.5f, 10.0f, 10.0f, 20.0f, 20.0f, 1, 0, 0 };
+  const cnms_det d = { .score = 0.5f, .x1 = 10.0f, .y1 = 10.0f, .x2 = 20.0f,
+    .y2 = 20.0f, .class_id = 1
+  };
   cnms_det dets[4];
   GstCudanmsLabels labels;
   GstBuffer *buf = gst_buffer_new ();
