@@ -3,9 +3,13 @@
  * engine writes [header | kept results] straight into mapped pinned host
  * memory (zero-copy), so that no copy follows the kernels.
  *
- *   decode (or the plain NMS filter; YOLOv8 is decoded in the engine)
- *   -> engine (sort, cap, bitmask, resolve: one cooperative kernel, its
- *   results into host memory)
+ *   decode (or the plain NMS filter; YOLOv8 and YOLOv8-OBB are decoded
+ *   in the engine) -> engine (sort, cap, bitmask, resolve: one cooperative
+ *   kernel, its results into host memory)
+ *
+ * The geometry (cnms_internal.h: boxes, or oriented boxes for a
+ * YOLOv8-OBB tensor and cnms_nms_rotated) picks the engine's instantiation
+ * (cuda_geom.cuh) and the room of the sorted boxes.
  *
  * The candidate count stays on the device; the engine sizes its work from
  * it, and zeroes it for the next call once every block has read it (the
@@ -30,11 +34,14 @@ align_up (size_t v, size_t a)
 }
 
 /* Reserves the sort and phase buffers for n slots and cap sorted boxes
- * (suppress: NMS, not end2end). */
+ * of geometry geom (suppress: NMS, not end2end). */
 static cnms_status
-reserve_buffers (cnms_backend_ctx *ctx, cnms_cuda_priv *s, int n, int cap,
-    bool suppress)
+reserve_buffers (cnms_backend_ctx *ctx, cnms_cuda_priv *s, int geom, int n,
+    int cap, bool suppress)
 {
+  /* a box, or an oriented box's hull and its cnms_obb */
+  const size_t box_bytes = sizeof (float4)
+      + (geom == CNMS_GEOM_OBB ? sizeof (cnms_obb) : 0);
   const size_t nn = (size_t) n;
   const size_t col_blocks = (size_t) cnms_ceil_div (cap, CNMS_TILE);
 
@@ -47,7 +54,7 @@ reserve_buffers (cnms_backend_ctx *ctx, cnms_cuda_priv *s, int n, int cap,
   if (!suppress)
     return CNMS_OK;
   CNMS_TRY (cnms_cuda_reserve_device (ctx, &s->d_boxes,
-          (size_t) cap * sizeof (float4), "sorted boxes"));
+          (size_t) cap * box_bytes, "sorted boxes"));
   CNMS_TRY (cnms_cuda_reserve_device (ctx, &s->d_cls,
           (size_t) cap * sizeof (int32_t), "sorted classes"));
   CNMS_TRY (cnms_cuda_reserve_device (ctx, &s->d_rows, (size_t) cap *
@@ -57,13 +64,14 @@ reserve_buffers (cnms_backend_ctx *ctx, cnms_cuda_priv *s, int n, int cap,
       (size_t) cap * col_blocks * sizeof (uint64_t), "NMS suppression mask");
 }
 
-/* Reserves the buffers (reserve_buffers) and sizes the engine launch for
- * cap candidates (plain: cnms_nms): its shared memory, and its blocks, at
- * least min_blocks (the fused decode's) and as many as fit at once at
- * most. */
+/* Reserves the buffers (reserve_buffers) and sizes the engine launch of
+ * geometry geom for cap candidates (plain: cnms_nms, cnms_nms_rotated):
+ * its shared memory, and its blocks, at least min_blocks (the fused
+ * decode's) and as many as fit at once at most. */
 static cnms_status
-reserve_stages (cnms_backend_ctx *ctx, cnms_cuda_priv *s, int n, int cap,
-    bool suppress, bool plain, int min_blocks, int *blocks, size_t *smem)
+reserve_stages (cnms_backend_ctx *ctx, cnms_cuda_priv *s, int geom, int n,
+    int cap, bool suppress, bool plain, int min_blocks, int *blocks,
+    size_t *smem)
 {
   /* plain NMS: every box is a candidate, and the bitmask wants a block
    * per two of its tiles; decode: the count is far below the anchors, a
@@ -85,22 +93,23 @@ reserve_stages (cnms_backend_ctx *ctx, cnms_cuda_priv *s, int n, int cap,
   const int expect = plain || last < 0 ? cap :
       (grow < 256 ? 256 : cnms_ceil_div (grow, 256) * 256);
 
-  CNMS_TRY (reserve_buffers (ctx, s, n, cap, suppress));
+  CNMS_TRY (reserve_buffers (ctx, s, geom, n, cap, suppress));
   if (cnms_cuda_engine_smem_min (cap) > s->smem_budget)
     return cnms_fail (ctx, CNMS_ERR_NO_MEMORY,
         "CUDA: %d candidates need %zu bytes of shared memory in the NMS "
         "resolve, the device allows %zu", cap,
         cnms_cuda_engine_smem_min (cap), s->smem_budget);
   *smem = cnms_cuda_engine_smem_bytes (cap, plain, s->smem_budget, expect);
-  if (*smem != s->occ_smem) {
+  if (*smem != s->occ_smem || geom != s->occ_geom) {
     int per_sm = 0;
-    CNMS_CUDA_TRY (ctx, cnms_cuda_engine_max_blocks (*smem, &per_sm),
+    CNMS_CUDA_TRY (ctx, cnms_cuda_engine_max_blocks (geom, *smem, &per_sm),
         "sizing the NMS engine");
     if (per_sm < 1)
       return cnms_fail (ctx, CNMS_ERR_CUDA,
           "CUDA: the NMS engine does not fit on a multiprocessor with %zu "
           "bytes of shared memory", *smem);
     s->occ_smem = *smem;
+    s->occ_geom = geom;
     s->occ_per_sm = per_sm;
   }
   *blocks = want < s->occ_per_sm * s->sms ? (int) want :
@@ -117,11 +126,11 @@ reserve_out (cnms_backend_ctx *ctx, cnms_cuda_priv *s, size_t bytes)
   return cnms_cuda_reserve_pinned (ctx, &s->h_out, bytes, "results");
 }
 
-/* Enqueues the engine on the n candidate slots in d_keys/d_vals (count
- * in d_hdr), decoding them first when dec is given; report: the decode's
- * row counts (detect), or NULL (plain NMS). */
+/* Enqueues the engine of geometry geom on the n candidate slots in
+ * d_keys/d_vals (count in d_hdr), decoding them first when dec is given;
+ * report: the decode's row counts (detect), or NULL (plain NMS). */
 static cnms_status
-enqueue_engine (cnms_backend_ctx *ctx, cnms_cuda_priv *s,
+enqueue_engine (cnms_backend_ctx *ctx, cnms_cuda_priv *s, int geom,
     const cnms_engine_decode *dec, const cnms_cand_src *src, int n,
     const cnms_nms_args *a, int32_t *d_hdr, int32_t *report, int blocks,
     size_t smem)
@@ -142,6 +151,8 @@ enqueue_engine (cnms_backend_ctx *ctx, cnms_cuda_priv *s,
   g.report = report;
   g.order = (uint32_t *) s->d_order.p;
   g.boxes = (float4 *) s->d_boxes.p;
+  /* [hulls cap | cnms_obb cap] for oriented boxes */
+  g.obbs = geom == CNMS_GEOM_OBB ? (cnms_obb *) (g.boxes + a->cap) : NULL;
   g.cls = (int32_t *) s->d_cls.p;
   g.mask = (uint64_t *) s->d_mask.p;
   /* [bits cap x L | words cap x L | counts cap]: 8-byte words first */
@@ -149,7 +160,7 @@ enqueue_engine (cnms_backend_ctx *ctx, cnms_cuda_priv *s,
   g.list_w = (int32_t *) (g.list_b + (size_t) a->cap * CNMS_ROW_LIST);
   g.row_cnt = g.list_w + (size_t) a->cap * CNMS_ROW_LIST;
   g.out = (char *) s->h_out.dev;
-  CNMS_CUDA_TRY (ctx, cnms_cuda_engine (&g, blocks, smem, s->stream),
+  CNMS_CUDA_TRY (ctx, cnms_cuda_engine (&g, geom, blocks, smem, s->stream),
       "NMS engine kernel");
   return CNMS_OK;
 }
@@ -260,7 +271,10 @@ enqueue_detect (cnms_backend_ctx *ctx, cnms_cuda_priv *s,
   const int n = shape->n_anchors;
   const int cap = n < p->max_candidates ? n : p->max_candidates;
   const bool e2e = shape->layout == CNMS_LAYOUT_END2END;
-  const bool fused = shape->layout == CNMS_LAYOUT_YOLOV8;
+  /* decoded in the engine: the class rows of both are [4, 4 + C) */
+  const bool fused = shape->layout == CNMS_LAYOUT_YOLOV8
+      || shape->layout == CNMS_LAYOUT_YOLOV8_OBB;
+  const int geom = cnms_layout_geom (shape->layout);
   const size_t in_bytes = cnms_shape_bytes (shape, t->dtype);
   cnms_engine_decode dec;
   cnms_nms_args a;
@@ -285,7 +299,7 @@ enqueue_detect (cnms_backend_ctx *ctx, cnms_cuda_priv *s,
             "decode report"));
     s->hdr_dirty = true;
   }
-  CNMS_TRY (reserve_stages (ctx, s, n, cap, !e2e, false, fused ?
+  CNMS_TRY (reserve_stages (ctx, s, geom, n, cap, !e2e, false, fused ?
           cnms_ceil_div (cnms_ceil_div (n, 32), CNMS_FUSED_V8_GROUPS) : 1,
           &blocks, &smem));
   CNMS_TRY (reserve_out (ctx, s, *out_bytes));
@@ -330,8 +344,8 @@ enqueue_detect (cnms_backend_ctx *ctx, cnms_cuda_priv *s,
             dec.vals, dec.report, s->stream), "decode kernel");
   memset (&src, 0, sizeof src);
   src.recs = dec.recs;
-  CNMS_TRY (enqueue_engine (ctx, s, fused ? &dec : NULL, &src, n, &a, d_hdr,
-          dec.report, blocks, smem));
+  CNMS_TRY (enqueue_engine (ctx, s, geom, fused ? &dec : NULL, &src, n, &a,
+          d_hdr, dec.report, blocks, smem));
   return cnms_cuda_timing_end (ctx);
 }
 
@@ -370,15 +384,17 @@ cuda_detect (cnms_backend_ctx *ctx, const cnms_tensor *t,
   return CNMS_OK;
 }
 
-/* Enqueues upload .. engine of a plain NMS call; in_bytes of staging:
- * boxes at 0, scores, then (class-aware only) classes, 16-byte aligned. */
+/* Enqueues upload .. engine of a plain NMS call of geometry geom (boxes
+ * [n][4], or oriented boxes [n][5]); in_bytes of staging: boxes at 0,
+ * scores, then (class-aware only) classes, 16-byte aligned. */
 static cnms_status
-enqueue_nms (cnms_backend_ctx *ctx, cnms_cuda_priv *s, const float *boxes,
-    const float *scores, const int32_t *classes, int n, float iou,
-    int max_keep, size_t *out_bytes)
+enqueue_nms (cnms_backend_ctx *ctx, cnms_cuda_priv *s, int geom,
+    const float *boxes, const float *scores, const int32_t *classes, int n,
+    float iou, int max_keep, size_t *out_bytes)
 {
   const size_t nn = (size_t) n;
-  const size_t off_scores = nn * 4 * sizeof (float);
+  const size_t values = geom == CNMS_GEOM_OBB ? 5 : 4;
+  const size_t off_scores = nn * values * sizeof (float);
   const size_t off_classes = align_up (off_scores + nn * sizeof (float), 16);
   const size_t in_bytes = classes != NULL ?
       off_classes + nn * sizeof (int32_t) : off_scores + nn * sizeof (float);
@@ -403,7 +419,8 @@ enqueue_nms (cnms_backend_ctx *ctx, cnms_cuda_priv *s, const float *boxes,
           "NMS input staging"));
   CNMS_TRY (reserve_count_buffer (ctx, s, CNMS_HEADER_BYTES,
           "count header"));
-  CNMS_TRY (reserve_stages (ctx, s, n, n, true, true, 1, &blocks, &smem));
+  CNMS_TRY (reserve_stages (ctx, s, geom, n, n, true, true, 1, &blocks,
+          &smem));
   CNMS_TRY (reserve_out (ctx, s, *out_bytes));
 
   h_in = (char *) s->h_stage.p;
@@ -417,23 +434,26 @@ enqueue_nms (cnms_backend_ctx *ctx, cnms_cuda_priv *s, const float *boxes,
   CNMS_CUDA_TRY (ctx, cudaMemcpyAsync (d_in, h_in, in_bytes,
           cudaMemcpyHostToDevice, s->stream), "uploading the boxes");
   CNMS_TRY (enqueue_zero_count (ctx, s));
-  CNMS_CUDA_TRY (ctx, cnms_cuda_filter ((const float *) d_in,
+  CNMS_CUDA_TRY (ctx, cnms_cuda_filter (geom, (const float *) d_in,
           (const float *) (d_in + off_scores), n, cnms_cuda_key_bits (n),
           d_hdr, (uint64_t *) s->d_keys.p, (uint32_t *) s->d_vals.p,
           s->stream), "filter kernel");
   memset (&src, 0, sizeof src);
-  src.boxes_in = (const float4 *) d_in;
+  if (geom == CNMS_GEOM_OBB)
+    src.obbs_in = (const float *) d_in;
+  else
+    src.boxes_in = (const float4 *) d_in;
   src.classes_in = classes != NULL ?
       (const int32_t *) (d_in + off_classes) : NULL;
-  CNMS_TRY (enqueue_engine (ctx, s, NULL, &src, n, &a, d_hdr, NULL, blocks,
-          smem));
+  CNMS_TRY (enqueue_engine (ctx, s, geom, NULL, &src, n, &a, d_hdr, NULL,
+          blocks, smem));
   return cnms_cuda_timing_end (ctx);
 }
 
 static cnms_status
-cuda_nms (cnms_backend_ctx *ctx, const float *boxes, const float *scores,
-    const int32_t *classes, int n, float iou, int class_agnostic,
-    int max_detections, int64_t *keep, int *n_keep)
+cuda_nms (cnms_backend_ctx *ctx, int geom, const float *boxes,
+    const float *scores, const int32_t *classes, int n, float iou,
+    int class_agnostic, int max_detections, int64_t *keep, int *n_keep)
 {
   cnms_cuda_priv *s = (cnms_cuda_priv *) ctx->priv;
   cnms_device_scope scope (s->device);
@@ -445,7 +465,7 @@ cuda_nms (cnms_backend_ctx *ctx, const float *boxes, const float *scores,
   if (scope.err != cudaSuccess)
     return cnms_cuda_error (ctx, scope.err, "selecting the CUDA device");
   /* class ids only matter when suppression is class-aware */
-  CNMS_TRY (drain (s, enqueue_nms (ctx, s, boxes, scores,
+  CNMS_TRY (drain (s, enqueue_nms (ctx, s, geom, boxes, scores,
               class_agnostic ? NULL : classes, n, iou, max_keep,
               &out_bytes)));
   CNMS_TRY (finish (ctx, s));

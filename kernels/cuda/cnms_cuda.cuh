@@ -76,6 +76,7 @@ typedef struct {
                                  * yet): what the next launch's cached
                                  * resolve is sized for */
   size_t occ_smem;              /* the engine launch last sized, and */
+  int occ_geom;                 /* and its geometry (CNMS_GEOM_*) */
   int occ_per_sm;               /* how many of its blocks fit per SM */
   int force_large;              /* CNMS_TEST_FORCE_LARGE_PATH: the engine's
                                  * limits below make every count take the
@@ -93,7 +94,9 @@ typedef struct {
   cnms_cuda_buf d_keys;         /* compact sort key of each candidate slot */
   cnms_cuda_buf d_vals;         /* sort value of each slot: record position or input index */
   cnms_cuda_buf d_order;        /* sort values in sorted order */
-  cnms_cuda_buf d_boxes;        /* float4 x cap, sorted */
+  cnms_cuda_buf d_boxes;        /* cap sorted boxes: float4 each (the box, or
+                                 * an oriented box's hull), then for oriented
+                                 * boxes their cnms_obb */
   cnms_cuda_buf d_cls;          /* int32 x cap, sorted */
   cnms_cuda_buf d_mask;         /* uint64 x cap x ceil(cap / 64) */
   cnms_cuda_buf d_rows;         /* cap x (count, CNMS_ROW_LIST words, bits) */
@@ -165,7 +168,8 @@ cnms_status cnms_cuda_timing_read (cnms_backend_ctx *ctx);
  * arrays of plain NMS (recs NULL, the value is the input index). */
 typedef struct {
   const cnms_det *recs;
-  const float4 *boxes_in;
+  const float4 *boxes_in;       /* plain NMS of boxes: [n] x1 y1 x2 y2 */
+  const float *obbs_in;         /* plain NMS of oriented boxes: [n][5] */
   const int32_t *classes_in;    /* plain NMS: NULL when class-agnostic */
 } cnms_cand_src;
 
@@ -209,12 +213,13 @@ cudaError_t cnms_cuda_decode (const void *d_tensor, cnms_dtype dtype,
     void *d_cand, uint64_t *d_keys, uint32_t *d_vals, int32_t *d_report,
     cudaStream_t stream);
 
-/* cuda_filter.cu: plain NMS input. Keeps the boxes with finite
- * coordinates and score: their keys and input indices go to keys/vals,
- * their number to d_hdr (whose count must be zero). */
-cudaError_t cnms_cuda_filter (const float *d_boxes, const float *d_scores,
-    int n, int abits, int32_t *d_hdr, uint64_t *d_keys, uint32_t *d_vals,
-    cudaStream_t stream);
+/* cuda_filter.cu: plain NMS input. Keeps the boxes (geom: CNMS_GEOM_BOX,
+ * [n][4]; CNMS_GEOM_OBB, [n][5]) whose values and score are all finite:
+ * their keys and input indices go to keys/vals, their number to d_hdr
+ * (whose count must be zero). */
+cudaError_t cnms_cuda_filter (int geom, const float *d_boxes,
+    const float *d_scores, int n, int abits, int32_t *d_hdr,
+    uint64_t *d_keys, uint32_t *d_vals, cudaStream_t stream);
 
 /* Nonzero mask words a row lists for the resolve (more: read whole). */
 #define CNMS_ROW_LIST 8
@@ -224,10 +229,12 @@ cudaError_t cnms_cuda_filter (const float *d_boxes, const float *d_scores,
 
 /* cuda_engine.cu: sort -> cap -> bitmask -> resolve -> output of the
  * device-side count of candidates in keys/vals, in one cooperative
- * kernel of CNMS_ENGINE_THREADS-thread blocks. */
+ * kernel of CNMS_ENGINE_THREADS-thread blocks, one instantiation per
+ * geometry (CNMS_GEOM_BOX, CNMS_GEOM_OBB). */
 #define CNMS_ENGINE_THREADS 256
-/* The engine's own decode phase (YOLOv8 [1, 4+C, N]), before the sort: a
- * block takes CNMS_FUSED_V8_GROUPS groups of 32 anchors at a time. */
+/* The engine's own decode phase (YOLOv8 [1, 4+C, N] for boxes,
+ * YOLOv8-OBB [1, 4+C+1, N] for oriented boxes), before the sort: a block
+ * takes CNMS_FUSED_V8_GROUPS groups of 32 anchors at a time. */
 #define CNMS_FUSED_V8_GROUPS 2
 typedef struct {
   const void *tensor;           /* NULL: the candidates are there already */
@@ -260,7 +267,10 @@ typedef struct {
                                  * to the output header and zeroed; NULL
                                  * for plain NMS */
   uint32_t *order;              /* capacity: sort values in sorted order */
-  float4 *boxes;                /* cap: sorted boxes (suppress only) */
+  float4 *boxes;                /* cap: sorted boxes, or oriented boxes'
+                                 * hulls (suppress only) */
+  cnms_obb *obbs;               /* cap: sorted oriented boxes, prepared
+                                 * (CNMS_GEOM_OBB only) */
   int32_t *cls;                 /* cap: sorted classes */
   uint64_t *mask;               /* cap x ceil(cap / 64) words */
   int32_t *row_cnt;             /* cap: nonzero words right of the diagonal */
@@ -271,10 +281,11 @@ typedef struct {
   long long smem_words;         /* set by cnms_cuda_engine */
 } cnms_engine_args;
 
-/* Launches the engine on blocks blocks with smem_bytes of dynamic shared
- * memory (cnms_cuda_engine_smem_bytes, within the set limit). */
-cudaError_t cnms_cuda_engine (const cnms_engine_args *g, int blocks,
-    size_t smem_bytes, cudaStream_t stream);
+/* Launches the engine of geometry geom on blocks blocks with smem_bytes
+ * of dynamic shared memory (cnms_cuda_engine_smem_bytes, within the set
+ * limit). */
+cudaError_t cnms_cuda_engine (const cnms_engine_args *g, int geom,
+    int blocks, size_t smem_bytes, cudaStream_t stream);
 /* Dynamic shared memory of an engine launch for cap candidates: the
  * rank sort's stage, the removed bitmap, and, up to budget, room to cache
  * the mask of up to expect of them (a count above that is resolved from
@@ -283,10 +294,13 @@ size_t cnms_cuda_engine_smem_bytes (int cap, bool plain, size_t budget,
     int expect);
 /* The least the engine needs for cap candidates (its removed bitmap). */
 size_t cnms_cuda_engine_smem_min (int cap);
-/* Blocks of the engine that fit on one multiprocessor at smem_bytes. */
-cudaError_t cnms_cuda_engine_max_blocks (size_t smem_bytes, int *per_sm);
-/* Lets the engine use max_dynamic bytes of dynamic shared memory (the
- * device's opt-in maximum; set once per device, see cuda_context.cu). */
+/* Blocks of the engine of geometry geom that fit on one multiprocessor
+ * at smem_bytes. */
+cudaError_t cnms_cuda_engine_max_blocks (int geom, size_t smem_bytes,
+    int *per_sm);
+/* Lets the engine of every geometry use max_dynamic bytes of dynamic
+ * shared memory (the device's opt-in maximum; set once per device, see
+ * cuda_context.cu). */
 cudaError_t cnms_cuda_engine_allow_smem (size_t max_dynamic);
 
 /* Shared memory the engine keeps for its static arrays (the uncached

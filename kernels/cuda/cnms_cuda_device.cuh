@@ -84,7 +84,7 @@ cnms_write_record (char *body, int rank, const cnms_det &r)
   dst[0] = make_int4 (__float_as_int (r.score), __float_as_int (r.x1),
       __float_as_int (r.y1), __float_as_int (r.x2));
   dst[1] = make_int4 (__float_as_int (r.y2), r.class_id, r.anchor,
-      r.reserved);
+      __float_as_int (r.angle));
 }
 
 /* The kept sort values at output ranks 0 .. k - 1 (order (r) gives rank

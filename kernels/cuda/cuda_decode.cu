@@ -1,7 +1,7 @@
 /* Count-header decode: raw YOLO tensor -> [count | candidate records],
  * plus one compact sort key and the record position per candidate, for
- * the layouts decoded by a kernel of their own (YOLOv8 is decoded inside
- * the engine kernel: cuda_engine.cu).
+ * the layouts decoded by a kernel of their own (YOLOv8 and YOLOv8-OBB are
+ * decoded inside the engine kernel: cuda_engine.cu).
  *
  * The per-anchor rule (best class, score test, box mapping) is
  * cnms_math.h's, the same calls as the CPU backend's (cpu_decode.c), so
@@ -84,8 +84,8 @@ decode_yolov5 (const T *__restrict__ t, int n_anchors, int n_classes,
   if (lane < CNMS_V5_ROWS && row0 + lane < n_anchors
       && !cnms_isfinite (score))
     atomicAdd (&rep[CNMS_REP_NONFINITE], 1);
-  cnms_emit_candidate (ok, score, box, cls, row0 + lane, n_anchors, abits, hdr,
-      recs, keys, vals);
+  cnms_emit_candidate (ok, score, box, 0.0f, cls, row0 + lane, n_anchors,
+      abits, hdr, recs, keys, vals);
 }
 
 template <typename T>
@@ -106,8 +106,8 @@ decode_end2end (const T *__restrict__ t, int n_anchors, cnms_map map,
     ok = cnms_end2end_candidate (&map, row, &rules, box, &cls) != 0;
     cnms_report_end2end (row, thr, a, rep);
   }
-  cnms_emit_candidate (ok, ok ? row[4] : 0.0f, box, cls, a, n_anchors, abits, hdr,
-      recs, keys, vals);
+  cnms_emit_candidate (ok, ok ? row[4] : 0.0f, box, 0.0f, cls, a, n_anchors,
+      abits, hdr, recs, keys, vals);
 }
 
 /* Launches the decode kernel of one layout for element type T. */

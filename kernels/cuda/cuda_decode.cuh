@@ -1,7 +1,7 @@
 /* Decode pieces shared by the decode kernels (cuda_decode.cu) and the
- * engine's fused YOLOv8 decode phase (cuda_engine.cu): the candidate
- * write into the count-header buffer, and the YOLOv8 class scan of one
- * group of 32 anchors. The per-anchor rule is cnms_math.h's. */
+ * engine's fused YOLOv8 / YOLOv8-OBB decode phase (cuda_engine.cu): the
+ * candidate write into the count-header buffer, and the YOLOv8 class scan
+ * of one group of 32 anchors. The per-anchor rule is cnms_math.h's. */
 #ifndef CNMS_CUDA_DECODE_CUH
 #define CNMS_CUDA_DECODE_CUH
 
@@ -39,12 +39,13 @@ cnms_report_end2end (const float *row, float thr, int a, int32_t *rep)
   }
 }
 
-/* Writes one candidate into the count-header buffer and its sort inputs;
- * every lane of the warp calls it. */
+/* Writes one candidate into the count-header buffer and its sort inputs:
+ * box is x1 y1 x2 y2 (angle 0), or an oriented box's cx cy w h with its
+ * angle; every lane of the warp calls it. */
 __device__ __forceinline__ void
-cnms_emit_candidate (bool ok, float score, const float *box, int32_t cls,
-    int anchor, int capacity, int abits, int32_t *hdr, cnms_det *recs,
-    uint64_t *keys, uint32_t *vals)
+cnms_emit_candidate (bool ok, float score, const float *box, float angle,
+    int32_t cls, int anchor, int capacity, int abits, int32_t *hdr,
+    cnms_det *recs, uint64_t *keys, uint32_t *vals)
 {
   const int slot = cnms_warp_reserve (ok, &hdr[CNMS_HDR_COUNT]);
   cnms_det r;
@@ -58,13 +59,14 @@ cnms_emit_candidate (bool ok, float score, const float *box, int32_t cls,
   r.y2 = box[3];
   r.class_id = cls;
   r.anchor = anchor;
-  r.reserved = 0;
+  r.angle = angle;
   recs[slot] = r;
   keys[slot] = cnms_cuda_compact_key (score, (uint32_t) anchor, abits);
   vals[slot] = (uint32_t) slot;
 }
 
-/* YOLOv8 [1, 4+C, N]: lane l folds the classes c0, c0 + step, ... of
+/* YOLOv8 [1, 4+C, N] (and YOLOv8-OBB [1, 4+C+1, N], whose class rows are
+ * the same): lane l folds the classes c0, c0 + step, ... of
  * anchor a (a < n) into its first maximum, loading BATCH class rows
  * before folding them so that the loads are in flight together. A warp
  * reads one 128-byte line per class row (32 consecutive anchors). */

@@ -12,9 +12,14 @@
  * mask of ceil(n / 64) words a row; the resolve from shared memory when
  * the mask fits there, else from its rows' lists of nonzero words). end2end
  * stops after the sort: the sorted candidates are the detections. The
- * three phases are cuda_sort.cuh, cuda_mask.cuh and cuda_resolve.cuh; the
- * suppression test is cnms_suppresses, so a rotated-box or lane overlap
- * would replace that function, not this engine. */
+ * three phases are cuda_sort.cuh, cuda_mask.cuh and cuda_resolve.cuh.
+ *
+ * The geometry is the kernel's template parameter (cuda_geom.cuh): boxes
+ * (CNMS_GEOM_BOX: a YOLOv8 tensor, decoded candidates of the other
+ * layouts, cnms_nms) or oriented boxes (CNMS_GEOM_OBB: a YOLOv8-OBB
+ * tensor, cnms_nms_rotated). It decides what the decode phase maps, what
+ * the sort phase gathers for each sorted candidate and the mask phase's
+ * suppression test; resolve and output are the same code for both. */
 #include <cooperative_groups.h>
 
 #include "cuda_decode.cuh"
@@ -54,8 +59,12 @@ cnms_report_out (int32_t *rep, int32_t *out_hdr)
  * groups of 32 anchors; warp w scans the classes w / G, w / G + S, ... (S =
  * warps / G slices) of group w % G, the slices' first maxima merge in
  * shared memory (s: 2 words a thread), and the first G warps emit the
- * candidates (cuda_decode.cuh). */
-template <typename T>
+ * candidates (cuda_decode.cuh). Boxes: cnms_anchor_candidate's rule.
+ * Oriented boxes (YOLOv8-OBB, the angle in row 4 + C): an anchor whose
+ * best score passes its class's threshold reads its five box rows and is
+ * a candidate when cnms_map_obb maps them (the rows of a warp without
+ * such an anchor are not read). */
+template <typename T, int GEOM>
 __device__ __forceinline__ void
 cnms_engine_decode_v8 (const cnms_engine_decode &d, int32_t *hdr,
     uint64_t *s)
@@ -78,7 +87,8 @@ cnms_engine_decode_v8 (const cnms_engine_decode &d, int32_t *hdr,
   for (int g0 = blockIdx.x * groups_per_round; g0 < groups;
       g0 += gridDim.x * groups_per_round) {
     const int a = (g0 + grp) * 32 + lane;
-    float best = CNMS_BEST_CLASS_INIT, box[4] = { 0.0f, 0.0f, 0.0f, 0.0f };
+    float best = CNMS_BEST_CLASS_INIT;
+    float box[5] = { 0.0f, 0.0f, 0.0f, 0.0f, 0.0f };
     int32_t bc = 0;
     bool ok = false;
 
@@ -92,13 +102,22 @@ cnms_engine_decode_v8 (const cnms_engine_decode &d, int32_t *hdr,
         cnms_best_merge (s_best[threadIdx.x + w * groups_per_round * 32],
             s_cls[threadIdx.x + w * groups_per_round * 32], &best, &bc);
       nonfinite += a < d.n_anchors && !cnms_isfinite (best);
-      if (a < d.n_anchors)
+      if constexpr (GEOM == CNMS_GEOM_OBB) {
+        float hull[4];
+        if (a < d.n_anchors
+            && cnms_score_ok (best, cnms_class_thr (&d.rules, bc)))
+          ok = cnms_map_obb (&d.map, cnms_ld (t, a), cnms_ld (t, n + a),
+              cnms_ld (t, 2 * n + a), cnms_ld (t, 3 * n + a),
+              cnms_ld (t, (4 + (size_t) d.n_classes) * n + a), box,
+              hull) != 0;
+      } else if (a < d.n_anchors) {
         ok = cnms_anchor_candidate (&d.map, best,
             cnms_class_thr (&d.rules, bc), cnms_ld (t, a),
             cnms_ld (t, n + a), cnms_ld (t, 2 * n + a),
             cnms_ld (t, 3 * n + a), box) != 0;
-      cnms_emit_candidate (ok, best, box, bc, a, d.n_anchors, d.abits, hdr,
-          d.recs, d.keys, d.vals);
+      }
+      cnms_emit_candidate (ok, best, box, GEOM == CNMS_GEOM_OBB ? box[4] :
+          0.0f, bc, a, d.n_anchors, d.abits, hdr, d.recs, d.keys, d.vals);
     }
     /* the next round overwrites the maxima */
     __syncthreads ();
@@ -107,9 +126,11 @@ cnms_engine_decode_v8 (const cnms_engine_decode &d, int32_t *hdr,
     atomicAdd (&d.report[CNMS_REP_NONFINITE], nonfinite);
 }
 
-/* 4 blocks a multiprocessor at most 64 registers a thread: the plain NMS
- * bitmask of large N wants the blocks */
-__global__ void __launch_bounds__ (CNMS_ENGINE_THREADS, 4)
+/* The engine of one geometry; cnms_geom <GEOM>::MIN_BLOCKS blocks a
+ * multiprocessor (4: at most 64 registers a thread) */
+template <int GEOM>
+__global__ void __launch_bounds__ (CNMS_ENGINE_THREADS,
+    cnms_geom <GEOM>::MIN_BLOCKS)
 engine_kernel (cnms_engine_args g)
 {
   extern __shared__ uint64_t s_dyn[];
@@ -117,9 +138,9 @@ engine_kernel (cnms_engine_args g)
 
   if (g.dec.tensor != NULL) {
     if (g.dec.f16)
-      cnms_engine_decode_v8 < uint16_t > (g.dec, g.hdr, s_dyn);
+      cnms_engine_decode_v8 < uint16_t, GEOM > (g.dec, g.hdr, s_dyn);
     else
-      cnms_engine_decode_v8 < float >(g.dec, g.hdr, s_dyn);
+      cnms_engine_decode_v8 < float, GEOM > (g.dec, g.hdr, s_dyn);
     grid.sync ();
   }
   /* L2, not a stale L1 line: the count was just added to by every block */
@@ -139,7 +160,7 @@ engine_kernel (cnms_engine_args g)
     for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < n;
         i += gridDim.x * blockDim.x)
       g.row_cnt[i] = 0;
-  cnms_sort_rank (g, m, n, s_dyn);
+  cnms_sort_rank <GEOM> (g, m, n, s_dyn);
   if (blockIdx.x == 0 && threadIdx.x == 0)
     out_hdr[CNMS_OUT_CANDIDATES] = count;
   grid.sync ();
@@ -160,7 +181,7 @@ engine_kernel (cnms_engine_args g)
     return;
   }
 
-  cnms_build_mask (g, n);
+  cnms_build_mask <GEOM> (g, n);
   /* only block 0 reads the whole mask: every block checks in once its
    * words are out, the others leave, and block 0 waits for the count (a
    * grid barrier would hold every block until the last arrived) */
@@ -187,18 +208,31 @@ engine_kernel (cnms_engine_args g)
     cnms_report_out (g.report, out_hdr);
 }
 
-cudaError_t
-cnms_cuda_engine_allow_smem (size_t max_dynamic)
+/* The kernel of geometry geom. */
+static const void *
+engine_of (int geom)
 {
-  return cudaFuncSetAttribute (engine_kernel,
-      cudaFuncAttributeMaxDynamicSharedMemorySize, (int) max_dynamic);
+  return geom == CNMS_GEOM_OBB ? (const void *) engine_kernel <CNMS_GEOM_OBB>
+      : (const void *) engine_kernel <CNMS_GEOM_BOX>;
 }
 
 cudaError_t
-cnms_cuda_engine_max_blocks (size_t smem_bytes, int *per_sm)
+cnms_cuda_engine_allow_smem (size_t max_dynamic)
+{
+  cudaError_t e = cudaFuncSetAttribute (engine_of (CNMS_GEOM_BOX),
+      cudaFuncAttributeMaxDynamicSharedMemorySize, (int) max_dynamic);
+
+  if (e == cudaSuccess)
+    e = cudaFuncSetAttribute (engine_of (CNMS_GEOM_OBB),
+        cudaFuncAttributeMaxDynamicSharedMemorySize, (int) max_dynamic);
+  return e;
+}
+
+cudaError_t
+cnms_cuda_engine_max_blocks (int geom, size_t smem_bytes, int *per_sm)
 {
   return cudaOccupancyMaxActiveBlocksPerMultiprocessor (per_sm,
-      engine_kernel, CNMS_ENGINE_THREADS, smem_bytes);
+      engine_of (geom), CNMS_ENGINE_THREADS, smem_bytes);
 }
 
 size_t
@@ -234,14 +268,14 @@ cnms_cuda_engine_smem_min (int cap)
 }
 
 cudaError_t
-cnms_cuda_engine (const cnms_engine_args *g, int blocks, size_t smem_bytes,
-    cudaStream_t stream)
+cnms_cuda_engine (const cnms_engine_args *g, int geom, int blocks,
+    size_t smem_bytes, cudaStream_t stream)
 {
   cnms_engine_args a = *g;
   void *args[] = { &a };
 
   a.smem_words = (long long) (smem_bytes / sizeof (uint64_t));
-  return cudaLaunchCooperativeKernel ((const void *) engine_kernel, blocks,
+  return cudaLaunchCooperativeKernel (engine_of (geom), blocks,
       CNMS_ENGINE_THREADS, args, smem_bytes, stream);
 }
 
@@ -252,5 +286,5 @@ cnms_cuda_image_check (void)
 
   /* fails with cudaErrorNoKernelImageForDevice (or an invalid-PTX error)
    * when no machine code or PTX of this build runs on the device */
-  return cudaFuncGetAttributes (&attr, engine_kernel);
+  return cudaFuncGetAttributes (&attr, engine_of (CNMS_GEOM_BOX));
 }

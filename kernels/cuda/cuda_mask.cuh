@@ -5,11 +5,13 @@
  * resolve reads it from global memory, else in the slab layout
  * (cnms_slab_offset) that the cached resolve copies to shared memory as
  * it is. Bit j of row
- * i is set when j > i and cnms_box4_suppresses (i, j): the engine's one
- * suppression test, kept (earlier) box first, as the CPU backend calls
- * it. For the cached resolve, the diagonal word of row i (its own tile)
- * also holds, below bit i, the earlier boxes j of the tile with
- * cnms_box4_suppresses (j, i): the boxes that would remove i.
+ * i is set when j > i and box i suppresses box j by the geometry's test
+ * (cuda_geom.cuh: cnms_suppresses for boxes, cnms_obb_suppresses for
+ * oriented boxes): the engine's one suppression test, kept (earlier) box
+ * first, as the CPU backend calls it. For the cached resolve, the
+ * diagonal word of row i (its own tile) also holds, below bit i, the
+ * earlier boxes j of the tile that suppress i (the same test, j first):
+ * the boxes that would remove i.
  *
  * A block takes a tile (or, when the grid has blocks to spare, half or a
  * quarter of its rows) at a time: its 64 column boxes are staged in shared
@@ -21,7 +23,7 @@
 #ifndef CNMS_CUDA_MASK_CUH
 #define CNMS_CUDA_MASK_CUH
 
-#include "cnms_cuda_device.cuh"
+#include "cuda_geom.cuh"
 
 /* Threads per row box of a whole tile (CNMS_ENGINE_THREADS = 64 x this). */
 #define CNMS_MASK_SPLIT 4
@@ -41,11 +43,12 @@ cnms_triangle_tile (long long t, int *row, int *col)
   *row = (int) (t - c * (c + 1) / 2);
 }
 
+template <int GEOM>
 __device__ __forceinline__ void
 cnms_build_mask (const cnms_engine_args &g, int n)
 {
-  __shared__ float4 s_box[CNMS_TILE];
-  __shared__ float s_area[CNMS_TILE];
+  typedef cnms_geom <GEOM> G;
+  __shared__ typename G::tile s_tile;
   __shared__ int32_t s_cls[CNMS_TILE];
   const int nb = cnms_ceil_div (n, CNMS_TILE);
   const long long tiles = (long long) nb * (nb + 1) / 2;
@@ -74,21 +77,18 @@ cnms_build_mask (const cnms_engine_args &g, int n)
     uint64_t bits = 0;
 
     if (tid < col_size) {
-      const float4 o = g.boxes[col_start + tid];
-      s_box[tid] = o;
-      s_area[tid] = cnms_box4_area (o);
+      G::stage (s_tile, tid, G::load (g, col_start + tid));
       s_cls[tid] = g.cls[col_start + tid];
     }
     __syncthreads ();
     if (i < n) {
-      const float4 b = g.boxes[i];
-      const float area = cnms_box4_area (b);
+      const typename G::item b = G::load (g, i);
       const int32_t c = g.cls[i];
       /* row i's threshold: class-aware, only boxes of its class suppress
        * it or are suppressed by it, all under its class's */
       const float iou = g.a.agnostic ? g.a.iou :
           cnms_class_iou (&g.a.rules, c);
-#pragma unroll 4
+#pragma unroll G::MASK_UNROLL
       for (int q = 0; q < per; q++) {
         const int k = part * per + q;
         if (k >= col_size || col_start + k == i)
@@ -96,11 +96,11 @@ cnms_build_mask (const cnms_engine_args &g, int n)
         /* later boxes that i suppresses; in a diagonal tile of the cached
          * resolve also the earlier ones that suppress i (the same test,
          * the earlier box first) */
-        if (col_start + k > i ? cnms_box4_suppresses (b, area, c, s_box[k],
-                s_area[k], s_cls[k], iou, g.a.agnostic)
+        if (col_start + k > i ? G::row_suppresses (b, c, s_tile, k,
+                s_cls[k], iou, g.a.agnostic)
             : cached && col_blk == row_blk
-            && cnms_box4_suppresses (s_box[k], s_area[k], s_cls[k], b, area,
-                c, iou, g.a.agnostic))
+            && G::col_suppresses (s_tile, k, s_cls[k], b, c, iou,
+                g.a.agnostic))
           bits |= 1ull << k;
       }
     }

@@ -1,7 +1,8 @@
 /* The engine's first phase (included by cuda_engine.cu): the candidates
- * in (score desc, index asc) order, as sort values in order[], with the
- * boxes and classes of the first n = min(count, cap) gathered in that
- * order for the bitmask.
+ * in (score desc, index asc) order, as sort values in order[], with what
+ * the geometry tests of the first n = min(count, cap) (cuda_geom.cuh: the
+ * boxes, or the prepared oriented boxes and their hulls) and their classes
+ * gathered in that order for the bitmask.
  *
  * cnms_sort_key puts the score in the high 32 bits and the anchor (or
  * input) index in the low 32; the compact key keeps only abits index bits
@@ -18,25 +19,22 @@
 #ifndef CNMS_CUDA_SORT_CUH
 #define CNMS_CUDA_SORT_CUH
 
-#include "cnms_cuda_device.cuh"
+#include "cuda_geom.cuh"
 
 /* Keys per shared-memory stage of the rank sort (16 KiB). */
 #define CNMS_RANK_CHUNK 2048
 #define CNMS_SORT_SMEM_WORDS CNMS_RANK_CHUNK
 
-/* Sorted position r has sort value v: record it, and gather its box and
- * class when it is among the first n and the bitmask needs them. */
+/* Sorted position r has sort value v: record it, and gather what the
+ * geometry's test needs of it (cuda_geom.cuh) when it is among the first
+ * n and the bitmask needs them. */
+template <int GEOM>
 __device__ __forceinline__ void
 cnms_sorted_put (const cnms_engine_args &g, int r, uint32_t v, int n)
 {
   g.order[r] = v;
-  if (g.a.suppress && r < n) {
-    float4 b;
-    int32_t c;
-    cnms_cand_read (g.src, v, &b, &c);
-    g.boxes[r] = b;
-    g.cls[r] = c;
-  }
+  if (g.a.suppress && r < n)
+    cnms_geom <GEOM>::gather (g, r, v);
 }
 
 /* Keys of s[0..len) below k, four counters so that the compares overlap. */
@@ -63,6 +61,7 @@ cnms_count_below (const uint64_t *s, int len, uint64_t k)
  * shuffles within the group. Every lane of a warp runs the same rounds
  * (the shuffles take the full warp); a lane past the block's share only
  * counts. */
+template <int GEOM>
 __device__ __forceinline__ void
 cnms_sort_rank_small (const cnms_engine_args &g, int m, int n, uint64_t *s)
 {
@@ -94,11 +93,12 @@ cnms_sort_rank_small (const cnms_engine_args &g, int m, int n, uint64_t *s)
     for (int off = t >> 1; off > 0; off >>= 1)
       rank += __shfl_xor_sync (CNMS_FULL_WARP, rank, off);
     if (mine && lane == 0)
-      cnms_sorted_put (g, rank, g.vals[i], n);
+      cnms_sorted_put <GEOM> (g, rank, g.vals[i], n);
   }
 }
 
 /* All m candidates, every block (s: CNMS_RANK_CHUNK words). */
+template <int GEOM>
 __device__ __forceinline__ void
 cnms_sort_rank (const cnms_engine_args &g, int m, int n, uint64_t *s)
 {
@@ -106,7 +106,7 @@ cnms_sort_rank (const cnms_engine_args &g, int m, int n, uint64_t *s)
   const int step = gridDim.x * blockDim.x;
 
   if (m <= CNMS_RANK_CHUNK) {
-    cnms_sort_rank_small (g, m, n, s);
+    cnms_sort_rank_small <GEOM> (g, m, n, s);
     return;
   }
 
@@ -128,7 +128,7 @@ cnms_sort_rank (const cnms_engine_args &g, int m, int n, uint64_t *s)
       __syncthreads ();
     }
     if (i < m)
-      cnms_sorted_put (g, rank, v, n);
+      cnms_sorted_put <GEOM> (g, rank, v, n);
   }
 }
 

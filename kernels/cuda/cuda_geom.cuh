@@ -1,0 +1,186 @@
+/* The geometries of the engine (included by cuda_engine.cu through its
+ * phases): what a sorted candidate is to the mask phase, what the sort
+ * phase gathers for each of the first n sorted candidates, and the
+ * suppression test the mask phase asks of two of them. The engine's
+ * phases take the geometry as a template parameter (cnms_geom <GEOM>);
+ * sort order, cap, resolve and output are the same for every geometry.
+ *
+ * - CNMS_GEOM_BOX: x1 y1 x2 y2 as a float4 (g.boxes), the area computed
+ *   where a box is tested; the test is cnms_suppresses
+ *   (cnms_box4_suppresses).
+ * - CNMS_GEOM_OBB: cx cy w h angle, prepared once per sorted candidate by
+ *   cnms_obb_prepare into its cnms_obb (g.obbs) and its widened hull
+ *   (g.boxes); the test is cnms_obb_suppresses, whose hull check is the
+ *   cheap first bound before the polygon clip. */
+#ifndef CNMS_CUDA_GEOM_CUH
+#define CNMS_CUDA_GEOM_CUH
+
+#include "cnms_cuda_device.cuh"
+
+template <int GEOM> struct cnms_geom;
+
+template <> struct cnms_geom <CNMS_GEOM_BOX> {
+  /* blocks per multiprocessor the engine is compiled for (64 registers):
+   * the plain NMS bitmask of large N wants the blocks */
+  static constexpr int MIN_BLOCKS = 4;
+  /* column tests of a row unrolled together in the mask phase */
+  static constexpr int MASK_UNROLL = 4;
+
+  /* a row box of the mask phase, in registers */
+  struct item {
+    float4 box;
+    float area;
+  };
+
+  /* the 64 column boxes of a tile, staged in shared memory */
+  struct tile {
+    float4 box[CNMS_TILE];
+    float area[CNMS_TILE];
+  };
+
+  /* Sorted position r has sort value v: its box and class. */
+  static __device__ __forceinline__ void
+  gather (const cnms_engine_args &g, int r, uint32_t v)
+  {
+    float4 b;
+    int32_t c;
+
+    cnms_cand_read (g.src, v, &b, &c);
+    g.boxes[r] = b;
+    g.cls[r] = c;
+  }
+
+  static __device__ __forceinline__ item
+  load (const cnms_engine_args &g, int i)
+  {
+    const float4 b = g.boxes[i];
+    item it = { b, cnms_box4_area (b) };
+
+    return it;
+  }
+
+  static __device__ __forceinline__ void
+  stage (tile &t, int k, const item &it)
+  {
+    t.box[k] = it.box;
+    t.area[k] = it.area;
+  }
+
+  /* Does row box a (class ca) suppress column box k of t (class ck)? */
+  static __device__ __forceinline__ bool
+  row_suppresses (const item &a, int32_t ca, const tile &t, int k,
+      int32_t ck, float iou, int agnostic)
+  {
+    return cnms_box4_suppresses (a.box, a.area, ca, t.box[k], t.area[k], ck,
+        iou, agnostic);
+  }
+
+  /* Does column box k of t (class ck) suppress row box b (class cb)? */
+  static __device__ __forceinline__ bool
+  col_suppresses (const tile &t, int k, int32_t ck, const item &b,
+      int32_t cb, float iou, int agnostic)
+  {
+    return cnms_box4_suppresses (t.box[k], t.area[k], ck, b.box, b.area, cb,
+        iou, agnostic);
+  }
+};
+
+template <> struct cnms_geom <CNMS_GEOM_OBB> {
+  /* the polygon clip of the mask phase needs more than 64 registers */
+  static constexpr int MIN_BLOCKS = 2;
+  /* one polygon clip at a time: its vertex arrays are local memory */
+  static constexpr int MASK_UNROLL = 1;
+
+  /* a row box: prepared, and its hull x1 y1 x2 y2 */
+  struct item {
+    cnms_obb o;
+    float hull[4];
+  };
+
+  struct tile {
+    cnms_obb o[CNMS_TILE];
+    float hull[CNMS_TILE][4];
+  };
+
+  /* Sorted position r has sort value v: its oriented box, prepared once
+   * here (cnms_obb_prepare), its hull and its class. */
+  static __device__ __forceinline__ void
+  gather (const cnms_engine_args &g, int r, uint32_t v)
+  {
+    float cx, cy, w, h, angle, hull[4];
+    int32_t c;
+    cnms_obb o;
+
+    if (g.src.recs != NULL) {
+      const cnms_det rec = g.src.recs[v];
+      cx = rec.cx;
+      cy = rec.cy;
+      w = rec.w;
+      h = rec.h;
+      angle = rec.angle;
+      c = rec.class_id;
+    } else {
+      const float *b = g.src.obbs_in + 5 * (size_t) v;
+      cx = b[0];
+      cy = b[1];
+      w = b[2];
+      h = b[3];
+      angle = b[4];
+      c = g.src.classes_in != NULL ? g.src.classes_in[v] : 0;
+    }
+    cnms_obb_prepare (cx, cy, w, h, angle, &o, hull);
+    ((float4 *) (g.obbs + r))[0] = make_float4 (o.cx, o.cy, o.ux, o.uy);
+    ((float4 *) (g.obbs + r))[1] = make_float4 (o.vx, o.vy, o.area, o.pad);
+    g.boxes[r] = make_float4 (hull[0], hull[1], hull[2], hull[3]);
+    g.cls[r] = c;
+  }
+
+  static __device__ __forceinline__ item
+  load (const cnms_engine_args &g, int i)
+  {
+    const float4 p = ((const float4 *) (g.obbs + i))[0];
+    const float4 q = ((const float4 *) (g.obbs + i))[1];
+    const float4 h = g.boxes[i];
+    item it;
+
+    it.o.cx = p.x;
+    it.o.cy = p.y;
+    it.o.ux = p.z;
+    it.o.uy = p.w;
+    it.o.vx = q.x;
+    it.o.vy = q.y;
+    it.o.area = q.z;
+    it.o.pad = q.w;
+    it.hull[0] = h.x;
+    it.hull[1] = h.y;
+    it.hull[2] = h.z;
+    it.hull[3] = h.w;
+    return it;
+  }
+
+  static __device__ __forceinline__ void
+  stage (tile &t, int k, const item &it)
+  {
+    t.o[k] = it.o;
+    for (int e = 0; e < 4; e++)
+      t.hull[k][e] = it.hull[e];
+  }
+
+  static __device__ __forceinline__ bool
+  row_suppresses (const item &a, int32_t ca, const tile &t, int k,
+      int32_t ck, float iou, int agnostic)
+  {
+    return cnms_obb_suppresses (&a.o, a.hull, ca, &t.o[k], t.hull[k], ck, iou,
+        agnostic) != 0;
+  }
+
+  static __device__ __forceinline__ bool
+  col_suppresses (const tile &t, int k, int32_t ck, const item &b,
+      int32_t cb, float iou, int agnostic)
+  {
+    return cnms_obb_suppresses (&t.o[k], t.hull[k], ck, &b.o, b.hull, cb, iou,
+        agnostic) != 0;
+  }
+};
+
+#endif /* CNMS_CUDA_GEOM_CUH */
