@@ -4,6 +4,8 @@
  * of the cudanms element (the one named "nms", else the first cudanms) and
  * prints the GstVideoRegionOfInterestMeta of every buffer, as readable text or
  * (--json) one JSON line per frame in DL Streamer's gvametaconvert layout.
+ * An oriented box (cudanms layout=yolov8-obb) is printed with its centre,
+ * size and angle too: the ROI is its axis-aligned hull.
  * Exits 0 on EOS, 1 on a pipeline error, 2 on bad usage.
  *
  *   cudanms-print [--json] [--quiet] 'videotestsrc num-buffers=10 ! tensorinject ! cudanms name=nms ! fakesink'
@@ -52,6 +54,9 @@ print_roi (PrintState * st, GstVideoRegionOfInterestMeta * roi, gboolean first)
   gint label_id = -1;
   const gchar *label = g_quark_to_string (roi->roi_type);
   const gchar *producer = NULL;
+  /* an oriented box: cx cy width height (frame pixels) and angle (radians) */
+  gdouble obb[5] = { 0, 0, 0, 0, 0 };
+  gboolean oriented = FALSE;
 
   if (det) {
     gst_structure_get_double (det, "confidence", &conf);
@@ -63,6 +68,11 @@ print_roi (PrintState * st, GstVideoRegionOfInterestMeta * roi, gboolean first)
     if (gst_structure_get_string (det, "label"))
       label = gst_structure_get_string (det, "label");
     producer = gst_structure_get_string (det, "producer");
+    oriented = gst_structure_get_double (det, "cx", &obb[0])
+        && gst_structure_get_double (det, "cy", &obb[1])
+        && gst_structure_get_double (det, "width", &obb[2])
+        && gst_structure_get_double (det, "height", &obb[3])
+        && gst_structure_get_double (det, "angle", &obb[4]);
   }
 
   if (st->json) {
@@ -77,11 +87,18 @@ print_roi (PrintState * st, GstVideoRegionOfInterestMeta * roi, gboolean first)
       printf (",\"producer\":");
       print_json_string (producer);
     }
+    if (oriented)
+      printf (",\"oriented_box\":{\"cx\":%.6f,\"cy\":%.6f,\"width\":%.6f,"
+          "\"height\":%.6f,\"angle\":%.6f}", obb[0], obb[1], obb[2], obb[3],
+          obb[4]);
     printf ("}}");
   } else {
-    printf ("  #%-3d %-14s %.3f  x=%-5u y=%-5u w=%-5u h=%-5u%s%s\n", roi->id,
-        label, conf, roi->x, roi->y, roi->w, roi->h,
-        producer != NULL && st->producers > 1 ? "  " : "",
+    printf ("  #%-3d %-14s %.3f  x=%-5u y=%-5u w=%-5u h=%-5u", roi->id,
+        label, conf, roi->x, roi->y, roi->w, roi->h);
+    if (oriented)
+      printf ("  cx=%.1f cy=%.1f %.1fx%.1f angle=%.4f", obb[0], obb[1],
+          obb[2], obb[3], obb[4]);
+    printf ("%s%s\n", producer != NULL && st->producers > 1 ? "  " : "",
         producer != NULL && st->producers > 1 ? producer : "");
   }
 }

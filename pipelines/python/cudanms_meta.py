@@ -129,10 +129,18 @@ def _rois(buf):
     return rois
 
 
+# The oriented box of an oriented detection: centre, size (frame pixels,
+# not clipped) and angle (radians; the width side runs along (cos, sin),
+# y down).
+_OBB_FIELDS = ("cx", "cy", "width", "height", "angle")
+
+
 def detections(buf, producer=None):
     """The detections on buf, each cudanms's in kept order; with producer
     (an element name), only that element's. ROIs without a "detection"
-    structure (roi-params=false, or another element's) are left out."""
+    structure (roi-params=false, or another element's) are left out. An
+    oriented box's detection also holds "oriented_box": cx, cy, width,
+    height, angle."""
     out = []
     for roi in _rois(buf):
         det = roi.get_param("detection")
@@ -152,6 +160,10 @@ def detections(buf, producer=None):
         }
         if who is not None:
             detection["producer"] = who
+        # an oriented box (layout=yolov8-obb): the ROI is its clipped hull
+        if all(det.has_field(k) for k in _OBB_FIELDS):
+            detection["oriented_box"] = {
+                k: round(det.get_value(k), 6) for k in _OBB_FIELDS}
         out.append({
             "region_id": roi.id,
             "roi_type": roi_type,
@@ -179,9 +191,13 @@ def frame_text(index, pts, objects):
     several = len({o["detection"].get("producer") for o in objects}) > 1
     for o in objects:
         who = o["detection"].get("producer")
-        lines.append("  #%-3d %-14s %.3f  x=%-5u y=%-5u w=%-5u h=%-5u%s" % (
+        obb = o["detection"].get("oriented_box")
+        lines.append("  #%-3d %-14s %.3f  x=%-5u y=%-5u w=%-5u h=%-5u%s%s" % (
             o["region_id"], o["detection"]["label"],
             o["detection"]["confidence"], o["x"], o["y"], o["w"], o["h"],
+            "  cx=%.1f cy=%.1f %.1fx%.1f angle=%.4f" % (
+                obb["cx"], obb["cy"], obb["width"], obb["height"],
+                obb["angle"]) if obb is not None else "",
             "  " + who if several and who is not None else ""))
     return "\n".join(lines)
 

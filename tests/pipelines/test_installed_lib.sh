@@ -38,7 +38,8 @@ fi
 public="cnms_params_init cnms_parse_size cnms_map_centre_box
   cnms_floats_to_halfs cnms_halfs_to_floats cnms_tensor_shape cnms_ctx_new
   cnms_ctx_free cnms_ctx_backend cnms_ctx_error cnms_ctx_report cnms_detect
-  cnms_nms cnms_ctx_set_cuda_stream cnms_cuda_device_count cnms_status_str
+  cnms_nms cnms_nms_rotated cnms_obb_corners cnms_obb_hull
+  cnms_ctx_set_cuda_stream cnms_cuda_device_count cnms_status_str
   cnms_layout_name"
 
 expected="nms class-aware, iou 0.45: kept 5: 4 0 2 6 3
