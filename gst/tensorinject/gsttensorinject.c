@@ -16,7 +16,10 @@
  * is attached to every buffer. Without a location it renders a seeded
  * synthetic scene of moving objects as a raw YOLOv8 or YOLOv5 output: each
  * object yields a cluster of 10-60 overlapping anchors with jittered boxes
- * and graded scores, on top of low-score background noise. The same seed
+ * and graded scores, on top of low-score background noise. With
+ * layout=yolov8-obb the objects also turn, and the output is a YOLOv8-OBB
+ * one (an angle row after the classes); give it tensor-id=yolo-v8-obb-out
+ * for cudanms's layout=auto to read it as oriented boxes. The same seed
  * gives the same tensors. With #GstTensorInject:draw-objects the objects
  * are also painted into the video frames, where cudanms will box them.
  *
@@ -130,6 +133,8 @@ gst_tensor_inject_layout_get_type (void)
   static const GEnumValue values[] = {
     {GST_TENSOR_INJECT_LAYOUT_YOLOV5, "YOLOv5 [1, N, 5+C]", "yolov5"},
     {GST_TENSOR_INJECT_LAYOUT_YOLOV8, "YOLOv8 [1, 4+C, N]", "yolov8"},
+    {GST_TENSOR_INJECT_LAYOUT_YOLOV8_OBB, "YOLOv8-OBB [1, 4+C+1, N], rotated "
+          "objects", "yolov8-obb"},
     {0, NULL, NULL}
   };
 
@@ -333,6 +338,7 @@ gst_tensor_inject_start (GstBaseTransform * trans)
   cfg.seed = self->seed;
   cfg.num_objects = self->num_objects;
   cfg.noise = self->noise;
+  cfg.obb = self->layout == GST_TENSOR_INJECT_LAYOUT_YOLOV8_OBB;
   self->stream_draw_objects = self->draw_objects;
   self->stream_cuda = self->memory == GST_TENSOR_INJECT_MEMORY_CUDA;
   GST_OBJECT_UNLOCK (self);
@@ -688,7 +694,9 @@ gst_tensor_inject_class_init (GstTensorInjectClass * klass)
   /**
    * GstTensorInject:layout:
    *
-   * Layout of the synthetic tensor.
+   * Layout of the synthetic tensor: yolov5 [1, N, 5+C], yolov8
+   * [1, 4+C, N], or yolov8-obb [1, 4+C+1, N] (rotated objects: cx cy w h,
+   * the C class scores, the angle in radians).
    */
   g_object_class_install_property (gobject_class, PROP_LAYOUT,
       g_param_spec_enum ("layout", "Layout", "Layout of the synthetic tensor",
@@ -754,7 +762,8 @@ gst_tensor_inject_class_init (GstTensorInjectClass * klass)
    * the boxes cudanms finds sit on something: each object is a rectangle
    * in its class's colour with a darker border, over its true box (before
    * the anchors' jitter) mapped to frame pixels as cudanms maps boxes with
-   * its default letterbox=true. Drawn on RGB, BGR, RGBx, BGRx, xRGB, xBGR,
+   * its default letterbox=true; with layout=yolov8-obb a rotated rectangle
+   * over its true oriented box. Drawn on RGB, BGR, RGBx, BGRx, xRGB, xBGR,
    * RGBA, BGRA, ARGB, ABGR and I420; other formats, and .npy replay, pass
    * untouched with one warning. The tensors are the same either way.
    */

@@ -13,11 +13,14 @@ G_BEGIN_DECLS
  * GstTensorInjectLayout:
  * @GST_TENSOR_INJECT_LAYOUT_YOLOV5: [1, N, 5+C], N = 3 anchors per cell
  * @GST_TENSOR_INJECT_LAYOUT_YOLOV8: [1, 4+C, N]
+ * @GST_TENSOR_INJECT_LAYOUT_YOLOV8_OBB: [1, 4+C+1, N], rotated objects
+ *   (cx cy w h, C class scores, the angle in radians)
  */
 typedef enum
 {
   GST_TENSOR_INJECT_LAYOUT_YOLOV5,
-  GST_TENSOR_INJECT_LAYOUT_YOLOV8
+  GST_TENSOR_INJECT_LAYOUT_YOLOV8,
+  GST_TENSOR_INJECT_LAYOUT_YOLOV8_OBB
 } GstTensorInjectLayout;
 
 /**

@@ -8,6 +8,16 @@
  * centre is theirs. The colours are fixed per class (11 hues, the hue
  * pipelines/python/overlay.py gives the class's boxes, darker); on YUV
  * they are converted with the frame's colour matrix and range.
+ *
+ * An oriented scene's object is a rotated rectangle: its true oriented box
+ * (cx cy w h angle) mapped model -> frame with letterbox as cudanms maps
+ * oriented boxes (the centre as a box coordinate, w and h divided by the
+ * gain, the angle kept), in double: gain = min (mw/fw, mh/fh),
+ * pad = round ((m - f gain) / 2 - 0.1). A sample whose centre p has
+ * du = (p - c) . (cos a, sin a) in [-w/2, w/2) and
+ * dv = (p - c) . (-sin a, cos a) in [-h/2, h/2) is painted (at angle 0 the
+ * rule of the boxes); the fill is the rectangle 2 pixels smaller on each
+ * side.
  */
 #ifdef HAVE_CONFIG_H
 #include "config.h"
@@ -123,6 +133,94 @@ fill_rect (GstVideoFrame * f, const gdouble r[4],
   }
 }
 
+/* An oriented box in frame pixels: centre, half sides, cos and sin. */
+typedef struct
+{
+  gdouble cx, cy, hw, hh, cs, sn;
+} OrientedRect;
+
+static gboolean
+inside (const OrientedRect * o, gdouble x, gdouble y)
+{
+  gdouble dx = x - o->cx, dy = y - o->cy;
+  gdouble du = dx * o->cs + dy * o->sn, dv = -dx * o->sn + dy * o->cs;
+
+  return du >= -o->hw && du < o->hw && dv >= -o->hh && dv < o->hh;
+}
+
+/* Sets every component of the samples inside o (frame pixels). */
+static void
+fill_oriented (GstVideoFrame * f, const OrientedRect * o,
+    const guint8 value[GST_VIDEO_MAX_COMPONENTS])
+{
+  const GstVideoFormatInfo *finfo = f->info.finfo;
+  gdouble ex = fabs (o->hw * o->cs) + fabs (o->hh * o->sn);
+  gdouble ey = fabs (o->hw * o->sn) + fabs (o->hh * o->cs);
+  guint k;
+
+  if (o->hw <= 0 || o->hh <= 0)
+    return;
+  for (k = 0; k < GST_VIDEO_FORMAT_INFO_N_COMPONENTS (finfo); k++) {
+    guint8 *data = GST_VIDEO_FRAME_COMP_DATA (f, k);
+    gint stride = GST_VIDEO_FRAME_COMP_STRIDE (f, k);
+    gint pstride = GST_VIDEO_FRAME_COMP_PSTRIDE (f, k);
+    gint sx = 1 << GST_VIDEO_FORMAT_INFO_W_SUB (finfo, k);
+    gint sy = 1 << GST_VIDEO_FORMAT_INFO_H_SUB (finfo, k);
+    gint x0, x1, y0, y1, x, y;
+
+    /* the hull's samples, one more each side; inside () decides */
+    span (o->cx - ex - sx, o->cx + ex + sx, sx,
+        GST_VIDEO_FRAME_COMP_WIDTH (f, k), &x0, &x1);
+    span (o->cy - ey - sy, o->cy + ey + sy, sy,
+        GST_VIDEO_FRAME_COMP_HEIGHT (f, k), &y0, &y1);
+    for (y = y0; y < y1; y++) {
+      guint8 *row = data + (gsize) y * stride;
+
+      for (x = x0; x < x1; x++) {
+        if (inside (o, (x + 0.5) * sx, (y + 0.5) * sy))
+          row[(gsize) x * pstride] = value[k];
+      }
+    }
+  }
+}
+
+static void
+draw_oriented (const GstTensorInjectScene * scene, guint64 frame,
+    GstVideoFrame * vframe)
+{
+  gint i, n = gst_tensor_inject_scene_n_objects (scene), mw, mh;
+  gdouble fw = GST_VIDEO_FRAME_WIDTH (vframe);
+  gdouble fh = GST_VIDEO_FRAME_HEIGHT (vframe);
+  gdouble gain, pad_x, pad_y;
+
+  gst_tensor_inject_scene_model_size (scene, &mw, &mh);
+  gain = MIN (mw / fw, mh / fh);
+  pad_x = round ((mw - fw * gain) / 2 - 0.1);
+  pad_y = round ((mh - fh * gain) / 2 - 0.1);
+  for (i = 0; i < n; i++) {
+    guint8 fill[GST_VIDEO_MAX_COMPONENTS], border[GST_VIDEO_MAX_COMPONENTS];
+    gdouble box[4], a;
+    OrientedRect o;
+    gint class_id;
+
+    if (!gst_tensor_inject_scene_object (scene, i, frame, box, &class_id))
+      continue;
+    a = gst_tensor_inject_scene_object_angle (scene, i, frame);
+    o.cx = (box[0] - pad_x) / gain;
+    o.cy = (box[1] - pad_y) / gain;
+    o.hw = box[2] / gain / 2;
+    o.hh = box[3] / gain / 2;
+    o.cs = cos (a);
+    o.sn = sin (a);
+    component_values (&vframe->info, palette[class_id % 11][0], fill);
+    component_values (&vframe->info, palette[class_id % 11][1], border);
+    fill_oriented (vframe, &o, border);
+    o.hw -= GST_TENSOR_INJECT_DRAW_BORDER;
+    o.hh -= GST_TENSOR_INJECT_DRAW_BORDER;
+    fill_oriented (vframe, &o, fill);
+  }
+}
+
 void
 gst_tensor_inject_draw_objects (const GstTensorInjectScene * scene,
     guint64 frame, GstVideoFrame * vframe)
@@ -130,6 +228,10 @@ gst_tensor_inject_draw_objects (const GstTensorInjectScene * scene,
   cnms_params p;
   gint i, n = gst_tensor_inject_scene_n_objects (scene);
 
+  if (gst_tensor_inject_scene_oriented (scene)) {
+    draw_oriented (scene, frame, vframe);
+    return;
+  }
   cnms_params_init (&p);
   gst_tensor_inject_scene_model_size (scene, &p.model_width,
       &p.model_height);

@@ -19,7 +19,9 @@ gboolean gst_tensor_inject_draw_supported (GstVideoFormat format);
 /* Paints each object of scene at frame number frame into vframe (mapped
  * writable, a supported format): a rectangle in its class's colour with a
  * darker border, over the object's true box mapped to frame pixels as
- * cudanms maps boxes (cnms_map_centre_box, letterbox). Later objects cover
+ * cudanms maps boxes (cnms_map_centre_box, letterbox); in an oriented
+ * scene a rotated rectangle over the object's oriented box (mapped with
+ * letterbox; the rule is in gsttensorinjectdraw.c). Later objects cover
  * earlier ones. */
 void gst_tensor_inject_draw_objects (const GstTensorInjectScene * scene,
     guint64 frame, GstVideoFrame * vframe);

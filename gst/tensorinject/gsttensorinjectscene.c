@@ -7,6 +7,13 @@
  * yields a cluster of 10-60 anchors around its centre with jittered boxes
  * and scores falling off from its peak; some objects also score a second
  * class on every third anchor. A private splitmix64 keeps it reproducible.
+ *
+ * An oriented scene (YOLOv8-OBB [1, 4+C+1, N]) has the same anchors and
+ * clusters; each object also turns at a constant rate (its angle kept in
+ * ultralytics' [-pi/4, 3pi/4)), bounces so that its whole rotated box stays
+ * in the model input, and its anchors jitter in angle too. The background's
+ * angles are small random ones. The box scenes draw the same random numbers
+ * as without it.
  */
 #ifdef HAVE_CONFIG_H
 #include "config.h"
@@ -20,6 +27,8 @@
 #define N_LEVELS 3
 #define CLUSTER_RADIUS 4        /* ring search radius, in cells */
 #define JITTER 0.03
+#define ANGLE_JITTER 0.03       /* radians */
+#define OBB_MIN_ANGLE (-G_PI / 4)
 
 static const gint strides[N_LEVELS] = { 8, 16, 32 };
 
@@ -31,6 +40,7 @@ typedef struct
   gdouble x0, y0, vx, vy;       /* centre at frame 0, pixels per frame */
   gdouble peak;
   gint n_anchors;
+  gdouble angle0, omega;        /* oriented: angle at frame 0, per frame */
 } SynthObject;
 
 struct _GstTensorInjectScene
@@ -91,6 +101,24 @@ class_channel (const GstTensorInjectScene * sc, gint c)
   return (sc->cfg.yolov5 ? 5 : 4) + c;
 }
 
+/* Channel of the angle (oriented scenes). */
+static gint
+angle_channel (const GstTensorInjectScene * sc)
+{
+  return 4 + sc->cfg.num_classes;
+}
+
+/* a + k pi in [-pi/4, 3pi/4): the same rectangle. */
+static gdouble
+wrap_angle (gdouble a)
+{
+  gdouble m = fmod (a - OBB_MIN_ANGLE, G_PI);
+
+  if (m < 0)
+    m += G_PI;
+  return OBB_MIN_ANGLE + m;
+}
+
 /* Writes a scored box; yolov5 splits score into objectness x class. */
 static void
 put_box (const GstTensorInjectScene * sc, guint8 * out, gint anchor, gdouble cx,
@@ -139,6 +167,8 @@ render_background (GstTensorInjectScene * sc, guint64 * rng)
             put (sc, sc->base, a, 4, 0.001 + 0.02 * unit (rng));
           for (c = 0; c < sc->cfg.num_classes; c++)
             put (sc, sc->base, a, class_channel (sc, c), 0.02 * unit (rng));
+          if (sc->cfg.obb)
+            put (sc, sc->base, a, angle_channel (sc), 0.2 * unit (rng) - 0.1);
         }
       }
     }
@@ -180,6 +210,10 @@ make_objects (GstTensorInjectScene * sc, guint64 * rng)
     o->vy = -4.0 + 8.0 * unit (rng);
     o->peak = 0.6 + 0.35 * unit (rng);
     o->n_anchors = 10 + (gint) (splitmix64 (rng) % 51);
+    if (sc->cfg.obb) {
+      o->angle0 = OBB_MIN_ANGLE + G_PI * unit (rng);
+      o->omega = -0.05 + 0.1 * unit (rng);
+    }
   }
 }
 
@@ -198,7 +232,8 @@ gst_tensor_inject_scene_new (const GstTensorInjectSceneConfig * cfg)
     sc->n_cells += sc->grid_w[level] * sc->grid_h[level];
   }
   sc->n_anchors = cfg->yolov5 ? sc->n_cells * 3 : sc->n_cells;
-  sc->n_channels = (cfg->yolov5 ? 5 : 4) + cfg->num_classes;
+  sc->n_channels = (cfg->yolov5 ? 5 : 4) + cfg->num_classes
+      + (cfg->obb ? 1 : 0);
   sc->elem_size = cfg->dtype == CNMS_DTYPE_FLOAT16 ? 2 : 4;
   sc->size = (gsize) sc->n_anchors * sc->n_channels * sc->elem_size;
   sc->base = g_malloc (sc->size);
@@ -255,15 +290,24 @@ object_level (const SynthObject * o)
   return size < 64 ? 0 : size < 128 ? 1 : 2;
 }
 
-/* The object's centre at frame number frame: its anchors jitter about it. */
+/* The object's centre at frame number frame: its anchors jitter about it.
+ * A rotated object keeps its circumscribed circle in the input. */
 static void
 object_centre (const GstTensorInjectScene * sc, const SynthObject * o,
     guint64 frame, gdouble * cx, gdouble * cy)
 {
-  *cx = bounce (o->x0, o->vx, frame, o->w / 2,
-      sc->cfg.model_width - o->w / 2);
-  *cy = bounce (o->y0, o->vy, frame, o->h / 2,
-      sc->cfg.model_height - o->h / 2);
+  gdouble rx = o->w / 2, ry = o->h / 2;
+
+  if (sc->cfg.obb)
+    rx = ry = sqrt (o->w * o->w + o->h * o->h) / 2;
+  *cx = bounce (o->x0, o->vx, frame, rx, sc->cfg.model_width - rx);
+  *cy = bounce (o->y0, o->vy, frame, ry, sc->cfg.model_height - ry);
+}
+
+static gdouble
+object_angle (const SynthObject * o, guint64 frame)
+{
+  return wrap_angle (o->angle0 + o->omega * (gdouble) frame);
 }
 
 static void
@@ -273,6 +317,7 @@ render_object (const GstTensorInjectScene * sc, const SynthObject * o,
   gint level = object_level (o), s = strides[level];
   gdouble cx, cy;
   gint gx0, gy0, r, dx, dy, written = 0;
+  gdouble angle = sc->cfg.obb ? object_angle (o, frame) : 0.0;
 
   object_centre (sc, o, frame, &cx, &cy);
   gx0 = CLAMP ((gint) (cx / s), 0, sc->grid_w[level] - 1);
@@ -297,6 +342,9 @@ render_object (const GstTensorInjectScene * sc, const SynthObject * o,
             o->w * (1 + JITTER * (2 * unit (rng) - 1)),
             o->h * (1 + JITTER * (2 * unit (rng) - 1)),
             o->class_id, score, 0.88 + 0.04 * unit (rng));
+        if (sc->cfg.obb)
+          put (sc, out, a, angle_channel (sc),
+              angle + ANGLE_JITTER * (2 * unit (rng) - 1));
         if (o->second_class >= 0 && written % 3 == 0)
           put (sc, out, a, class_channel (sc, o->second_class),
               sc->cfg.yolov5 ? 0.5 * score / 0.9 : 0.5 * score);
@@ -346,4 +394,19 @@ gst_tensor_inject_scene_object (const GstTensorInjectScene * scene, gint i,
   box[3] = o->h;
   *class_id = o->class_id;
   return TRUE;
+}
+
+gboolean
+gst_tensor_inject_scene_oriented (const GstTensorInjectScene * scene)
+{
+  return scene->cfg.obb;
+}
+
+gdouble
+gst_tensor_inject_scene_object_angle (const GstTensorInjectScene * scene,
+    gint i, guint64 frame)
+{
+  if (!scene->cfg.obb || i < 0 || i >= scene->cfg.num_objects)
+    return 0.0;
+  return object_angle (&scene->objects[i], frame);
 }
