@@ -1,6 +1,8 @@
 /* gst-check tests of tensorinject: synthetic determinism through cudanms,
  * .npy replay (one file and a %d pattern), the synthetic layouts, and
- * draw-objects (exact pixels on the RGB formats and I420). */
+ * draw-objects (exact pixels on the RGB formats and I420); the oriented
+ * scene (layout=yolov8-obb: its tensor through cudanms, its rotated
+ * rectangles drawn). */
 #include <math.h>
 #include <string.h>
 #include <glib/gstdio.h>
@@ -608,6 +610,170 @@ GST_START_TEST (test_draw_under_box)
 
 GST_END_TEST;
 
+/* layout=yolov8-obb, scene "seed=4 num-objects=1 noise=0" (640x640 model,
+ * 80 classes): a [1, 4+80+1, 8400] tensor whose one object cudanms finds
+ * by the tensor id (layout=auto) as an oriented box near the object's true
+ * one (the anchors jitter by 3% in place and size, 0.03 rad in angle),
+ * mapped to the 320x240 frame with letterbox (gain 2, pad_y 80). */
+#define OBB_PROPS "layout=yolov8-obb tensor-id=yolo-v8-obb-out seed=4 " \
+    "num-objects=1 noise=0"
+/* its object's class: 15, fill hsv (4/11, 0.7, 0.6) = 46,153,65, border
+ * hsv (4/11, 0.8, 0.3) = 15,76,26; in BT.601 limited range */
+#define OBB_CLASS 15
+static const guint8 obb_fill_yuv[3] = { 111, 105, 87 };
+static const guint8 obb_border_yuv[3] = { 61, 115, 105 };
+
+static GstTensorInjectScene *
+obb_scene (void)
+{
+  GstTensorInjectSceneConfig cfg = { FALSE, 80, 640, 640, CNMS_DTYPE_FLOAT32,
+    4, 1, 0, TRUE
+  };
+
+  return gst_tensor_inject_scene_new (&cfg);
+}
+
+/* The scene's object at frame f: cx cy w h angle in frame pixels (letterbox
+ * onto 320x240: gain 2, pad 0 and 80), in double. */
+static gint
+obb_truth (guint64 f, gdouble o[5])
+{
+  GstTensorInjectScene *sc = obb_scene ();
+  gdouble box[4];
+  gint class_id = -1;
+  gint64 dims[3];
+
+  gst_tensor_inject_scene_dims (sc, dims);
+  fail_unless (dims[0] == 1 && dims[1] == 85 && dims[2] == 8400);
+  fail_unless (gst_tensor_inject_scene_oriented (sc));
+  fail_unless (gst_tensor_inject_scene_object (sc, 0, f, box, &class_id));
+  o[0] = box[0] / 2;
+  o[1] = (box[1] - 80) / 2;
+  o[2] = box[2] / 2;
+  o[3] = box[3] / 2;
+  o[4] = gst_tensor_inject_scene_object_angle (sc, 0, f);
+  fail_unless (o[4] >= -G_PI / 4 && o[4] < 3 * G_PI / 4);
+  gst_tensor_inject_scene_free (sc);
+  return class_id;
+}
+
+GST_START_TEST (test_obb_scene)
+{
+  GstHarness *h = gst_harness_new_parse ("tensorinject " OBB_PROPS
+      " ! cudanms");
+  gdouble prev_angle = 0;
+  guint64 f;
+
+  gst_harness_set_src_caps_str (h, FRAME_CAPS);
+  for (f = 0; f < 3; f++) {
+    GstBuffer *out;
+    GstVideoRegionOfInterestMeta *roi;
+    GstStructure *det;
+    gdouble got[5], want[5];
+    gint class_id = obb_truth (f, want), k;
+
+    fail_unless_equals_int (gst_harness_push (h, make_frame (0)),
+        GST_FLOW_OK);
+    out = gst_harness_pull (h);
+    roi = gst_buffer_get_video_region_of_interest_meta_id (out, 0);
+    fail_unless (roi != NULL);
+    det = gst_video_region_of_interest_meta_get_param (roi, "detection");
+    fail_unless (det != NULL);
+    fail_unless (gst_structure_get_double (det, "cx", &got[0])
+        && gst_structure_get_double (det, "cy", &got[1])
+        && gst_structure_get_double (det, "width", &got[2])
+        && gst_structure_get_double (det, "height", &got[3])
+        && gst_structure_get_double (det, "angle", &got[4]));
+    fail_unless_equals_int (class_id, OBB_CLASS);
+    fail_unless_equals_string (g_quark_to_string (roi->roi_type),
+        "class-15");
+    for (k = 0; k < 2; k++)
+      fail_unless (fabs (got[k] - want[k]) <= 0.03 * want[2 + k] + 1e-3,
+          "frame %d: centre %d %g, true %g", (gint) f, k, got[k], want[k]);
+    for (k = 2; k < 4; k++)
+      fail_unless (fabs (got[k] - want[k]) <= 0.03 * want[k] + 1e-3,
+          "frame %d: side %d %g, true %g", (gint) f, k, got[k], want[k]);
+    fail_unless (fabs (got[4] - want[4]) <= 0.03 + 1e-6,
+        "frame %d: angle %g, true %g", (gint) f, got[4], want[4]);
+    /* the object turns */
+    if (f > 0)
+      fail_unless (want[4] != prev_angle);
+    prev_angle = want[4];
+    gst_buffer_unref (out);
+  }
+  gst_harness_teardown (h);
+}
+
+GST_END_TEST;
+
+/* draw-objects with layout=yolov8-obb: the rotated rectangle, every sample
+ * checked against the rule of gsttensorinjectdraw.c worked out here: a
+ * sample (centre p, frame pixels) is the object's where
+ * du = (p - c) . (cos a, sin a) in [-w/2, w/2) and
+ * dv = (p - c) . (-sin a, cos a) in [-h/2, h/2); its fill 2 px inside. */
+static gint
+obb_drawn_at (const gdouble o[5], gdouble x, gdouble y)
+{
+  gdouble dx = x - o[0], dy = y - o[1];
+  gdouble cs = cos (o[4]), sn = sin (o[4]);
+  gdouble du = dx * cs + dy * sn, dv = -dx * sn + dy * cs;
+  gdouble hw = o[2] / 2, hh = o[3] / 2, b = 2;
+
+  if (!(du >= -hw && du < hw && dv >= -hh && dv < hh))
+    return 0;
+  if (du >= -(hw - b) && du < hw - b && dv >= -(hh - b) && dv < hh - b)
+    return 2;
+  return 1;
+}
+
+GST_START_TEST (test_obb_draw)
+{
+  GstVideoInfo info;
+  GstHarness *h = draw_harness (OBB_PROPS " draw-objects=true", "I420",
+      &info);
+  GstBuffer *in = solid_frame (&info, DRAW_BG);
+  guint64 f;
+
+  for (f = 0; f < 3; f++) {
+    GstBuffer *out = push_pull_copy (h, in);
+    GstMapInfo map;
+    gdouble o[5];
+    gint k, x, y, counts[3] = { 0, 0, 0 };
+
+    fail_unless_equals_int (obb_truth (f, o), OBB_CLASS);
+    fail_unless (gst_buffer_map (out, &map, GST_MAP_READ));
+    for (k = 0; k < 3; k++) {
+      gint sub = k ? 2 : 1, w = FRAME_W / sub, hh = FRAME_H / sub;
+      const guint8 *plane = map.data + info.offset[k];
+      guint8 bg = k ? 0x80 : DRAW_BG;
+
+      for (y = 0; y < hh; y++) {
+        for (x = 0; x < w; x++) {
+          gint what = obb_drawn_at (o, (x + 0.5) * sub, (y + 0.5) * sub);
+          guint8 e = what == 2 ? obb_fill_yuv[k] : what == 1 ?
+              obb_border_yuv[k] : bg;
+
+          if (k == 0)
+            counts[what]++;
+          fail_unless (plane[(gsize) y * info.stride[k] + x] == e,
+              "frame %d plane %d (%d,%d): %d, expected %d", (gint) f, k, x,
+              y, plane[(gsize) y * info.stride[k] + x], e);
+        }
+      }
+    }
+    /* a w x h object: about w h samples, most of them fill */
+    fail_unless (fabs (counts[1] + counts[2] - o[2] * o[3]) < 0.05 * o[2] *
+        o[3], "%d samples, %g expected", counts[1] + counts[2], o[2] * o[3]);
+    fail_unless (counts[2] > counts[1] && counts[1] > 0);
+    gst_buffer_unmap (out, &map);
+    gst_buffer_unref (out);
+  }
+  gst_buffer_unref (in);
+  gst_harness_teardown (h);
+}
+
+GST_END_TEST;
+
 static Suite *
 tensorinject_suite (void)
 {
@@ -626,6 +792,8 @@ tensorinject_suite (void)
   tcase_add_test (tc, test_draw_unsupported);
   tcase_add_test (tc, test_draw_under_box);
   tcase_add_test (tc, test_memory_cuda);
+  tcase_add_test (tc, test_obb_scene);
+  tcase_add_test (tc, test_obb_draw);
   return s;
 }
 
