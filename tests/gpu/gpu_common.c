@@ -3,6 +3,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <cuda_runtime_api.h>
+
 #include "gpu_common.h"
 #include "cnms_internal.h"
 
@@ -63,9 +65,19 @@ det_fields (const gpu_det_case *dc)
       return 5 + dc->c;
     case CNMS_LAYOUT_YOLOV8:
       return 4 + dc->c;
+    case CNMS_LAYOUT_YOLOV8_OBB:
+      return 5 + dc->c;
     default:
       return 6;
   }
+}
+
+/* Whether the layout strides fields by N ([1, fields, N]). */
+static int
+det_strided (const gpu_det_case *dc)
+{
+  return dc->layout == CNMS_LAYOUT_YOLOV8
+      || dc->layout == CNMS_LAYOUT_YOLOV8_OBB;
 }
 
 /* Stores field f of anchor a, wherever the layout puts it. */
@@ -74,7 +86,7 @@ det_put (gpu_det_case *dc, int a, int f, float v)
 {
   size_t i;
 
-  if (dc->layout == CNMS_LAYOUT_YOLOV8)
+  if (det_strided (dc))
     i = (size_t) f * dc->n + a;
   else
     i = (size_t) a * det_fields (dc) + f;
@@ -236,6 +248,20 @@ det_class_params (gpu_det_case *dc, uint64_t seed, int idx)
   }
 }
 
+/* The tensor of dc, zeroed, for its n, fields and dtype. */
+static void
+det_alloc (gpu_det_case *dc)
+{
+  const size_t es = dc->dtype == CNMS_DTYPE_FLOAT16 ? 2 : 4;
+
+  dc->size = (size_t) dc->n * det_fields (dc) * es;
+  dc->data = calloc (1, dc->size);
+  if (dc->data == NULL) {
+    fprintf (stderr, "out of host memory\n");
+    exit (1);
+  }
+}
+
 void
 gpu_det_case_make (gpu_det_case *dc, uint64_t seed, int idx)
 {
@@ -244,7 +270,6 @@ gpu_det_case_make (gpu_det_case *dc, uint64_t seed, int idx)
   };
   test_rng r;
   int mode = (idx / 6) % N_DET_MODES;
-  size_t es;
 
   memset (dc, 0, sizeof *dc);
   test_rng_seed (&r, seed ^ ((uint64_t) idx << 32));
@@ -283,14 +308,7 @@ gpu_det_case_make (gpu_det_case *dc, uint64_t seed, int idx)
     dc->p.max_candidates = test_rng_int (&r, 1, dc->n / 2 + 2);
   }
   det_class_params (dc, seed, idx);
-
-  es = dc->dtype == CNMS_DTYPE_FLOAT16 ? 2 : 4;
-  dc->size = (size_t) dc->n * det_fields (dc) * es;
-  dc->data = calloc (1, dc->size);
-  if (dc->data == NULL) {
-    fprintf (stderr, "out of host memory\n");
-    exit (1);
-  }
+  det_alloc (dc);
   det_fill (dc, &r, mode);
 }
 
@@ -319,6 +337,216 @@ gpu_det_case_yolov8_frame (gpu_det_case *dc, uint64_t seed)
   det_fill (dc, &r, 1);
 }
 
+static const char *obb_modes[] = { "random", "ties", "clusters", "nasty",
+  "overflow", "axes"
+};
+
+#define N_OBB_MODES 6
+#define QUARTER_TURN 1.57079632679489662f
+
+/* An oriented box's angle: over ultralytics' range [-pi/4, 3 pi/4) and
+ * beyond, a multiple of pi/2 (the float product, a neighbouring float, or
+ * 1e-4 off), or large (up to 1e7: the reduction of cnms_sincos_d). axes:
+ * only the multiples of pi/2 and their neighbours. */
+static float
+obb_angle (test_rng *r, int axes)
+{
+  const float k = (float) test_rng_int (r, -4, 5);
+
+  switch (axes ? test_rng_int (r, 0, 3) : test_rng_int (r, 0, 10)) {
+    case 0:
+      return k * QUARTER_TURN;
+    case 1:
+      return nextafterf (k * QUARTER_TURN, test_rng_int (r, 0, 2) ?
+          INFINITY : -INFINITY);
+    case 2:
+      return k * QUARTER_TURN + test_rng_float (r, -1e-4f, 1e-4f);
+    case 3:
+      return test_rng_int (r, 0, 2) ? test_rng_float (r, -1000.0f, 1000.0f)
+          : test_rng_float (r, -1e7f, 1e7f);
+    default:
+      return test_rng_float (r, -0.5f * QUARTER_TURN, 1.5f * QUARTER_TURN);
+  }
+}
+
+/* Fills the YOLOv8-OBB tensor of dc from mode (obb_modes): cx cy w h in
+ * model pixels, class scores in [0, 1], the angle in radians. */
+static void
+obb_fill (gpu_det_case *dc, test_rng *r, int mode)
+{
+  const float mw = (float) dc->p.model_width;
+  const float mh = (float) dc->p.model_height;
+  const int fields = det_fields (dc), angle_f = 4 + dc->c;
+  const size_t es = dc->dtype == CNMS_DTYPE_FLOAT16 ? 2 : 4;
+  float centers[16][5];
+  const int n_centers = test_rng_int (r, 1, 16);
+  const float levels = PICK_F (r, 2.0f, 4.0f, 10.0f);
+  int a, f, k;
+
+  for (k = 0; k < n_centers; k++) {
+    centers[k][0] = test_rng_float (r, 0, mw);
+    centers[k][1] = test_rng_float (r, 0, mh);
+    centers[k][2] = test_rng_float (r, 8, mw / 3);
+    centers[k][3] = test_rng_float (r, 8, mh / 3);
+    centers[k][4] = obb_angle (r, 0);
+  }
+  for (a = 0; a < dc->n; a++) {
+    float cx, cy, w, h, angle;
+    if (mode == 2) {
+      const float *c = centers[test_rng_int (r, 0, n_centers)];
+      const int exact = test_rng_int (r, 0, 4) == 0;
+      cx = exact ? c[0] : c[0] + test_rng_float (r, -3, 3);
+      cy = exact ? c[1] : c[1] + test_rng_float (r, -3, 3);
+      w = exact ? c[2] : c[2] + test_rng_float (r, -4, 4);
+      h = exact ? c[3] : c[3] + test_rng_float (r, -4, 4);
+      angle = exact ? c[4] : c[4] + test_rng_float (r, -0.05f, 0.05f);
+    } else {
+      cx = test_rng_float (r, -20, mw + 20);
+      cy = test_rng_float (r, -20, mh + 20);
+      w = test_rng_float (r, 0.5f, mw / 4);
+      /* a tenth are thin: long sides nearly touching */
+      h = test_rng_int (r, 0, 10) == 0 ? test_rng_float (r, 0.5f, 3.0f) :
+          test_rng_float (r, 0.5f, mh / 4);
+      angle = obb_angle (r, mode == 5);
+    }
+    if (mode == 1) {
+      /* integer boxes at quarter-radian or right angles: ties of IoU */
+      cx = floorf (cx);
+      cy = floorf (cy);
+      w = floorf (w) + 1;
+      h = floorf (h) + 1;
+      angle = test_rng_int (r, 0, 2) ? (float) test_rng_int (r, -4, 5) *
+          QUARTER_TURN : 0.25f * (float) test_rng_int (r, -8, 9);
+    }
+    det_put (dc, a, 0, cx);
+    det_put (dc, a, 1, cy);
+    det_put (dc, a, 2, w);
+    det_put (dc, a, 3, h);
+    det_put (dc, a, angle_f, angle);
+    for (f = 4; f < angle_f; f++) {
+      float v = test_rng_float (r, 0, 1);
+      if (test_rng_int (r, 0, 4) != 0)
+        v = v * v * v * 0.3f;
+      if (mode == 1)
+        v = roundf (v * levels) / levels;
+      det_put (dc, a, f, v);
+    }
+    if (mode == 1 && a > 0 && test_rng_int (r, 0, 3) == 0) {
+      /* an exact duplicate of an earlier anchor */
+      const int src = test_rng_int (r, 0, a);
+      for (f = 0; f < fields; f++)
+        memcpy ((char *) dc->data + ((size_t) f * dc->n + a) * es,
+            (char *) dc->data + ((size_t) f * dc->n + src) * es, es);
+    }
+    if (mode == 3 && test_rng_int (r, 0, 3) == 0) {
+      const int n_bad = test_rng_int (r, 1, 4);
+      for (k = 0; k < n_bad; k++) {
+        const int which = test_rng_int (r, 0, 7);
+        if (which < 4)
+          det_put (dc, a, which, nasty_value (r));
+        else if (which == 4)
+          det_put (dc, a, angle_f, nasty_value (r));
+        else if (which == 5)
+          det_put (dc, a, test_rng_int (r, 2, 4), test_rng_int (r, 0, 2) ?
+              -w : 0.0f);
+        else
+          det_put (dc, a, 4 + test_rng_int (r, 0, dc->c), nasty_value (r));
+      }
+    }
+  }
+}
+
+/* The OBB family's parameters, shared by its cases and its frame. The
+ * map cycles with kind: letterbox, a stretch of unequal gains (the sides
+ * map to non-perpendicular vectors), a stretch of equal gains. */
+static void
+obb_params (gpu_det_case *dc, test_rng *r, int kind)
+{
+  cnms_params_init (&dc->p);
+  dc->p.score_threshold = PICK_F (r, 0.0f, 0.01f, 0.1f, 0.25f, 0.5f);
+  dc->p.iou = PICK_F (r, 0.3f, 0.45f, 0.5f, 0.7f, 0.0f, 1.0f);
+  dc->p.max_detections = PICK_I (r, 1, 3, 100, 300, 300, 100000);
+  dc->p.max_candidates = PICK_I (r, 1, 7, 100, 1000, 30000, 30000);
+  dc->p.class_agnostic = test_rng_int (r, 0, 3) == 0;
+  dc->p.model_width = dc->p.model_height = PICK_I (r, 640, 1024, 1024);
+  if (test_rng_int (r, 0, 5) == 0) {
+    dc->p.model_width = 320;
+    dc->p.model_height = 256;
+  }
+  switch (kind % 3) {
+    case 0:
+      dc->p.letterbox = 1;
+      dc->p.frame_width = PICK_I (r, 640, 1920, 1280, 500, 333);
+      dc->p.frame_height = PICK_I (r, 640, 1080, 720, 375, 777);
+      break;
+    case 1:
+      dc->p.letterbox = 0;
+      dc->p.frame_width = PICK_I (r, 1920, 1280, 500, 333);
+      dc->p.frame_height = PICK_I (r, 1080, 720, 375, 777);
+      break;
+    default:
+      dc->p.letterbox = 0;
+      dc->p.frame_width = dc->p.model_width * PICK_I (r, 1, 2, 3);
+      dc->p.frame_height = dc->p.frame_width / dc->p.model_width *
+          dc->p.model_height;
+      break;
+  }
+}
+
+void
+gpu_det_case_make_obb (gpu_det_case *dc, uint64_t seed, int idx)
+{
+  test_rng r;
+  const int mode = (idx / 4) % N_OBB_MODES;
+
+  memset (dc, 0, sizeof *dc);
+  test_rng_seed (&r, seed ^ ((uint64_t) idx << 32) ^ 0x0bb0bbull);
+  dc->seed = seed;
+  dc->mode = obb_modes[mode];
+  dc->layout = CNMS_LAYOUT_YOLOV8_OBB;
+  dc->dtype = idx % 2 ? CNMS_DTYPE_FLOAT16 : CNMS_DTYPE_FLOAT32;
+  if (idx % 37 == 5)
+    dc->n = 21504;
+  else if (idx % 11 == 3)
+    dc->n = test_rng_int (&r, 2000, 9000);
+  else
+    dc->n = (int) expf (test_rng_float (&r, 0.0f, logf (2000.0f)));
+  if (dc->n < 1)
+    dc->n = 1;
+  dc->c = PICK_I (&r, 1, 2, 3, 15, 15);
+  obb_params (dc, &r, idx / 2);
+  if (mode == 4) {
+    dc->p.score_threshold = 0.0f;
+    dc->p.max_candidates = test_rng_int (&r, 1, dc->n / 2 + 2);
+  }
+  det_class_params (dc, seed ^ 0x0bbull, idx);
+  det_alloc (dc);
+  obb_fill (dc, &r, mode);
+}
+
+void
+gpu_det_case_obb_frame (gpu_det_case *dc, uint64_t seed)
+{
+  test_rng r;
+
+  memset (dc, 0, sizeof *dc);
+  test_rng_seed (&r, seed);
+  dc->seed = seed;
+  dc->mode = "obb-frame";
+  dc->layout = CNMS_LAYOUT_YOLOV8_OBB;
+  dc->dtype = CNMS_DTYPE_FLOAT32;
+  dc->n = 21504;
+  dc->c = 15;
+  cnms_params_init (&dc->p);
+  dc->p.score_threshold = 0.25f;
+  dc->p.model_width = dc->p.model_height = 1024;
+  dc->p.frame_width = 1920;
+  dc->p.frame_height = 1080;
+  det_alloc (dc);
+  /* ties on integer boxes, duplicates among them */
+  obb_fill (dc, &r, 1);
+}
+
 void
 gpu_det_case_tensor (const gpu_det_case *dc, cnms_tensor *t)
 {
@@ -328,8 +556,8 @@ gpu_det_case_tensor (const gpu_det_case *dc, cnms_tensor *t)
   t->dtype = dc->dtype;
   t->n_dims = 3;
   t->dims[0] = 1;
-  if (dc->layout == CNMS_LAYOUT_YOLOV8) {
-    t->dims[1] = 4 + dc->c;
+  if (det_strided (dc)) {
+    t->dims[1] = det_fields (dc);
     t->dims[2] = dc->n;
   } else {
     t->dims[1] = dc->n;
@@ -480,6 +708,129 @@ gpu_nms_case_make (gpu_nms_case *nc, uint64_t seed, int idx)
   }
 }
 
+static const char *rotated_modes[] = { "random", "ties", "clusters", "nasty",
+  "integer", "axes"
+};
+
+#define N_ROTATED_MODES 6
+
+void
+gpu_nms_case_make_rotated (gpu_nms_case *nc, uint64_t seed, int idx)
+{
+  test_rng r;
+  const int mode = idx % N_ROTATED_MODES;
+  const int cls_kind = (idx / N_ROTATED_MODES) % 4;
+  float span, size, levels;
+  float centers[32][5];
+  int n_centers, i, k;
+
+  memset (nc, 0, sizeof *nc);
+  test_rng_seed (&r, seed ^ ((uint64_t) idx << 32) ^ 0x707a7edull);
+  nc->seed = seed;
+  nc->mode = rotated_modes[mode];
+  nc->rotated = 1;
+  if (idx % 50 == 7)
+    nc->n = 8192;
+  else if (idx % 13 == 2)
+    nc->n = test_rng_int (&r, 2048, 8192);
+  else
+    nc->n = (int) expf (test_rng_float (&r, 0.0f, logf (2048.0f)));
+  if (nc->n < 1)
+    nc->n = 1;
+  nc->iou = PICK_F (&r, 0.1f, 0.3f, 0.5f, 0.7f, 0.5f, 0.0f, 1.0f);
+  nc->max_det = PICK_I (&r, 0, 0, -1, 1, 10, 300);
+  nc->agnostic = cls_kind != 0 && test_rng_int (&r, 0, 4) == 0;
+
+  nc->boxes = malloc ((size_t) nc->n * 5 * sizeof (float));
+  nc->scores = malloc ((size_t) nc->n * sizeof (float));
+  if (cls_kind != 0)
+    nc->classes = malloc ((size_t) nc->n * sizeof (int32_t));
+  if (nc->boxes == NULL || nc->scores == NULL
+      || (cls_kind != 0 && nc->classes == NULL)) {
+    fprintf (stderr, "out of host memory\n");
+    exit (1);
+  }
+
+  span = nc->n > 2048 ? PICK_F (&r, 300.0f, 1000.0f) :
+      PICK_F (&r, 64.0f, 640.0f, 1920.0f);
+  size = span * PICK_F (&r, 0.05f, 0.1f, 0.3f);
+  levels = PICK_F (&r, 2.0f, 5.0f, 10.0f, 100.0f);
+  n_centers = test_rng_int (&r, 1, 32);
+  for (k = 0; k < n_centers; k++) {
+    centers[k][0] = test_rng_float (&r, 0, span);
+    centers[k][1] = test_rng_float (&r, 0, span);
+    centers[k][2] = test_rng_float (&r, 1, size);
+    centers[k][3] = test_rng_float (&r, 1, size);
+    centers[k][4] = obb_angle (&r, mode == 5);
+  }
+  for (i = 0; i < nc->n; i++) {
+    float *b = nc->boxes + 5 * (size_t) i;
+    float s;
+    if (mode == 2) {
+      const float *c = centers[test_rng_int (&r, 0, n_centers)];
+      b[0] = c[0] + test_rng_float (&r, -2, 2);
+      b[1] = c[1] + test_rng_float (&r, -2, 2);
+      b[2] = c[2] + test_rng_float (&r, -2, 2);
+      b[3] = c[3] + test_rng_float (&r, -2, 2);
+      b[4] = c[4] + test_rng_float (&r, -0.05f, 0.05f);
+    } else {
+      b[0] = test_rng_float (&r, 0, span);
+      b[1] = test_rng_float (&r, 0, span);
+      b[2] = test_rng_float (&r, 0, size);
+      b[3] = test_rng_float (&r, 0, size);
+      b[4] = obb_angle (&r, mode == 5);
+    }
+    if (mode == 4 || mode == 1) {
+      for (k = 0; k < 4; k++)
+        b[k] = roundf (b[k]);
+      b[4] = (float) test_rng_int (&r, -4, 5) * 0.5f * QUARTER_TURN;
+    }
+    s = test_rng_float (&r, 0, 1);
+    if (mode == 1 || (mode == 4 && i % 2))
+      s = roundf (s * levels) / levels;
+    nc->scores[i] = s;
+    if (mode == 1 && i > 0 && test_rng_int (&r, 0, 3) == 0) {
+      /* identical boxes, half of them with the same score */
+      const int src = test_rng_int (&r, 0, i);
+      memcpy (b, nc->boxes + 5 * (size_t) src, 5 * sizeof (float));
+      if (test_rng_int (&r, 0, 2))
+        nc->scores[i] = nc->scores[src];
+    }
+    if (mode == 3 && test_rng_int (&r, 0, 4) == 0) {
+      k = test_rng_int (&r, 0, 9);
+      if (k < 5)
+        b[k] = nasty_value (&r);
+      else if (k == 5)
+        nc->scores[i] = nasty_value (&r);
+      else if (k == 6)
+        /* w or h not above 0: kept where its score puts it, overlaps
+         * nothing */
+        b[test_rng_int (&r, 2, 4)] = test_rng_int (&r, 0, 2) ? 0.0f :
+            -b[2] - 1.0f;
+      else if (k == 7)
+        /* tiny */
+        b[2] = b[3] = PICK_F (&r, 1e-6f, 1e-20f, 1e-38f);
+      else
+        /* huge: its area overflows to inf, or nearly */
+        b[test_rng_int (&r, 2, 4)] = PICK_F (&r, 1e6f, 1e19f, 1e30f, 3e38f);
+    }
+    if (nc->classes != NULL) {
+      switch (cls_kind) {
+        case 1:
+          nc->classes[i] = test_rng_int (&r, 0, 15);
+          break;
+        case 2:
+          nc->classes[i] = test_rng_int (&r, 0, 3);
+          break;
+        default:
+          nc->classes[i] = (int32_t) (test_rng_next (&r) % 7) * 0x12345678
+              - 0x30000000;
+          break;
+      }
+    }
+  }
+}
+
 void
 gpu_nms_case_free (gpu_nms_case *nc)
 {
@@ -492,8 +843,9 @@ gpu_nms_case_free (gpu_nms_case *nc)
 void
 gpu_nms_case_print (FILE *f, const gpu_nms_case *nc)
 {
-  fprintf (f, "  seed=%llu mode=%s n=%d classes=%s agnostic=%d iou=%g "
-      "max_det=%d\n", (unsigned long long) nc->seed, nc->mode, nc->n,
+  fprintf (f, "  seed=%llu %s mode=%s n=%d classes=%s agnostic=%d iou=%g "
+      "max_det=%d\n", (unsigned long long) nc->seed,
+      nc->rotated ? "rotated" : "boxes", nc->mode, nc->n,
       nc->classes ? "yes" : "no", nc->agnostic, (double) nc->iou,
       nc->max_det);
 }
@@ -529,14 +881,38 @@ gpu_run_tensor (cnms_ctx *ctx, const cnms_tensor *t, cnms_layout layout,
 }
 
 void
+gpu_run_detect_device (cnms_ctx *ctx, const gpu_det_case *dc, gpu_result *r)
+{
+  cnms_tensor t;
+  void *d = NULL;
+
+  if (cudaMalloc (&d, dc->size) != cudaSuccess
+      || cudaMemcpy (d, dc->data, dc->size, cudaMemcpyHostToDevice)
+      != cudaSuccess) {
+    memset (r, 0, sizeof *r);
+    r->st = CNMS_ERR_CUDA;
+    snprintf (r->error, sizeof r->error, "cannot stage the device tensor");
+    if (d != NULL)
+      cudaFree (d);
+    return;
+  }
+  gpu_det_case_tensor (dc, &t);
+  t.data = d;
+  t.on_device = 1;
+  gpu_run_tensor (ctx, &t, dc->layout, &dc->p, r);
+  cudaFree (d);
+}
+
+void
 gpu_run_nms (cnms_ctx *ctx, const gpu_nms_case *nc, gpu_result *r)
 {
   memset (r, 0, sizeof *r);
   r->keep = malloc ((size_t) nc->n * sizeof (int64_t));
   if (r->keep == NULL)
     exit (1);
-  r->st = cnms_nms (ctx, nc->boxes, nc->scores, nc->classes, nc->n, nc->iou,
-      nc->agnostic, nc->max_det, r->keep, &r->n);
+  r->st = (nc->rotated ? cnms_nms_rotated : cnms_nms) (ctx, nc->boxes,
+      nc->scores, nc->classes, nc->n, nc->iou, nc->agnostic, nc->max_det,
+      r->keep, &r->n);
   snprintf (r->error, sizeof r->error, "%s", cnms_ctx_error (ctx));
 }
 
@@ -590,10 +966,12 @@ gpu_result_equal (const gpu_result *a, const gpu_result *b, char *why,
         && memcmp (&a->dets[i], &b->dets[i], sizeof (cnms_det)) != 0) {
       const cnms_det *x = &a->dets[i], *y = &b->dets[i];
       snprintf (why, why_size, "record %d: score %a/%a box %a,%a,%a,%a / "
-          "%a,%a,%a,%a class %d/%d anchor %d/%d", i, (double) x->score,
-          (double) y->score, (double) x->x1, (double) x->y1, (double) x->x2,
-          (double) x->y2, (double) y->x1, (double) y->y1, (double) y->x2,
-          (double) y->y2, x->class_id, y->class_id, x->anchor, y->anchor);
+          "%a,%a,%a,%a class %d/%d anchor %d/%d angle %a/%a", i,
+          (double) x->score, (double) y->score, (double) x->x1,
+          (double) x->y1, (double) x->x2, (double) x->y2, (double) y->x1,
+          (double) y->y1, (double) y->x2, (double) y->y2, x->class_id,
+          y->class_id, x->anchor, y->anchor, (double) x->angle,
+          (double) y->angle);
       return 0;
     }
     if (a->keep != NULL && b->keep != NULL && a->keep[i] != b->keep[i]) {

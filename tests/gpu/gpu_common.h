@@ -42,6 +42,15 @@ typedef struct {
 void gpu_det_case_make (gpu_det_case *dc, uint64_t seed, int idx);
 /* A YOLOv8 [1, 84, 8400] frame with tied scores and clustered boxes. */
 void gpu_det_case_yolov8_frame (gpu_det_case *dc, uint64_t seed);
+/* Case number idx of the seeded YOLOv8-OBB family: float32 / float16
+ * alternate, and the data mode (random, ties, clusters, nasty, overflow,
+ * axes: angles at multiples of pi/2) and the map (letterbox, unequal or
+ * equal stretch) cycle with idx; sizes, params and per-class controls
+ * come from the seed. */
+void gpu_det_case_make_obb (gpu_det_case *dc, uint64_t seed, int idx);
+/* A YOLOv8-OBB [1, 20, 21504] frame (15 classes, model 1024, frame
+ * 1920x1080 letterboxed) with tied scores and duplicate boxes. */
+void gpu_det_case_obb_frame (gpu_det_case *dc, uint64_t seed);
 void gpu_det_case_tensor (const gpu_det_case *dc, cnms_tensor *t);
 void gpu_det_case_free (gpu_det_case *dc);
 void gpu_det_case_print (FILE *f, const gpu_det_case *dc);
@@ -53,12 +62,19 @@ typedef struct {
   int n;
   float *boxes, *scores;
   int32_t *classes;             /* NULL: no classes given */
+  int rotated;                  /* boxes are [n][5] cx cy w h angle:
+                                 * cnms_nms_rotated */
   float iou;
   int agnostic;
   int max_det;
 } gpu_nms_case;
 
 void gpu_nms_case_make (gpu_nms_case *nc, uint64_t seed, int idx);
+/* Case number idx of the seeded cnms_nms_rotated family: random, ties
+ * (identical boxes), clusters, nasty (non-finite values, w or h not
+ * above 0, tiny and huge sizes), integer, axes (angles at multiples of
+ * pi/2 and their neighbours); N up to 8192. */
+void gpu_nms_case_make_rotated (gpu_nms_case *nc, uint64_t seed, int idx);
 void gpu_nms_case_free (gpu_nms_case *nc);
 void gpu_nms_case_print (FILE *f, const gpu_nms_case *nc);
 
@@ -79,6 +95,10 @@ void gpu_run_tensor (cnms_ctx *ctx, const cnms_tensor *t, cnms_layout layout,
     const cnms_params *p, gpu_result *r);
 /* gpu_run_tensor of the case's tensor, layout and params. */
 void gpu_run_detect (cnms_ctx *ctx, const gpu_det_case *dc, gpu_result *r);
+/* gpu_run_detect with the tensor in device memory (on_device). */
+void gpu_run_detect_device (cnms_ctx *ctx, const gpu_det_case *dc,
+    gpu_result *r);
+/* cnms_nms, or cnms_nms_rotated for a rotated case. */
 void gpu_run_nms (cnms_ctx *ctx, const gpu_nms_case *nc, gpu_result *r);
 void gpu_result_free (gpu_result *r);
 /* 1 when a and b are bit-identical; else 0 with a one-line reason. */

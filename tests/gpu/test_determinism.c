@@ -2,28 +2,32 @@
  * - one YOLOv8 frame (84 x 8400, tied scores, duplicate boxes) decoded
  *   CNMS_GPU_REPEAT (1000) times gives the same bytes every time, equal
  *   to the CPU backend's;
- * - one plain NMS case (N = 32768, clusters) likewise;
+ * - one YOLOv8-OBB frame (20 x 21504, tied scores, identical oriented
+ *   boxes) likewise;
+ * - one plain NMS case (N = 32768, clusters) likewise, and one
+ *   cnms_nms_rotated case (N = 8192, identical boxes with equal scores);
  * - after the first call of a shape, cnms_ctx_alloc_count stays constant,
  *   also across a smaller input and back. */
 #include <stdlib.h>
 
 #include "gpu_common.h"
 
+/* The frame dc (name) repeat times on cuda. */
 static void
-repeat_detect (cnms_ctx *cpu, cnms_ctx *cuda, int repeat)
+repeat_detect (cnms_ctx *cpu, cnms_ctx *cuda, const char *name,
+    gpu_det_case *dc_in, int repeat)
 {
-  gpu_det_case dc;
+  gpu_det_case dc = *dc_in;
   gpu_result ref, first, r;
   uint64_t allocs;
   int i, diffs = 0;
   char why[512];
 
-  gpu_det_case_yolov8_frame (&dc, 77);
   gpu_run_detect (cpu, &dc, &ref);
   gpu_run_detect (cuda, &dc, &first);
-  GPU_CHECK (first.st == CNMS_OK, "detect: %s", first.error);
+  GPU_CHECK (first.st == CNMS_OK, "%s: %s", name, first.error);
   GPU_CHECK (gpu_result_equal (&ref, &first, why, sizeof why),
-      "detect differs from the CPU backend: %s", why);
+      "%s differs from the CPU backend: %s", name, why);
   allocs = cnms_ctx_alloc_count (cuda);
   for (i = 1; i < repeat; i++) {
     gpu_run_detect (cuda, &dc, &r);
@@ -31,35 +35,36 @@ repeat_detect (cnms_ctx *cpu, cnms_ctx *cuda, int repeat)
       printf ("run %d differs: %s\n", i, why);
     gpu_result_free (&r);
   }
-  GPU_CHECK (diffs == 0, "detect: %d of %d runs differ", diffs, repeat);
+  GPU_CHECK (diffs == 0, "%s: %d of %d runs differ", name, diffs, repeat);
   GPU_CHECK (cnms_ctx_alloc_count (cuda) == allocs,
-      "detect: alloc_count went from %llu to %llu over %d frames",
+      "%s: alloc_count went from %llu to %llu over %d frames", name,
       (unsigned long long) allocs,
       (unsigned long long) cnms_ctx_alloc_count (cuda), repeat);
-  printf ("detect: %d runs identical (%d detections, %d candidates), "
-      "allocations %llu\n", repeat - diffs, first.n, first.n_candidates,
-      (unsigned long long) allocs);
+  printf ("%s: %d runs identical (%d detections, %d candidates), "
+      "allocations %llu\n", name, repeat - diffs, first.n,
+      first.n_candidates, (unsigned long long) allocs);
   gpu_result_free (&ref);
   gpu_result_free (&first);
   gpu_det_case_free (&dc);
 }
 
+/* The plain NMS case nc (name) repeat times on cuda, the smaller case
+ * small once half-way. */
 static void
-repeat_nms (cnms_ctx *cpu, cnms_ctx *cuda, int repeat)
+repeat_nms (cnms_ctx *cpu, cnms_ctx *cuda, const char *name,
+    gpu_nms_case *nc_in, gpu_nms_case *small_in, int repeat)
 {
-  gpu_nms_case nc, small;
+  gpu_nms_case nc = *nc_in, small = *small_in;
   gpu_result ref, first, r;
   uint64_t allocs;
   int i, diffs = 0;
   char why[512];
 
-  gpu_nms_case_make (&nc, 78, 7);       /* idx 7: N = 32768, clusters */
-  gpu_nms_case_make (&small, 78, 0);
   gpu_run_nms (cpu, &nc, &ref);
   gpu_run_nms (cuda, &nc, &first);
-  GPU_CHECK (first.st == CNMS_OK, "nms: %s", first.error);
+  GPU_CHECK (first.st == CNMS_OK, "%s: %s", name, first.error);
   GPU_CHECK (gpu_result_equal (&ref, &first, why, sizeof why),
-      "nms differs from the CPU backend: %s", why);
+      "%s differs from the CPU backend: %s", name, why);
   allocs = cnms_ctx_alloc_count (cuda);
   for (i = 1; i < repeat; i++) {
     if (i == repeat / 2) {
@@ -72,12 +77,13 @@ repeat_nms (cnms_ctx *cpu, cnms_ctx *cuda, int repeat)
       printf ("run %d differs: %s\n", i, why);
     gpu_result_free (&r);
   }
-  GPU_CHECK (diffs == 0, "nms: %d of %d runs differ", diffs, repeat);
+  GPU_CHECK (diffs == 0, "%s: %d of %d runs differ", name, diffs, repeat);
   GPU_CHECK (cnms_ctx_alloc_count (cuda) == allocs,
-      "nms: alloc_count went from %llu to %llu", (unsigned long long) allocs,
+      "%s: alloc_count went from %llu to %llu", name,
+      (unsigned long long) allocs,
       (unsigned long long) cnms_ctx_alloc_count (cuda));
-  printf ("nms: %d runs identical (N %d, %d kept), allocations %llu\n",
-      repeat - diffs, nc.n, first.n, (unsigned long long) allocs);
+  printf ("%s: %d runs identical (N %d, %d kept), allocations %llu\n",
+      name, repeat - diffs, nc.n, first.n, (unsigned long long) allocs);
   gpu_result_free (&ref);
   gpu_result_free (&first);
   gpu_nms_case_free (&nc);
@@ -89,6 +95,8 @@ main (void)
 {
   const int repeat = (int) gpu_env_int ("CNMS_GPU_REPEAT", 1000);
   cnms_ctx *cpu, *cuda;
+  gpu_det_case dc;
+  gpu_nms_case nc, small;
   size_t host = 0, pinned = 0, device = 0;
 
   gpu_require_device ("cuda-determinism");
@@ -98,8 +106,17 @@ main (void)
       "a new context allocated %llu buffers",
       (unsigned long long) cnms_ctx_alloc_count (cuda));
 
-  repeat_detect (cpu, cuda, repeat);
-  repeat_nms (cpu, cuda, repeat);
+  gpu_det_case_yolov8_frame (&dc, 77);
+  repeat_detect (cpu, cuda, "detect", &dc, repeat);
+  gpu_det_case_obb_frame (&dc, 79);
+  repeat_detect (cpu, cuda, "detect-obb", &dc, repeat);
+  gpu_nms_case_make (&nc, 78, 7);       /* idx 7: N = 32768, clusters */
+  gpu_nms_case_make (&small, 78, 0);
+  repeat_nms (cpu, cuda, "nms", &nc, &small, repeat);
+  /* idx 7: N = 8192, identical boxes with equal scores */
+  gpu_nms_case_make_rotated (&nc, 80, 7);
+  gpu_nms_case_make_rotated (&small, 80, 0);
+  repeat_nms (cpu, cuda, "nms-rotated", &nc, &small, repeat);
 
   cnms_ctx_memory (cuda, &host, &pinned, &device);
   GPU_CHECK (pinned > 0 && device > 0, "memory not accounted: pinned %zu "

@@ -8,7 +8,10 @@
  * and 2047 / 2048 / 2049 candidates all kept, every anchor kept, all but
  * one per class suppressed, max-detections reached inside the first tile,
  * and max-candidates below the count on both sides of each edge; plain NMS
- * at 1023 / 1024 / 1025 boxes. Every case runs on the CPU backend, on the
+ * at 1023 / 1024 / 1025 boxes. The oriented-box engine takes the same
+ * edges: a YOLOv8-OBB tensor of the same boxes turned by ANGLE (apart,
+ * their hulls do not meet) and cnms_nms_rotated at 1023 / 1024 / 1025
+ * boxes. Every case runs on the CPU backend, on the
  * CUDA backend's default paths and with the large-count paths forced at
  * every count; the results must be identical, and equal to the hand-built
  * expectation (the kept anchors in score order, their boxes). The default
@@ -24,6 +27,8 @@
 #define N_ANCHORS 4100
 #define N_CLASSES 2
 #define GRID 53                 /* cells per row: 8-pixel boxes 12 apart */
+#define ANGLE 0.7f              /* oriented boxes: turned 40 degrees, an
+                                 * 8-pixel square's hull is 11.3 wide */
 
 static int failures;
 
@@ -35,13 +40,14 @@ score_of (int a, int k)
   return 0.3f + 0.6f * (float) ((long) a * 7919 % k) / (float) k;
 }
 
-/* A [1, 4 + 2, 4100] tensor whose first k anchors are candidates of class
- * (a % 2): apart (8x8 boxes on a 12-pixel grid) or all the same box. */
+/* A [1, 4 + 2, 4100] tensor (obb: [1, 4 + 2 + 1, 4100], each box turned
+ * by ANGLE) whose first k anchors are candidates of class (a % 2): apart
+ * (8x8 boxes on a 12-pixel grid) or all the same box. */
 static float *
-make_tensor (int k, int same_box, cnms_tensor *t)
+make_tensor (int k, int same_box, int obb, cnms_tensor *t)
 {
-  const size_t n = N_ANCHORS;
-  float *d = calloc ((4 + N_CLASSES) * n, sizeof (float));
+  const size_t n = N_ANCHORS, rows = 4 + N_CLASSES + (obb ? 1 : 0);
+  float *d = calloc (rows * n, sizeof (float));
   int a;
 
   if (d == NULL)
@@ -53,13 +59,15 @@ make_tensor (int k, int same_box, cnms_tensor *t)
     d[3 * n + a] = 8.0f;
     if (a < k)
       d[(4 + (size_t) (a % N_CLASSES)) * n + a] = score_of (a, k);
+    if (obb)
+      d[(4 + N_CLASSES) * n + a] = ANGLE;
   }
   memset (t, 0, sizeof *t);
   t->data = d;
-  t->size = (4 + N_CLASSES) * n * sizeof (float);
+  t->size = rows * n * sizeof (float);
   t->n_dims = 3;
   t->dims[0] = 1;
-  t->dims[1] = 4 + N_CLASSES;
+  t->dims[1] = (int64_t) rows;
   t->dims[2] = N_ANCHORS;
   return d;
 }
@@ -80,17 +88,20 @@ expected_order (int k, int *order)
   }
 }
 
-/* One detect case on the three contexts; want_n kept: with apart boxes
- * the best want_n in score order, with one box the best of each class. */
+/* One detect case on the three contexts (obb: the YOLOv8-OBB tensor);
+ * want_n kept: with apart boxes the best want_n in score order, with one
+ * box the best of each class. */
 static void
-detect_case (cnms_ctx *ctx[3], const char *name, int k, int same_box,
-    int max_det, int max_cand, int want_n)
+detect_case_of (cnms_ctx *ctx[3], const char *name, int obb, int k,
+    int same_box, int max_det, int max_cand, int want_n)
 {
   static int order[N_ANCHORS];
+  const cnms_layout layout = obb ? CNMS_LAYOUT_YOLOV8_OBB :
+      CNMS_LAYOUT_YOLOV8;
   cnms_tensor t;
   cnms_params p;
   gpu_result r[4];
-  float *d = make_tensor (k, same_box, &t);
+  float *d = make_tensor (k, same_box, obb, &t);
   char why[512];
   int i, bad = 0;
 
@@ -102,9 +113,9 @@ detect_case (cnms_ctx *ctx[3], const char *name, int k, int same_box,
   p.model_width = p.model_height = 1280;
   p.frame_width = p.frame_height = 1280;
   for (i = 0; i < 3; i++)
-    gpu_run_tensor (ctx[i], &t, CNMS_LAYOUT_YOLOV8, &p, &r[i]);
+    gpu_run_tensor (ctx[i], &t, layout, &p, &r[i]);
   /* the default context again, now sized for this count */
-  gpu_run_tensor (ctx[1], &t, CNMS_LAYOUT_YOLOV8, &p, &r[3]);
+  gpu_run_tensor (ctx[1], &t, layout, &p, &r[3]);
   for (i = 1; i < 4; i++)
     if (!gpu_result_equal (&r[0], &r[i], why, sizeof why)) {
       printf ("FAIL %s: %s differs from the CPU backend: %s\n", name,
@@ -131,9 +142,12 @@ detect_case (cnms_ctx *ctx[3], const char *name, int k, int same_box,
     const int a = order[i];
     const float cx = same_box ? 320.0f : 6.0f + 12.0f * (float) (a % GRID);
     const float cy = same_box ? 320.0f : 6.0f + 12.0f * (float) (a / GRID);
+    const int box_ok = obb ? x->cx == cx && x->cy == cy && x->w == 8.0f
+        && x->h == 8.0f && x->angle == ANGLE : x->x1 == cx - 4.0f
+        && x->y1 == cy - 4.0f && x->x2 == cx + 4.0f && x->y2 == cy + 4.0f
+        && x->angle == 0.0f;
     if (x->anchor != a || x->class_id != a % N_CLASSES
-        || x->score != score_of (a, k) || x->x1 != cx - 4.0f
-        || x->y1 != cy - 4.0f || x->x2 != cx + 4.0f || x->y2 != cy + 4.0f) {
+        || x->score != score_of (a, k) || !box_ok) {
       printf ("FAIL %s: kept #%d is anchor %d class %d score %a box "
           "%g,%g,%g,%g; want anchor %d\n", name, i, x->anchor, x->class_id,
           (double) x->score, (double) x->x1, (double) x->y1, (double) x->x2,
@@ -141,19 +155,30 @@ detect_case (cnms_ctx *ctx[3], const char *name, int k, int same_box,
       bad++;
     }
   }
-  printf ("%-40s %s: %d candidates, %d kept\n", name, bad ? "FAIL" : "ok",
-      r[0].n_candidates, r[0].n);
+  printf ("%s%-40s %s: %d candidates, %d kept\n", obb ? "obb, " : "",
+      name, bad ? "FAIL" : "ok", r[0].n_candidates, r[0].n);
   failures += bad;
   for (i = 0; i < 4; i++)
     gpu_result_free (&r[i]);
   free (d);
 }
 
-/* Plain NMS of n apart boxes: all kept, in score order. */
+/* The case for boxes, then for oriented boxes. */
 static void
-nms_case (cnms_ctx *ctx[3], int n)
+detect_case (cnms_ctx *ctx[3], const char *name, int k, int same_box,
+    int max_det, int max_cand, int want_n)
 {
-  float *boxes = malloc (sizeof (float) * 4 * (size_t) n);
+  detect_case_of (ctx, name, 0, k, same_box, max_det, max_cand, want_n);
+  detect_case_of (ctx, name, 1, k, same_box, max_det, max_cand, want_n);
+}
+
+/* Plain NMS of n apart boxes (rotated: cnms_nms_rotated of the same
+ * squares turned by ANGLE): all kept, in score order. */
+static void
+nms_case (cnms_ctx *ctx[3], int n, int rotated)
+{
+  const size_t values = rotated ? 5 : 4;
+  float *boxes = malloc (sizeof (float) * values * (size_t) n);
   float *scores = malloc (sizeof (float) * (size_t) n);
   int64_t *keep[3];
   int n_keep[3], *order = malloc (sizeof (int) * (size_t) n);
@@ -162,18 +187,27 @@ nms_case (cnms_ctx *ctx[3], int n)
   if (boxes == NULL || scores == NULL || order == NULL)
     exit (1);
   for (i = 0; i < n; i++) {
-    boxes[4 * i + 0] = 12.0f * (float) (i % GRID);
-    boxes[4 * i + 1] = 12.0f * (float) (i / GRID);
-    boxes[4 * i + 2] = boxes[4 * i + 0] + 8.0f;
-    boxes[4 * i + 3] = boxes[4 * i + 1] + 8.0f;
+    float *b = boxes + values * (size_t) i;
+    if (rotated) {
+      b[0] = 12.0f * (float) (i % GRID) + 4.0f;
+      b[1] = 12.0f * (float) (i / GRID) + 4.0f;
+      b[2] = 8.0f;
+      b[3] = 8.0f;
+      b[4] = ANGLE;
+    } else {
+      b[0] = 12.0f * (float) (i % GRID);
+      b[1] = 12.0f * (float) (i / GRID);
+      b[2] = b[0] + 8.0f;
+      b[3] = b[1] + 8.0f;
+    }
     scores[i] = score_of (i, n);
   }
   expected_order (n, order);
   for (c = 0; c < 3; c++) {
     keep[c] = malloc (sizeof (int64_t) * (size_t) n);
     if (keep[c] == NULL
-        || cnms_nms (ctx[c], boxes, scores, NULL, n, 0.5f, 1, 0, keep[c],
-            &n_keep[c]) != CNMS_OK)
+        || (rotated ? cnms_nms_rotated : cnms_nms) (ctx[c], boxes, scores,
+            NULL, n, 0.5f, 1, 0, keep[c], &n_keep[c]) != CNMS_OK)
       bad++;
     else if (n_keep[c] != n)
       bad++;
@@ -181,7 +215,8 @@ nms_case (cnms_ctx *ctx[3], int n)
       if (keep[c][i] != order[i])
         bad++;
   }
-  printf ("nms, %-35d %s: %d %d %d kept (cpu, cuda, cuda large)\n", n,
+  printf ("%s, %-*d %s: %d %d %d kept (cpu, cuda, cuda large)\n",
+      rotated ? "nms-rotated" : "nms", rotated ? 27 : 35, n,
       bad ? "FAIL" : "ok", n_keep[0], n_keep[1], n_keep[2]);
   failures += bad;
   for (c = 0; c < 3; c++)
@@ -228,8 +263,10 @@ main (void)
   detect_case (ctx, "max-candidates 2048 of 2049", 2049, 0, 4100, 2048,
       2048);
   detect_case (ctx, "max-detections 3 of 4100", N_ANCHORS, 0, 3, 30000, 3);
-  for (i = 1023; i <= 1025; i++)
-    nms_case (ctx, i);
+  for (i = 1023; i <= 1025; i++) {
+    nms_case (ctx, i, 0);
+    nms_case (ctx, i, 1);
+  }
 
   for (i = 0; i < 3; i++)
     cnms_ctx_free (ctx[i]);
