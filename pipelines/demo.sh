@@ -6,7 +6,12 @@
 #  2. draws 60 frames of the same scene, its objects painted by tensorinject
 #     (draw-objects=true) and cudanms's boxes and labels on them
 #     (python/overlay.py: cairooverlay), into OUT_DIR: frame-*.png,
-#     contact-sheet.png and detections.jsonl (one JSON line per frame).
+#     contact-sheet.png and detections.jsonl (one JSON line per frame);
+#  3. prints the oriented detections of 2 frames of a YOLOv8-OBB scene
+#     (tensorinject layout=yolov8-obb: rotated, turning objects of the 15
+#     DOTA classes) that cudanms reads as oriented boxes by the tensor's id
+#     yolo-v8-obb-out: each ROI is the box's axis-aligned hull, with its
+#     centre, size and angle (radians).
 #   sh pipelines/demo.sh [BUILD_DIR] [FRAMES] [OUT_DIR]
 # score-threshold 0.3 sits above the scene's background noise (<= 0.30).
 set -eu
@@ -24,4 +29,12 @@ export GST_PLUGIN_PATH_1_0
   ! fakesink
 /usr/bin/python3 "$here/python/overlay.py" --out "$out" --frames 60 \
   --width 1280 --height 720 --seed 7 --score-threshold 0.3
+echo "demo: oriented boxes (YOLOv8-OBB)"
+"$build/pipelines/cudanms-print" \
+  videotestsrc num-buffers=2 \
+  ! video/x-raw,format=I420,width=1280,height=720,framerate=30/1 \
+  ! tensorinject layout=yolov8-obb tensor-id=yolo-v8-obb-out num-classes=15 \
+      seed=4 num-objects=4 \
+  ! cudanms name=nms iou=0.45 score-threshold=0.3 label-file="$here/dota.names" \
+  ! fakesink
 echo "demo: open $out/contact-sheet.png to see the boxes"

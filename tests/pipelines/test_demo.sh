@@ -10,6 +10,10 @@ trap 'rm -rf "$out"' EXIT
 sh "$CUDANMS_SOURCE_ROOT/pipelines/demo.sh" "$CUDANMS_BUILD_ROOT" 3 "$out/demo" > "$out/log"
 cat "$out/log"
 grep -q '^3 frames, [1-9][0-9]* detections$' "$out/log"
+# the oriented run: 2 frames of the same 4 objects, each with its angle
+grep -q '^2 frames, 8 detections$' "$out/log"
+[ "$(grep -c ' angle=' "$out/log")" -eq 8 ]
+grep -q '^  #0   .* cx=.* cy=.* angle=' "$out/log"
 grep -q "contact sheet $out/demo/contact-sheet.png (1952x744)" "$out/log"
 [ "$(ls "$out/demo"/frame-*.png | wc -l)" -eq 60 ]
 [ "$(wc -l < "$out/demo/detections.jsonl")" -eq 60 ]
