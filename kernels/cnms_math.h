@@ -415,21 +415,21 @@ CNMS_HD int cnms_end2end_candidate (const cnms_map *m, const float *row,
       && cnms_map_box (m, row[0], row[1], row[2], row[3], box);
 }
 
-/* The overlap rule of the suppression test: IoU strictly above iou. The
- * CPU walk's scalar comparisons call this; its SIMD lanes compute the same
- * operations in the same order with the same strict compare (tested bit
- * for bit against this, cpu_nms_index.h). */
+/* The overlap rule of boxes: IoU strictly above iou. The one place where
+ * it is decided: the CPU walk asks it of every kept box that its index
+ * and vector compares did not rule out, the CUDA mask through
+ * cnms_suppresses. */
 CNMS_HD int cnms_iou_above (const float *a, float area_a, const float *b,
     float area_b, float iou)
 {
   return cnms_iou (a, area_a, b, area_b) > iou;
 }
 
-/* The suppression test of the NMS engine, the one place where overlap is
- * defined: does kept box a (corners, area, class) suppress a later box b?
- * The CUDA mask builder calls this; the CPU walk, which walks each class
- * on its own, calls its overlap rule cnms_iou_above. A rotated-box or
- * lane overlap would replace it, not the engine around it. */
+/* The suppression test of the engine for boxes: does kept box a (corners,
+ * area, class) suppress a later box b? Each geometry has one
+ * (cnms_obb_suppresses for oriented boxes); the engine around it (sort,
+ * cap, mask, resolve, output) is the same for all. The CPU walk, which
+ * walks each class on its own, asks the overlap part directly. */
 CNMS_HD int cnms_suppresses (const float *a, float area_a, int32_t cls_a,
     const float *b, float area_b, int32_t cls_b, float iou, int agnostic)
 {

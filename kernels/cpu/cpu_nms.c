@@ -15,9 +15,16 @@
  * query reads. A query reads the cells of a rectangle that every possible
  * suppressor must reach into, then the big chain (or, for a rectangle over
  * most of the grid, the whole kept list). Each filed box is first tested
- * against that rectangle (4 at a time with SSE2), and only then with
- * cnms_iou. Below LIST_MAX_BOXES boxes (or when no grid fits) there is
- * one cell.
+ * against that rectangle (4 at a time with SSE2, 8 with AVX), and only
+ * then by the geometry's overlap rule (cnms_iou_above, or
+ * cnms_obb_iou_above). Below LIST_MAX_BOXES boxes (or when no grid fits)
+ * there is one cell.
+ *
+ * Oriented boxes walk the same index with each box's axis-aligned hull
+ * (widened, cnms_obb_prepare) as its rectangle: their overlap rule is 0
+ * unless the hulls meet (cnms_hulls_meet), so the query rectangle is b's
+ * hull itself (no margin: step 3 below is for boxes), and step 1 holds
+ * as it is.
  *
  * Why no suppressor is missed (u = 2^-24, the float rounding unit):
  * 1. cell (x) = clamp (floor ((x - origin) * scale), 0, cells - 1) is

@@ -65,6 +65,9 @@ typedef struct {
   int geom;                     /* CNMS_GEOM_* */
   const cnms_obb *obbs;         /* oriented boxes: every box, by position */
   const cnms_obb *bo;           /* oriented boxes: b's */
+  int bound;                    /* boxes, iou >= CORE_MIN_IOU: the lanes'
+                                 * IoU bound applies (iou_bound) */
+  float k1, k2;                 /* its factors: 1 + iou, iou (1 - 2^-10) */
 } probe;
 
 #define CORE_MIN_IOU 0x1p-14f
@@ -193,6 +196,60 @@ lanes_suppress (unsigned bits, const float *x1, const float *y1,
   return 0;
 }
 
+/* The IoU bound of box lanes. cnms_iou_above alone decides; before it,
+ * this drops lanes whose IoU with p->b cannot exceed t = p->iou. With the
+ * float inter I = w h of the rule, S = area_a + area_b and u = 2^-24:
+ * fl (I / fl (fl (S) - I)) > t (t >= 2^-14, every quantity normal) gives
+ * I (1 + t) > t (1 - u) S, and the float products below differ from
+ * I (1 + t) and t (1 - 2^-10) S by at most three roundings each, far
+ * less than the slack 2^-10: a lane with fl (I k1) < fl (fl (S) k2) is
+ * not above t. Where that right side is below 2^-60 (t S too small for
+ * the error terms to be relative) no lane is dropped; an infinite S
+ * (the rule's IoU is then 0) is dropped. */
+#define IOU_BOUND_MIN 0x1p-60f
+
+#ifdef __SSE2__
+static inline unsigned
+iou_bound (__m128 ax1, __m128 ay1, __m128 ax2, __m128 ay2, __m128 aar,
+    const probe *p)
+{
+  const __m128 zero = _mm_setzero_ps ();
+  __m128 w = _mm_max_ps (_mm_sub_ps (_mm_min_ps (_mm_set1_ps (p->b[2]),
+              ax2), _mm_max_ps (_mm_set1_ps (p->b[0]), ax1)), zero);
+  __m128 h = _mm_max_ps (_mm_sub_ps (_mm_min_ps (_mm_set1_ps (p->b[3]),
+              ay2), _mm_max_ps (_mm_set1_ps (p->b[1]), ay1)), zero);
+  __m128 lhs = _mm_mul_ps (_mm_mul_ps (w, h), _mm_set1_ps (p->k1));
+  __m128 rhs = _mm_mul_ps (_mm_add_ps (aar, _mm_set1_ps (p->area)),
+      _mm_set1_ps (p->k2));
+
+  return (unsigned) _mm_movemask_ps (_mm_or_ps (_mm_cmpge_ps (lhs, rhs),
+          _mm_cmplt_ps (rhs, _mm_set1_ps (IOU_BOUND_MIN))));
+}
+#endif
+
+#ifdef CNMS_HAVE_AVX_PATH
+__attribute__ ((target ("avx")))
+static inline unsigned
+iou_bound_avx (__m256 ax1, __m256 ay1, __m256 ax2, __m256 ay2, __m256 aar,
+    const probe *p)
+{
+  const __m256 zero = _mm256_setzero_ps ();
+  __m256 w = _mm256_max_ps (_mm256_sub_ps (_mm256_min_ps (_mm256_set1_ps
+              (p->b[2]), ax2), _mm256_max_ps (_mm256_set1_ps (p->b[0]),
+              ax1)), zero);
+  __m256 h = _mm256_max_ps (_mm256_sub_ps (_mm256_min_ps (_mm256_set1_ps
+              (p->b[3]), ay2), _mm256_max_ps (_mm256_set1_ps (p->b[1]),
+              ay1)), zero);
+  __m256 lhs = _mm256_mul_ps (_mm256_mul_ps (w, h), _mm256_set1_ps (p->k1));
+  __m256 rhs = _mm256_mul_ps (_mm256_add_ps (aar, _mm256_set1_ps (p->area)),
+      _mm256_set1_ps (p->k2));
+
+  return (unsigned) _mm256_movemask_ps (_mm256_or_ps (_mm256_cmp_ps (lhs,
+              rhs, _CMP_GE_OQ), _mm256_cmp_ps (rhs,
+              _mm256_set1_ps (IOU_BOUND_MIN), _CMP_LT_OQ)));
+}
+#endif
+
 /* Does a box of cell c suppress p->b? Lanes past c->n (up to c->cap) hold
  * stale values and are masked out. */
 static inline int
@@ -215,6 +272,8 @@ scan_cell (const float *arena, const cell *c, const probe *p)
     unsigned bits = (unsigned) _mm_movemask_ps (m)
         & (n - i >= 4 ? 15u : (1u << (n - i)) - 1);
 
+    if (bits && p->bound)
+      bits &= iou_bound (ax1, ay1, ax2, ay2, _mm_loadu_ps (ar + i), p);
     if (bits && lanes_suppress (bits, x1, y1, x2, y2, ar, i, p))
       return 1;
   }
@@ -252,6 +311,9 @@ scan_cell_avx (const float *arena, const cell *c, const probe *p)
     unsigned bits = (unsigned) _mm256_movemask_ps (m)
         & (n - i >= 8 ? 255u : (1u << (n - i)) - 1);
 
+    if (bits && p->bound)
+      bits &= iou_bound_avx (ax1, ay1, ax2, ay2, _mm256_loadu_ps (ar + i),
+          p);
     if (bits && lanes_suppress (bits, x1, y1, x2, y2, ar, i, p))
       return 1;
   }

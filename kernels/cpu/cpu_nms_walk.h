@@ -99,6 +99,9 @@ WALK (run_class) (walk *w, const float *boxes, const float *areas, int n,
   p.geom = w->geom;
   p.obbs = w->obbs;
   p.bo = NULL;
+  p.bound = w->geom == CNMS_GEOM_BOX && w->iou >= CORE_MIN_IOU;
+  p.k1 = 1.0f + w->iou;
+  p.k2 = w->iou * (1.0f - 0x1p-10f);
   for (j = 0; j < n && nk < max_keep; j++) {
     const float *b = boxes + 4 * (size_t) j;
 

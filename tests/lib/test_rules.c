@@ -60,9 +60,8 @@ pair_kept (int n_far, float iou)
   return kept;
 }
 
-/* The rule itself, as both backends' scalar code calls it (the CUDA mask
- * through cnms_suppresses, the CPU walk's scalar scan through
- * cnms_iou_above; the SIMD lanes are compared with them bit for bit). */
+/* The rule itself, as both backends call it (the CUDA mask through
+ * cnms_suppresses, the CPU walk's scans through cnms_iou_above). */
 static void
 test_rule (void)
 {
