@@ -318,7 +318,7 @@ test_nms_cli (void)
   NMS_WITH ("tboxes.npy");
   expect_error (args, "truncated");
   NMS_WITH ("scores.npy");
-  expect_error (args, "[N,4]");
+  expect_error (args, "[N,4] or [N,5]");
   NMS_WITH ("nonexistent.npy");
   expect_error (args, "No such file");
 #undef NMS_WITH
@@ -430,6 +430,63 @@ test_decode_cli (void)
 #undef DECODE
 }
 
+/* Oriented boxes through the CLI: nms on [N,5] (cnms_nms_rotated) and
+ * decode --layout yolov8-obb, its JSON lines with the angle. */
+static void
+test_obb_cli (void)
+{
+  /* 0 and 1 overlap (IoU 0.9); 2 is far */
+  static const float boxes[3][5] = {
+    {100, 100, 40, 20, 0.5f}, {102, 100, 40, 20, 0.5f},
+    {300, 300, 40, 20, -0.5f},
+  };
+  static const float scores[3] = { 0.6f, 0.9f, 0.7f };
+  static const int64_t want[2] = { 1, 2 };
+  /* [1, 4 + 2 + 1, 2]: anchor 1 of class 0 */
+  static const float obb[7][2] = {
+    {10, 320}, {10, 160}, {4, 64}, {4, 32}, {0.1f, 0.75f}, {0.2f, 0.5f},
+    {0, 0.25f},
+  };
+  int64_t bdims[2] = { 3, 5 }, sdims[1] = { 3 }, tdims[3] = { 1, 7, 2 };
+  char args[4096], err[512];
+  cnms_npy k;
+
+  CHECK_INT (cnms_npy_write (path ("obb-boxes.npy"), CNMS_NPY_F4, 2, bdims,
+          boxes, err, sizeof err), 0);
+  CHECK_INT (cnms_npy_write (path ("obb-scores.npy"), CNMS_NPY_F4, 1, sdims,
+          scores, err, sizeof err), 0);
+  CHECK_INT (cnms_npy_write (path ("obb.npy"), CNMS_NPY_F4, 3, tdims, obb,
+          err, sizeof err), 0);
+  snprintf (args, sizeof args, "nms --boxes '%s' --scores '%s' --iou 0.5 "
+      "--out '%s'", path ("obb-boxes.npy"), path ("obb-scores.npy"),
+      path ("keep.npy"));
+  CHECK_INT (run_tool (args), 0);
+  CHECK_INT (cnms_npy_read (path ("keep.npy"), &k, err, sizeof err), 0);
+  CHECK (k.data != NULL && k.dims[0] == 2
+      && memcmp (k.data, want, sizeof want) == 0);
+  cnms_npy_clear (&k);
+  /* model 640x640 on a 1280x1280 frame: twice the size */
+  snprintf (args, sizeof args, "decode --tensor '%s' --layout yolov8-obb "
+      "--model-size 640x640 --frame-size 1280x1280 --score-threshold 0.25 "
+      "--iou 0.5", path ("obb.npy"));
+  CHECK_INT (run_tool (args), 0);
+  CHECK (strcmp (out_text,
+          "{\"cx\": 640, \"cy\": 320, \"w\": 128, \"h\": 64, \"angle\": "
+          "0.25, \"confidence\": 0.75, \"label_id\": 0}\n") == 0);
+  if (count_lines (out_text) != 1)
+    fprintf (stderr, "  stdout: %s\n  stderr: %s\n", out_text, err_text);
+  /* auto never takes a tensor for oriented boxes (this one, 2 anchors of
+   * 7 rows, fits no box layout either) */
+  snprintf (args, sizeof args, "decode --tensor '%s' --model-size 640x640 "
+      "--frame-size 1280x1280 --score-threshold 0.25 --iou 0.5",
+      path ("obb.npy"));
+  expect_error (args, "cannot detect the layout");
+  snprintf (args, sizeof args, "decode --tensor '%s' --layout yolov9-obb "
+      "--model-size 640x640 --frame-size 640x640 --score-threshold 0.25 "
+      "--iou 0.5", path ("obb.npy"));
+  expect_error (args, "yolov8-obb");
+}
+
 /* The edges where the reader and the CLI must say what numpy and a user
  * expect: the 8-dim limit, format versions, an empty array of huge dims,
  * a misshapen boxes array, a number out of range. */
@@ -437,8 +494,8 @@ static void
 test_edges (void)
 {
   static const float v[2] = { 1.5f, -2.0f };
-  static const float boxes[10][5];
-  int64_t bdims[2] = { 10, 5 }, sdims[1] = { 10 };
+  static const float boxes[10][6];
+  int64_t bdims[2] = { 10, 6 }, sdims[1] = { 10 };
   static const float scores[10];
   cnms_npy a;
   char err[512], args[4096];
@@ -485,7 +542,8 @@ test_edges (void)
           err, sizeof err), 0);
   snprintf (args, sizeof args, "nms --boxes '%s' --scores '%s' --iou 0.5 "
       "--out '%s'", path ("b105.npy"), path ("s10.npy"), path ("k.npy"));
-  expect_error (args, "boxes must be float32 [N,4], got float32 [10, 5]");
+  expect_error (args, "boxes must be float32 [N,4] or [N,5], got float32 "
+      "[10, 6]");
   snprintf (args, sizeof args, "nms --boxes '%s' --scores '%s' --iou 1e-400 "
       "--out '%s'", path ("b105.npy"), path ("s10.npy"), path ("k.npy"));
   expect_error (args, "--iou: '1e-400' is out of range");
@@ -507,6 +565,7 @@ main (int argc, char **argv)
   test_npy ();
   test_nms_cli ();
   test_decode_cli ();
+  test_obb_cli ();
   test_edges ();
   return check_result ("test-cli");
 }
