@@ -3,7 +3,8 @@
 #   sh scripts/setup-debian.sh demo   build and run the element and the demo
 #                                     (toolchain, GStreamer, gi, cairo, numpy)
 #   sh scripts/setup-debian.sh test   the same, plus the tests' references:
-#                                     torchvision (golden NMS) and OpenCV
+#                                     torchvision (golden NMS), shapely
+#                                     (oriented-box polygons) and OpenCV
 #                                     (tests/bench/run-cpu.sh)
 #   sh scripts/setup-debian.sh check  the same, plus the checking tools of
 #                                     CI: clang with libFuzzer (fuzz
@@ -26,7 +27,7 @@ DEMO_PKGS="meson ninja-build pkg-config gcc
   python3-numpy python3-gi python3-gst-1.0 python3-gi-cairo
   gir1.2-gstreamer-1.0 gir1.2-gst-plugins-base-1.0"
 # Test references only: what the results are checked against.
-TEST_PKGS="python3-torchvision python3-opencv"
+TEST_PKGS="python3-torchvision python3-shapely python3-opencv"
 # Checking tools: clang and libFuzzer (scripts/fuzz-test.sh), valgrind
 # (tests/valgrind.sh). gcc's ASan and UBSan come with gcc.
 CHECK_PKGS="clang libclang-rt-14-dev valgrind"
