@@ -886,9 +886,11 @@ gpu_run_detect_device (cnms_ctx *ctx, const gpu_det_case *dc, gpu_result *r)
   cnms_tensor t;
   void *d = NULL;
 
+  /* a copy from pageable memory may return before its DMA is done: the
+   * device synchronisation orders it before the context's own stream */
   if (cudaMalloc (&d, dc->size) != cudaSuccess
       || cudaMemcpy (d, dc->data, dc->size, cudaMemcpyHostToDevice)
-      != cudaSuccess) {
+      != cudaSuccess || cudaDeviceSynchronize () != cudaSuccess) {
     memset (r, 0, sizeof *r);
     r->st = CNMS_ERR_CUDA;
     snprintf (r->error, sizeof r->error, "cannot stage the device tensor");

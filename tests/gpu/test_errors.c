@@ -23,9 +23,11 @@ device_tensor (cnms_ctx *cpu, cnms_ctx *cuda)
 
   gpu_det_case_yolov8_frame (&dc, 5);
   gpu_run_detect (cpu, &dc, &ref);
+  /* a copy from pageable memory may return before its DMA is done: the
+   * device synchronisation orders it before the context's own stream */
   if (cudaMalloc (&d, dc.size) != cudaSuccess
       || cudaMemcpy (d, dc.data, dc.size, cudaMemcpyHostToDevice)
-      != cudaSuccess) {
+      != cudaSuccess || cudaDeviceSynchronize () != cudaSuccess) {
     GPU_CHECK (0, "cannot stage the device tensor");
     return;
   }

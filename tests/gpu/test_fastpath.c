@@ -155,8 +155,8 @@ detect_case_of (cnms_ctx *ctx[3], const char *name, int obb, int k,
       bad++;
     }
   }
-  printf ("%s%-40s %s: %d candidates, %d kept\n", obb ? "obb, " : "",
-      name, bad ? "FAIL" : "ok", r[0].n_candidates, r[0].n);
+  printf ("%s%-*s %s: %d candidates, %d kept\n", obb ? "obb, " : "",
+      obb ? 35 : 40, name, bad ? "FAIL" : "ok", r[0].n_candidates, r[0].n);
   failures += bad;
   for (i = 0; i < 4; i++)
     gpu_result_free (&r[i]);
