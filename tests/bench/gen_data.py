@@ -11,6 +11,9 @@ usage: gen_data.py DATA_DIR
   nms_1m_scores.npy float32 [1000000]    seed (CPU backend only)
   yolov8.npy       float32 [1, 84, 8400]   synthetic YOLOv8 frame
   yolov5.npy       float32 [1, 25200, 85]  synthetic YOLOv5 frame
+  yolov8_obb.npy   float32 [1, 20, 21504]  synthetic YOLOv8-OBB frame
+  nms_obb_boxes.npy float32 [32768, 5] cx cy w h angle: the boxes of
+                   nms_boxes.npy with an angle uniform in [-pi/2, pi/2)
   params.json      what the frames are and how to post-process them
 
 The NMS sizes N use the first N rows: a prefix of i.i.d. boxes is itself
@@ -22,6 +25,15 @@ cell for YOLOv5): a background of low class scores, NOISE anchors scoring
 cluster of 10-60 anchors around its centre, with jittered boxes and scores
 falling off from a peak of 0.6..0.95; three in ten objects also score a
 second class at half the score on every third anchor of the cluster.
+
+The YOLOv8-OBB frame (obb_frame; 1024x1024 model, 15 classes, rows cx cy w
+h, 15 class scores, angle in radians, ultralytics' range [-pi/4, 3pi/4)):
+the same background, OBB_NOISE noise anchors, and OBB_OBJECTS oriented
+objects (w 16..200, h 0.2..1 of w, any angle), each scoring a cluster of
+10-60 anchors with centre, size and angle jittered (3 %, 0.05 rad), a
+member whose angle leaves [-pi/4, 3pi/4) written as the same rectangle
+turned by pi back into it; three in ten objects score a second class at
+half the score on every third anchor.
 """
 
 import json
@@ -40,6 +52,12 @@ NOISE = 2000
 SEED_NMS = 20240601
 SEED_1M = 20240602
 SEED_FRAME = {"yolov8": 8, "yolov5": 5}
+OBB_MODEL = 1024
+OBB_CLASSES = 15
+OBB_OBJECTS = 40
+OBB_NOISE = 3000
+SEED_OBB = 1024
+SEED_OBB_ANGLES = 20240603
 
 
 def nms_inputs(rng, n=N_MAX):
@@ -132,6 +150,84 @@ def frame(rng, yolov5):
     return t[None] if yolov5 else np.ascontiguousarray(t.T)[None]
 
 
+def obb_frame(rng, objects=OBB_OBJECTS, noise=OBB_NOISE):
+    """A YOLOv8-OBB tensor [1, 4+C+1, N] (float32), N = 21504 anchors of
+    the 1024x1024 model's stride 8/16/32 grids, C = OBB_CLASSES."""
+    cells = []
+    for level, s in enumerate(STRIDES):
+        g = OBB_MODEL // s
+        gy, gx = np.meshgrid(np.arange(g), np.arange(g), indexing="ij")
+        cells.append(np.stack([np.full(g * g, level), gx.ravel(),
+                               gy.ravel()], 1))
+    cells = np.concatenate(cells)
+    n, c = len(cells), OBB_CLASSES
+    lo, hi = -np.pi / 4, 3 * np.pi / 4
+    t = np.zeros((n, 5 + c), np.float64)
+    stride = np.array(STRIDES)[cells[:, 0]]
+    t[:, 0] = (cells[:, 1] + 0.5) * stride
+    t[:, 1] = (cells[:, 2] + 0.5) * stride
+    t[:, 2] = stride * (1 + 3 * rng.uniform(size=n))
+    t[:, 3] = stride * (1 + 3 * rng.uniform(size=n))
+    t[:, 4:4 + c] = 0.02 * rng.uniform(size=(n, c))
+    t[:, 4 + c] = rng.uniform(lo, hi, n)
+    for _ in range(noise):
+        a = int(rng.integers(n))
+        t[a, 4 + int(rng.integers(c))] = (
+            0.25 + 0.05 * rng.uniform() if rng.uniform() < 0.05
+            else 0.05 + 0.19 * rng.uniform())
+    level_start = np.cumsum([0] + [(OBB_MODEL // s) ** 2 for s in STRIDES])
+    for _ in range(objects):
+        k = int(rng.integers(c))
+        k2 = int((k + 1 + rng.integers(c - 1)) % c) \
+            if rng.uniform() < 0.3 else -1
+        w = 16 + 184 * rng.uniform()
+        h = w * (0.2 + 0.8 * rng.uniform())
+        ang = rng.uniform(lo, hi)
+        r = 0.5 * np.hypot(w, h)
+        cx = r + rng.uniform() * (OBB_MODEL - 2 * r)
+        cy = r + rng.uniform() * (OBB_MODEL - 2 * r)
+        peak = 0.6 + 0.35 * rng.uniform()
+        want = int(rng.integers(10, 61))
+        level = 0 if w < 64 else 1 if w < 128 else 2
+        s, g = STRIDES[level], OBB_MODEL // STRIDES[level]
+        gx0, gy0 = min(int(cx / s), g - 1), min(int(cy / s), g - 1)
+        written = 0
+        for ring in range(5):
+            for dy in range(-ring, ring + 1):
+                for dx in range(-ring, ring + 1):
+                    gx, gy = gx0 + dx, gy0 + dy
+                    if (written >= want or max(abs(dx), abs(dy)) != ring
+                            or not (0 <= gx < g and 0 <= gy < g)):
+                        continue
+                    a = level_start[level] + gy * g + gx
+                    score = peak * (1 - 0.35 * ring / 4) \
+                        - 0.05 * rng.uniform()
+                    j = 0.03 * (2 * rng.uniform(size=4) - 1)
+                    aa = ang + 0.05 * (2 * rng.uniform() - 1)
+                    if aa >= hi:
+                        aa -= np.pi
+                    elif aa < lo:
+                        aa += np.pi
+                    t[a, 0:4] = (cx + w * j[0], cy + h * j[1],
+                                 w * (1 + j[2]), h * (1 + j[3]))
+                    t[a, 4 + c] = aa
+                    t[a, 4 + k] = score
+                    if k2 >= 0 and written % 3 == 0:
+                        t[a, 4 + k2] = 0.5 * score
+                    written += 1
+    return np.ascontiguousarray(t.astype(np.float32).T)[None]
+
+
+def obb_nms_boxes(boxes, rng):
+    """[n, 5] cx cy w h angle from xyxy boxes, angle uniform in
+    [-pi/2, pi/2)."""
+    b = boxes.astype(np.float64)
+    out = np.stack([(b[:, 0] + b[:, 2]) / 2, (b[:, 1] + b[:, 3]) / 2,
+                    b[:, 2] - b[:, 0], b[:, 3] - b[:, 1],
+                    rng.uniform(-np.pi / 2, np.pi / 2, len(b))], 1)
+    return out.astype(np.float32)
+
+
 def main():
     if len(sys.argv) != 2:
         sys.exit(__doc__)
@@ -141,17 +237,27 @@ def main():
     np.save(os.path.join(out, "nms_boxes.npy"), boxes)
     np.save(os.path.join(out, "nms_scores.npy"), scores)
     np.save(os.path.join(out, "nms_classes.npy"), classes)
+    np.save(os.path.join(out, "nms_obb_boxes.npy"),
+            obb_nms_boxes(boxes, np.random.default_rng(SEED_OBB_ANGLES)))
     boxes, scores, _ = nms_inputs(np.random.default_rng(SEED_1M), N_1M)
     np.save(os.path.join(out, "nms_1m_boxes.npy"), boxes)
     np.save(os.path.join(out, "nms_1m_scores.npy"), scores)
     for name, seed in SEED_FRAME.items():
         t = frame(np.random.default_rng(seed), name == "yolov5")
         np.save(os.path.join(out, name + ".npy"), t)
+    np.save(os.path.join(out, "yolov8_obb.npy"),
+            obb_frame(np.random.default_rng(SEED_OBB)))
     params = {"score_threshold": 0.25, "iou_frame": 0.45, "iou_nms": 0.5,
               "max_detections": 300, "max_candidates": 30000,
               "n_classes": N_CLASSES, "model": [MODEL, MODEL],
               "frame": [MODEL, MODEL], "letterbox": True,
-              "objects": OBJECTS, "noise": NOISE, "n_max": N_MAX}
+              "objects": OBJECTS, "noise": NOISE, "n_max": N_MAX,
+              "obb": {"model": [OBB_MODEL, OBB_MODEL],
+                      "frame": [OBB_MODEL, OBB_MODEL], "letterbox": True,
+                      "n_classes": OBB_CLASSES, "objects": OBB_OBJECTS,
+                      "noise": OBB_NOISE, "score_threshold": 0.25,
+                      "iou_frame": 0.45, "iou_nms": 0.5,
+                      "max_detections": 300}}
     with open(os.path.join(out, "params.json"), "w") as f:
         json.dump(params, f, indent=1)
     print("gen_data: wrote %s" % out)
