@@ -6,10 +6,14 @@
  *   is CNMS_ERR_BAD_TENSOR with a message;
  * - an accepted tensor gives bit for bit what a plain reference gives:
  *   every anchor decoded on its own (score, first best class, box mapped
- *   and clipped by cnms_math.h's mapping), candidates sorted by (score
- *   desc, anchor asc), the best max_candidates kept, then pairwise greedy
- *   suppression (not end2end) and max_detections; and the candidate count;
- * - every detection lies inside the frame with x2 > x1 and y2 > y1;
+ *   and clipped by cnms_math.h's mapping; an oriented box mapped by
+ *   cnms_map_obb), candidates sorted by (score desc, anchor asc), the best
+ *   max_candidates kept, then pairwise greedy suppression (not end2end;
+ *   oriented boxes by the library's own rule, cnms_obb_suppresses, asked
+ *   pair by pair) and max_detections; and the candidate count;
+ * - every detection lies inside the frame with x2 > x1 and y2 > y1 (an
+ *   oriented one: w, h > 0 and its clipped hull, cnms_obb_hull, not
+ *   empty);
  * - a second call gives the same bits.
  *
  * Input: a 24-byte header (see parse ()), then the tensor bytes, repeated
@@ -79,7 +83,8 @@ element (const uint8_t *d, size_t n, size_t k, int mode)
 }
 
 /* Header: 0 flags (f16, layout x2, agnostic, letterbox, size mode x3);
- * 1 dims (count x3, value mode x2); 2..7 three dims; 8 score threshold;
+ * 1 dims (count x3, value mode x2, yolov8-obb layout x1, unused x1, data
+ * NULL when empty x1); 2..7 three dims; 8 score threshold;
  * 10 iou; 12 max_detections; 14 max_candidates; 16, 18 model size;
  * 20, 22 frame size (16-bit little-endian values). */
 static size_t
@@ -92,6 +97,8 @@ parse (const uint8_t *h, fuzz_case *c, int *size_mode, int *value_mode)
   memset (c, 0, sizeof *c);
   c->t.dtype = (h[0] & 1) ? CNMS_DTYPE_FLOAT16 : CNMS_DTYPE_FLOAT32;
   c->layout = (cnms_layout) ((h[0] >> 1) & 3);
+  if (h[1] & 0x20)
+    c->layout = CNMS_LAYOUT_YOLOV8_OBB;
   *size_mode = h[0] >> 5;
   *value_mode = (h[1] >> 3) & 3;
   c->t.n_dims = n_dims_of[h[1] & 7];
@@ -145,7 +152,7 @@ decode_ref (const float *v, const cnms_shape *s, const cnms_params *p,
   cnms_map_init (&m, p->model_width, p->model_height, p->frame_width,
       p->frame_height, p->letterbox);
   for (n = 0; n < s->n_anchors; n++) {
-    float best = -INFINITY, score, box[4], cx, cy, w, hh;
+    float best = -INFINITY, score, box[5] = { 0 }, cx, cy, w, hh, hull[4];
     int32_t cls = 0;
     int ok;
 
@@ -182,6 +189,23 @@ decode_ref (const float *v, const cnms_shape *s, const cnms_params *p,
             at (v, 2 * (size_t) s->n_anchors + n),
             at (v, 3 * (size_t) s->n_anchors + n), box);
         break;
+      case CNMS_LAYOUT_YOLOV8_OBB:
+        for (c = 0; c < s->n_classes; c++) {
+          float x = at (v, (size_t) (4 + c) * s->n_anchors + n);
+          if (x > best) {
+            best = x;
+            cls = c;
+          }
+        }
+        score = best;
+        ok = isfinite (score) && score > p->score_threshold
+            && cnms_map_obb (&m, at (v, (size_t) n),
+            at (v, (size_t) s->n_anchors + n),
+            at (v, 2 * (size_t) s->n_anchors + n),
+            at (v, 3 * (size_t) s->n_anchors + n),
+            at (v, (size_t) (4 + s->n_classes) * s->n_anchors + n), box,
+            hull);
+        break;
       default:
         score = at (v, (size_t) n * 6 + 4);
         ok = isfinite (score) && score > p->score_threshold
@@ -199,6 +223,7 @@ decode_ref (const float *v, const cnms_shape *s, const cnms_params *p,
     out[count].d.y1 = box[1];
     out[count].d.x2 = box[2];
     out[count].d.y2 = box[3];
+    out[count].d.angle = box[4];
     out[count].d.class_id = cls;
     out[count].d.anchor = n;
     count++;
@@ -230,11 +255,24 @@ iou_ref (const cnms_det *a, const cnms_det *b)
   return den == 0.0f ? 0.0f : inter / den;
 }
 
+/* Does kept oriented record a suppress record b? */
+static int
+obb_ref (const cnms_det *a, const cnms_det *b, float iou)
+{
+  cnms_obb oa, ob;
+  float ha[4], hb[4];
+
+  cnms_obb_prepare (a->cx, a->cy, a->w, a->h, a->angle, &oa, ha);
+  cnms_obb_prepare (b->cx, b->cy, b->w, b->h, b->angle, &ob, hb);
+  return cnms_obb_suppresses (&oa, ha, 0, &ob, hb, 0, iou, 1);
+}
+
 /* Sorted, capped, suppressed, cut: the expected detections in c. */
 static int
 select_ref (cand *c, int count, const cnms_shape *s, const cnms_params *p)
 {
   int k = count < p->max_candidates ? count : p->max_candidates;
+  int obb = s->layout == CNMS_LAYOUT_YOLOV8_OBB;
   int n_kept = 0, i, j;
 
   qsort (c, (size_t) count, sizeof *c, by_score);
@@ -243,7 +281,8 @@ select_ref (cand *c, int count, const cnms_shape *s, const cnms_params *p)
 
     for (j = 0; j < n_kept && s->layout != CNMS_LAYOUT_END2END; j++) {
       if ((p->class_agnostic || c[j].d.class_id == c[i].d.class_id)
-          && iou_ref (&c[j].d, &c[i].d) > p->iou) {
+          && (obb ? obb_ref (&c[j].d, &c[i].d, p->iou)
+              : iou_ref (&c[j].d, &c[i].d) > p->iou)) {
         suppressed = 1;
         break;
       }
@@ -258,7 +297,8 @@ static int
 same_det (const cnms_det *a, const cnms_det *b)
 {
   return memcmp (&a->score, &b->score, 4) == 0 && memcmp (&a->x1, &b->x1,
-      16) == 0 && a->class_id == b->class_id && a->anchor == b->anchor;
+      16) == 0 && memcmp (&a->angle, &b->angle, 4) == 0
+      && a->class_id == b->class_id && a->anchor == b->anchor;
 }
 
 int
@@ -318,12 +358,20 @@ LLVMFuzzerTestOneInput (const uint8_t *data, size_t size)
   /* a shape is only accepted with its exact bytes */
   if (c.t.size != need || (size_t) shape.n_anchors * (shape.layout ==
           CNMS_LAYOUT_YOLOV5 ? 5 + shape.n_classes : shape.layout ==
-          CNMS_LAYOUT_YOLOV8 ? 4 + shape.n_classes : 6) != elems)
+          CNMS_LAYOUT_YOLOV8 ? 4 + shape.n_classes : shape.layout ==
+          CNMS_LAYOUT_YOLOV8_OBB ? 5 + shape.n_classes : 6) != elems)
     abort ();
   for (k = 0; k < n_dets; k++) {
     const cnms_det *e = &dets[k];
+    float hull[4];
 
-    if (!(e->x1 >= 0 && e->y1 >= 0 && e->x2 <= c.p.frame_width
+    if (shape.layout == CNMS_LAYOUT_YOLOV8_OBB) {
+      cnms_obb_hull (e, c.p.frame_width, c.p.frame_height, hull);
+      if (!(e->w > 0 && e->h > 0 && isfinite (e->w) && isfinite (e->h)
+              && isfinite (e->cx) && isfinite (e->cy) && isfinite (e->angle)
+              && hull[2] > hull[0] && hull[3] > hull[1]))
+        abort ();
+    } else if (!(e->x1 >= 0 && e->y1 >= 0 && e->x2 <= c.p.frame_width
             && e->y2 <= c.p.frame_height && e->x2 > e->x1 && e->y2 > e->y1))
       abort ();
   }

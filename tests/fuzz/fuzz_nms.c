@@ -1,20 +1,28 @@
-/* libFuzzer target: plain NMS (cnms_nms) against a pairwise greedy
- * reference written from the README's semantics: boxes whose coordinates
- * or score are not finite take no part; order is (score desc, index asc)
- * with -0 equal to +0; box j is suppressed by an earlier kept box i of
- * its class (any class when agnostic) when inter / (area_i + area_j -
- * inter) > iou in float32, 0 when that denominator is 0; at most
- * max_detections kept (0: all). The keep lists must be identical.
+/* libFuzzer target: plain NMS (cnms_nms, and cnms_nms_rotated for
+ * oriented boxes) against a pairwise greedy reference written from the
+ * README's semantics: boxes whose coordinates or score are not finite take
+ * no part; order is (score desc, index asc) with -0 equal to +0; box j is
+ * suppressed by an earlier kept box i of its class (any class when
+ * agnostic) when they overlap; at most max_detections kept (0: all). The
+ * keep lists must be identical. Overlap of boxes: inter / (area_i +
+ * area_j - inter) > iou in float32, 0 when that denominator is 0. Overlap
+ * of oriented boxes (cx cy w h angle): the library's own rule, asked pair
+ * by pair (cnms_obb_prepare, cnms_obb_suppresses of cnms_math.h): this
+ * target checks the walk around it (order, classes, caps, boxes taking no
+ * part), the golden tests the rule itself.
  *
- * Input: byte 0 flags (classes given, agnostic, value mode), byte 1 iou,
- * byte 2 max_detections, then per box 4 coordinates, a score and a class,
- * as raw float bits or small values (mode), to the end of the input. */
+ * Input: byte 0 flags (bit 0 classes given, bit 1 agnostic, bits 2-6
+ * value mode (% 3), bit 7 oriented boxes), byte 1 iou, byte 2
+ * max_detections, then per box 4 coordinates (5 values when oriented: the
+ * angle last), a score and a class, as raw float bits or small values
+ * (mode), to the end of the input. */
 #include <math.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "cudanms.h"
+#include "cnms_math.h"
 
 #define MAX_BOXES 600
 
@@ -54,6 +62,21 @@ value (reader *r, int mode, int is_score)
   }
 }
 
+/* An angle by mode: raw bits, multiples of 22.5 degrees (exact turns,
+ * ties), or small signed values in radians. */
+static float
+angle (reader *r, int mode)
+{
+  switch (mode) {
+    case 0:
+      return value (r, 0, 0);
+    case 1:
+      return (float) (byte (r) % 16) * 0.39269908169872414f;
+    default:
+      return (float) (int8_t) byte (r) / 8.0f;
+  }
+}
+
 static float
 iou_ref (const float *a, const float *b)
 {
@@ -81,18 +104,32 @@ by_score (const void *pa, const void *pb)
   return a < b ? -1 : a > b;
 }
 
+/* Does kept box a suppress box b (both oriented: cx cy w h angle)? */
 static int
-reference (const float *boxes, const float *scores, const int32_t *classes,
-    int n, float iou, int agnostic, int max_det, int64_t *keep)
+obb_ref (const float *a, const float *b, float iou)
+{
+  cnms_obb oa, ob;
+  float ha[4], hb[4];
+
+  cnms_obb_prepare (a[0], a[1], a[2], a[3], a[4], &oa, ha);
+  cnms_obb_prepare (b[0], b[1], b[2], b[3], b[4], &ob, hb);
+  return cnms_obb_suppresses (&oa, ha, 0, &ob, hb, 0, iou, 1);
+}
+
+static int
+reference (const float *boxes, int stride, const float *scores,
+    const int32_t *classes, int n, float iou, int agnostic, int max_det,
+    int64_t *keep)
 {
   int order[MAX_BOXES], kept[MAX_BOXES];
-  int m = 0, n_kept = 0, i, j, k;
+  int m = 0, n_kept = 0, i, j, k, c, finite;
 
   for (i = 0; i < n; i++) {
-    const float *b = boxes + 4 * i;
+    const float *b = boxes + stride * i;
 
-    if (isfinite (scores[i]) && isfinite (b[0]) && isfinite (b[1])
-        && isfinite (b[2]) && isfinite (b[3]))
+    for (finite = isfinite (scores[i]), c = 0; c < stride; c++)
+      finite &= isfinite (b[c]) != 0;
+    if (finite)
       order[m++] = i;
   }
   sort_scores = scores;
@@ -104,7 +141,8 @@ reference (const float *boxes, const float *scores, const int32_t *classes,
       int other = kept[j];
 
       if ((agnostic || classes == NULL || classes[other] == classes[cand])
-          && iou_ref (boxes + 4 * other, boxes + 4 * cand) > iou)
+          && (stride == 5 ? obb_ref (boxes + 5 * other, boxes + 5 * cand,
+                  iou) : iou_ref (boxes + 4 * other, boxes + 4 * cand) > iou))
         suppressed = 1;
     }
     if (!suppressed)
@@ -118,13 +156,14 @@ reference (const float *boxes, const float *scores, const int32_t *classes,
 int
 LLVMFuzzerTestOneInput (const uint8_t *data, size_t size)
 {
-  static float boxes[MAX_BOXES * 4], scores[MAX_BOXES];
+  static float boxes[MAX_BOXES * 5], scores[MAX_BOXES];
   static int32_t classes[MAX_BOXES];
   static int64_t keep[MAX_BOXES], want[MAX_BOXES];
   reader r = { data, data + size };
   uint8_t flags = byte (&r);
   int with_classes = flags & 1, agnostic = (flags >> 1) & 1;
-  int mode = (flags >> 2) % 3;
+  int mode = ((flags & 0x7f) >> 2) % 3, obb = flags >> 7;
+  int stride = obb ? 5 : 4;
   float iou = (float) byte (&r) / 255.0f;
   int max_det = byte (&r) % 16;
   int n = 0, n_keep = -1, n_want, i;
@@ -133,16 +172,19 @@ LLVMFuzzerTestOneInput (const uint8_t *data, size_t size)
     abort ();
   while (r.p < r.end && n < MAX_BOXES) {
     for (i = 0; i < 4; i++)
-      boxes[4 * n + i] = value (&r, mode, 0);
+      boxes[stride * n + i] = value (&r, mode, 0);
+    if (obb)
+      boxes[stride * n + 4] = angle (&r, mode);
     scores[n] = value (&r, mode, 1);
     classes[n] = (int32_t) (byte (&r) % 4) - (mode == 2);
     n++;
   }
-  if (cnms_nms (ctx, boxes, scores, with_classes ? classes : NULL, n, iou,
-          agnostic, max_det, keep, &n_keep) != CNMS_OK)
+  if ((obb ? cnms_nms_rotated : cnms_nms) (ctx, boxes, scores,
+          with_classes ? classes : NULL, n, iou, agnostic, max_det, keep,
+          &n_keep) != CNMS_OK)
     abort ();
-  n_want = reference (boxes, scores, with_classes ? classes : NULL, n, iou,
-      agnostic, max_det, want);
+  n_want = reference (boxes, stride, scores, with_classes ? classes : NULL,
+      n, iou, agnostic, max_det, want);
   if (n_keep != n_want || memcmp (keep, want, (size_t) n_want * 8) != 0)
     abort ();
   return 0;

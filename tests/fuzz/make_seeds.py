@@ -7,9 +7,9 @@ The seeds are committed; this is how they were made. Run from anywhere:
 npy: what numpy writes (every dtype cudanms reads, versions 1.0 to 3.0,
 scalars, empty arrays) and a header that ends in a quoted key.
 detect: the 24-byte header of fuzz_detect.c (see parse ()) with small
-YOLOv8, YOLOv5 and end2end tensors in each value mode, both dtypes, short
-and long sizes. nms: boxes on fuzz_nms.c's small grid, raw floats, signed
-values.
+YOLOv8, YOLOv5, end2end and YOLOv8-OBB tensors in each value mode, both
+dtypes, short and long sizes. nms: boxes on fuzz_nms.c's small grid, raw
+floats, signed values; the same for oriented boxes (flag bit 7).
 """
 import io
 import os
@@ -62,11 +62,11 @@ def npy_seeds():
 def detect_header(f16=0, layout=0, agnostic=0, letterbox=0, size_mode=0,
                   n_dims=3, value_mode=0, dims=(1, 7, 10), thr=0.25, iou=0.45,
                   max_det=300, max_cand=100, model=(320, 240),
-                  frame=(320, 240)):
+                  frame=(320, 240), obb=0):
     n_dims_code = {3: 0, 2: 3, 1: 5, 4: 6, 0: 7}[n_dims]
     flags = f16 | (layout << 1) | (agnostic << 3) | (letterbox << 4) \
         | (size_mode << 5)
-    h = bytes([flags, n_dims_code | (value_mode << 3)])
+    h = bytes([flags, n_dims_code | (value_mode << 3) | (obb << 5)])
     h += struct.pack("<3H", *dims)
     h += struct.pack("<H", int((thr + 0.5) * 32768))
     h += struct.pack("<H", int(iou * 65535))
@@ -106,6 +106,48 @@ def detect_seeds():
     write("detect", "2d", detect_header(n_dims=2, dims=(7, 10, 0),
                                         value_mode=1) + v8)
     write("detect", "huge-dim", detect_header(dims=(1, 0xfffc, 8)))
+    # YOLOv8-OBB [1, 4+C+1, N]: C = 3 classes, the angle row last
+    obb = rng.integers(0, 256, 8 * 12, dtype=np.uint8).tobytes()
+    write("detect", "obb-mode1", detect_header(obb=1, value_mode=1,
+                                               dims=(1, 8, 12)) + obb)
+    write("detect", "obb-mode3", detect_header(obb=1, value_mode=3, thr=-0.4,
+                                               dims=(1, 8, 12)) + obb)
+    write("detect", "obb-f16", detect_header(obb=1, f16=1, value_mode=1,
+                                             dims=(1, 8, 12)) + obb)
+    # raw floats: clusters of turned boxes, scores in (0, 1), a stretch
+    n = 24
+    k = rng.integers(0, 4, n)
+    cx = rng.uniform(40, 280, 4)[k] + rng.normal(0, 3, n)
+    cy = rng.uniform(40, 200, 4)[k] + rng.normal(0, 3, n)
+    w = rng.uniform(10, 80, 4)[k] * rng.uniform(0.9, 1.1, n)
+    h = rng.uniform(10, 80, 4)[k] * rng.uniform(0.9, 1.1, n)
+    ang = rng.uniform(-np.pi, np.pi, 4)[k] + rng.normal(0, 0.1, n)
+    t = np.stack([cx, cy, w, h] + [rng.random(n) for _ in range(3)] + [ang])
+    raw = t.astype(np.float32).tobytes()
+    write("detect", "obb-raw", detect_header(obb=1, dims=(1, 8, n),
+                                             thr=0.1, max_cand=1000) + raw)
+    write("detect", "obb-raw-stretch", detect_header(
+        obb=1, dims=(1, 8, n), thr=0.1, agnostic=1, model=(320, 240),
+        frame=(1280, 720)) + raw)
+    write("detect", "obb-raw-letterbox", detect_header(
+        obb=1, dims=(1, 8, n), thr=0.1, letterbox=1, model=(320, 320),
+        frame=(640, 360)) + raw)
+    # looser clusters: overlaps of every size, near any threshold
+    n = 48
+    k = rng.integers(0, 3, n)
+    t = np.stack([rng.uniform(60, 260, 3)[k] + rng.normal(0, 12, n),
+                  rng.uniform(60, 180, 3)[k] + rng.normal(0, 12, n),
+                  rng.uniform(20, 60, n), rng.uniform(20, 60, n)]
+                 + [rng.random(n) for _ in range(3)]
+                 + [rng.uniform(-np.pi, np.pi, n)])
+    write("detect", "obb-raw-spread", detect_header(
+        obb=1, dims=(1, 8, n), thr=0.05, iou=0.3, max_cand=1000)
+        + t.astype(np.float32).tobytes())
+    write("detect", "obb-short", detect_header(obb=1, size_mode=6,
+                                               value_mode=1,
+                                               dims=(1, 8, 12)) + obb)
+    write("detect", "obb-one-row", detect_header(obb=1, value_mode=1,
+                                                 dims=(1, 5, 12)) + obb)
 
 
 def nms_seeds():
@@ -121,6 +163,25 @@ def nms_seeds():
     for x in range(0, 30, 3):
         boxes += [x, x % 7, x + 5, x % 7 + 5, (x * 37) % 8, x % 4]
     write("nms", "grid", bytes([1 | (1 << 2), 115, 5]) + bytes(boxes))
+    # oriented boxes (flag bit 7): per box 4 coordinates, an angle, a score
+    # and a class
+    for mode in range(3):
+        for flags in (0, 1, 3):
+            body = rng.integers(0, 256, 7 * 24 if mode else 25 * 24,
+                                dtype=np.uint8).tobytes()
+            write("nms", "obb-mode%d-flags%d" % (mode, flags),
+                  bytes([0x80 | flags | (mode << 2), 128, 0]) + body)
+    boxes = []
+    for x in range(0, 30, 3):
+        boxes += [x, x % 7, 5 + x % 3, 5, x % 16, (x * 37) % 8, x % 4]
+    write("nms", "obb-grid", bytes([0x80 | 1 | (1 << 2), 115, 5])
+          + bytes(boxes))
+    raw = []
+    for i in range(20):
+        b = [100 + 7 * (i % 4), 80 + 5 * (i % 3), 30 + i, 12 + (i % 5),
+             0.3 * i]
+        raw.append(struct.pack("<5ff", *b, (i * 0.37) % 1) + bytes([i % 3]))
+    write("nms", "obb-raw", bytes([0x80 | 1, 100, 0]) + b"".join(raw))
 
 
 def main():
