@@ -17,6 +17,13 @@
  *
  * - "yolo-v8-out": the yolo-v8-out tensor [1, 4+C, N], row-major or
  *   col-major, float32 or float16;
+ * - "yolo-v8-obb-out": the YOLOv8/v11-OBB tensor yolo-v8-obb-out
+ *   [1, 4+C+1, N] (cx cy w h, C class rows, the angle in radians; at least
+ *   6 rows), col-major, float32 or float16: cudanms reads it as
+ *   layout=yolov8-obb (layout=auto takes it from the id) and attaches
+ *   oriented GstAnalyticsODMtds and the hulls as ROIs (GStreamer's own
+ *   yoloobbv8tensordec, from 1.30, rank secondary, col-major float32, is
+ *   chained after it and finds the tensor gone);
  * - "yolo-v8-segmentation-out": segmentation detections with their protos
  *   where GStreamer's yolosegv8tensordec (col-major float32 only) does not
  *   take them, i.e. detections labelled row-major, or float16; cudanms
@@ -56,6 +63,11 @@
 /* one structure per tensor group; tensordecodebin requires the first to
  * carry a "tensors" field. A dim of 0 is a dynamic one (onnxinference). */
 #define DETECTION_DIMS "dims=<(int)[0,1], (int)[0,max], (int)[0,max]>"
+/* [1, 4+C+1, N]: at least one class row between the box and the angle
+ * (yoloobbv8tensordec's minimum), or a dynamic 0 (two structures: a list
+ * inside the dims array does not intersect) */
+#define OBB_DIMS "dims=<(int)[0,1], (int)[6,max], (int)[0,max]>"
+#define OBB_DYNAMIC_DIMS "dims=<(int)[0,1], (int)0, (int)[0,max]>"
 /* *INDENT-OFF* */
 static GstStaticPadTemplate sink_template = GST_STATIC_PAD_TEMPLATE ("sink",
     GST_PAD_SINK, GST_PAD_ALWAYS,
@@ -67,6 +79,21 @@ static GstStaticPadTemplate sink_template = GST_STATIC_PAD_TEMPLATE ("sink",
               "tensor-id=(string)yolo-v8-out, "
               DETECTION_DIMS ", "
               "dims-order=(string){row-major, col-major}, "
+              "type=(string){float32, float16}]"
+          "}"
+        "]; "
+      "video/x-raw, "
+        "tensors=(structure)[tensorgroups, "
+          "yolo-v8-obb-out=(/uniquelist){"
+            "(GstCaps)[tensor/strided, "
+              "tensor-id=(string)yolo-v8-obb-out, "
+              OBB_DIMS ", "
+              "dims-order=(string)col-major, "
+              "type=(string){float32, float16}; "
+            "tensor/strided, "
+              "tensor-id=(string)yolo-v8-obb-out, "
+              OBB_DYNAMIC_DIMS ", "
+              "dims-order=(string)col-major, "
               "type=(string){float32, float16}]"
           "}"
         "]; "
@@ -104,7 +131,7 @@ gst_cudanms_tensor_dec_class_init (gpointer klass, gpointer data)
   gst_element_class_set_static_metadata (element_class,
       "Detection tensor decoder (cudanms)", "Tensordecoder/Video",
       "Decodes a YOLOv8 detection tensor described in the caps "
-      "(yolo-v8-out), runs exact greedy NMS (CUDA or CPU), attaches the kept "
+      "(yolo-v8-out, or oriented boxes: yolo-v8-obb-out), runs exact greedy NMS (CUDA or CPU), attaches the kept "
       "boxes as GstAnalyticsODMtd and region-of-interest metas and takes "
       "the tensor off the buffer", "cudanms developers");
 }
