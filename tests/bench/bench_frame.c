@@ -9,7 +9,9 @@
  *
  * Frames: yolov8.npy [1,84,8400] and yolov5.npy [1,25200,85] from
  * gen_data.py; score 0.25, IoU 0.45, 80 classes, class-aware, 640x640 model
- * and frame, letterbox (the cnms_params defaults). Inputs:
+ * and frame, letterbox (the cnms_params defaults); yolov8_obb.npy
+ * [1,20,21504] (layout yolov8-obb, 15 classes, 1024x1024 model and frame,
+ * the other parameters the same). Inputs:
  *   - "device": CUDA backend, the tensor copied to device memory once
  *     (cnms_tensor.on_device = 1), as when an inference engine's output
  *     stays on the GPU;
@@ -18,7 +20,8 @@
  * cnms_detect, detections on the host at return) and of GPU time
  * (cnms_ctx_last_gpu_us). With --save-dir, the detections of each backend
  * go to dets_<cuda|cpu>_<layout>.npy, float32 [K, 7]: score x1 y1 x2 y2
- * class anchor.
+ * class anchor; yolov8_obb's [K, 8]: score cx cy w h class anchor
+ * angle.
  *
  * Contexts on threads (CUDA): T threads, each with its own context (and
  * stream), run the YOLOv8 frame from device memory for a fixed time; the
@@ -42,12 +45,34 @@
 #include "bench_common.h"
 
 #define MAX_DETS 300
+/* floats per detection row: score x1 y1 x2 y2 class anchor angle */
+#define ROW 8
 
 /* The last run's detections, to compare backends and inputs. */
 typedef struct {
-  float rows[MAX_DETS * 7];
+  float rows[MAX_DETS * ROW];
   int n;
 } det_list;
+
+static int
+same_dets (const det_list *a, const det_list *b)
+{
+  return a->n == b->n && memcmp (a->rows, b->rows,
+      sizeof (float) * ROW * (size_t) a->n) == 0;
+}
+
+/* The frame's layout and parameters (the cnms_params defaults, and the
+ * OBB frame's model size). */
+static cnms_layout
+frame_layout (const char *layout, cnms_params *p)
+{
+  if (strcmp (layout, "yolov8_obb") == 0) {
+    p->model_width = p->model_height = 1024;
+    p->frame_width = p->frame_height = 1024;
+    return CNMS_LAYOUT_YOLOV8_OBB;
+  }
+  return CNMS_LAYOUT_AUTO;
+}
 
 static void
 to_rows (const cnms_det *d, int n, det_list *out)
@@ -56,7 +81,7 @@ to_rows (const cnms_det *d, int n, det_list *out)
 
   out->n = n < MAX_DETS ? n : MAX_DETS;
   for (i = 0; i < out->n; i++) {
-    float *r = &out->rows[i * 7];
+    float *r = &out->rows[i * ROW];
 
     r[0] = d[i].score;
     r[1] = d[i].x1;
@@ -65,6 +90,7 @@ to_rows (const cnms_det *d, int n, det_list *out)
     r[4] = d[i].y2;
     r[5] = (float) d[i].class_id;
     r[6] = (float) d[i].anchor;
+    r[7] = d[i].angle;
   }
 }
 
@@ -93,6 +119,7 @@ run_frame (cnms_ctx *ctx, const cnms_tensor *t, const char *layout,
   cnms_backend b = cnms_ctx_backend (ctx);
   const cnms_det *dets = NULL;
   cnms_params p;
+  cnms_layout l;
   double med, min;
   int i, n_dets = 0, n_gpu = 0;
 
@@ -104,10 +131,10 @@ run_frame (cnms_ctx *ctx, const cnms_tensor *t, const char *layout,
     p = *class_params ();
   else
     cnms_params_init (&p);
+  l = frame_layout (layout, &p);
   for (i = 0; done < max_done; i++) {
     double t0 = bench_now_us (), t1;
-    cnms_status st = cnms_detect (ctx, t, CNMS_LAYOUT_AUTO, &p, &dets,
-        &n_dets);
+    cnms_status st = cnms_detect (ctx, t, l, &p, &dets, &n_dets);
 
     t1 = bench_now_us ();
     if (st != CNMS_OK) {
@@ -135,7 +162,7 @@ run_frame (cnms_ctx *ctx, const cnms_tensor *t, const char *layout,
   bench_json_str (j, "input", input);
   bench_json_num (j, "iters", done);
   bench_json_stats (j, "wall", wall, done, &med, &min);
-  printf ("%-13s %-6s %-6s cands %-5d dets %-3d wall med %8.1f min %8.1f us",
+  printf ("%-13s %-10s %-14s cands %-5d dets %-3d wall med %8.1f min %8.1f us",
       bench_backend_name (b), layout, input, cnms_ctx_report (ctx)->candidates,
       n_dets, med, min);
   bench_json_stats (j, "gpu", gpu, n_gpu, &med, &min);
@@ -150,12 +177,20 @@ static void
 save_dets (const bench_opts *o, const char *backend, const char *layout,
     const det_list *d)
 {
+  float rows[MAX_DETS * 7];
   char name[64];
+  int i;
 
   if (o->save_dir == NULL)
     return;
   snprintf (name, sizeof (name), "dets_%s_%s.npy", backend, layout);
-  bench_save_npy (o->save_dir, name, CNMS_NPY_F4, d->rows, d->n, 7);
+  if (strcmp (layout, "yolov8_obb") == 0) {
+    bench_save_npy (o->save_dir, name, CNMS_NPY_F4, d->rows, d->n, ROW);
+    return;
+  }
+  for (i = 0; i < d->n; i++)
+    memcpy (rows + 7 * i, d->rows + ROW * i, sizeof (float) * 7);
+  bench_save_npy (o->save_dir, name, CNMS_NPY_F4, rows, d->n, 7);
 }
 
 #if HAVE_CUDA
@@ -246,8 +281,7 @@ end_cuda_record (bench_json *j, const det_list *got, const det_list *cpu)
   int same = 1;
 
   if (cpu != NULL) {
-    same = got->n == cpu->n && memcmp (got->rows, cpu->rows,
-        sizeof (float) * 7 * (size_t) got->n) == 0;
+    same = same_dets (got, cpu);
     bench_json_num (j, "same_as_cpu", same);
   }
   bench_json_end (j);
@@ -316,11 +350,8 @@ bench_layout (cnms_ctx *ctx[2], const char *dir, const char *layout,
     /* the same frame through the per-class path: the same detections */
     run_frame (ctx[CNMS_BACKEND_CPU], &t, layout, "host+classes", o, j,
         wall, gpu, &classes);
-    mismatches += classes.n != cpu.n || memcmp (classes.rows, cpu.rows,
-        sizeof (float) * 7 * (size_t) cpu.n) != 0;
-    bench_json_num (j, "same_as_cpu", classes.n == cpu.n
-        && memcmp (classes.rows, cpu.rows, sizeof (float) * 7
-            * (size_t) cpu.n) == 0);
+    mismatches += !same_dets (&classes, &cpu);
+    bench_json_num (j, "same_as_cpu", same_dets (&classes, &cpu));
     bench_json_end (j);
   }
 #if HAVE_CUDA
@@ -459,7 +490,7 @@ usage (void)
 int
 main (int argc, char **argv)
 {
-  static const char *const layouts[] = { "yolov8", "yolov5" };
+  static const char *const layouts[] = { "yolov8", "yolov5", "yolov8_obb" };
   bench_opts o = { "all", 200, 20, 0, NULL, 0 };
   cnms_ctx *ctx[2] = { NULL, NULL };
   double *wall, *gpu;
@@ -483,14 +514,17 @@ main (int argc, char **argv)
 
   for (i = 0; i < 2; i++)
     mismatches += bench_layout (ctx, argv[1], layouts[i], &o, &j, wall, gpu);
-  if (mismatches)
-    printf ("MISMATCH: %d CUDA detection lists differ from the CPU backend's\n",
-        mismatches);
   for (b = 0; b < 2; b++) {
     if (ctx[b] != NULL)
       bench_memory ((cnms_backend) b, argv[1], &j);
-    cnms_ctx_free (ctx[b]);
   }
+  /* the OBB frame last: the records above are written if it fails */
+  mismatches += bench_layout (ctx, argv[1], layouts[2], &o, &j, wall, gpu);
+  if (mismatches)
+    printf ("MISMATCH: %d CUDA detection lists differ from the CPU backend's\n",
+        mismatches);
+  for (b = 0; b < 2; b++)
+    cnms_ctx_free (ctx[b]);
   free (wall);
   free (gpu);
   return bench_json_close (&j) == 0 ? 0 : 1;

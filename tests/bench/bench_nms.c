@@ -16,7 +16,12 @@
  * comparison with torchvision; the CUDA list is compared with the CPU one
  * here when both backends run. When DATA_DIR has nms_1m_boxes.npy and
  * nms_1m_scores.npy, the CPU backend also runs them class-agnostic
- * (N = 1000000; the CUDA backend's bitmask would need N^2 bits). */
+ * (N = 1000000; the CUDA backend's bitmask would need N^2 bits).
+ *
+ * Oriented boxes: when DATA_DIR has nms_obb_boxes.npy ([32768, 5] cx cy w
+ * h angle), cnms_nms_rotated runs the same sizes, modes, scores and
+ * classes (records "nms_rotated", keep lists keep_rot_<backend>_<mode>_
+ * <N>.npy). */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -32,6 +37,7 @@ static const int sizes[] = { 256, 1024, 2048, 4096, 8192, 16384, 32768 };
 typedef struct {
   const float *boxes, *scores;
   const int32_t *classes;
+  int rotated;                  /* boxes are [n][5] cx cy w h angle */
 } inputs;
 
 /* Times one case on ctx; leaves its keep list in keep / *n_keep. */
@@ -54,9 +60,9 @@ run_case (cnms_ctx *ctx, const inputs *in, int n, int class_aware,
     if (i == o->warmup)
       t_start = bench_now_us ();
     t0 = bench_now_us ();
-    st = cnms_nms (ctx, in->boxes, in->scores,
-        class_aware ? in->classes : NULL, n, IOU, !class_aware, 0, keep,
-        n_keep);
+    st = (in->rotated ? cnms_nms_rotated : cnms_nms) (ctx, in->boxes,
+        in->scores, class_aware ? in->classes : NULL, n, IOU, !class_aware,
+        0, keep, n_keep);
     t1 = bench_now_us ();
     if (st != CNMS_OK) {
       fprintf (stderr, "bench-nms: %s N=%d: %s: %s\n",
@@ -77,15 +83,16 @@ run_case (cnms_ctx *ctx, const inputs *in, int n, int class_aware,
   }
 
   bench_json_begin (j);
-  bench_json_str (j, "bench", "nms");
+  bench_json_str (j, "bench", in->rotated ? "nms_rotated" : "nms");
   bench_json_str (j, "impl", bench_backend_name (b));
   bench_json_str (j, "mode", class_aware ? "classes" : "agnostic");
   bench_json_num (j, "n", n);
   bench_json_num (j, "iou", IOU);
   bench_json_num (j, "iters", done);
   bench_json_stats (j, "wall", wall, done, &med, &min);
-  printf ("%-13s %-8s N=%-6d kept %-6d wall med %9.1f min %9.1f us",
-      bench_backend_name (b), class_aware ? "classes" : "agnostic", n,
+  printf ("%-13s %-8s%s N=%-6d kept %-6d wall med %9.1f min %9.1f us",
+      bench_backend_name (b), class_aware ? "classes" : "agnostic",
+      in->rotated ? " rotated" : "", n,
       *n_keep, med, min);
   bench_json_stats (j, "gpu", gpu, n_gpu, &med, &min);
   bench_json_num (j, "kept", *n_keep);
@@ -95,15 +102,15 @@ run_case (cnms_ctx *ctx, const inputs *in, int n, int class_aware,
 }
 
 static void
-save_keep (const bench_opts *o, cnms_backend b, int class_aware, int n,
-    const int64_t *keep, int n_keep)
+save_keep (const bench_opts *o, cnms_backend b, int rotated, int class_aware,
+    int n, const int64_t *keep, int n_keep)
 {
   char name[128];
 
   if (o->save_dir == NULL)
     return;
-  snprintf (name, sizeof (name), "keep_%s_%s_%d.npy",
-      b == CNMS_BACKEND_CUDA ? "cuda" : "cpu",
+  snprintf (name, sizeof (name), "keep_%s%s_%s_%d.npy",
+      rotated ? "rot_" : "", b == CNMS_BACKEND_CUDA ? "cuda" : "cpu",
       class_aware ? "classes" : "agnostic", n);
   bench_save_npy (o->save_dir, name, CNMS_NPY_I8, keep, n_keep, 1);
 }
@@ -135,6 +142,7 @@ run_1m (const char *dir, cnms_ctx *ctx, const bench_opts *o, bench_json *j)
   in.boxes = boxes.data;
   in.scores = scores.data;
   in.classes = NULL;
+  in.rotated = 0;
   keep = malloc (sizeof (int64_t) * N_1M);
   wall = malloc (sizeof (double) * (size_t) bench_max_samples (o));
   gpu = malloc (sizeof (double) * (size_t) bench_max_samples (o));
@@ -142,12 +150,43 @@ run_1m (const char *dir, cnms_ctx *ctx, const bench_opts *o, bench_json *j)
     exit (1);
   run_case (ctx, &in, N_1M, 0, o, j, keep, &n_keep, wall, gpu);
   bench_json_end (j);
-  save_keep (o, CNMS_BACKEND_CPU, 0, N_1M, keep, n_keep);
+  save_keep (o, CNMS_BACKEND_CPU, 0, 0, N_1M, keep, n_keep);
   free (keep);
   free (wall);
   free (gpu);
   cnms_npy_clear (&boxes);
   cnms_npy_clear (&scores);
+}
+
+/* Every size and mode of in on each backend of ctx. */
+static void
+run_sizes (cnms_ctx *ctx[2], const inputs *in, const bench_opts *o,
+    bench_json *j, int64_t *keep[2], double *wall, double *gpu)
+{
+  int s, mode, b, n_keep[2];
+
+  for (s = 0; s < N_SIZES; s++) {
+    for (mode = 0; mode < 2; mode++) {
+      for (b = 0; b < 2; b++) {
+        if (ctx[b] == NULL)
+          continue;
+        run_case (ctx[b], in, sizes[s], mode, o, j, keep[b], &n_keep[b],
+            wall, gpu);
+        save_keep (o, (cnms_backend) b, in->rotated, mode, sizes[s],
+            keep[b], n_keep[b]);
+        /* the CUDA record is the last one: add its parity with the CPU */
+        if (b == CNMS_BACKEND_CUDA && ctx[CNMS_BACKEND_CPU] != NULL) {
+          int same = n_keep[0] == n_keep[1] && memcmp (keep[0], keep[1],
+              sizeof (int64_t) * (size_t) n_keep[0]) == 0;
+
+          bench_json_num (j, "same_as_cpu", same);
+          if (!same)
+            printf ("  MISMATCH: CUDA keep list differs from the CPU one\n");
+        }
+        bench_json_end (j);
+      }
+    }
+  }
 }
 
 static void
@@ -163,9 +202,9 @@ int
 main (int argc, char **argv)
 {
   bench_opts o = { "all", 100, 10, 3.0, NULL, 0 };
-  cnms_npy boxes, scores, classes;
+  cnms_npy boxes, scores, classes, obb;
   cnms_ctx *ctx[2] = { NULL, NULL };
-  int want[2], s, mode, b, n_keep[2];
+  int want[2], b;
   int64_t *keep[2];
   double *wall, *gpu;
   inputs in;
@@ -187,6 +226,23 @@ main (int argc, char **argv)
   in.boxes = boxes.data;
   in.scores = scores.data;
   in.classes = classes.data;
+  in.rotated = 0;
+  memset (&obb, 0, sizeof obb);
+  {
+    char path[4096];
+    FILE *f;
+
+    snprintf (path, sizeof (path), "%s/nms_obb_boxes.npy", argv[1]);
+    f = fopen (path, "rb");
+    if (f != NULL) {
+      fclose (f);
+      bench_load_npy (argv[1], "nms_obb_boxes.npy", CNMS_NPY_F4, &obb);
+      if (obb.n_dims != 2 || obb.dims[1] != 5 || obb.dims[0] < 32768) {
+        fprintf (stderr, "bench-nms: unexpected nms_obb_boxes.npy shape\n");
+        return 1;
+      }
+    }
+  }
 
   if (bench_json_open (&j, argv[2]) != 0) {
     fprintf (stderr, "bench-nms: cannot write %s\n", argv[2]);
@@ -202,30 +258,14 @@ main (int argc, char **argv)
   if (keep[0] == NULL || keep[1] == NULL || wall == NULL || gpu == NULL)
     return 1;
 
-  for (s = 0; s < N_SIZES; s++) {
-    for (mode = 0; mode < 2; mode++) {
-      for (b = 0; b < 2; b++) {
-        if (ctx[b] == NULL)
-          continue;
-        run_case (ctx[b], &in, sizes[s], mode, &o, &j, keep[b], &n_keep[b],
-            wall, gpu);
-        save_keep (&o, (cnms_backend) b, mode, sizes[s], keep[b], n_keep[b]);
-        /* the CUDA record is the last one: add its parity with the CPU */
-        if (b == CNMS_BACKEND_CUDA && ctx[CNMS_BACKEND_CPU] != NULL) {
-          int same = n_keep[0] == n_keep[1] && memcmp (keep[0], keep[1],
-              sizeof (int64_t) * (size_t) n_keep[0]) == 0;
-
-          bench_json_num (&j, "same_as_cpu", same);
-          if (!same)
-            printf ("  MISMATCH: CUDA keep list differs from the CPU one\n");
-        }
-        bench_json_end (&j);
-      }
-    }
-  }
-
+  run_sizes (ctx, &in, &o, &j, keep, wall, gpu);
   if (ctx[CNMS_BACKEND_CPU] != NULL)
     run_1m (argv[1], ctx[CNMS_BACKEND_CPU], &o, &j);
+  if (obb.data != NULL) {
+    in.boxes = obb.data;
+    in.rotated = 1;
+    run_sizes (ctx, &in, &o, &j, keep, wall, gpu);
+  }
 
   for (b = 0; b < 2; b++) {
     cnms_ctx_free (ctx[b]);
@@ -236,5 +276,6 @@ main (int argc, char **argv)
   cnms_npy_clear (&boxes);
   cnms_npy_clear (&scores);
   cnms_npy_clear (&classes);
+  cnms_npy_clear (&obb);
   return bench_json_close (&j) == 0 ? 0 : 1;
 }

@@ -16,6 +16,21 @@ iterations after a warm-up:
     xyxy, clip to the 640x640 frame (model == frame: the letterbox map is
     the identity), batched_nms IoU 0.45, top 300, one [K, 7] result
     (x1 y1 x2 y2 score class anchor) to the host;
+  - nms_rotated: oriented NMS as ultralytics does it (its OBB
+    post-process's NMS, written for the bench): the probiou matrix of the
+    boxes (nms_obb_boxes.npy, the same N, scores and classes; class-aware
+    by moving each centre by class x 7680 px), Fast-NMS on its upper
+    triangle (a box is dropped iff a box before it in score order has
+    probiou >= 0.5, kept or not); an N x N float32 matrix and its
+    temporaries, so the CPU run stops at N = OBB_CPU_MAX_N (the records
+    above say NOT MEASURED) and a CUDA case that runs out of memory says
+    so;
+  - frame yolov8_obb: the PyTorch post-process of yolov8_obb.npy
+    [1, 20, 21504] as ultralytics writes it (best class by max, score >
+    0.25, class offset 7680, probiou matrix, Fast-NMS IoU 0.45, top 300),
+    one [K, 8] result (cx cy w h score class anchor angle) to the host.
+    Its kept set differs from cudanms's by design (probiou and Fast-NMS
+    against exact greedy NMS on the polygon IoU);
   - with --opencv (CPU): cv2.dnn.NMSBoxes on the same N boxes (score
     threshold 0, the least it takes; xywh float64 rects made before
     timing) and the same frame decode in numpy before NMSBoxes; class-aware
@@ -76,6 +91,9 @@ SCORE = 0.25
 IOU_FRAME = 0.45
 TOP = 300
 FRAME = 640.0
+OBB_MAX_WH = 7680.0
+OBB_EPS = 1e-7
+OBB_CPU_MAX_N = 4096
 
 
 def cpu_model():
@@ -228,6 +246,115 @@ def bench_nms(data, dev, args, timer, records):
                 report(rec)
 
 
+def probiou(b):
+    """[n, n] probiou (1 - the Hellinger distance of the boxes' Gaussians,
+    ultralytics' eps placement) of boxes b [n, 5] cx cy w h angle."""
+    vw, vh = b[:, 2].pow(2) / 12, b[:, 3].pow(2) / 12
+    cs, sn = b[:, 4].cos(), b[:, 4].sin()
+    ga = vw * cs.pow(2) + vh * sn.pow(2)
+    gb = vw * sn.pow(2) + vh * cs.pow(2)
+    gc = (vw - vh) * cs * sn
+    a1, b1, c1 = ga[:, None], gb[:, None], gc[:, None]
+    a2, b2, c2 = ga[None], gb[None], gc[None]
+    x1, y1 = b[:, 0, None], b[:, 1, None]
+    x2, y2 = b[None, :, 0], b[None, :, 1]
+    sa, sb, sc = a1 + a2, b1 + b2, c1 + c2
+    det = sa * sb - sc.pow(2)
+    t1 = ((sa * (y1 - y2).pow(2) + sb * (x1 - x2).pow(2))
+          / (det + OBB_EPS)) * 0.25
+    t2 = ((sc * (x2 - x1) * (y1 - y2)) / (det + OBB_EPS)) * 0.5
+    d12 = (a1 * b1 - c1.pow(2)).clamp(0) * (a2 * b2 - c2.pow(2)).clamp(0)
+    t3 = (det / (4 * d12.sqrt() + OBB_EPS) + OBB_EPS).log() * 0.5
+    bd = (t1 + t2 + t3).clamp(OBB_EPS, 100.0)
+    return 1 - (1.0 - (-bd).exp() + OBB_EPS).sqrt()
+
+
+def fast_nms_obb(boxes, scores, iou):
+    """Fast-NMS with probiou: kept indices in score order."""
+    order = torch.argsort(scores, descending=True)
+    sim = probiou(boxes[order]).triu_(diagonal=1)
+    return order[torch.nonzero((sim >= iou).sum(0) <= 0).squeeze(1)]
+
+
+def obb_nms(b, s, c, iou, class_aware):
+    if class_aware:
+        b = torch.cat([b[:, :2] + c[:, None].to(b.dtype) * OBB_MAX_WH,
+                       b[:, 2:]], 1)
+    return fast_nms_obb(b, s, iou)
+
+
+def bench_nms_rotated(data, dev, args, timer, records):
+    path = os.path.join(data, "nms_obb_boxes.npy")
+    if not os.path.exists(path):
+        return
+    boxes = torch.from_numpy(np.load(path)).to(dev)
+    scores = torch.from_numpy(np.load(os.path.join(data, "nms_scores.npy")))
+    classes = torch.from_numpy(np.load(os.path.join(data,
+                                                    "nms_classes.npy")))
+    scores, classes = scores.to(dev), classes.to(dev).long()
+    for n in SIZES:
+        for mode in ("agnostic", "classes"):
+            rec = {"bench": "nms_rotated",
+                   "impl": "torch-probiou-fastnms-" + dev.type, "mode": mode,
+                   "n": n, "iou": IOU_NMS}
+            if dev.type == "cpu" and n > OBB_CPU_MAX_N:
+                rec["error"] = "not run on the CPU above N=%d (an N x N " \
+                    "probiou matrix)" % OBB_CPU_MAX_N
+                records.append(rec)
+                report(rec)
+                continue
+            b, s, c = boxes[:n].contiguous(), scores[:n].contiguous(), \
+                classes[:n].contiguous()
+            try:
+                r, keep = timer.run(lambda: obb_nms(
+                    b, s, c, IOU_NMS, mode == "classes"))
+            except RuntimeError as e:  # out of memory
+                if dev.type == "cuda":
+                    torch.cuda.empty_cache()
+                rec["error"] = str(e).split("\n")[0][:120]
+                records.append(rec)
+                report(rec)
+                continue
+            rec.update(r)
+            rec["kept"] = int(keep.size)
+            ref = reference(args.cudanms_dir,
+                            "keep_rot_%%s_%s_%d.npy" % (mode, n))
+            if ref is not None:
+                rec["vs"] = ref[0]
+                rec.update(compare_lists(keep.ravel(), ref[1].ravel()))
+            records.append(rec)
+            report(rec)
+
+
+def torch_obb_post(t):
+    """ultralytics' YOLOv8-OBB post-process of t [1, 4+C+1, N]: [K, 8] cx
+    cy w h score class anchor angle."""
+    x = t[0].T
+    c = x.shape[1] - 5
+    conf, cls = x[:, 4:4 + c].max(1)
+    idx = (conf > SCORE).nonzero().squeeze(1)
+    x, conf, cls = x[idx], conf[idx], cls[idx]
+    boxes = torch.cat([x[:, :4], x[:, -1:]], 1)
+    keep = obb_nms(boxes, conf, cls, IOU_FRAME, True)[:TOP]
+    return torch.cat([x[keep, :4], conf[keep, None],
+                      cls[keep, None].to(x.dtype),
+                      idx[keep, None].to(x.dtype), x[keep, -1:]], 1)
+
+
+def compare_dets_obb(ours, ref):
+    """ours: [K,8] cx cy w h score class anchor angle; ref (cudanms): score
+    cx cy w h class anchor angle."""
+    res = compare_lists(ours[:, 6], ref[:, 6])
+    mine = {int(r[6]): (r[4], r[0], r[1], r[2], r[3], r[5], r[7])
+            for r in ours}
+    theirs = {int(r[6]): (r[0], r[1], r[2], r[3], r[4], r[5], r[7])
+              for r in ref}
+    res["value_diffs"] = sum(1 for a in set(mine) & set(theirs)
+                             if np.float32(mine[a]).tobytes() !=
+                             np.float32(theirs[a]).tobytes())
+    return res
+
+
 def opencv_nms(b, s, c, mode, args):
     """cv2.dnn.NMSBoxes on xyxy boxes b (class-aware: each class moved
     4096 px away, farther than the boxes reach). The xywh rects are made
@@ -318,6 +445,19 @@ def compare_dets(ours, ref):
 
 
 def bench_frames(data, dev, args, timer, records):
+    path = os.path.join(data, "yolov8_obb.npy")
+    if os.path.exists(path):
+        t = torch.from_numpy(np.load(path)).to(dev)
+        rec, dets = timer.run(lambda: torch_obb_post(t))
+        rec.update({"bench": "frame", "impl": "torch-post-" + dev.type,
+                    "layout": "yolov8_obb", "input": "device",
+                    "dets": len(dets)})
+        ref = reference(args.cudanms_dir, "dets_%s_yolov8_obb.npy")
+        if ref is not None:
+            rec["vs"] = ref[0]
+            rec.update(compare_dets_obb(dets, ref[1]))
+        records.append(rec)
+        report(rec)
     for layout in ("yolov8", "yolov5"):
         arr = np.load(os.path.join(data, layout + ".npy"))
         t = torch.from_numpy(arr).to(dev)
@@ -349,8 +489,8 @@ def bench_frames(data, dev, args, timer, records):
 
 
 def report(rec):
-    what = "%s N=%d" % (rec["mode"], rec["n"]) if rec["bench"] == "nms" \
-        else rec["layout"]
+    what = "%s N=%d" % (rec["mode"], rec["n"]) \
+        if rec["bench"] in ("nms", "nms_rotated") else rec["layout"]
     if "error" in rec:
         print("%-28s %-18s NOT MEASURED: %s" % (rec["impl"], what,
                                                 rec["error"]), flush=True)
@@ -398,6 +538,7 @@ def main():
     print("bench_torch: %s" % json.dumps(records[0]), flush=True)
     timer = Timer(dev, args)
     bench_nms(args.data, dev, args, timer, records)
+    bench_nms_rotated(args.data, dev, args, timer, records)
     bench_frames(args.data, dev, args, timer, records)
     with open(args.out, "w") as f:
         json.dump(records, f, indent=0)

@@ -191,7 +191,7 @@ def nms_table(recs, dev):
 
 def frame_table_gpu(recs):
     rows = []
-    for layout in ("yolov8", "yolov5"):
+    for layout in ("yolov8", "yolov5", "yolov8_obb"):
         dv = find(recs, bench="frame", impl="cudanms-cuda", layout=layout,
                   input="device")
         hs = find(recs, bench="frame", impl="cudanms-cuda", layout=layout,
@@ -218,7 +218,7 @@ def frame_table_gpu(recs):
 
 def frame_table_cpu(recs):
     rows = []
-    for layout in ("yolov8", "yolov5"):
+    for layout in ("yolov8", "yolov5", "yolov8_obb"):
         cp = find(recs, bench="frame", impl="cudanms-cpu", layout=layout)
         t = find(recs, bench="frame", impl="torch-post-cpu", layout=layout)
         cv = find(recs, bench="frame", impl="opencv-nmsboxes-cpu",
@@ -233,6 +233,42 @@ def frame_table_cpu(recs):
     head = ["frame", "detections", "cudanms CPU backend",
             "torchvision CPU", "OpenCV NMSBoxes", "torchvision ratio",
             "OpenCV ratio", "torchvision mismatches", "OpenCV mismatches"]
+    return table(head, rows)
+
+
+def rotated_table(recs, dev):
+    """cnms_nms_rotated against the PyTorch probiou Fast-NMS."""
+    rows = []
+    for mode in ("agnostic", "classes"):
+        for n in SIZES:
+            cu = find(recs, bench="nms_rotated", impl="cudanms-cuda",
+                      mode=mode, n=n)
+            cp = find(recs, bench="nms_rotated", impl="cudanms-cpu",
+                      mode=mode, n=n)
+            t = find(recs, bench="nms_rotated",
+                     impl="torch-probiou-fastnms-" + dev, mode=mode, n=n)
+            if not (cu or cp or t):
+                continue
+            row = [n, mode, get(cu or cp, "kept"),
+                   "n/a" if measured(t, "kept") is None else t["kept"]]
+            if dev == "cuda":
+                row += [mm(cu, "gpu"), mm(cu, "wall"), mm(t, "gpu"),
+                        mm(t, "wall"),
+                        ratio(measured(t, "gpu_med_us"),
+                              get(cu, "gpu_med_us")),
+                        ratio_of(t, cu), mm(cp, "wall"), mism(t)]
+            else:
+                row += [mm(cp, "wall"), mm(t, "wall"), ratio_of(t, cp),
+                        mism(t)]
+            rows.append(row)
+    head = ["N", "mode", "kept (cudanms)", "kept (PyTorch)"]
+    if dev == "cuda":
+        head += ["cudanms GPU", "cudanms wall", "PyTorch GPU", "PyTorch wall",
+                 "GPU ratio", "wall ratio", "cudanms CPU backend wall",
+                 "PyTorch vs cudanms mismatches"]
+    else:
+        head += ["cudanms CPU backend", "PyTorch CPU", "ratio",
+                 "PyTorch vs cudanms mismatches"]
     return table(head, rows)
 
 
@@ -574,8 +610,17 @@ def main():
         md.append(env_lines(gm, g, "GPU host"))
         md.append("NMS only (`cnms_nms` from host arrays vs torchvision on "
                   "device tensors):\n\n" + nms_table(g, "cuda") + "\n")
-        md.append("YOLO frame, score 0.25, IoU 0.45, 80 classes, top 300:\n\n"
+        md.append("YOLO frame, score 0.25, IoU 0.45, 80 classes, top 300 "
+                  "(yolov8_obb: oriented boxes, 15 classes, 1024x1024, "
+                  "21504 anchors; PyTorch: ultralytics' probiou Fast-NMS, "
+                  "whose kept set differs by design):\n\n"
                   + frame_table_gpu(g) + "\n")
+        if find(g, bench="nms_rotated"):
+            md.append("Oriented NMS (`cnms_nms_rotated` from host arrays, "
+                      "exact greedy on the polygon IoU, vs a PyTorch probiou "
+                      "Fast-NMS on device tensors; the boxes of the NMS "
+                      "table with an angle; IoU 0.5):\n\n"
+                      + rotated_table(g, "cuda") + "\n")
         md.append("Element throughput, YOLOv8 frame (appsrc ! cudanms ! "
                   "fakesink with host tensors; cuda-device: appsrc ! "
                   "tensorinject memory=cuda ! cudanms device=auto ! fakesink, "
@@ -594,8 +639,13 @@ def main():
                   + element_table(bn) + "\n")
     if c:
         md.append(env_lines(cm, c, "CPU machine"))
-        md.append("YOLO frame, CPU:\n\n" + frame_table_cpu(c) + "\n")
+        md.append("YOLO frame, CPU (yolov8_obb: oriented, 15 classes, "
+                  "1024x1024; PyTorch: ultralytics' probiou Fast-NMS):\n\n"
+                  + frame_table_cpu(c) + "\n")
         md.append("NMS only, CPU:\n\n" + nms_table(c, "cpu") + "\n")
+        if find(c, bench="nms_rotated"):
+            md.append("Oriented NMS, CPU (PyTorch probiou Fast-NMS up to "
+                      "N = 4096):\n\n" + rotated_table(c, "cpu") + "\n")
         md.append("Element throughput, CPU:\n\n" + element_table(c) + "\n")
         md.append("Memory, CPU backend:\n\n" + memory_table(c) + "\n")
     tl = targets(g, c)
