@@ -11,7 +11,11 @@
 #     (tensorinject layout=yolov8-obb: rotated, turning objects of the 15
 #     DOTA classes) that cudanms reads as oriented boxes by the tensor's id
 #     yolo-v8-obb-out: each ROI is the box's axis-aligned hull, with its
-#     centre, size and angle (radians).
+#     centre, size and angle (radians);
+#  4. draws 60 frames of that scene, its rotated objects painted by
+#     tensorinject and each oriented detection as its rotated rectangle
+#     (overlay.py --layout yolov8-obb), into OUT_DIR: obb-frame-*.png,
+#     obb-contact-sheet.png and obb-detections.jsonl.
 #   sh pipelines/demo.sh [BUILD_DIR] [FRAMES] [OUT_DIR]
 # score-threshold 0.3 sits above the scene's background noise (<= 0.30).
 set -eu
@@ -37,4 +41,7 @@ echo "demo: oriented boxes (YOLOv8-OBB)"
       seed=4 num-objects=4 \
   ! cudanms name=nms iou=0.45 score-threshold=0.3 label-file="$here/dota.names" \
   ! fakesink
-echo "demo: open $out/contact-sheet.png to see the boxes"
+/usr/bin/python3 "$here/python/overlay.py" --out "$out" --frames 60 \
+  --width 1280 --height 720 --layout yolov8-obb --seed 4 --num-objects 4 \
+  --score-threshold 0.3
+echo "demo: open $out/contact-sheet.png and $out/obb-contact-sheet.png to see the boxes"

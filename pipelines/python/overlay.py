@@ -12,11 +12,18 @@ order, id 0..n-1) and the 'draw' signal paints them. Writes, into --out:
   frame-00000.png ...   every annotated frame
   contact-sheet.png     a 3x2 grid of six of them, at half size
   detections.jsonl      one JSON line per frame (cudanms-print --json layout)
+With --layout yolov8-obb the scene is a YOLOv8-OBB one (tensorinject
+layout=yolov8-obb tensor-id=yolo-v8-obb-out num-classes=15: rotated, turning
+objects, painted as rotated rectangles; the 15 DOTA labels of dota.names);
+cudanms reads it as oriented boxes by the tensor id, each detection is
+drawn as its rotated rectangle, and the files are named obb-frame-*.png,
+obb-contact-sheet.png and obb-detections.jsonl.
 No GPU and no model: tensorinject renders a seeded synthetic scene.
 Needs GST_PLUGIN_PATH_1_0 to hold the cudanms plugin, and python3-gi-cairo.
 """
 import argparse
 import colorsys
+import math
 import os
 import sys
 
@@ -26,9 +33,16 @@ import gi
 gi.require_foreign("cairo")
 from cudanms_meta import Gst, detections, frame_json  # noqa: E402
 
-LABELS = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..",
-                      "coco.names")
+HERE = os.path.dirname(os.path.abspath(__file__))
 SHEET_COLS, SHEET_ROWS, SHEET_SCALE, SHEET_GAP = 3, 2, 0.5, 8
+LINE_WIDTH = 3
+# layout: (tensorinject's properties, label file, file name prefix)
+LAYOUTS = {
+    "yolov8": ("", os.path.join(HERE, "..", "coco.names"), ""),
+    "yolov8-obb": ("layout=yolov8-obb tensor-id=yolo-v8-obb-out "
+                   "num-classes=15 ", os.path.join(HERE, "..", "dota.names"),
+                   "obb-"),
+}
 
 
 def label_color(label_id):
@@ -41,19 +55,33 @@ def overlaps(a, b):
             a[1] < b[1] + b[3] and b[1] < a[1] + a[3])
 
 
-def draw_detections(cr, objects, width):
-    cr.set_line_width(3)
+def outline(o):
+    """The polygon an object's outline is stroked along: its box (the ROI),
+    or for an oriented detection its rotated rectangle, both inset by half
+    the line width so that the line lies inside the box. The rotated
+    rectangle's corners are c +- u +- v with u = w/2 (cos a, sin a) and
+    v = h/2 (-sin a, cos a) (frame pixels, y down)."""
+    obb = o["detection"].get("oriented_box")
+    if obb is None:
+        x, y = o["x"] + LINE_WIDTH / 2, o["y"] + LINE_WIDTH / 2
+        w, h = max(o["w"] - LINE_WIDTH, 1), max(o["h"] - LINE_WIDTH, 1)
+        return [(x, y), (x + w, y), (x + w, y + h), (x, y + h)]
+    cx, cy, a = obb["cx"], obb["cy"], obb["angle"]
+    hw = max(obb["width"] / 2 - LINE_WIDTH / 2, 0.5)
+    hh = max(obb["height"] / 2 - LINE_WIDTH / 2, 0.5)
+    ux, uy = hw * math.cos(a), hw * math.sin(a)
+    vx, vy = -hh * math.sin(a), hh * math.cos(a)
+    return [(cx + su * ux + sv * vx, cy + su * uy + sv * vy)
+            for su, sv in ((-1, -1), (1, -1), (1, 1), (-1, 1))]
+
+
+def label_boxes(cr, objects, width):
+    """Where the labels go, in kept order: (text, x, y, w, h) each at the
+    top left of its ROI (an oriented box's ROI is its hull); one that would
+    cover a better one's label moves down into its own box."""
     cr.select_font_face("Sans", cairo.FONT_SLANT_NORMAL,
                         cairo.FONT_WEIGHT_BOLD)
     cr.set_font_size(18)
-    for o in reversed(objects):  # lowest score first, the best end on top
-        cr.set_source_rgb(*label_color(o["detection"]["label_id"]))
-        cr.rectangle(o["x"] + 1.5, o["y"] + 1.5, max(o["w"] - 3, 1),
-                     max(o["h"] - 3, 1))
-        cr.stroke()
-
-    # Labels in kept order; one that would cover a better one's label
-    # moves down into its own box.
     placed = []
     for o in objects:
         det = o["detection"]
@@ -61,10 +89,26 @@ def draw_detections(cr, objects, width):
         tw, th = cr.text_extents(text).x_advance + 10, 24
         tx = min(o["x"], width - tw)
         ty = o["y"] - th if o["y"] >= th else o["y"]
-        while any(overlaps((tx, ty, tw, th), p) for p in placed):
+        while any(overlaps((tx, ty, tw, th), p[1:]) for p in placed):
             ty += th
-        placed.append((tx, ty, tw, th))
-        cr.set_source_rgb(*label_color(det["label_id"]))
+        placed.append((text, tx, ty, tw, th))
+    return placed
+
+
+def draw_detections(cr, objects, width):
+    cr.set_line_width(LINE_WIDTH)
+    for o in reversed(objects):  # lowest score first, the best end on top
+        cr.set_source_rgb(*label_color(o["detection"]["label_id"]))
+        corners = outline(o)
+        cr.move_to(*corners[0])
+        for p in corners[1:]:
+            cr.line_to(*p)
+        cr.close_path()
+        cr.stroke()
+
+    for o, (text, tx, ty, tw, th) in zip(objects,
+                                         label_boxes(cr, objects, width)):
+        cr.set_source_rgb(*label_color(o["detection"]["label_id"]))
         cr.rectangle(tx, ty, tw, th)
         cr.fill()
         cr.set_source_rgb(0.05, 0.05, 0.05)
@@ -104,20 +148,23 @@ def contact_sheet(frames, path):
 
 def run(args):
     os.makedirs(args.out, exist_ok=True)
+    inject, labels, prefix = LAYOUTS[args.layout]
+    if args.num_objects is not None:
+        inject += "num-objects=%d " % args.num_objects
     pipeline = Gst.parse_launch(
         "videotestsrc num-buffers=%d pattern=solid-color "
         "foreground-color=0xff1c2a38 "
         "! video/x-raw,format=BGRx,width=%d,height=%d,framerate=30/1 "
-        "! tensorinject seed=%d draw-objects=true "
+        "! tensorinject %sseed=%d draw-objects=true "
         "! cudanms iou=0.45 score-threshold=%s label-file=\"%s\" "
         "! cairooverlay name=overlay ! videoconvert ! pngenc "
         "! multifilesink location=\"%s\"" % (
-            args.frames, args.width, args.height, args.seed,
-            args.score_threshold, LABELS,
-            os.path.join(args.out, "frame-%05d.png")))
+            args.frames, args.width, args.height, inject, args.seed,
+            args.score_threshold, labels,
+            os.path.join(args.out, prefix + "frame-%05d.png")))
     overlay = pipeline.get_by_name("overlay")
     pending = {}
-    jsonl = open(os.path.join(args.out, "detections.jsonl"), "w")
+    jsonl = open(os.path.join(args.out, prefix + "detections.jsonl"), "w")
 
     def on_buffer(pad, info):
         buf = info.get_buffer()
@@ -147,14 +194,15 @@ def run(args):
     n = SHEET_COLS * SHEET_ROWS
     picks = sorted({round(i * (args.frames - 1) / max(n - 1, 1))
                     for i in range(n)})
-    sheet = os.path.join(args.out, "contact-sheet.png")
+    sheet = os.path.join(args.out, prefix + "contact-sheet.png")
     w, h = contact_sheet(
-        [(i, os.path.join(args.out, "frame-%05d.png" % i)) for i in picks],
-        sheet)
+        [(i, os.path.join(args.out, prefix + "frame-%05d.png" % i))
+         for i in picks], sheet)
     print("overlay: %d annotated frames %s, contact sheet %s (%dx%d), "
           "detections %s" % (
-              args.frames, os.path.join(args.out, "frame-*.png"), sheet, w, h,
-              os.path.join(args.out, "detections.jsonl")))
+              args.frames, os.path.join(args.out, prefix + "frame-*.png"),
+              sheet, w, h,
+              os.path.join(args.out, prefix + "detections.jsonl")))
     return 0
 
 
@@ -165,6 +213,11 @@ def main():
     ap.add_argument("--width", type=int, default=1280)
     ap.add_argument("--height", type=int, default=720)
     ap.add_argument("--seed", type=int, default=7)
+    ap.add_argument("--layout", choices=sorted(LAYOUTS), default="yolov8",
+                    help="the scene: boxes (yolov8) or oriented boxes "
+                    "(yolov8-obb)")
+    ap.add_argument("--num-objects", type=int, default=None,
+                    help="objects in the scene (tensorinject's default)")
     # 0.3: above the synthetic scene's background noise (0.05..0.30).
     ap.add_argument("--score-threshold", default="0.3")
     args = ap.parse_args()
