@@ -1,7 +1,12 @@
 #!/bin/sh
 # pipelines/demo.sh, as the README runs it: prints the detections, then
 # writes 60 annotated 1280x720 PNG frames, the contact sheet and the JSON
-# lines. Exits 77 (skip) without gi's cairo.
+# lines; prints the oriented detections of the YOLOv8-OBB scene, then
+# writes its 60 frames with each detection's rotated rectangle, its contact
+# sheet and JSON lines (obb-*). drawn.py checks every frame of both pixel
+# by pixel (each outline's line exactly its class colour, every pixel away
+# from the outlines and labels exactly the frame tensorinject painted).
+# Exits 77 (skip) without gi's cairo.
 set -eu
 /usr/bin/python3 -c 'import gi; gi.require_foreign("cairo")' 2>/dev/null || {
   echo "SKIP: no python3-gi-cairo"; exit 77; }
@@ -20,4 +25,19 @@ grep -q "contact sheet $out/demo/contact-sheet.png (1952x744)" "$out/log"
 # PNG header: width and height, big-endian, at bytes 16..23.
 [ "$(od -An -tx1 -j16 -N8 "$out/demo/frame-00059.png" | tr -d ' \n')" = 00000500000002d0 ]
 [ "$(od -An -tx1 -j16 -N8 "$out/demo/contact-sheet.png" | tr -d ' \n')" = 000007a0000002e8 ]
-echo "OK: demo.sh prints detections and writes the pictures"
+# the oriented pictures: 60 frames, each JSON line's objects oriented
+grep -q "contact sheet $out/demo/obb-contact-sheet.png (1952x744)" "$out/log"
+[ "$(ls "$out/demo"/obb-frame-*.png | wc -l)" -eq 60 ]
+[ "$(wc -l < "$out/demo/obb-detections.jsonl")" -eq 60 ]
+[ "$(od -An -tx1 -j16 -N8 "$out/demo/obb-frame-00059.png" | tr -d ' \n')" = 00000500000002d0 ]
+[ "$(od -An -tx1 -j16 -N8 "$out/demo/obb-contact-sheet.png" | tr -d ' \n')" = 000007a0000002e8 ]
+# what is drawn, frame by frame (the same options as demo.sh's overlay runs)
+here=$CUDANMS_SOURCE_ROOT/tests/pipelines
+/usr/bin/python3 "$here/drawn.py" "$out/demo" --seed 7 > "$out/drawn" \
+  || { cat "$out/drawn"; exit 1; }
+/usr/bin/python3 "$here/drawn.py" "$out/demo" --layout yolov8-obb --seed 4 \
+  --num-objects 4 >> "$out/drawn" || { cat "$out/drawn"; exit 1; }
+cat "$out/drawn"
+grep -q '^drawn: 60 frames, [1-9][0-9]* detections (0 oriented): [1-9][0-9]* outline, [1-9][0-9]* label and [1-9][0-9]* untouched pixels exact$' "$out/drawn"
+grep -Eq '^drawn: 60 obb-frames, ([1-9][0-9]*) detections \(\1 oriented\): [1-9][0-9]* outline, [1-9][0-9]* label and [1-9][0-9]* untouched pixels exact$' "$out/drawn"
+echo "OK: demo.sh prints detections and writes the pictures, boxes and rotated rectangles drawn exactly"

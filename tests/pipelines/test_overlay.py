@@ -1,11 +1,21 @@
 #!/usr/bin/python3
 """pipelines/python/overlay.py (the visual demo) and cudanms-print --json on
-the seeded synthetic scene of tensorinject.
+the seeded synthetic scenes of tensorinject.
 
-The expectation is computed independently: the test takes the very tensors
-tensorinject attaches (same seed, same frames) and runs the NumPy reference
-(nms_ref.py) on them. Both apps' JSON lines must match it, and the PNG
-frames and the contact sheet must exist with the right pixel size."""
+Boxes: the expectation is computed independently: the test takes the very
+tensors tensorinject attaches (same seed, same frames) and runs the NumPy
+reference (nms_ref.py) on them. Both apps' JSON lines must match it, and
+the PNG frames and the contact sheet must exist with the right pixel size.
+
+What is drawn: drawn.py checks every frame pixel by pixel (each outline's
+line exactly its class colour, every pixel away from outlines and labels
+exactly the frame tensorinject painted), on the box scene and on the
+oriented one (--layout yolov8-obb: each detection's rotated rectangle,
+its JSON lines the same objects as cudanms-print --json's, each with its
+oriented box). draw_detections itself is checked on two hand-made
+detections, pixels worked out by hand."""
+import colorsys
+import math
 import os
 import sys
 import tempfile
@@ -16,10 +26,13 @@ from common import (PIPELINES, PRINT, check_frame, json_lines, need,
 need("numpy", "gi", "cairo", "gi-cairo")
 
 import numpy as np  # noqa: E402
+import cairo  # noqa: E402
 import gi  # noqa: E402
 gi.require_version("Gst", "1.0")
 from gi.repository import Gst  # noqa: E402
 from nms_ref import reference  # noqa: E402
+import drawn  # noqa: E402
+import overlay  # noqa: E402 (drawn.py put pipelines/python on the path)
 
 FRAMES, WIDTH, HEIGHT, SEED, THRESHOLD = 6, 640, 360, 7, "0.3"
 SRC = ("videotestsrc num-buffers=%d ! video/x-raw,width=%d,height=%d,"
@@ -51,8 +64,110 @@ def check_json(frames, expected, producer):
         check_frame(frame, pts, WIDTH, HEIGHT, exp, producer)
 
 
+OBB_SEED, OBB_OBJECTS = 4, 4
+OBB_SRC = ("videotestsrc num-buffers=%d ! video/x-raw,width=%d,height=%d,"
+           "framerate=30/1 ! tensorinject layout=yolov8-obb "
+           "tensor-id=yolo-v8-obb-out num-classes=15 num-objects=%d seed=%d"
+           % (FRAMES, WIDTH, HEIGHT, OBB_OBJECTS, OBB_SEED))
+
+
+def check_hand_drawing():
+    """draw_detections on a plain 320x240 surface: an oriented detection
+    (cx 100, cy 80, 60 x 20, angle 0.5, class 3; its ROI, the hull, is
+    68,56 64x48) and a box (200,150 60x40, class 5)."""
+    bg = (0x1c / 255, 0x2a / 255, 0x38 / 255)
+    objects = [
+        {"region_id": 0, "roi_type": "a", "x": 68, "y": 56, "w": 64,
+         "h": 48, "detection": {
+             "label": "a", "label_id": 3, "confidence": 0.9,
+             "oriented_box": {"cx": 100.0, "cy": 80.0, "width": 60.0,
+                              "height": 20.0, "angle": 0.5}}},
+        {"region_id": 1, "roi_type": "b", "x": 200, "y": 150, "w": 60,
+         "h": 40, "detection": {"label": "b", "label_id": 5,
+                                "confidence": 0.8}},
+    ]
+
+    def surface():
+        s = cairo.ImageSurface(cairo.FORMAT_RGB24, 320, 240)
+        cr = cairo.Context(s)
+        cr.set_source_rgb(*bg)
+        cr.paint()
+        return s, cr
+
+    before, _ = surface()
+    s, cr = surface()
+    overlay.draw_detections(cr, objects, 320)
+    img, plain = drawn.surface_rgb(s), drawn.surface_rgb(before)
+    # the class colours, hsv (k/11, 0.6, 1.0), as cairo paints them
+    a_col = drawn.painted(colorsys.hsv_to_rgb(3 / 11, 0.6, 1.0))
+    b_col = drawn.painted(colorsys.hsv_to_rgb(5 / 11, 0.6, 1.0))
+    bg_col = plain[0, 0]
+    assert not np.array_equal(a_col, bg_col)
+    # By hand, u = (cos 0.5, sin 0.5) = (0.8776, 0.4794), v = (-0.4794,
+    # 0.8776); the line runs 28.5 along u and 8.5 along v from the centre.
+    # Pixel 125,93 (centre 125.5,93.5: du 28.85, dv -0.38) is on the long
+    # side's line, 95,87 (95.5,87.5: du -0.35, dv 8.74) on the short
+    # side's; 100,80 (the centre) is inside and not filled; 70,58 (du
+    # -36.2) is in the hull's corner, outside the rotated rectangle, where
+    # an axis-aligned outline of the ROI (line at x 69.5 +- 1.5) would be.
+    for (x, y), want in (((125, 93), a_col), ((95, 87), a_col),
+                         ((100, 80), bg_col), ((70, 58), bg_col),
+                         # the box: its left line at x 201.5, its inside
+                         ((201, 170), b_col), ((230, 170), bg_col)):
+        assert np.array_equal(img[y, x], want), ((x, y), img[y, x], want)
+    n = drawn.check_frame(img, plain, objects, 320, 240, "hand:")
+    assert n[0] > 2 * (60 + 20 + 60 + 40), n   # most of both perimeters
+
+
+def without_producer(frames):
+    for f in frames:
+        for o in f["objects"]:
+            del o["detection"]["producer"]
+    return frames
+
+
+def check_obb_overlay():
+    with tempfile.TemporaryDirectory() as out:
+        rc, text = run(["/usr/bin/python3",
+                        os.path.join(PIPELINES, "python", "overlay.py"),
+                        "--out", out, "--frames", str(FRAMES), "--width",
+                        str(WIDTH), "--height", str(HEIGHT), "--layout",
+                        "yolov8-obb", "--seed", str(OBB_SEED),
+                        "--num-objects", str(OBB_OBJECTS),
+                        "--score-threshold", THRESHOLD])
+        assert rc == 0, rc
+        assert os.path.join(out, "obb-contact-sheet.png") in text, text
+        with open(os.path.join(out, "obb-detections.jsonl")) as f:
+            got = json_lines(f.read())
+        rc, printed = run([PRINT, "--json"] + OBB_SRC.split() + [
+            "!", "cudanms", "name=nms", "iou=0.45",
+            "score-threshold=" + THRESHOLD,
+            "label-file=" + os.path.join(PIPELINES, "dota.names"),
+            "!", "fakesink"])
+        assert rc == 0, rc
+        assert without_producer(got) == without_producer(
+            json_lines(printed)), (got, printed)
+        for k in range(FRAMES):
+            assert png_size(os.path.join(out, "obb-frame-%05d.png" % k)) == \
+                (WIDTH, HEIGHT), k
+        assert not os.path.exists(os.path.join(out, "frame-00000.png"))
+        assert png_size(os.path.join(out, "obb-contact-sheet.png")) == \
+            (3 * WIDTH // 2 + 4 * 8, 2 * HEIGHT // 2 + 3 * 8)
+        t = drawn.check_dir(out, "yolov8-obb", OBB_SEED, OBB_OBJECTS, FRAMES,
+                            WIDTH, HEIGHT)
+        # every frame has the scene's objects, each drawn rotated
+        assert t[0] == FRAMES and t[1] >= FRAMES * OBB_OBJECTS and \
+            t[2] == t[1], t
+        # a turning object: some angles far from 0 (an axis-aligned outline
+        # would fail drawn's checks there)
+        angles = [abs(math.sin(2 * o["detection"]["oriented_box"]["angle"]))
+                  for f in got for o in f["objects"]]
+        assert max(angles) > 0.5, angles
+
+
 def main():
     Gst.init(None)
+    check_hand_drawing()
     expected = []
     for pts, tensor in synthetic_tensors():
         exp, n_candidates = reference(tensor, WIDTH, HEIGHT,
@@ -78,6 +193,9 @@ def main():
         # 3 x 2 tiles at half size with 8-pixel gaps.
         assert png_size(os.path.join(out, "contact-sheet.png")) == \
             (3 * WIDTH // 2 + 4 * 8, 2 * HEIGHT // 2 + 3 * 8)
+        t = drawn.check_dir(out, "yolov8", SEED, None, FRAMES, WIDTH,
+                            HEIGHT)
+        assert t[:3] == [FRAMES, sum(len(e) for _, e in expected), 0], t
 
     rc, text = run([PRINT, "--json"] + SRC.split() + [
         "!", "cudanms", "name=nms", "score-threshold=" + THRESHOLD,
@@ -85,8 +203,10 @@ def main():
         "!", "fakesink"])
     assert rc == 0, rc
     check_json(json_lines(text), expected, "nms")
+    check_obb_overlay()
     print("OK: overlay.py and cudanms-print match the NumPy reference on "
-          "the seeded scene; PNG sizes right")
+          "the seeded scene; PNG sizes right; the boxes, the oriented boxes' "
+          "rotated rectangles and the labels drawn exactly")
     return 0
 
 
