@@ -60,6 +60,14 @@ reserve_buffers (cnms_backend_ctx *ctx, cnms_cuda_priv *s, int geom, int n,
   CNMS_TRY (cnms_cuda_reserve_device (ctx, &s->d_rows, (size_t) cap *
           (sizeof (int32_t) + CNMS_ROW_LIST * (sizeof (int32_t) +
                   sizeof (uint64_t))), "NMS row lists"));
+  {
+    /* a new grid's state words must be zeroed before the engine runs */
+    const void *old = s->d_grid.p;
+    CNMS_TRY (cnms_cuda_reserve_device (ctx, &s->d_grid,
+            cnms_grid_bytes (cap), "NMS grid"));
+    if (s->d_grid.p != old)
+      s->hdr_dirty = true;
+  }
   return cnms_cuda_reserve_device (ctx, &s->d_mask,
       (size_t) cap * col_blocks * sizeof (uint64_t), "NMS suppression mask");
 }
@@ -159,6 +167,13 @@ enqueue_engine (cnms_backend_ctx *ctx, cnms_cuda_priv *s, int geom,
   g.list_b = (uint64_t *) s->d_rows.p;
   g.list_w = (int32_t *) (g.list_b + (size_t) a->cap * CNMS_ROW_LIST);
   g.row_cnt = g.list_w + (size_t) a->cap * CNMS_ROW_LIST;
+  /* cnms_grid_bytes's parts */
+  g.grid_state = (uint32_t *) s->d_grid.p;
+  g.grid_cells = (int32_t *) (g.grid_state + CNMS_GRID_STATE);
+  g.grid_by = (uint64_t *) (g.grid_cells + CNMS_GRID_CELLS_MAX + 1);
+  g.grid_range = (int2 *) (g.grid_by + a->cap);
+  g.grid_entries = (int32_t *) (g.grid_range + a->cap);
+  g.grid_big = g.grid_entries + (size_t) a->cap * CNMS_GRID_SPAN;
   g.out = (char *) s->h_out.dev;
   CNMS_CUDA_TRY (ctx, cnms_cuda_engine (&g, geom, blocks, smem, s->stream),
       "NMS engine kernel");
@@ -245,8 +260,8 @@ finish (cnms_backend_ctx *ctx, cnms_cuda_priv *s)
   return CNMS_OK;
 }
 
-/* Zeroes the count header and the decode's row counts when no engine
- * left them zero. */
+/* Zeroes the count header, the decode's row counts and the grid's state
+ * when no engine left them zero. */
 static cnms_status
 enqueue_zero_count (cnms_backend_ctx *ctx, cnms_cuda_priv *s)
 {
@@ -258,6 +273,10 @@ enqueue_zero_count (cnms_backend_ctx *ctx, cnms_cuda_priv *s)
   if (s->d_report.p != NULL)
     CNMS_CUDA_TRY (ctx, cudaMemsetAsync (s->d_report.p, 0,
             CNMS_REPORT_BYTES, s->stream), "zeroing the decode's row counts");
+  /* the engine leaves the grid's state zero after each call */
+  if (s->d_grid.p != NULL)
+    CNMS_CUDA_TRY (ctx, cudaMemsetAsync (s->d_grid.p, 0,
+            CNMS_GRID_STATE_BYTES, s->stream), "zeroing the NMS grid");
   s->hdr_dirty = false;
   return CNMS_OK;
 }

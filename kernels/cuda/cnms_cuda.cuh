@@ -100,6 +100,10 @@ typedef struct {
   cnms_cuda_buf d_cls;          /* int32 x cap, sorted */
   cnms_cuda_buf d_mask;         /* uint64 x cap x ceil(cap / 64) */
   cnms_cuda_buf d_rows;         /* cap x (count, CNMS_ROW_LIST words, bits) */
+  cnms_cuda_buf d_grid;         /* the pruned mask's grid (cnms_grid_bytes):
+                                 * its state words must be zero before an
+                                 * engine runs (zeroed with the count
+                                 * header) */
   cnms_cuda_buf h_stage;        /* pinned upload staging */
   cnms_cuda_buf h_out;          /* [header | records or int64 indices]:
                                  * pinned, written by the engine itself */
@@ -227,6 +231,27 @@ cudaError_t cnms_cuda_filter (int geom, const float *d_boxes,
  * words, at most 32 (see cuda_resolve.cuh). */
 #define CNMS_CACHE_MAX (32 * CNMS_TILE)
 
+/* The pruned mask phase (cuda_prune.cuh), for the counts that the
+ * cached resolve does not take: a uniform grid of at most
+ * CNMS_GRID_CELLS_MAX cells over the boxes' extent; a box touching more
+ * than CNMS_GRID_SPAN cells goes to the "big" list instead. */
+#define CNMS_GRID_CELLS_MAX 4095
+#define CNMS_GRID_SPAN 16
+/* d_grid: [state CNMS_GRID_STATE words | cell counts CNMS_GRID_CELLS_MAX + 1
+ * | cap "removed by" words (uint64) | cap cell ranges (int2) | cap x
+ * CNMS_GRID_SPAN cell entries | cap big list], 32-bit words but the
+ * uint64 part. The state: the extent's keys (0..3), the sums of widths and
+ * heights (4, 5, float), the binned boxes (6), the big list's count (7)
+ * and fill (8). */
+#define CNMS_GRID_STATE 16
+#define CNMS_GRID_STATE_BYTES (CNMS_GRID_STATE * 4)
+static inline size_t
+cnms_grid_bytes (int cap)
+{
+  return 4 * ((size_t) CNMS_GRID_STATE + CNMS_GRID_CELLS_MAX + 1)
+      + (size_t) cap * (8 + 8 + 4 * CNMS_GRID_SPAN + 4);
+}
+
 /* cuda_engine.cu: sort -> cap -> bitmask -> resolve -> output of the
  * device-side count of candidates in keys/vals, in one cooperative
  * kernel of CNMS_ENGINE_THREADS-thread blocks, one instantiation per
@@ -276,6 +301,13 @@ typedef struct {
   int32_t *row_cnt;             /* cap: nonzero words right of the diagonal */
   int32_t *list_w;              /* cap x CNMS_ROW_LIST: which words, */
   uint64_t *list_b;             /* and their bits */
+  uint32_t *grid_state;         /* d_grid's parts (cnms_grid_bytes) */
+  int32_t *grid_cells;
+  uint64_t *grid_by;            /* cap: bit a of word b set when box a of
+                                 * b's tile (a < b) suppresses b */
+  int2 *grid_range;
+  int32_t *grid_entries;
+  int32_t *grid_big;
   char *out;                    /* [header | kept records or indices]:
                                  * mapped pinned host memory */
   long long smem_words;         /* set by cnms_cuda_engine */

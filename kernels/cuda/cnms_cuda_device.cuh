@@ -152,44 +152,4 @@ cnms_engine_cached (const cnms_engine_args &g, int n)
   return n <= g.cache_max && cnms_resolve_cached_words (n) <= g.smem_words;
 }
 
-/* Greedy resolve of one 64-box tile, every thread redundantly: avail holds
- * the boxes of the tile not yet removed, diag[b * stride] the tile boxes
- * that box b suppresses (later ones only), kept the boxes kept so far. Keeps each
- * box still available, in order, while fewer than max_keep are kept, and
- * removes what it suppresses: the greedy walk of the tile. The words are
- * read CHUNK at a time into registers so that the dependent chain is
- * register arithmetic (CHUNK to fit the caller's register budget).
- * Returns the kept boxes of the tile as bits. */
-template <int CHUNK>
-__device__ __forceinline__ uint64_t
-cnms_resolve_tile (const uint64_t *diag, int stride, uint64_t avail,
-    int kept, int max_keep)
-{
-  const int chunk = CHUNK;
-  uint64_t kept_bits = 0;
-  int k = kept;
-
-#pragma unroll
-  for (int c = 0; c < CNMS_TILE; c += chunk) {
-    uint64_t d[chunk];
-
-    /* uniform: nothing left to keep in this tile */
-    if ((avail >> c) == 0 || k >= max_keep)
-      break;
-#pragma unroll
-    for (int b = 0; b < chunk; b++)
-      d[b] = diag[(c + b) * stride];
-#pragma unroll
-    for (int b = 0; b < chunk; b++) {
-      const uint64_t bit = 1ull << (c + b);
-      if ((avail & bit) != 0 && k < max_keep) {
-        kept_bits |= bit;
-        k++;
-        avail &= ~d[b];
-      }
-    }
-  }
-  return kept_bits;
-}
-
 #endif /* CNMS_CUDA_DEVICE_CUH */

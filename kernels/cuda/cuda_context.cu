@@ -114,7 +114,7 @@ release_all (cnms_backend_ctx *ctx, cnms_cuda_priv *s)
 {
   cnms_cuda_buf *dev[] = { &s->d_in, &s->d_cand, &s->d_report,
     &s->d_rules, &s->d_keys, &s->d_vals, &s->d_order, &s->d_boxes,
-    &s->d_cls, &s->d_mask, &s->d_rows
+    &s->d_cls, &s->d_mask, &s->d_rows, &s->d_grid
   };
   size_t i;
 

@@ -12,7 +12,9 @@
  * mask of ceil(n / 64) words a row; the resolve from shared memory when
  * the mask fits there, else from its rows' lists of nonzero words). end2end
  * stops after the sort: the sorted candidates are the detections. The
- * three phases are cuda_sort.cuh, cuda_mask.cuh and cuda_resolve.cuh.
+ * phases are cuda_sort.cuh, the mask (cuda_mask.cuh, all pairs, for the
+ * cached resolve; cuda_prune.cuh, the pairs whose boxes can overlap, found
+ * through a grid, for the others) and cuda_resolve.cuh.
  *
  * The geometry is the kernel's template parameter (cuda_geom.cuh): boxes
  * (CNMS_GEOM_BOX: a YOLOv8 tensor, decoded candidates of the other
@@ -24,6 +26,7 @@
 
 #include "cuda_decode.cuh"
 #include "cuda_mask.cuh"
+#include "cuda_prune.cuh"
 #include "cuda_resolve.cuh"
 #include "cuda_sort.cuh"
 
@@ -154,13 +157,18 @@ engine_kernel (cnms_engine_args g)
   const bool reporter = g.report != NULL && threadIdx.x == 0
       && blockIdx.x == gridDim.x - 1;
 
-  /* the mask phase appends to each row's list of nonzero words (when
-   * the resolve reads global memory) */
-  if (g.a.suppress && !cnms_engine_cached (g, n))
-    for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < n;
-        i += gridDim.x * blockDim.x)
-      g.row_cnt[i] = 0;
-  cnms_sort_rank <GEOM> (g, m, n, s_dyn);
+  /* the counts that the cached resolve does not take have the pruned
+   * mask (cuda_prune.cuh): its grid's cells are zeroed, and the sort adds
+   * the boxes' extent into its state */
+  const bool prune = g.a.suppress && !cnms_engine_cached (g, n);
+  cnms_extent ext;
+
+  cnms_extent_init (&ext);
+  if (prune)
+    cnms_prune_zero (g, n);
+  cnms_sort_rank <GEOM> (g, m, n, s_dyn, prune ? &ext : NULL);
+  if (prune)
+    cnms_extent_flush (g, ext);
   if (blockIdx.x == 0 && threadIdx.x == 0)
     out_hdr[CNMS_OUT_CANDIDATES] = count;
   grid.sync ();
@@ -181,7 +189,10 @@ engine_kernel (cnms_engine_args g)
     return;
   }
 
-  cnms_build_mask <GEOM> (g, n);
+  if (prune)
+    cnms_prune_mask <GEOM> (g, n, grid, s_dyn);
+  else
+    cnms_build_mask <GEOM> (g, n);
   /* only block 0 reads the whole mask: every block checks in once its
    * words are out, the others leave, and block 0 waits for the count (a
    * grid barrier would hold every block until the last arrived) */
@@ -200,6 +211,8 @@ engine_kernel (cnms_engine_args g)
       __nanosleep (32);
     /* all have arrived: ready for the next launch */
     g.hdr[CNMS_HDR_MASKED] = 0;
+    if (prune)
+      cnms_prune_reset (g);
     __threadfence ();
   }
   __syncthreads ();

@@ -11,7 +11,12 @@
  * - CNMS_GEOM_OBB: cx cy w h angle, prepared once per sorted candidate by
  *   cnms_obb_prepare into its cnms_obb (g.obbs) and its widened hull
  *   (g.boxes); the test is cnms_obb_suppresses, whose hull check is the
- *   cheap first bound before the polygon clip. */
+ *   cheap first bound before the polygon clip.
+ *
+ * For both, g.boxes holds a rectangle that two boxes' rectangles must
+ * overlap with positive area (cnms_hulls_meet) for one to suppress the
+ * other: the pruned mask phase (cuda_prune.cuh) bins and tests by it. For
+ * boxes, IoU > t >= 0 needs a positive intersection. */
 #ifndef CNMS_CUDA_GEOM_CUH
 #define CNMS_CUDA_GEOM_CUH
 
@@ -38,8 +43,9 @@ template <> struct cnms_geom <CNMS_GEOM_BOX> {
     float area[CNMS_TILE];
   };
 
-  /* Sorted position r has sort value v: its box and class. */
-  static __device__ __forceinline__ void
+  /* Sorted position r has sort value v: its box and class. Returns the
+   * box (what the pruned mask bins). */
+  static __device__ __forceinline__ float4
   gather (const cnms_engine_args &g, int r, uint32_t v)
   {
     float4 b;
@@ -48,6 +54,7 @@ template <> struct cnms_geom <CNMS_GEOM_BOX> {
     cnms_cand_read (g.src, v, &b, &c);
     g.boxes[r] = b;
     g.cls[r] = c;
+    return b;
   }
 
   static __device__ __forceinline__ item
@@ -83,6 +90,16 @@ template <> struct cnms_geom <CNMS_GEOM_BOX> {
     return cnms_box4_suppresses (t.box[k], t.area[k], ck, b.box, b.area, cb,
         iou, agnostic);
   }
+
+  /* Does row box a (class ca) suppress box b (class cb)? The same test as
+   * row_suppresses, b loaded rather than staged. */
+  static __device__ __forceinline__ bool
+  pair_suppresses (const item &a, int32_t ca, const item &b, int32_t cb,
+      float iou, int agnostic)
+  {
+    return cnms_box4_suppresses (a.box, a.area, ca, b.box, b.area, cb, iou,
+        agnostic);
+  }
 };
 
 template <> struct cnms_geom <CNMS_GEOM_OBB> {
@@ -103,8 +120,8 @@ template <> struct cnms_geom <CNMS_GEOM_OBB> {
   };
 
   /* Sorted position r has sort value v: its oriented box, prepared once
-   * here (cnms_obb_prepare), its hull and its class. */
-  static __device__ __forceinline__ void
+   * here (cnms_obb_prepare), its hull and its class. Returns the hull. */
+  static __device__ __forceinline__ float4
   gather (const cnms_engine_args &g, int r, uint32_t v)
   {
     float cx, cy, w, h, angle, hull[4];
@@ -131,8 +148,10 @@ template <> struct cnms_geom <CNMS_GEOM_OBB> {
     cnms_obb_prepare (cx, cy, w, h, angle, &o, hull);
     ((float4 *) (g.obbs + r))[0] = make_float4 (o.cx, o.cy, o.ux, o.uy);
     ((float4 *) (g.obbs + r))[1] = make_float4 (o.vx, o.vy, o.area, o.pad);
-    g.boxes[r] = make_float4 (hull[0], hull[1], hull[2], hull[3]);
+    const float4 h4 = make_float4 (hull[0], hull[1], hull[2], hull[3]);
+    g.boxes[r] = h4;
     g.cls[r] = c;
+    return h4;
   }
 
   static __device__ __forceinline__ item
@@ -179,6 +198,14 @@ template <> struct cnms_geom <CNMS_GEOM_OBB> {
       int32_t cb, float iou, int agnostic)
   {
     return cnms_obb_suppresses (&t.o[k], t.hull[k], ck, &b.o, b.hull, cb, iou,
+        agnostic) != 0;
+  }
+
+  static __device__ __forceinline__ bool
+  pair_suppresses (const item &a, int32_t ca, const item &b, int32_t cb,
+      float iou, int agnostic)
+  {
+    return cnms_obb_suppresses (&a.o, a.hull, ca, &b.o, b.hull, cb, iou,
         agnostic) != 0;
   }
 };

@@ -1,14 +1,12 @@
-/* The engine's second phase (included by cuda_engine.cu): the suppression
- * bitmask of the first n sorted boxes in 64-box tiles, one 64-bit word per
- * (row box, column tile), the upper triangle only: as torchvision's
- * nms_kernel.cu lays it out (nb = ceil(n / 64) words per row) when the
- * resolve reads it from global memory, else in the slab layout
- * (cnms_slab_offset) that the cached resolve copies to shared memory as
- * it is. Bit j of row
- * i is set when j > i and box i suppresses box j by the geometry's test
- * (cuda_geom.cuh: cnms_suppresses for boxes, cnms_obb_suppresses for
- * oriented boxes): the engine's one suppression test, kept (earlier) box
- * first, as the CPU backend calls it. For the cached resolve, the
+/* The engine's second phase for the counts that the cached resolve takes
+ * (included by cuda_engine.cu; the others have cuda_prune.cuh): the
+ * suppression bitmask of the first n sorted boxes in 64-box tiles, one
+ * 64-bit word per (row box, column tile), the upper triangle only, in the
+ * slab layout (cnms_slab_offset) that the cached resolve copies to shared
+ * memory as it is. Bit j of row i is set when j > i and box i suppresses
+ * box j by the geometry's test (cuda_geom.cuh: cnms_suppresses for boxes,
+ * cnms_obb_suppresses for oriented boxes): the engine's one suppression
+ * test, kept (earlier) box first, as the CPU backend calls it. The
  * diagonal word of row i (its own tile) also holds, below bit i, the
  * earlier boxes j of the tile that suppress i (the same test, j first):
  * the boxes that would remove i.
@@ -16,10 +14,7 @@
  * A block takes a tile (or, when the grid has blocks to spare, half or a
  * quarter of its rows) at a time: its 64 column boxes are staged in shared
  * memory, and 4 threads (8, 16) test each row box against 16 columns each
- * (8, 4), their partial words meeting by shuffles. A row's nonzero words right of the
- * diagonal are also listed (up to CNMS_ROW_LIST of them, in row_cnt /
- * list_w / list_b; not when cached), so that the resolve ORs only those;
- * a row with more is read whole. */
+ * (8, 4), their partial words meeting by shuffles. */
 #ifndef CNMS_CUDA_MASK_CUH
 #define CNMS_CUDA_MASK_CUH
 
@@ -53,7 +48,6 @@ cnms_build_mask (const cnms_engine_args &g, int n)
   const int nb = cnms_ceil_div (n, CNMS_TILE);
   const long long tiles = (long long) nb * (nb + 1) / 2;
   const int tid = threadIdx.x;
-  const bool cached = cnms_engine_cached (g, n);
   /* a grid with blocks to spare splits each tile's rows in h parts (so
    * that a frame's few tiles spread over more multiprocessors): a row gets
    * CNMS_MASK_SPLIT h threads of 16 / h columns each */
@@ -93,12 +87,12 @@ cnms_build_mask (const cnms_engine_args &g, int n)
         const int k = part * per + q;
         if (k >= col_size || col_start + k == i)
           continue;
-        /* later boxes that i suppresses; in a diagonal tile of the cached
-         * resolve also the earlier ones that suppress i (the same test,
-         * the earlier box first) */
+        /* later boxes that i suppresses; in a diagonal tile also the
+         * earlier ones that suppress i (the same test, the earlier box
+         * first) */
         if (col_start + k > i ? G::row_suppresses (b, c, s_tile, k,
                 s_cls[k], iou, g.a.agnostic)
-            : cached && col_blk == row_blk
+            : col_blk == row_blk
             && G::col_suppresses (s_tile, k, s_cls[k], b, c, iou,
                 g.a.agnostic))
           bits |= 1ull << k;
@@ -107,19 +101,9 @@ cnms_build_mask (const cnms_engine_args &g, int n)
     /* the parts of a row are consecutive lanes */
     for (int off = 1; off < lanes; off <<= 1)
       bits |= __shfl_xor_sync (CNMS_FULL_WARP, bits, off);
-    if (part == 0 && i < n && cached) {
+    if (part == 0 && i < n)
       g.mask[cnms_slab_offset (row_blk, nb) + (long long) rr * (nb - row_blk)
           + (col_blk - row_blk)] = bits;
-    } else if (part == 0 && i < n) {
-      g.mask[(size_t) i * nb + col_blk] = bits;
-      if (bits != 0 && col_blk != row_blk) {
-        const int slot = atomicAdd (&g.row_cnt[i], 1);
-        if (slot < CNMS_ROW_LIST) {
-          g.list_w[(size_t) i * CNMS_ROW_LIST + slot] = col_blk;
-          g.list_b[(size_t) i * CNMS_ROW_LIST + slot] = bits;
-        }
-      }
-    }
     /* the next tile overwrites the staged boxes */
     __syncthreads ();
   }

@@ -8,12 +8,15 @@
  *   one warp resolves the tiles in shared memory, with no block barrier,
  *   each tile's kept set by ballots (cnms_resolve_cached); the kept
  *   records are written out together at the end.
- * - Otherwise, per tile, the block resolves it in registers from its 64
- *   diagonal words (cnms_resolve_tile), loaded a tile ahead with the sort
- *   values and row lists, then ORs the kept rows into the later words of
- *   the bitmap (shared atomicOr: OR is order-free, so the bitmap is
- *   deterministic): each from its list of nonzero words (cuda_mask.cuh),
- *   or read whole when the list overflowed (g.row_list_max). */
+ * - Otherwise (the pruned mask of cuda_prune.cuh), per tile, warp 0
+ *   finds its kept set by ballots as the cached resolve does, from the 64
+ *   boxes' "removed by" words (g.grid_by), loaded a tile ahead with the
+ *   sort values and row lists; then the kept rows are ORed into the later
+ *   words of the bitmap (shared atomicOr: OR is order-free, so the bitmap
+ *   is deterministic): each from its list of nonzero words, or read whole
+ *   when it has more than g.row_list_max of them. Of a row, it reads the
+ *   list, and the whole row only then (what the pruned mask phase
+ *   writes). */
 #ifndef CNMS_CUDA_RESOLVE_CUH
 #define CNMS_CUDA_RESOLVE_CUH
 
@@ -212,8 +215,8 @@ cnms_resolve_cached (const cnms_engine_args &g, int n, uint64_t *s)
 
 /* Uncached resolve (see the file comment); s: nb words of shared memory
  * for the removed bitmap. Thread t < 64
- * holds, a tile ahead, box (tile base + t)'s diagonal word, sort value and
- * list length; the block loads the tile's lists of nonzero later words
+ * holds, a tile ahead, box (tile base + t)'s "removed by" word, sort value
+ * and list length; the block loads the tile's lists of nonzero later words
  * into shared memory a tile ahead too (issued before the tile's resolve,
  * stored after it), so that a kept box ORs its list into the bitmap with
  * no global load on the chain; a row whose list holds more than
@@ -221,7 +224,8 @@ cnms_resolve_cached (const cnms_engine_args &g, int n, uint64_t *s)
 __device__ __forceinline__ void
 cnms_resolve_global (const cnms_engine_args &g, int n, uint64_t *s)
 {
-  __shared__ uint64_t s_diag[CNMS_TILE];
+  __shared__ uint64_t s_by[CNMS_TILE];
+  __shared__ uint64_t s_keep;
   __shared__ int s_dense[CNMS_TILE];
   __shared__ int s_n_dense;
   __shared__ uint64_t s_lb[CNMS_TILE * CNMS_ROW_LIST];
@@ -234,7 +238,7 @@ cnms_resolve_global (const cnms_engine_args &g, int n, uint64_t *s)
   char *body = g.out + CNMS_HEADER_BYTES;
   uint64_t *const s_removed = s;
   const cnms_mask_src m = { g.mask, nb };
-  uint64_t diag = lead ? g.mask[(size_t) tid * nb] : 0;
+  uint64_t by = lead ? __ldcg (&g.grid_by[tid]) : 0;
   uint32_t src = lead ? g.order[tid] : 0;
   int cnt = lead ? g.row_cnt[tid] : 0;
   int kept = 0;
@@ -267,9 +271,9 @@ cnms_resolve_global (const cnms_engine_args &g, int n, uint64_t *s)
     if (tid < CNMS_TILE && g.src.recs != NULL && base + tid < n)
       rec = g.src.recs[src];
     if (tid < CNMS_TILE) {
-      s_diag[tid] = diag;
+      s_by[tid] = by;
       if (blk + 1 < nb && next_row < n) {
-        next = g.mask[(size_t) next_row * nb + blk + 1];
+        next = __ldcg (&g.grid_by[next_row]);
         next_src = g.order[next_row];
         next_cnt = g.row_cnt[next_row];
       }
@@ -288,8 +292,35 @@ cnms_resolve_global (const cnms_engine_args &g, int n, uint64_t *s)
     /* uniform: s_removed[blk] is final since the last barrier */
     const uint64_t avail = ~s_removed[blk] & valid;
     if (avail != 0) {
-      const uint64_t kept_bits = cnms_resolve_tile < 16 > (s_diag, 1, avail,
-          kept, max_keep);
+      /* the tile's kept set by warp 0, as the cached resolve finds it
+       * (cnms_resolve_cached), from the "removed by" words */
+      if (tid < 32) {
+        const int lane = tid, b1 = lane + 32;
+        const uint64_t by0 = s_by[lane], by1 = s_by[b1];
+        const bool av0 = (avail >> lane) & 1, av1 = (avail >> b1) & 1;
+        uint64_t keep = avail, prev;
+
+        do {
+          prev = keep;
+          keep = (uint64_t) __ballot_sync (CNMS_FULL_WARP,
+              av0 && (by0 & prev) == 0)
+              | ((uint64_t) __ballot_sync (CNMS_FULL_WARP,
+                  av1 && (by1 & prev) == 0) << 32);
+        } while (keep != prev);
+        /* max-detections inside the tile: its first kept boxes only */
+        if (__popcll (keep) > max_keep - kept) {
+          uint64_t rest = keep;
+          keep = 0;
+          for (int q = kept; q < max_keep; q++) {
+            keep |= rest & (0 - rest);
+            rest &= rest - 1;
+          }
+        }
+        if (lane == 0)
+          s_keep = keep;
+      }
+      __syncthreads ();
+      const uint64_t kept_bits = s_keep;
       const bool mine = tid < CNMS_TILE && ((kept_bits >> tid) & 1);
 
       if (mine) {
@@ -314,15 +345,15 @@ cnms_resolve_global (const cnms_engine_args &g, int n, uint64_t *s)
        * s_dense does not matter to an OR */
       cnms_or_kept_rows (m, base, blk, s_dense, s_n_dense, s_removed);
     }
-    /* s_removed, s_diag, s_dense and the lists are reused by the next
-     * tile */
+    /* s_removed, s_by, s_keep, s_dense and the lists are reused by the
+     * next tile */
     __syncthreads ();
 #pragma unroll
     for (int k = 0; k < entries / CNMS_ENGINE_THREADS; k++) {
       s_lb[tid + k * CNMS_ENGINE_THREADS] = nlb[k];
       s_lw[tid + k * CNMS_ENGINE_THREADS] = nlw[k];
     }
-    diag = next;
+    by = next;
     src = next_src;
     cnt = next_cnt;
   }
