@@ -722,16 +722,73 @@ CNMS_HD float cnms_obb_inter (const cnms_obb *a, const cnms_obb *b)
   return cnms_fmul (fabsf (sum), 0.5f);
 }
 
+/* Overlap of [-l, l] and [c - e, c + e]: 0 when they do not meet. */
+CNMS_HD float cnms_span_overlap (float l, float c, float e)
+{
+  return cnms_fmax (0.0f, cnms_fsub (cnms_fmin (l, cnms_fadd (c, e)),
+          cnms_fmax (-l, cnms_fsub (c, e))));
+}
+
+/* Can a's and b's IoU exceed t (t >= 1/16)? 0 only when it cannot: the
+ * intersection lies in the rectangle, in a's own axes, of a's extent and
+ * b's projection onto them, whose area is 4 Ou Ov / area_a (Ou, Ov: the
+ * projections' overlaps in units of |u_a|^2, |v_a|^2), and likewise in
+ * b's axes; with that bound I, IoU <= I / (A + B - I), so IoU > t needs
+ * 4 Ou Ov (1 + t) > t (A + B) area_a. The slack 2^-10 exceeds the few
+ * roundings of either side and the clip's own error relative to the
+ * intersection for t >= 1/16 and areas in [2^-40, 2^40] (otherwise 1). */
+CNMS_HD int cnms_obb_may_exceed (const cnms_obb *a, const cnms_obb *b,
+    float t)
+{
+  const float dx = cnms_fsub (b->cx, a->cx), dy = cnms_fsub (b->cy, a->cy);
+  const float k = cnms_fmul (4.0f, cnms_fadd (1.0f, t));
+  const float rhs = cnms_fmul (cnms_fmul (t, cnms_fadd (a->area, b->area)),
+      1.0f - 0x1p-10f);
+  const cnms_obb *o[2] = { a, b };
+  const cnms_obb *q[2] = { b, a };
+  int i;
+
+  if (!(a->area > 0x1p-40f && a->area < 0x1p40f && b->area > 0x1p-40f
+          && b->area < 0x1p40f))
+    return 1;
+  for (i = 0; i < 2; i++) {
+    /* in o's axes u, v: q's centre at +-d */
+    const cnms_obb *f = o[i], *g = q[i];
+    const float sx = i == 0 ? dx : -dx, sy = i == 0 ? dy : -dy;
+    const float lu = cnms_fadd (cnms_fmul (f->ux, f->ux),
+        cnms_fmul (f->uy, f->uy));
+    const float lv = cnms_fadd (cnms_fmul (f->vx, f->vx),
+        cnms_fmul (f->vy, f->vy));
+    const float cu = cnms_fadd (cnms_fmul (sx, f->ux), cnms_fmul (sy, f->uy));
+    const float cv = cnms_fadd (cnms_fmul (sx, f->vx), cnms_fmul (sy, f->vy));
+    const float eu = cnms_fadd (fabsf (cnms_fadd (cnms_fmul (g->ux, f->ux),
+                cnms_fmul (g->uy, f->uy))), fabsf (cnms_fadd (cnms_fmul (g->vx,
+                    f->ux), cnms_fmul (g->vy, f->uy))));
+    const float ev = cnms_fadd (fabsf (cnms_fadd (cnms_fmul (g->ux, f->vx),
+                cnms_fmul (g->uy, f->vy))), fabsf (cnms_fadd (cnms_fmul (g->vx,
+                    f->vx), cnms_fmul (g->vy, f->vy))));
+    const float ou = cnms_span_overlap (lu, cu, eu);
+    const float ov = cnms_span_overlap (lv, cv, ev);
+
+    if (cnms_fmul (cnms_fmul (k, ou), ov) < cnms_fmul (rhs, f->area))
+      return 0;
+  }
+  return 1;
+}
+
 /* The overlap rule of oriented boxes: IoU strictly above iou, where IoU =
- * inter / (area_a + area_b - inter) and 0 when the hulls do not meet or
- * inter or that denominator is 0. The one place where it is decided: the
- * CPU walk and the CUDA mask both call it. */
+ * inter / (area_a + area_b - inter); 0 when the hulls do not meet, when
+ * (iou >= 1/16) cnms_obb_may_exceed shows it cannot be above iou, or when
+ * inter or that denominator is not above 0. The one place where it is
+ * decided: the CPU walk and the CUDA mask both call it. */
 CNMS_HD int cnms_obb_iou_above (const cnms_obb *a, const float *hull_a,
     const cnms_obb *b, const float *hull_b, float iou)
 {
   float inter, den;
 
   if (!cnms_hulls_meet (hull_a, hull_b))
+    return 0;
+  if (iou >= 0.0625f && !cnms_obb_may_exceed (a, b, iou))
     return 0;
   inter = cnms_obb_inter (a, b);
   if (!(inter > 0.0f))
