@@ -170,7 +170,8 @@ enqueue_engine (cnms_backend_ctx *ctx, cnms_cuda_priv *s, int geom,
   /* cnms_grid_bytes's parts */
   g.grid_state = (uint32_t *) s->d_grid.p;
   g.grid_cells = (int32_t *) (g.grid_state + CNMS_GRID_STATE);
-  g.grid_by = (uint64_t *) (g.grid_cells + CNMS_GRID_CELLS_MAX + 1);
+  g.grid_fill = g.grid_cells + CNMS_GRID_CELLS_MAX + 1;
+  g.grid_by = (uint64_t *) (g.grid_fill + CNMS_GRID_CELLS_MAX + 1);
   g.grid_range = (int2 *) (g.grid_by + a->cap);
   g.grid_entries = (int32_t *) (g.grid_range + a->cap);
   g.grid_big = g.grid_entries + (size_t) a->cap * CNMS_GRID_SPAN;

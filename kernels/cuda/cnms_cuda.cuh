@@ -238,7 +238,7 @@ cudaError_t cnms_cuda_filter (int geom, const float *d_boxes,
 #define CNMS_GRID_CELLS_MAX 4095
 #define CNMS_GRID_SPAN 16
 /* d_grid: [state CNMS_GRID_STATE words | cell counts CNMS_GRID_CELLS_MAX + 1
- * | cap "removed by" words (uint64) | cap cell ranges (int2) | cap x
+ * | cell fill cursors CNMS_GRID_CELLS_MAX + 1 | cap "removed by" words (uint64) | cap cell ranges (int2) | cap x
  * CNMS_GRID_SPAN cell entries | cap big list], 32-bit words but the
  * uint64 part. The state: the extent's keys (0..3), the sums of widths and
  * heights (4, 5, float), the binned boxes (6), the big list's count (7)
@@ -248,7 +248,7 @@ cudaError_t cnms_cuda_filter (int geom, const float *d_boxes,
 static inline size_t
 cnms_grid_bytes (int cap)
 {
-  return 4 * ((size_t) CNMS_GRID_STATE + CNMS_GRID_CELLS_MAX + 1)
+  return 4 * ((size_t) CNMS_GRID_STATE + 2 * (CNMS_GRID_CELLS_MAX + 1))
       + (size_t) cap * (8 + 8 + 4 * CNMS_GRID_SPAN + 4);
 }
 
@@ -303,6 +303,7 @@ typedef struct {
   uint64_t *list_b;             /* and their bits */
   uint32_t *grid_state;         /* d_grid's parts (cnms_grid_bytes) */
   int32_t *grid_cells;
+  int32_t *grid_fill;
   uint64_t *grid_by;            /* cap: bit a of word b set when box a of
                                  * b's tile (a < b) suppresses b */
   int2 *grid_range;

@@ -16,8 +16,9 @@
  *     CNMS_GRID_SPAN cells goes to the big list, a rectangle with x1 > x2
  *     or y1 > y2 nowhere; the others add 1 to each of their cells;
  *  3. fill: every block scans the counts into cell starts in its shared
- *     memory, and each box takes a slot in each of its cells (counting the
- *     cell down: the counts end at zero) or in the big list;
+ *     memory, and each box takes a slot in each of its cells (a cursor of
+ *     its own per cell: other blocks may still be reading the counts) or
+ *     in the big list;
  *  4. test: a warp takes a row i at a time and tests the boxes j > i of
  *     the cells i touches (a pair of normal boxes only in the one cell
  *     holding the top-left corner of their overlap, the cell (max of the
@@ -130,16 +131,19 @@ cnms_grid_of (const cnms_engine_args &g)
   return p;
 }
 
-/* Phase 1's zeroing of the cells and of the n "removed by" words (before
- * the sort's barrier; every thread calls it). */
+/* Phase 1's zeroing of the cells' counts and cursors and of the n
+ * "removed by" words (before the sort's barrier; every thread calls
+ * it). */
 __device__ __forceinline__ void
 cnms_prune_zero (const cnms_engine_args &g, int n)
 {
   const int step = gridDim.x * blockDim.x;
 
   for (int c = blockIdx.x * blockDim.x + threadIdx.x;
-      c <= CNMS_GRID_CELLS_MAX; c += step)
+      c <= CNMS_GRID_CELLS_MAX; c += step) {
     g.grid_cells[c] = 0;
+    g.grid_fill[c] = 0;
+  }
   for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += step)
     g.grid_by[i] = 0;
   if (blockIdx.x == 0 && threadIdx.x == 0) {
@@ -401,8 +405,7 @@ cnms_prune_mask (const cnms_engine_args &g, int n,
       for (int cy = rg.x & 0xffff; cy <= (rg.y & 0xffff); cy++)
         for (int cx = rg.x >> 16; cx <= (rg.y >> 16); cx++) {
           const int c = cy * p.gx + cx;
-          g.grid_entries[s_start[c] + atomicSub (&g.grid_cells[c], 1) - 1] =
-              r;
+          g.grid_entries[s_start[c] + atomicAdd (&g.grid_fill[c], 1)] = r;
         }
     }
   }
