@@ -252,16 +252,13 @@ size_t
 cnms_cuda_engine_smem_bytes (int cap, bool plain, size_t budget, int expect)
 {
   /* the rank sort's stage, the removed bitmap of cap boxes, and room for
-   * the cached resolve of expect of them: for detect up to CNMS_CACHE_MAX
-   * within the budget (a frame's candidates stay in shared memory, a
-   * dense oriented frame's ~1400 included); for plain NMS, where every box
-   * is a candidate, 1024 at most and none above 1024 (the pruned mask
-   * and the smaller launch, more blocks on a multiprocessor, pay more) */
+   * the cached resolve of expect of them, 1024 at most; none above 1024
+   * for plain NMS, where every box is a candidate (and the smaller launch
+   * fits more blocks on a multiprocessor for the bitmask) */
   const int room = expect < cap ? expect : cap;
-  const int most = plain ? 1024 : CNMS_CACHE_MAX;
   const long long bitmap = cnms_ceil_div (cap, CNMS_TILE);
   const long long cached = plain && cap > 1024 ? 0 :
-      cnms_resolve_cached_words (room < most ? room : most);
+      cnms_resolve_cached_words (room < 1024 ? room : 1024);
   long long words = CNMS_SORT_SMEM_WORDS;
   size_t bytes;
 
