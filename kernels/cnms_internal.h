@@ -29,6 +29,9 @@ typedef struct cnms_backend_ctx {
   cnms_report report;           /* of the last detect: the backend fills
                                  * candidates and the row counts, the front
                                  * end the rest */
+  const float *lane_points;     /* cnms_ctx_lane_points: set by a lane
+                                 * detect, NULL after any other call */
+  int lane_rows;
   int timing;                   /* cnms_ctx_set_timing() */
   double last_gpu_us;           /* set by a backend that times; else -1 */
 } cnms_backend_ctx;
@@ -57,13 +60,15 @@ cnms_fail (cnms_backend_ctx *ctx, cnms_status status, const char *fmt, ...)
  * are the same for all. */
 enum {
   CNMS_GEOM_BOX = 0,            /* x1 y1 x2 y2: cnms_suppresses */
-  CNMS_GEOM_OBB = 1             /* cx cy w h angle: cnms_obb_suppresses */
+  CNMS_GEOM_OBB = 1,            /* cx cy w h angle: cnms_obb_suppresses */
+  CNMS_GEOM_LANE = 2            /* a LaneATT proposal: cnms_lane_close */
 };
 
 static inline int
 cnms_layout_geom (cnms_layout l)
 {
-  return l == CNMS_LAYOUT_YOLOV8_OBB ? CNMS_GEOM_OBB : CNMS_GEOM_BOX;
+  return l == CNMS_LAYOUT_YOLOV8_OBB ? CNMS_GEOM_OBB :
+      l == CNMS_LAYOUT_LANEATT ? CNMS_GEOM_LANE : CNMS_GEOM_BOX;
 }
 
 /* Bytes of a dtype element; 0 for an unknown dtype. */
@@ -79,7 +84,8 @@ cnms_shape_bytes (const cnms_shape *s, cnms_dtype dtype)
 {
   size_t row = s->layout == CNMS_LAYOUT_YOLOV5 ? 5 + (size_t) s->n_classes
       : s->layout == CNMS_LAYOUT_YOLOV8 ? 4 + (size_t) s->n_classes
-      : s->layout == CNMS_LAYOUT_YOLOV8_OBB ? 5 + (size_t) s->n_classes : 6;
+      : s->layout == CNMS_LAYOUT_YOLOV8_OBB ? 5 + (size_t) s->n_classes
+      : s->layout == CNMS_LAYOUT_LANEATT ? 5 + (size_t) s->n_classes : 6;
 
   return (size_t) s->n_anchors * row * cnms_dtype_size (dtype);
 }
@@ -100,6 +106,15 @@ typedef struct cnms_backend_ops {
   cnms_status (*nms) (cnms_backend_ctx *ctx, int geom, const float *boxes,
       const float *scores, const int32_t *classes, int n, float iou,
       int class_agnostic, int max_detections, int64_t *keep, int *n_keep);
+  /* cnms_detect_lanes and cnms_nms_lanes (shape resolved, arguments
+   * checked); NULL when the backend does not run lanes. A lane detect
+   * sets ctx->lane_points and lane_rows. */
+  cnms_status (*detect_lanes) (cnms_backend_ctx *ctx, const cnms_tensor *t,
+      const cnms_shape *shape, const cnms_params *p, const cnms_map *map,
+      float distance, const cnms_det **dets, int *n_dets);
+  cnms_status (*nms_lanes) (cnms_backend_ctx *ctx, const float *proposals,
+      int n_offsets, const float *scores, int n, float distance,
+      int max_detections, int64_t *keep, int *n_keep);
   /* cnms_ctx_test_option (CNMS_TEST_*); NULL when the backend has none. */
   void (*test_option) (cnms_backend_ctx *ctx, int option, int value);
   /* cnms_ctx_set_cuda_stream; NULL when the backend has no streams. */

@@ -877,4 +877,131 @@ CNMS_HD int cnms_map_obb (const cnms_map *m, float cx, float cy, float w,
   return hull[2] > hull[0] && hull[3] > hull[1];
 }
 
+/* ---------------------------------------------------------------------
+ * Lanes (docs/contracts.md, "Lanes"): LaneATT's proposals, a row of 5 + S
+ * floats: two class logits (background, lane), start_y (a fraction of
+ * the n = S - 1 strips, from the bottom row), start_x, length (strips),
+ * then the lane's x in model pixels at each of the S rows, row 0 the
+ * bottom one. The overlap is LaneATT's devIoU (lib/nms/src/nms_kernel.cu)
+ * with its float and double steps. */
+
+/* The largest |start_y n| and |length| of a lane that takes part: the
+ * casts below stay in int. */
+#define CNMS_LANE_MAX 1048576.0f
+
+/* exp of a double (fdlibm's exp: k ln2 reduction, its polynomial, 2^k by
+ * the exponent bits); +inf above 709.78, 0 below -745.13; finite x. */
+CNMS_HD double cnms_exp_d (double x)
+{
+  const double ln2_hi = 6.93147180369123816490e-01;
+  const double ln2_lo = 1.90821492927058770002e-10;
+  const double inv_ln2 = 1.44269504088896338700e+00;
+  double k, hi, lo, r, t, c, y, scale;
+  int ki;
+
+  if (x > 709.782712893383973096)
+    return CNMS_INF;
+  if (x < -745.13321910194110842)
+    return 0.0;
+  k = floor (cnms_dadd (cnms_dmul (x, inv_ln2), 0.5));
+  hi = cnms_dsub (x, cnms_dmul (k, ln2_hi));
+  lo = cnms_dmul (k, ln2_lo);
+  r = cnms_dsub (hi, lo);
+  t = cnms_dmul (r, r);
+  c = cnms_dadd (-1.65339022054652515390e-06, cnms_dmul (t,
+          4.13813679705723846039e-08));
+  c = cnms_dadd (6.61375632143793436117e-05, cnms_dmul (t, c));
+  c = cnms_dadd (-2.77777777770155933842e-03, cnms_dmul (t, c));
+  c = cnms_dadd (1.66666666666666019037e-01, cnms_dmul (t, c));
+  c = cnms_dsub (r, cnms_dmul (t, c));
+  y = cnms_dsub (1.0, cnms_dsub (cnms_dsub (lo, cnms_ddiv (cnms_dmul (r, c),
+                  cnms_dsub (2.0, c))), hi));
+  ki = (int) k;
+  /* 2^ki in two exact steps (ki in [-1075, 1024]) */
+  if (ki > 1000) {
+    y = cnms_dmul (y, 0x1p1000);
+    ki -= 1000;
+  } else if (ki < -1000) {
+    y = cnms_dmul (y, 0x1p-1000);
+    ki += 1000;
+  }
+#ifdef __CUDA_ARCH__
+  scale = __longlong_as_double ((long long) (ki + 1023) << 52);
+#else
+  {
+    uint64_t bits = (uint64_t) (ki + 1023) << 52;
+    memcpy (&scale, &bits, sizeof scale);
+  }
+#endif
+  return cnms_dmul (y, scale);
+}
+
+/* A lane's score: softmax (l0, l1)[1] = 1 / (1 + e^(l0 - l1)), in double,
+ * rounded once to float. NaN when a logit is not finite. */
+CNMS_HD float cnms_lane_score (float l0, float l1)
+{
+  if (!cnms_isfinite (l0) || !cnms_isfinite (l1))
+    return cnms_bits_float (0x7fc00000u);
+  return (float) cnms_ddiv (1.0, cnms_dadd (1.0,
+          cnms_exp_d (cnms_dsub ((double) l0, (double) l1))));
+}
+
+/* LaneATT's first row of a lane: (int) (start_y n + 0.5), the product in
+ * float, the sum in double, truncated toward zero. */
+CNMS_HD int cnms_lane_start (float start_y, int n)
+{
+  return (int) cnms_dadd ((double) cnms_fmul (start_y, (float) n), 0.5);
+}
+
+/* LaneATT's last row: (int) (start + length - 1 + 0.5 - (length - 1 < 0)),
+ * start + length - 1 in float, the rest in double, truncated toward
+ * zero. Not clipped to the rows (the overlap clips). */
+CNMS_HD int cnms_lane_end (int start, float length)
+{
+  const float e = cnms_fsub (cnms_fadd ((float) start, length), 1.0f);
+  const double neg = cnms_fsub (length, 1.0f) < 0.0f ? 1.0 : 0.0;
+
+  return (int) cnms_dsub (cnms_dadd ((double) e, 0.5), neg);
+}
+
+/* Does a lane take part? Finite start_y and length within
+ * CNMS_LANE_MAX, and its first row in [0, n]. Writes its rows. */
+CNMS_HD int cnms_lane_rows (float start_y, float length, int n, int32_t *start,
+    int32_t *end)
+{
+  if (!cnms_isfinite (start_y) || !cnms_isfinite (length)
+      || !(fabsf (cnms_fmul (start_y, (float) n)) <= CNMS_LANE_MAX)
+      || !(fabsf (length) <= CNMS_LANE_MAX))
+    return 0;
+  *start = cnms_lane_start (start_y, n);
+  if (*start < 0 || *start > n)
+    return 0;
+  *end = cnms_lane_end (*start, length);
+  return 1;
+}
+
+/* The overlap rule of lanes, LaneATT's devIoU: with their rows [sa, ea]
+ * and [sb, eb], s = max (sa, sb), e = min (ea, eb, n); none when e < s;
+ * else dist = the float sum over i = s .. e, in order, of |xa[i] - xb[i]|
+ * (the larger minus the smaller), and b is suppressed by kept a iff
+ * dist < distance (e - s + 1), the product in float. xa, xb: the S x of
+ * each (the proposal row from offset 5). */
+CNMS_HD int cnms_lane_close (const float *xa, int32_t sa, int32_t ea,
+    const float *xb, int32_t sb, int32_t eb, int n, float distance)
+{
+  const int32_t s = sa > sb ? sa : sb;
+  int32_t e = ea < eb ? ea : eb;
+  float dist = 0.0f;
+  int32_t i;
+
+  if (e > n)
+    e = n;
+  if (e < s)
+    return 0;
+  for (i = s; i <= e; i++)
+    dist = cnms_fadd (dist, xa[i] < xb[i] ? cnms_fsub (xb[i], xa[i])
+        : cnms_fsub (xa[i], xb[i]));
+  return dist < cnms_fmul (distance, (float) (e - s + 1));
+}
+
 #endif /* CNMS_MATH_H */

@@ -157,6 +157,13 @@ layout_fits (cnms_layout l, int64_t a, int64_t b, cnms_shape *out)
       out->n_anchors = (int) b;
       out->n_classes = (int) (a - 5);
       break;
+    case CNMS_LAYOUT_LANEATT:
+      /* two logits, start_y, start_x, length, S >= 2 x offsets */
+      if (b < 7)
+        return 0;
+      out->n_anchors = (int) a;
+      out->n_classes = (int) (b - 5);
+      break;
     default:
       return 0;
   }
@@ -575,15 +582,20 @@ cnms_detect (cnms_ctx *ctx, const cnms_tensor *t, const cnms_layout layout,
   if (ctx == NULL)
     return CNMS_ERR_INVALID_ARG;
   ctx->b.error[0] = '\0';
+  ctx->b.lane_points = NULL;
+  ctx->b.lane_rows = 0;
   memset (&ctx->b.report, 0, sizeof ctx->b.report);
   if (t == NULL || p == NULL || dets == NULL || n_dets == NULL)
     return cnms_fail (&ctx->b, CNMS_ERR_INVALID_ARG,
         "cnms_detect: NULL argument");
   *dets = NULL;
   *n_dets = 0;
-  if (layout < CNMS_LAYOUT_AUTO || layout > CNMS_LAYOUT_YOLOV8_OBB)
+  if (layout < CNMS_LAYOUT_AUTO || layout > CNMS_LAYOUT_LANEATT)
     return cnms_fail (&ctx->b, CNMS_ERR_INVALID_ARG,
         "unknown layout %d", (int) layout);
+  if (layout == CNMS_LAYOUT_LANEATT)
+    return cnms_fail (&ctx->b, CNMS_ERR_INVALID_ARG,
+        "layout laneatt takes cnms_detect_lanes");
   st = check_params (ctx, p);
   if (st != CNMS_OK)
     return st;
@@ -641,6 +653,8 @@ plain_nms (cnms_ctx *ctx, int geom, const char *fn, const float *boxes,
   if (ctx == NULL)
     return CNMS_ERR_INVALID_ARG;
   ctx->b.error[0] = '\0';
+  ctx->b.lane_points = NULL;
+  ctx->b.lane_rows = 0;
   if (n_keep == NULL)
     return cnms_fail (&ctx->b, CNMS_ERR_INVALID_ARG,
         "%s: n_keep is NULL", fn);
@@ -658,6 +672,111 @@ plain_nms (cnms_ctx *ctx, int geom, const char *fn, const float *boxes,
     return CNMS_OK;
   return ctx->ops->nms (&ctx->b, geom, boxes, scores, classes, n, iou,
       class_agnostic, max_detections, keep, n_keep);
+}
+
+/* A lane distance: finite and >= 0 (model pixels). */
+static cnms_status
+check_distance (cnms_ctx *ctx, float distance)
+{
+  if (!(distance >= 0.0f) || !cnms_isfinite (distance))
+    return cnms_fail (&ctx->b, CNMS_ERR_INVALID_ARG,
+        "lane distance %g is not a finite value >= 0", (double) distance);
+  if (ctx->ops->detect_lanes == NULL || ctx->ops->nms_lanes == NULL)
+    return cnms_fail (&ctx->b, CNMS_ERR_UNSUPPORTED,
+        "the %s backend does not run lanes", ctx->ops->name);
+  return CNMS_OK;
+}
+
+cnms_status
+cnms_detect_lanes (cnms_ctx *ctx, const cnms_tensor *t, const cnms_params *p,
+    float distance, const cnms_det **dets, int *n_dets)
+{
+  cnms_shape shape;
+  cnms_map map;
+  cnms_status st;
+
+  if (ctx == NULL)
+    return CNMS_ERR_INVALID_ARG;
+  ctx->b.error[0] = '\0';
+  ctx->b.lane_points = NULL;
+  ctx->b.lane_rows = 0;
+  memset (&ctx->b.report, 0, sizeof ctx->b.report);
+  if (t == NULL || p == NULL || dets == NULL || n_dets == NULL)
+    return cnms_fail (&ctx->b, CNMS_ERR_INVALID_ARG,
+        "cnms_detect_lanes: NULL argument");
+  *dets = NULL;
+  *n_dets = 0;
+  st = check_params (ctx, p);
+  if (st == CNMS_OK)
+    st = check_distance (ctx, distance);
+  if (st != CNMS_OK)
+    return st;
+  if (t->on_device && ctx->backend != CNMS_BACKEND_CUDA)
+    return cnms_fail (&ctx->b, CNMS_ERR_INVALID_ARG,
+        "a device tensor needs the CUDA backend (context is %s)",
+        ctx->ops->name);
+  st = cnms_tensor_shape (t, CNMS_LAYOUT_LANEATT, &shape, ctx->b.error,
+      sizeof ctx->b.error);
+  if (st != CNMS_OK)
+    return st;
+  cnms_map_init (&map, p->model_width, p->model_height, p->frame_width,
+      p->frame_height, p->letterbox);
+  st = ctx->ops->detect_lanes (&ctx->b, t, &shape, p, &map, distance, dets,
+      n_dets);
+  if (st != CNMS_OK) {
+    memset (&ctx->b.report, 0, sizeof ctx->b.report);
+    ctx->b.lane_points = NULL;
+    ctx->b.lane_rows = 0;
+    *dets = NULL;
+    *n_dets = 0;
+    return st;
+  }
+  ctx->b.report.shape = shape;
+  ctx->b.report.candidates_dropped =
+      ctx->b.report.candidates > p->max_candidates ?
+      ctx->b.report.candidates - p->max_candidates : 0;
+  ctx->b.report.kept = *n_dets;
+  return CNMS_OK;
+}
+
+const float *
+cnms_ctx_lane_points (const cnms_ctx *ctx, int *n_rows)
+{
+  if (n_rows != NULL)
+    *n_rows = ctx != NULL && ctx->b.lane_points != NULL ? ctx->b.lane_rows : 0;
+  return ctx != NULL ? ctx->b.lane_points : NULL;
+}
+
+cnms_status
+cnms_nms_lanes (cnms_ctx *ctx, const float *proposals, int n_offsets,
+    const float *scores, int n, float distance, int max_detections,
+    int64_t *keep, int *n_keep)
+{
+  cnms_status st;
+
+  if (ctx == NULL)
+    return CNMS_ERR_INVALID_ARG;
+  ctx->b.error[0] = '\0';
+  ctx->b.lane_points = NULL;
+  ctx->b.lane_rows = 0;
+  if (n_keep == NULL)
+    return cnms_fail (&ctx->b, CNMS_ERR_INVALID_ARG,
+        "cnms_nms_lanes: n_keep is NULL");
+  *n_keep = 0;
+  if (n < 0)
+    return cnms_fail (&ctx->b, CNMS_ERR_INVALID_ARG,
+        "cnms_nms_lanes: n = %d is negative", n);
+  if (n_offsets < 2 || n_offsets > (1 << 20))
+    return cnms_fail (&ctx->b, CNMS_ERR_INVALID_ARG,
+        "cnms_nms_lanes: n_offsets = %d is outside [2, 2^20]", n_offsets);
+  if (n > 0 && (proposals == NULL || scores == NULL || keep == NULL))
+    return cnms_fail (&ctx->b, CNMS_ERR_INVALID_ARG,
+        "cnms_nms_lanes: NULL proposals, scores or keep");
+  st = check_distance (ctx, distance);
+  if (st != CNMS_OK || n == 0)
+    return st;
+  return ctx->ops->nms_lanes (&ctx->b, proposals, n_offsets, scores, n,
+      distance, max_detections, keep, n_keep);
 }
 
 cnms_status
@@ -784,6 +903,8 @@ cnms_layout_name (cnms_layout l)
       return "end2end";
     case CNMS_LAYOUT_YOLOV8_OBB:
       return "yolov8-obb";
+    case CNMS_LAYOUT_LANEATT:
+      return "laneatt";
     default:
       return "unknown";
   }

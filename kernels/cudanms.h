@@ -38,8 +38,12 @@ typedef enum {
   CNMS_LAYOUT_YOLOV5,     /* [1, N, 5+C]: cx cy w h obj cls...          */
   CNMS_LAYOUT_YOLOV8,     /* [1, 4+C, N]: cx cy w h cls... (strided by N) */
   CNMS_LAYOUT_END2END,    /* [1, K, 6]:   x1 y1 x2 y2 score class         */
-  CNMS_LAYOUT_YOLOV8_OBB  /* [1, 4+C+1, N]: cx cy w h cls... angle (strided
+  CNMS_LAYOUT_YOLOV8_OBB, /* [1, 4+C+1, N]: cx cy w h cls... angle (strided
                            * by N): oriented boxes, never chosen by AUTO */
+  CNMS_LAYOUT_LANEATT     /* [1, N, 5+S]: 2 logits, start_y, start_x,
+                           * length, S x offsets: LaneATT's lane
+                           * proposals (cnms_detect_lanes), never chosen by
+                           * AUTO */
 } cnms_layout;
 
 typedef enum {
@@ -64,7 +68,8 @@ typedef struct {
 typedef struct {
   cnms_layout layout;           /* never AUTO */
   int n_anchors;                /* N (or K for end2end) */
-  int n_classes;                /* C; 0 for end2end */
+  int n_classes;                /* C; 0 for end2end; for laneatt S, the
+                                 * lane's rows (x offsets) */
 } cnms_shape;
 
 /* What one class does differently from the frame-wide parameters
@@ -254,6 +259,42 @@ cnms_status cnms_nms (cnms_ctx *ctx, const float *boxes, const float *scores,
 cnms_status cnms_nms_rotated (cnms_ctx *ctx, const float *boxes,
     const float *scores, const int32_t *classes, int n, float iou,
     int class_agnostic, int max_detections, int64_t *keep, int *n_keep);
+
+/* Lanes (docs/contracts.md, "Lanes"): LaneATT's proposals and its NMS
+ * (devIoU: the mean horizontal distance over the shared rows below
+ * distance, in model pixels), exact on every backend.
+ *
+ * cnms_detect_lanes decodes a CNMS_LAYOUT_LANEATT tensor [1, N, 5+S] or
+ * [N, 5+S] (float32 or float16, S >= 2; rows: two class logits, start_y,
+ * start_x, length, S x offsets in model pixels, row 0 at the bottom):
+ * score = softmax (logits)[1], a candidate when above p->score_threshold
+ * (strictly) and its rows are valid; then lane NMS in (score desc, index
+ * asc) order, at most p->max_detections kept, after the p->max_candidates
+ * cap. p's model and frame sizes and letterbox map the points; its IoU
+ * and per-class fields are not used. A record (cnms_det) of a lane: its
+ * score, class 0, its proposal index (anchor), x1 y1 x2 y2 the frame
+ * rectangle of its points (all 0 when it has none) and angle 0. */
+cnms_status cnms_detect_lanes (cnms_ctx *ctx, const cnms_tensor *t,
+    const cnms_params *p, float distance, const cnms_det **dets,
+    int *n_dets);
+
+/* The points of the lanes of the last cnms_detect_lanes, valid as its
+ * records: lane k (in kept order), row i (0: the bottom row) at
+ * points[2 (k S + i)] (x) and [2 (k S + i) + 1] (y), frame pixels; NaN
+ * for a row that is not part of the lane or whose point lies outside the
+ * frame (LaneATT's proposals_to_pred: the rows from the start row to the
+ * end row, and below the start row while the x stays in the model
+ * width). *n_rows receives S. NULL (and *n_rows 0) after any other call. */
+const float *cnms_ctx_lane_points (const cnms_ctx *ctx, int *n_rows);
+
+/* Plain lane NMS on host arrays, LaneATT's nms(): proposals [n][5+S]
+ * (S = n_offsets >= 2), scores [n]; a proposal takes part when its score,
+ * start_y and length are finite and its start row lies in [0, S-1].
+ * keep (n entries) receives input indices in kept order;
+ * max_detections <= 0: no cap. */
+cnms_status cnms_nms_lanes (cnms_ctx *ctx, const float *proposals,
+    int n_offsets, const float *scores, int n, float distance,
+    int max_detections, int64_t *keep, int *n_keep);
 
 /* Runs the CUDA work of ctx on stream (a cudaStream_t of the context's
  * device, created in the CUDA context that is current when ctx is used),

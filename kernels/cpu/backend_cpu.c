@@ -21,14 +21,16 @@ typedef struct {
   cnms_buf table_keys, table_vals;      /* class id -> dense id */
   cnms_buf out;                 /* kept records of cnms_detect */
   cnms_buf class_iou;           /* [n_classes] class-aware thresholds */
+  cnms_lane_ws lanes;           /* cpu_lanes.c */
   int no_avx;                   /* CNMS_TEST_CPU_NO_AVX */
 } cpu_state;
 
 #define ALL_BUFS(s) { &(s)->cand, &(s)->scratch, &(s)->best, &(s)->best_cls, \
     &(s)->keys, &(s)->perm, &(s)->tmp_keys, &(s)->tmp_perm, \
     &(s)->classes, &(s)->kept, CNMS_GREEDY_BUFS (&(s)->greedy), \
-    &(s)->table_keys, &(s)->table_vals, &(s)->out, &(s)->class_iou }
-#define N_BUFS (14 + CNMS_GREEDY_N_BUFS)
+    &(s)->table_keys, &(s)->table_vals, &(s)->out, &(s)->class_iou, \
+    CNMS_LANE_BUFS (&(s)->lanes) }
+#define N_BUFS (14 + CNMS_GREEDY_N_BUFS + CNMS_LANE_N_BUFS)
 
 static cnms_status
 cpu_create (cnms_backend_ctx *ctx, int device_id)
@@ -162,6 +164,7 @@ cpu_detect (cnms_backend_ctx *ctx, const cnms_tensor *t, const cnms_shape *shape
     src.rows = perm;
     src.geom = cnms_layout_geom (shape->layout);
     src.angle_off = (int) ((&recs[0].angle - &recs[0].x1));
+    src.n_strips = 0;
     st = cnms_cpu_greedy (ctx, &s->greedy, &src,
         p->class_agnostic ? NULL : classes, shape->n_classes, k, p->iou,
         class_iou, p->max_detections, kept, &n_out);
@@ -242,6 +245,7 @@ cpu_nms (cnms_backend_ctx *ctx, int geom, const float *boxes,
   src.rows = perm;
   src.geom = geom;
   src.angle_off = 4;
+  src.n_strips = 0;
   if (aware) {
     dense = s->classes.p;
     /* small non-negative ids (the usual 0 .. C-1) serve as they are; any
@@ -266,6 +270,28 @@ cpu_nms (cnms_backend_ctx *ctx, int geom, const float *boxes,
   return CNMS_OK;
 }
 
+static cnms_status
+cpu_detect_lanes (cnms_backend_ctx *ctx, const cnms_tensor *t,
+    const cnms_shape *shape, const cnms_params *p, const cnms_map *map,
+    float distance, const cnms_det **dets, int *n_dets)
+{
+  cpu_state *s = ctx->priv;
+
+  return cnms_cpu_detect_lanes (ctx, &s->lanes, &s->greedy, t, shape, p,
+      map, distance, dets, n_dets);
+}
+
+static cnms_status
+cpu_nms_lanes (cnms_backend_ctx *ctx, const float *proposals, int n_offsets,
+    const float *scores, int n, float distance, int max_detections,
+    int64_t *keep, int *n_keep)
+{
+  cpu_state *s = ctx->priv;
+
+  return cnms_cpu_nms_lanes (ctx, &s->lanes, &s->greedy, proposals,
+      n_offsets, scores, n, distance, max_detections, keep, n_keep);
+}
+
 static void
 cpu_test_option (cnms_backend_ctx *ctx, int option, int value)
 {
@@ -281,6 +307,8 @@ const cnms_backend_ops cnms_cpu_ops = {
   cpu_destroy,
   cpu_detect,
   cpu_nms,
+  cpu_detect_lanes,
+  cpu_nms_lanes,
   cpu_test_option,
   NULL,
 };

@@ -183,11 +183,34 @@ set_iou (walk *w, float iou)
  * to garea. */
 static inline void
 gather_box (const cnms_box_src *src, int j, float *gbox, float *garea,
-    cnms_obb *gobb, int32_t at)
+    cnms_obb *gobb, cnms_lane_ref *glane, int32_t at)
 {
   const float *r = src->base + src->stride * src->rows[j];
   float *g = gbox + 4 * (size_t) at;
 
+  if (src->geom == CNMS_GEOM_LANE) {
+    /* the rectangle of its rows: lanes without a shared row never meet */
+    cnms_lane_ref *l = &glane[at];
+    int32_t e;
+
+    l->x = r + 5;
+    if (!cnms_lane_rows (r[2], r[4], src->n_strips, &l->start, &l->end)) {
+      l->start = 0;
+      l->end = -1;
+    }
+    e = l->end < src->n_strips ? l->end : src->n_strips;
+    if (e >= l->start) {
+      g[0] = (float) l->start - 0.5f;
+      g[1] = 0.0f;
+      g[2] = (float) e + 0.5f;
+      g[3] = 1.0f;
+    } else {
+      g[0] = g[1] = CNMS_INF;
+      g[2] = g[3] = -CNMS_INF;
+    }
+    garea[at] = cnms_bits_float ((uint32_t) at);
+    return;
+  }
   if (src->geom == CNMS_GEOM_OBB) {
     cnms_obb_prepare (r[0], r[1], r[2], r[3], r[src->angle_off], &gobb[at],
         g);
@@ -211,6 +234,7 @@ cnms_cpu_greedy (cnms_backend_ctx *ctx, cnms_greedy_ws *ws,
   int32_t *start, *pos;
   float *gbox, *garea;
   cnms_obb *gobb;
+  cnms_lane_ref *glane;
   uint8_t *flag;
   walk w;
   cnms_status (*run) (walk *w, const float *boxes, const float *areas,
@@ -255,6 +279,8 @@ cnms_cpu_greedy (cnms_backend_ctx *ctx, cnms_greedy_ws *ws,
     st = cnms_buf_reserve (ctx, &ws->garea, n * sizeof (float));
   if (st == CNMS_OK && src->geom == CNMS_GEOM_OBB)
     st = cnms_buf_reserve (ctx, &ws->gobb, n * sizeof (cnms_obb));
+  if (st == CNMS_OK && src->geom == CNMS_GEOM_LANE)
+    st = cnms_buf_reserve (ctx, &ws->glane, n * sizeof (cnms_lane_ref));
   if (st == CNMS_OK && aware) {
     st = cnms_buf_reserve (ctx, &ws->gpos, n * sizeof (int32_t));
     if (st == CNMS_OK)
@@ -270,10 +296,13 @@ cnms_cpu_greedy (cnms_backend_ctx *ctx, cnms_greedy_ws *ws,
   gbox = ws->gbox.p;
   garea = ws->garea.p;
   gobb = ws->gobb.p;
+  glane = ws->glane.p;
   w.obbs = gobb;
+  w.lanes = glane;
+  w.n_strips = src->n_strips;
   if (!aware) {
     for (j = 0; j < k; j++)
-      gather_box (src, j, gbox, garea, gobb, j);
+      gather_box (src, j, gbox, garea, gobb, glane, j);
     return run (&w, gbox, garea, k, max_keep, kept, n_kept);
   }
 
@@ -294,7 +323,7 @@ cnms_cpu_greedy (cnms_backend_ctx *ctx, cnms_greedy_ws *ws,
   for (j = 0; j < k; j++) {
     int32_t at = start[classes[j]]++;
 
-    gather_box (src, j, gbox, garea, gobb, at);
+    gather_box (src, j, gbox, garea, gobb, glane, at);
     pos[at] = j;
   }
   for (c = 0; c < n_classes; c++) {

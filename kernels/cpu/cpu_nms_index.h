@@ -51,12 +51,15 @@ typedef struct {
   int may_grow;                 /* the arena may grow (see grow_cell) */
   int geom;                     /* CNMS_GEOM_* */
   const cnms_obb *obbs;         /* oriented boxes made ready, by position */
+  const cnms_lane_ref *lanes;   /* lanes made ready, by position */
+  int n_strips;                 /* lanes: S - 1 */
   size_t used;                  /* floats of the arena in use */
 } walk;
 
-/* One query: is box b suppressed? For oriented boxes b is its hull, and
- * the fifth array of the cells (karea, area) holds each box's position in
- * obbs (its bits as a float) instead of an area. */
+/* One query: is box b suppressed? For oriented boxes b is its hull, for
+ * lanes the rectangle of its rows (x: start - 0.5 .. end + 0.5, y: 0 .. 1),
+ * and the fifth array of the cells (karea, area) holds each one's
+ * position in obbs or lanes (its bits as a float) instead of an area. */
 typedef struct {
   const float *kbox, *karea;
   const float *b;
@@ -65,6 +68,9 @@ typedef struct {
   int geom;                     /* CNMS_GEOM_* */
   const cnms_obb *obbs;         /* oriented boxes: every box, by position */
   const cnms_obb *bo;           /* oriented boxes: b's */
+  const cnms_lane_ref *lanes;   /* lanes: every lane, by position */
+  const cnms_lane_ref *bl;      /* lanes: b's */
+  int n_strips;
   int bound;                    /* boxes, iou >= CORE_MIN_IOU: the lanes'
                                  * IoU bound applies (iou_bound) */
   float k1, k2;                 /* its factors: 1 + iou, iou (1 - 2^-10) */
@@ -177,6 +183,11 @@ kept_suppresses (float a0, float a1, float a2, float a3, float a4,
   if (p->geom == CNMS_GEOM_OBB)
     return cnms_obb_iou_above (&p->obbs[cnms_float_bits (a4)], a, p->bo,
         p->b, p->iou);
+  if (p->geom == CNMS_GEOM_LANE) {
+    const cnms_lane_ref *l = &p->lanes[cnms_float_bits (a4)];
+    return cnms_lane_close (l->x, l->start, l->end, p->bl->x, p->bl->start,
+        p->bl->end, p->n_strips, p->iou);
+  }
   return cnms_iou_above (a, a4, p->b, p->area, p->iou);
 }
 

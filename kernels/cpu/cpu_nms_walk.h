@@ -99,6 +99,9 @@ WALK (run_class) (walk *w, const float *boxes, const float *areas, int n,
   p.geom = w->geom;
   p.obbs = w->obbs;
   p.bo = NULL;
+  p.lanes = w->lanes;
+  p.bl = NULL;
+  p.n_strips = w->n_strips;
   p.bound = w->geom == CNMS_GEOM_BOX && w->iou >= CORE_MIN_IOU;
   p.k1 = 1.0f + w->iou;
   p.k2 = w->iou * (1.0f - 0x1p-10f);
@@ -110,6 +113,8 @@ WALK (run_class) (walk *w, const float *boxes, const float *areas, int n,
       p.area = areas[j];
       if (p.geom == CNMS_GEOM_OBB)
         p.bo = &p.obbs[cnms_float_bits (areas[j])];
+      else if (p.geom == CNMS_GEOM_LANE)
+        p.bl = &p.lanes[cnms_float_bits (areas[j])];
       if (g.list) {
         /* one cell, b itself the query rectangle */
         p.q = b;

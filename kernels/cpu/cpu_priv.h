@@ -27,6 +27,7 @@ typedef struct {
   cnms_buf gbox, garea;         /* the boxes in order (grouped by class);
                                  * oriented boxes: hulls and positions */
   cnms_buf gobb;                /* oriented boxes made ready, in order */
+  cnms_buf glane;               /* lanes made ready, in order */
   cnms_buf gpos;                /* position of each grouped box */
   cnms_buf start;               /* [n_classes + 1] class starts */
   cnms_buf flag;                /* [k] kept by its class's walk */
@@ -37,8 +38,8 @@ typedef struct {
 
 #define CNMS_GREEDY_BUFS(w) &(w)->kbox, &(w)->karea, &(w)->klink, \
     &(w)->cells, &(w)->arena, &(w)->bigbuf, &(w)->gbox, &(w)->garea, \
-    &(w)->gpos, &(w)->start, &(w)->flag, &(w)->gobb
-#define CNMS_GREEDY_N_BUFS 12
+    &(w)->gpos, &(w)->start, &(w)->flag, &(w)->gobb, &(w)->glane
+#define CNMS_GREEDY_N_BUFS 13
 
 /* Decodes every anchor of t into records at recs (capacity: all anchors),
  * in anchor order, a record's score tested against its class's threshold
@@ -65,15 +66,23 @@ void cnms_cpu_sort (uint64_t *keys, uint32_t *perm, uint64_t *tmp_keys,
     uint32_t *tmp_perm, int n);
 
 /* The boxes of a greedy walk, in order: position i is the box at
- * base + stride * rows[i]: x1 y1 x2 y2 (CNMS_GEOM_BOX), or cx cy w h with
- * the angle angle_off floats on (CNMS_GEOM_OBB). */
+ * base + stride * rows[i]: x1 y1 x2 y2 (CNMS_GEOM_BOX), cx cy w h with
+ * the angle angle_off floats on (CNMS_GEOM_OBB), or a lane proposal of
+ * 5 + n_strips + 1 floats (CNMS_GEOM_LANE). */
 typedef struct {
   const float *base;
   size_t stride;                /* floats from one row to the next */
   const uint32_t *rows;
   int geom;
   int angle_off;
+  int n_strips;                 /* lanes: S - 1 */
 } cnms_box_src;
+
+/* A lane made ready for the walk: its x offsets and its rows. */
+typedef struct {
+  const float *x;
+  int32_t start, end;
+} cnms_lane_ref;
 
 /* Exact greedy NMS over k boxes already in order: box j is kept unless an
  * earlier kept box of its class (any class when agnostic) suppresses it by
@@ -95,5 +104,32 @@ cnms_status cnms_cpu_greedy (cnms_backend_ctx *ctx, cnms_greedy_ws *ws,
 int cnms_cpu_dense_classes (const int32_t *classes, const uint32_t *order,
     int n, int32_t *dense, int32_t *table_keys, int32_t *table_vals,
     uint32_t table_mask);
+
+/* The buffers of the lane calls (cpu_lanes.c); grow-only. */
+typedef struct {
+  cnms_buf rows;                /* candidates' proposal rows as float */
+  cnms_buf recs;                /* candidate records */
+  cnms_buf keys, perm, tmp_keys, tmp_perm;
+  cnms_buf kept;
+  cnms_buf out;                 /* kept records */
+  cnms_buf points;              /* [kept][S][2] frame points */
+  cnms_buf half;                /* a float16 row as float */
+} cnms_lane_ws;
+
+#define CNMS_LANE_BUFS(w) &(w)->rows, &(w)->recs, &(w)->keys, &(w)->perm, \
+    &(w)->tmp_keys, &(w)->tmp_perm, &(w)->kept, &(w)->out, &(w)->points, \
+    &(w)->half
+#define CNMS_LANE_N_BUFS 10
+
+/* cnms_detect_lanes and cnms_nms_lanes on the CPU (the front end has
+ * checked the arguments and resolved the shape). */
+cnms_status cnms_cpu_detect_lanes (cnms_backend_ctx *ctx, cnms_lane_ws *lw,
+    cnms_greedy_ws *gw, const cnms_tensor *t, const cnms_shape *shape,
+    const cnms_params *p, const cnms_map *map, float distance,
+    const cnms_det **dets, int *n_dets);
+cnms_status cnms_cpu_nms_lanes (cnms_backend_ctx *ctx, cnms_lane_ws *lw,
+    cnms_greedy_ws *gw, const float *proposals, int n_offsets,
+    const float *scores, int n, float distance, int max_detections,
+    int64_t *keep, int *n_keep);
 
 #endif /* CNMS_CPU_PRIV_H */

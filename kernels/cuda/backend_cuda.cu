@@ -530,6 +530,8 @@ extern "C" const cnms_backend_ops cnms_cuda_ops = {
   cnms_cuda_destroy,
   cuda_detect,
   cuda_nms,
+  NULL,
+  NULL,
   cuda_test_option,
   cuda_set_stream,
 };

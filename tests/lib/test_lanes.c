@@ -1,0 +1,432 @@
+/* Lanes (LaneATT) in the library, against values computed by hand:
+ *   - the rows of a lane (cnms_lane_start, cnms_lane_end) at the edges of
+ *     LaneATT's float and double steps: lengths 0, 0.5, 1, 1.49, 1.5,
+ *     negative, the last row;
+ *   - the overlap (cnms_lane_close): dist exactly at distance x rows
+ *     (not below: kept), a float less (suppressed), no shared row, the
+ *     end clipped to the last row;
+ *   - cnms_nms_lanes: hand cases (kept indices), and seeded LaneATT-like
+ *     sets (S = 72, up to 1000 proposals; S = 2 and 3) against a plain
+ *     pairwise walk over cnms_lane_close;
+ *   - cnms_detect_lanes: the softmax score, candidates, points in frame
+ *     pixels (rows, the extension below the start row, points outside
+ *     the frame), the lane's rectangle, float16 equal to float32, the
+ *     shape rule, cnms_ctx_lane_points cleared by another call. */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cudanms.h"
+#include "cnms_internal.h"
+#include "check.h"
+#include "rng.h"
+
+static cnms_ctx *ctx;
+static test_rng rng;
+
+TEST_RNG_SHORTHANDS (rng)
+
+#define S72 72
+
+static void
+test_rows (void)
+{
+  /* 0.5 x 71 = 35.5, + 0.5 = 36 */
+  CHECK_INT (cnms_lane_start (0.5f, 71), 36);
+  CHECK_INT (cnms_lane_start (0.0f, 71), 0);
+  CHECK_INT (cnms_lane_start (1.0f, 71), 71);
+  /* 36 + 10 - 1 + 0.5 = 45.5 -> 45 */
+  CHECK_INT (cnms_lane_end (36, 10.0f), 45);
+  CHECK_INT (cnms_lane_end (36, 1.0f), 36);
+  /* 1.49: 36.49 + 0.5 -> 36; 1.5: 37.0 -> 37 */
+  CHECK_INT (cnms_lane_end (36, 1.49f), 36);
+  CHECK_INT (cnms_lane_end (36, 1.5f), 37);
+  /* length - 1 < 0 takes one more off: 0.5: 35.5 + 0.5 - 1 = 35 */
+  CHECK_INT (cnms_lane_end (36, 0.5f), 35);
+  /* 0: 35 + 0.5 - 1 = 34.5 -> 34; -2: 33 + 0.5 - 1 = 32.5 -> 32 */
+  CHECK_INT (cnms_lane_end (36, 0.0f), 34);
+  CHECK_INT (cnms_lane_end (36, -2.0f), 32);
+  {
+    int32_t s = -1, e = -1;
+    CHECK_INT (cnms_lane_rows (1.0f, 5.0f, 71, &s, &e), 1);
+    CHECK_INT (s, 71);
+    CHECK_INT (e, 75);
+    /* a start above the last row, or below the first, takes no part */
+    CHECK_INT (cnms_lane_rows (1.02f, 5.0f, 71, &s, &e), 0);
+    CHECK_INT (cnms_lane_rows (-0.03f, 5.0f, 71, &s, &e), 0);
+    CHECK_INT (cnms_lane_rows (NAN, 5.0f, 71, &s, &e), 0);
+    CHECK_INT (cnms_lane_rows (0.5f, INFINITY, 71, &s, &e), 0);
+  }
+}
+
+static void
+test_close (void)
+{
+  float a[S72], b[S72];
+  int i;
+
+  for (i = 0; i < S72; i++) {
+    a[i] = 100.0f + (float) i;
+    b[i] = a[i] + 2.0f;
+  }
+  /* rows 15 .. 20 shared: 6 rows, dist 12 */
+  CHECK_INT (cnms_lane_close (a, 10, 20, b, 15, 30, 71, 2.0f), 0);
+  CHECK_INT (cnms_lane_close (a, 10, 20, b, 15, 30, 71,
+          nextafterf (2.0f, 3.0f)), 1);
+  /* symmetric */
+  CHECK_INT (cnms_lane_close (b, 15, 30, a, 10, 20, 71,
+          nextafterf (2.0f, 3.0f)), 1);
+  /* no shared row */
+  CHECK_INT (cnms_lane_close (a, 10, 14, b, 15, 30, 71, 100.0f), 0);
+  /* the end is clipped to the last row: rows 70, 71 */
+  CHECK_INT (cnms_lane_close (a, 70, 90, b, 60, 80, 71, 2.0f), 0);
+  b[71] = a[71];
+  /* dist 2 over 2 rows: 2 < 2 x 2 */
+  CHECK_INT (cnms_lane_close (a, 70, 90, b, 60, 80, 71, 1.5f), 1);
+  /* a lane without rows (end < start) */
+  CHECK_INT (cnms_lane_close (a, 20, 19, a, 0, 71, 71, 100.0f), 0);
+}
+
+/* A proposal row of 5 + S floats. */
+static void
+proposal (float *r, int s_rows, float l0, float l1, float start_y,
+    float length, float x0, float slope)
+{
+  int i;
+
+  r[0] = l0;
+  r[1] = l1;
+  r[2] = start_y;
+  r[3] = x0;
+  r[4] = length;
+  for (i = 0; i < s_rows; i++)
+    r[5 + i] = x0 + slope * (float) i;
+}
+
+static int
+nms_lanes (const float *p, int s_rows, const float *scores, int n,
+    float distance, int max_det, int64_t *keep)
+{
+  int n_keep = -1;
+
+  CHECK_INT (cnms_nms_lanes (ctx, p, s_rows, scores, n, distance, max_det,
+          keep, &n_keep), CNMS_OK);
+  return n_keep;
+}
+
+static void
+test_nms_hand (void)
+{
+  float p[4][5 + S72];
+  const float scores[4] = { 0.9f, 0.8f, 0.7f, 0.9f };
+  int64_t keep[4];
+  int n;
+
+  /* 0; 1 three pixels right of 0 over all rows; 2 far; 3 ties 0's score,
+   * 0.5 px left of it, but only from row 60 (12 rows) */
+  proposal (p[0], S72, 0, 1, 0.0f, 72.0f, 100.0f, 2.0f);
+  proposal (p[1], S72, 0, 1, 0.0f, 72.0f, 103.0f, 2.0f);
+  proposal (p[2], S72, 0, 1, 0.0f, 72.0f, 400.0f, -2.0f);
+  proposal (p[3], S72, 0, 1, 60.0f / 71.0f, 12.0f, 99.5f, 2.0f);
+  /* distance 15 (LaneATT's training value): 1 and 3 fall to 0 */
+  n = nms_lanes (&p[0][0], S72, scores, 4, 15.0f, 0, keep);
+  CHECK_INT (n, 2);
+  CHECK_INT (keep[0], 0);
+  CHECK_INT (keep[1], 2);
+  /* distance 3: 1 is exactly 3 px off on average: not below, kept */
+  n = nms_lanes (&p[0][0], S72, scores, 4, 3.0f, 0, keep);
+  CHECK_INT (n, 3);
+  CHECK_INT (keep[0], 0);
+  CHECK_INT (keep[1], 1);
+  CHECK_INT (keep[2], 2);
+  /* the cap */
+  n = nms_lanes (&p[0][0], S72, scores, 4, 3.0f, 2, keep);
+  CHECK_INT (n, 2);
+  /* a NaN score takes no part */
+  {
+    const float s2[4] = { NAN, 0.8f, 0.7f, 0.9f };
+    n = nms_lanes (&p[0][0], S72, s2, 4, 15.0f, 0, keep);
+    CHECK_INT (n, 2);
+    CHECK_INT (keep[0], 3);
+    CHECK_INT (keep[1], 2);
+  }
+  /* argument checks */
+  {
+    int nk;
+    CHECK_INT (cnms_nms_lanes (ctx, &p[0][0], 1, scores, 4, 15.0f, 0, keep,
+            &nk), CNMS_ERR_INVALID_ARG);
+    CHECK_INT (cnms_nms_lanes (ctx, &p[0][0], S72, scores, 4, -1.0f, 0, keep,
+            &nk), CNMS_ERR_INVALID_ARG);
+    CHECK_INT (cnms_nms_lanes (ctx, &p[0][0], S72, scores, 4, NAN, 0, keep,
+            &nk), CNMS_ERR_INVALID_ARG);
+  }
+}
+
+/* The plain greedy walk over cnms_lane_close, every pair. */
+static int
+reference (const float *p, int s_rows, const float *scores, int n,
+    float distance, int max_det, int64_t *keep)
+{
+  const size_t stride = 5 + (size_t) s_rows;
+  int *order = malloc ((size_t) n * sizeof (int));
+  int32_t *st = malloc ((size_t) n * sizeof (int32_t));
+  int32_t *en = malloc ((size_t) n * sizeof (int32_t));
+  char *removed = calloc ((size_t) n, 1);
+  int m = 0, i, j, k = 0;
+
+  for (i = 0; i < n; i++) {
+    const float *r = p + stride * i;
+    if (cnms_isfinite (scores[i])
+        && cnms_lane_rows (r[2], r[4], s_rows - 1, &st[i], &en[i]))
+      order[m++] = i;
+  }
+  for (i = 1; i < m; i++) {
+    int v = order[i];
+    for (j = i - 1; j >= 0 && (scores[order[j]] < scores[v]
+            || (scores[order[j]] == scores[v] && order[j] > v)); j--)
+      order[j + 1] = order[j];
+    order[j + 1] = v;
+  }
+  for (i = 0; i < m && (max_det <= 0 || k < max_det); i++) {
+    int a = order[i];
+    if (removed[i])
+      continue;
+    keep[k++] = a;
+    for (j = i + 1; j < m; j++) {
+      int b = order[j];
+      if (!removed[j] && cnms_lane_close (p + stride * a + 5, st[a], en[a],
+              p + stride * b + 5, st[b], en[b], s_rows - 1, distance))
+        removed[j] = 1;
+    }
+  }
+  free (order);
+  free (st);
+  free (en);
+  free (removed);
+  return k;
+}
+
+/* LaneATT-like proposals: a few lanes curving to a vanishing point, each
+ * with near-duplicates, and noise. */
+static void
+random_lanes (float *p, float *scores, int n, int s_rows)
+{
+  const size_t stride = 5 + (size_t) s_rows;
+  const int n_lanes = 2 + (int) (rnd () % 5);
+  float base[8], bend[8];
+  int i, r;
+
+  for (i = 0; i < n_lanes; i++) {
+    base[i] = uni (-200, 840);
+    bend[i] = uni (-0.02f, 0.02f);
+  }
+  for (i = 0; i < n; i++) {
+    float *o = p + stride * i;
+    const int l = (int) (rnd () % (unsigned) (n_lanes + 1));
+    const float jitter = uni (-8, 8);
+    const float sy = (float) (rnd () % (unsigned) s_rows) / (float) (s_rows
+        - 1);
+
+    o[0] = uni (-2, 2);
+    o[1] = uni (-2, 2);
+    o[2] = (rnd () % 4) ? (float) (rnd () % 6) / (float) (s_rows - 1) : sy;
+    o[3] = 0;
+    o[4] = (rnd () % 8) ? uni (0, (float) s_rows) : (float) (rnd () % 3) -
+        1.0f;
+    for (r = 0; r < s_rows; r++) {
+      const float t = (float) r / (float) (s_rows - 1);
+      o[5 + r] = l < n_lanes ? base[l] + (320.0f - base[l]) * t * 0.8f
+          + bend[l] * (float) (r * r) + jitter : uni (0, 640);
+    }
+    scores[i] = (rnd () % 4) ? uni (0, 1) : (float) (rnd () % 8) / 8.0f;
+    if (rnd () % 50 == 0)
+      o[2] = NAN;
+  }
+}
+
+static void
+test_nms_random (void)
+{
+  static const int sizes[][2] = { {1000, 72}, {300, 72}, {64, 72},
+  {200, 2}, {200, 3}, {500, 10}
+  };
+  static const float dists[] = { 15.0f, 50.0f, 3.0f, 0.0f };
+  int c, it, mismatches = 0, total = 0;
+
+  for (c = 0; c < 6; c++) {
+    const int n = sizes[c][0], s_rows = sizes[c][1];
+    float *p = malloc ((size_t) n * (5 + s_rows) * sizeof (float));
+    float *sc = malloc ((size_t) n * sizeof (float));
+    int64_t *k1 = malloc ((size_t) n * sizeof (int64_t));
+    int64_t *k2 = malloc ((size_t) n * sizeof (int64_t));
+
+    for (it = 0; it < 8; it++) {
+      const float d = dists[it % 4];
+      const int max_det = it == 5 ? 4 : 0;
+      int n1, n2;
+
+      random_lanes (p, sc, n, s_rows);
+      n1 = nms_lanes (p, s_rows, sc, n, d, max_det, k1);
+      n2 = reference (p, s_rows, sc, n, d, max_det, k2);
+      total++;
+      if (n1 != n2 || memcmp (k1, k2, (size_t) n1 * sizeof *k1) != 0) {
+        mismatches++;
+        fprintf (stderr, "n %d S %d distance %g: %d kept, the reference "
+            "%d\n", n, s_rows, (double) d, n1, n2);
+      }
+    }
+    free (p);
+    free (sc);
+    free (k1);
+    free (k2);
+  }
+  CHECK_INT (mismatches, 0);
+  CHECK_INT (total, 48);
+}
+
+static void
+test_detect (void)
+{
+  /* S = 4 rows (n = 3), model 640x360 on a 1280x720 frame: gain 0.5, no
+   * pad; row i at y = (3 - i) 360 / 3 */
+  enum { S = 4, N = 4 };
+  float t32[N][5 + S];
+  uint16_t t16[N][5 + S];
+  const float *pts;
+  const cnms_det *d;
+  cnms_tensor t;
+  cnms_params p;
+  int n, rows = -1, i;
+
+  /* 0: rows 0 .. 2, x 100 110 120 (row 3: 700, past its end) */
+  proposal (t32[0], S, 0.0f, 2.0f, 0.0f, 3.0f, 100.0f, 10.0f);
+  t32[0][5 + 3] = 700.0f;
+  /* 1: from row 2 (start_y 2/3), length 2: rows 2, 3; below its start x
+   * 300 on row 1 (in the model: a point), -5 on row 0 (none) */
+  proposal (t32[1], S, 0.0f, 1.0f, 2.0f / 3.0f, 2.0f, 0.0f, 0.0f);
+  t32[1][5 + 0] = -5.0f;
+  t32[1][5 + 1] = 300.0f;
+  t32[1][5 + 2] = 310.0f;
+  t32[1][5 + 3] = 320.0f;
+  /* 2: not a candidate: score 1 / (1 + e^3) */
+  proposal (t32[2], S, 3.0f, 0.0f, 0.0f, 4.0f, 500.0f, 0.0f);
+  /* 3: 1 px right of 0: suppressed by it at distance 15 */
+  proposal (t32[3], S, 0.0f, 1.5f, 0.0f, 3.0f, 101.0f, 10.0f);
+  memset (&t, 0, sizeof t);
+  t.data = t32;
+  t.size = sizeof t32;
+  t.dtype = CNMS_DTYPE_FLOAT32;
+  t.n_dims = 3;
+  t.dims[0] = 1;
+  t.dims[1] = N;
+  t.dims[2] = 5 + S;
+  cnms_params_init (&p);
+  p.model_width = 640;
+  p.model_height = 360;
+  p.frame_width = 1280;
+  p.frame_height = 720;
+  n = -1;
+  CHECK_INT (cnms_detect_lanes (ctx, &t, &p, 15.0f, &d, &n), CNMS_OK);
+  CHECK_INT (n, 2);
+  CHECK_INT (cnms_ctx_report (ctx)->candidates, 3);
+  CHECK_INT (cnms_ctx_report (ctx)->shape.layout, CNMS_LAYOUT_LANEATT);
+  CHECK_INT (cnms_ctx_report (ctx)->shape.n_classes, S);
+  pts = cnms_ctx_lane_points (ctx, &rows);
+  CHECK_INT (rows, S);
+  CHECK (pts != NULL);
+  if (n == 2 && pts != NULL) {
+    CHECK_INT (d[0].anchor, 0);
+    CHECK_INT (d[1].anchor, 1);
+    CHECK_INT (d[0].class_id, 0);
+    CHECK (fabs (d[0].score - 1.0 / (1.0 + exp (-2.0))) < 1e-7);
+    CHECK (fabs (d[1].score - 1.0 / (1.0 + exp (-1.0))) < 1e-7);
+    /* lane 0: (200, 720) (220, 480) (240, 240), row 3 none */
+    CHECK_FLOAT (pts[0], 200.0f);
+    CHECK_FLOAT (pts[1], 720.0f);
+    CHECK_FLOAT (pts[2], 220.0f);
+    CHECK_FLOAT (pts[3], 480.0f);
+    CHECK_FLOAT (pts[4], 240.0f);
+    CHECK_FLOAT (pts[5], 240.0f);
+    CHECK (isnan (pts[6]) && isnan (pts[7]));
+    CHECK_FLOAT (d[0].x1, 200.0f);
+    CHECK_FLOAT (d[0].y1, 240.0f);
+    CHECK_FLOAT (d[0].x2, 240.0f);
+    CHECK_FLOAT (d[0].y2, 720.0f);
+    /* lane 1: row 0 none (x < 0), row 1 (600, 480) by the extension, rows
+     * 2 and 3 (620, 240) (640, 0) */
+    CHECK (isnan (pts[8]) && isnan (pts[9]));
+    CHECK_FLOAT (pts[10], 600.0f);
+    CHECK_FLOAT (pts[11], 480.0f);
+    CHECK_FLOAT (pts[12], 620.0f);
+    CHECK_FLOAT (pts[13], 240.0f);
+    CHECK_FLOAT (pts[14], 640.0f);
+    CHECK_FLOAT (pts[15], 0.0f);
+    CHECK_FLOAT (d[1].x1, 600.0f);
+    CHECK_FLOAT (d[1].y2, 480.0f);
+  }
+  /* distance 0.5: 3 is kept too (1 px off), between 0 and 1 by score */
+  CHECK_INT (cnms_detect_lanes (ctx, &t, &p, 0.5f, &d, &n), CNMS_OK);
+  CHECK_INT (n, 3);
+  if (n == 3)
+    CHECK_INT (d[1].anchor, 3);
+  /* float16: the same values (all are halves) give the same lanes */
+  {
+    const cnms_det *d16;
+    int n16 = -1;
+    cnms_det first[3];
+
+    memcpy (first, d, (size_t) n * sizeof *d);
+    cnms_floats_to_halfs (&t32[0][0], N * (5 + S), &t16[0][0]);
+    t.data = t16;
+    t.size = sizeof t16;
+    t.dtype = CNMS_DTYPE_FLOAT16;
+    CHECK_INT (cnms_detect_lanes (ctx, &t, &p, 0.5f, &d16, &n16), CNMS_OK);
+    CHECK_INT (n16, 3);
+    CHECK (n16 == 3 && memcmp (first, d16, sizeof first) == 0);
+    t.data = t32;
+    t.size = sizeof t32;
+    t.dtype = CNMS_DTYPE_FLOAT32;
+  }
+  /* another call clears the points */
+  {
+    int64_t keep[N];
+    const float sc[N] = { 1, 1, 1, 1 };
+    int nk;
+    CHECK_INT (cnms_nms_lanes (ctx, &t32[0][0], S, sc, N, 15.0f, 0, keep,
+            &nk), CNMS_OK);
+    CHECK (cnms_ctx_lane_points (ctx, &rows) == NULL);
+    CHECK_INT (rows, 0);
+  }
+  /* shapes: [1, N, 6] has one row only; cnms_detect refuses the layout */
+  {
+    int nn;
+    t.dims[2] = 6;
+    t.size = N * 6 * sizeof (float);
+    CHECK_INT (cnms_detect_lanes (ctx, &t, &p, 15.0f, &d, &nn),
+        CNMS_ERR_BAD_TENSOR);
+    t.dims[2] = 5 + S;
+    t.size = sizeof t32;
+    CHECK_INT (cnms_detect (ctx, &t, CNMS_LAYOUT_LANEATT, &p, &d, &nn),
+        CNMS_ERR_INVALID_ARG);
+    CHECK_INT (cnms_detect_lanes (ctx, &t, &p, -1.0f, &d, &nn),
+        CNMS_ERR_INVALID_ARG);
+  }
+  CHECK (strcmp (cnms_layout_name (CNMS_LAYOUT_LANEATT), "laneatt") == 0);
+  for (i = 0; i < 1; i++)
+    CHECK_FLOAT (cnms_lane_score (0.0f, 0.0f), 0.5f);
+}
+
+int
+main (void)
+{
+  test_rng_seed (&rng, 0x1a4e5u);
+  if (cnms_ctx_new (CNMS_BACKEND_CPU, -1, &ctx) != CNMS_OK)
+    return 1;
+  test_rows ();
+  test_close ();
+  test_nms_hand ();
+  test_nms_random ();
+  test_detect ();
+  cnms_ctx_free (ctx);
+  return check_result ("lib-lanes");
+}
