@@ -23,8 +23,12 @@ static const char usage[] =
     "    boxes, radians: cnms_nms_rotated), S float32 [N], C int32/int64\n"
     "    [N]; KEEP int64 [K]: input indices in kept order (every kept box\n"
     "    unless --max-detections is given, as torchvision).\n"
+    "  cudanms-tool nms --boxes P.npy --scores S.npy --lane-distance D\n"
+    "      [--max-detections K] [--backend cpu|cuda] --out KEEP.npy\n"
+    "    P float32 [N,5+S] LaneATT lane proposals (S >= 2), D in model\n"
+    "    pixels: lane NMS (cnms_nms_lanes).\n"
     "  cudanms-tool decode --tensor T.npy\n"
-    "      [--layout auto|yolov5|yolov8|end2end|yolov8-obb]\n"
+    "      [--layout auto|yolov5|yolov8|end2end|yolov8-obb|laneatt]\n"
     "      --model-size WxH --frame-size WxH [--letterbox]\n"
     "      --score-threshold S --iou T [--class-agnostic]\n"
     "      [--max-detections K] [--max-candidates M] [--backend cpu|cuda]\n"
@@ -36,7 +40,9 @@ static const char usage[] =
     "    (yolov8-obb); prints one JSON line per detection: x y w h\n"
     "    confidence label_id (frame pixels), or for oriented boxes cx cy w\n"
     "    h angle confidence label_id; at most 300 unless --max-detections\n"
-    "    is given.\n"
+    "    is given. --layout laneatt ([1,N,5+S]) takes --lane-distance D\n"
+    "    instead of --iou and prints confidence, anchor, x y w h and the\n"
+    "    lane's points.\n"
     "  K and M are integers >= 1 in both commands. Per class (decode): a\n"
     "    score threshold, a class-aware IoU, a cap (0: none), keep only\n"
     "    or drop classes; W and H: the least box, in frame pixels.\n"
@@ -75,6 +81,8 @@ typedef struct {
   const char *backend;
   cnms_layout layout;
   int have_iou, have_score, have_model, have_frame, have_max_det;
+  int have_lane_distance;
+  float lane_distance;
   cnms_params p;
   /* per-class options as given, resolved once every option is read */
   const char *class_thr, *class_iou, *class_max, *keep, *drop;
@@ -141,12 +149,12 @@ parse_layout (const char *s)
 {
   cnms_layout l;
 
-  for (l = CNMS_LAYOUT_AUTO; l <= CNMS_LAYOUT_YOLOV8_OBB; l++) {
+  for (l = CNMS_LAYOUT_AUTO; l <= CNMS_LAYOUT_LANEATT; l++) {
     if (strcmp (s, cnms_layout_name (l)) == 0)
       return l;
   }
-  die ("--layout: '%s' is not auto, yolov5, yolov8, end2end or yolov8-obb",
-      s);
+  die ("--layout: '%s' is not auto, yolov5, yolov8, end2end, yolov8-obb or "
+      "laneatt", s);
 }
 
 static void
@@ -199,6 +207,12 @@ parse_args (int argc, char **argv, options *o)
         die ("--iou: %s is outside [0, 1]", v);
       o->p.iou = (float) t;
       o->have_iou = 1;
+    } else if (strcmp (a, "--lane-distance") == 0) {
+      double d = parse_double (a, v);
+      if (!(d >= 0.0) || d > 3.4e38)
+        die ("--lane-distance: %s is not a distance >= 0", v);
+      o->lane_distance = (float) d;
+      o->have_lane_distance = 1;
     } else if (strcmp (a, "--score-threshold") == 0) {
       o->p.score_threshold = (float) parse_double (a, v);
       o->have_score = 1;
@@ -287,14 +301,21 @@ run_nms (const options *o)
 
   if (o->boxes == NULL || o->scores == NULL || o->out == NULL)
     die ("nms needs --boxes, --scores and --out (see --help)");
-  if (!o->have_iou)
-    die ("nms needs --iou");
+  if (!o->have_iou && !o->have_lane_distance)
+    die ("nms needs --iou (or --lane-distance for lanes)");
+  if (o->have_iou && o->have_lane_distance)
+    die ("nms takes --iou (boxes) or --lane-distance (lanes), not both");
 
   read_npy (o->boxes, &boxes);
-  if (boxes.dtype != CNMS_NPY_F4 || boxes.n_dims != 2
-      || (boxes.dims[1] != 4 && boxes.dims[1] != 5))
+  if (o->have_lane_distance) {
+    if (boxes.dtype != CNMS_NPY_F4 || boxes.n_dims != 2 || boxes.dims[1] < 7)
+      die ("%s: lane proposals must be float32 [N,5+S] with S >= 2, got %s",
+          o->boxes, array_text (&boxes, text, sizeof text));
+  } else if (boxes.dtype != CNMS_NPY_F4 || boxes.n_dims != 2
+      || (boxes.dims[1] != 4 && boxes.dims[1] != 5)) {
     die ("%s: boxes must be float32 [N,4] or [N,5], got %s", o->boxes,
         array_text (&boxes, text, sizeof text));
+  }
   if (boxes.dims[0] > 0x7fffffff)
     die ("%s: too many boxes", o->boxes);
   n = (int) boxes.dims[0];
@@ -330,9 +351,14 @@ run_nms (const options *o)
     die ("out of memory");
   ctx = open_ctx (o->backend);
   /* Like torchvision, nms keeps everything unless told otherwise. */
-  st = (boxes.dims[1] == 5 ? cnms_nms_rotated : cnms_nms) (ctx, boxes.data,
-      scores.data, cls, n, o->p.iou, o->p.class_agnostic,
-      o->have_max_det ? o->p.max_detections : 0, keep, &n_keep);
+  if (o->have_lane_distance)
+    st = cnms_nms_lanes (ctx, boxes.data, (int) boxes.dims[1] - 5,
+        scores.data, n, o->lane_distance,
+        o->have_max_det ? o->p.max_detections : 0, keep, &n_keep);
+  else
+    st = (boxes.dims[1] == 5 ? cnms_nms_rotated : cnms_nms) (ctx,
+        boxes.data, scores.data, cls, n, o->p.iou, o->p.class_agnostic,
+        o->have_max_det ? o->p.max_detections : 0, keep, &n_keep);
   if (st != CNMS_OK)
     die ("nms failed: %s: %s", cnms_status_str (st), cnms_ctx_error (ctx));
   dims[0] = n_keep;
@@ -497,6 +523,34 @@ resolve_classes (options *o)
   return c;
 }
 
+/* One JSON line per kept lane: its score, proposal index, rectangle and
+ * points (frame pixels, the bottom row first, rows without a point left
+ * out). */
+static void
+print_lanes (const cnms_ctx *ctx, const cnms_det *dets, int n_dets)
+{
+  int rows = 0, i, r;
+  const float *pts = cnms_ctx_lane_points (ctx, &rows);
+
+  for (i = 0; i < n_dets; i++) {
+    const cnms_det *d = &dets[i];
+    const char *sep = "";
+
+    printf ("{\"confidence\": %.9g, \"anchor\": %d, \"x\": %.9g, "
+        "\"y\": %.9g, \"w\": %.9g, \"h\": %.9g, \"points\": [",
+        (double) d->score, (int) d->anchor, (double) d->x1, (double) d->y1,
+        (double) (d->x2 - d->x1), (double) (d->y2 - d->y1));
+    for (r = 0; r < rows; r++) {
+      const float *p = pts + 2 * ((size_t) i * rows + r);
+      if (p[0] != p[0])
+        continue;
+      printf ("%s[%.9g, %.9g]", sep, (double) p[0], (double) p[1]);
+      sep = ", ";
+    }
+    printf ("]}\n");
+  }
+}
+
 static int
 run_decode (options *o)
 {
@@ -512,8 +566,13 @@ run_decode (options *o)
     die ("decode needs --tensor (see --help)");
   if (!o->have_model || !o->have_frame)
     die ("decode needs --model-size and --frame-size");
-  if (!o->have_score || !o->have_iou)
+  if (o->layout == CNMS_LAYOUT_LANEATT) {
+    if (!o->have_score || !o->have_lane_distance)
+      die ("decode --layout laneatt needs --score-threshold and "
+          "--lane-distance");
+  } else if (!o->have_score || !o->have_iou) {
     die ("decode needs --score-threshold and --iou");
+  }
 
   read_npy (o->tensor, &a);
   if (a.dtype != CNMS_NPY_F4 && a.dtype != CNMS_NPY_F2)
@@ -531,6 +590,19 @@ run_decode (options *o)
 
   classes = resolve_classes (o);
   ctx = open_ctx (o->backend);
+  if (o->layout == CNMS_LAYOUT_LANEATT) {
+    st = cnms_detect_lanes (ctx, &t, &o->p, o->lane_distance, &dets,
+        &n_dets);
+    if (st != CNMS_OK)
+      die ("%s: %s: %s", o->tensor, cnms_status_str (st),
+          cnms_ctx_error (ctx));
+    print_lanes (ctx, dets, n_dets);
+    finish_stdout ();
+    cnms_ctx_free (ctx);
+    cnms_npy_clear (&a);
+    free (classes);
+    return 0;
+  }
   st = cnms_detect (ctx, &t, o->layout, &o->p, &dets, &n_dets);
   if (st != CNMS_OK)
     die ("%s: %s: %s", o->tensor, cnms_status_str (st),

@@ -487,6 +487,66 @@ test_obb_cli (void)
   expect_error (args, "yolov8-obb");
 }
 
+/* Lanes through the CLI: nms --lane-distance on [N,5+S] proposals and
+ * decode --layout laneatt, its JSON lines with the points. */
+static void
+test_lanes_cli (void)
+{
+  /* S = 4: lane 0 rows 0-2; lane 1 from row 2, extended to row 1; lane 2
+   * 1 px right of lane 0 (suppressed at 15 px) */
+  static const float lanes[3][9] = {
+    {0, 2, 0, 0, 3, 100, 110, 120, 700},
+    {0, 1, 2.0f / 3.0f, 0, 2, -5, 300, 310, 320},
+    {0, 1.5f, 0, 0, 3, 101, 111, 121, 701},
+  };
+  static const float scores[3] = { 0.9f, 0.8f, 0.7f };
+  static const int64_t want[2] = { 0, 1 };
+  int64_t pdims[2] = { 3, 9 }, sdims[1] = { 3 }, tdims[3] = { 1, 3, 9 };
+  char args[4096], err[512];
+  cnms_npy k;
+
+  CHECK_INT (cnms_npy_write (path ("lanes.npy"), CNMS_NPY_F4, 2, pdims,
+          lanes, err, sizeof err), 0);
+  CHECK_INT (cnms_npy_write (path ("lane-scores.npy"), CNMS_NPY_F4, 1, sdims,
+          scores, err, sizeof err), 0);
+  CHECK_INT (cnms_npy_write (path ("lanes3.npy"), CNMS_NPY_F4, 3, tdims,
+          lanes, err, sizeof err), 0);
+  snprintf (args, sizeof args, "nms --boxes '%s' --scores '%s' "
+      "--lane-distance 15 --out '%s'", path ("lanes.npy"),
+      path ("lane-scores.npy"), path ("keep.npy"));
+  CHECK_INT (run_tool (args), 0);
+  CHECK_INT (cnms_npy_read (path ("keep.npy"), &k, err, sizeof err), 0);
+  CHECK (k.data != NULL && k.dims[0] == 2
+      && memcmp (k.data, want, sizeof want) == 0);
+  cnms_npy_clear (&k);
+  /* model 640x360 on 1280x720: twice the size; rows at y 360 240 120 0 */
+  snprintf (args, sizeof args, "decode --tensor '%s' --layout laneatt "
+      "--model-size 640x360 --frame-size 1280x720 --letterbox "
+      "--score-threshold 0.25 --lane-distance 15", path ("lanes3.npy"));
+  CHECK_INT (run_tool (args), 0);
+  CHECK (strcmp (out_text,
+          "{\"confidence\": 0.880797088, \"anchor\": 0, \"x\": 200, "
+          "\"y\": 240, \"w\": 40, \"h\": 480, \"points\": [[200, 720], "
+          "[220, 480], [240, 240]]}\n"
+          "{\"confidence\": 0.731058598, \"anchor\": 1, \"x\": 600, "
+          "\"y\": 0, \"w\": 40, \"h\": 480, \"points\": [[600, 480], "
+          "[620, 240], [640, 0]]}\n") == 0);
+  if (count_lines (out_text) != 2)
+    fprintf (stderr, "  stdout: %s\n  stderr: %s\n", out_text, err_text);
+  snprintf (args, sizeof args, "decode --tensor '%s' --layout laneatt "
+      "--model-size 640x360 --frame-size 1280x720 --score-threshold 0.25 "
+      "--iou 0.5", path ("lanes3.npy"));
+  expect_error (args, "--lane-distance");
+  snprintf (args, sizeof args, "nms --boxes '%s' --scores '%s' "
+      "--lane-distance -1 --out '%s'", path ("lanes.npy"),
+      path ("lane-scores.npy"), path ("keep.npy"));
+  expect_error (args, "--lane-distance");
+  snprintf (args, sizeof args, "nms --boxes '%s' --scores '%s' --iou 0.5 "
+      "--lane-distance 15 --out '%s'", path ("lanes.npy"),
+      path ("lane-scores.npy"), path ("keep.npy"));
+  expect_error (args, "not both");
+}
+
 /* The edges where the reader and the CLI must say what numpy and a user
  * expect: the 8-dim limit, format versions, an empty array of huge dims,
  * a misshapen boxes array, a number out of range. */
@@ -566,6 +626,7 @@ main (int argc, char **argv)
   test_nms_cli ();
   test_decode_cli ();
   test_obb_cli ();
+  test_lanes_cli ();
   test_edges ();
   return check_result ("test-cli");
 }
