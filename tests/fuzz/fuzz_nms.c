@@ -11,11 +11,16 @@
  * target checks the walk around it (order, classes, caps, boxes taking no
  * part), the golden tests the rule itself.
  *
+ * Lanes (cnms_nms_lanes, when bit 7 is set and bits 2-6 are 24 or more):
+ * LaneATT proposals of 5 + S values, against the same greedy walk asking
+ * the library's lane rule pair by pair (cnms_lane_rows, cnms_lane_close).
+ *
  * Input: byte 0 flags (bit 0 classes given, bit 1 agnostic, bits 2-6
- * value mode (% 3), bit 7 oriented boxes), byte 1 iou, byte 2
- * max_detections, then per box 4 coordinates (5 values when oriented: the
- * angle last), a score and a class, as raw float bits or small values
- * (mode), to the end of the input. */
+ * value mode (% 3), bit 7 oriented boxes), byte 1 iou (lanes: distance
+ * / 4), byte 2 max_detections, then per box 4 coordinates (5 values when
+ * oriented: the angle last), a score and a class, as raw float bits or
+ * small values (mode), to the end of the input. Lanes: byte 3 S - 2
+ * (% 10), then per proposal its 5 + S values and a score. */
 #include <math.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -153,6 +158,77 @@ reference (const float *boxes, int stride, const float *scores,
   return n_kept;
 }
 
+/* A lane value: start_y on the rows' grid, a length around the rows,
+ * x on a small grid (ties and exact distances), or raw bits. */
+static float
+lane_value (reader *r, int mode, int field, int s_rows)
+{
+  if (mode == 0)
+    return value (r, 0, 0);
+  if (field == 2)
+    return (float) (byte (r) % (s_rows + 2)) / (float) (s_rows - 1)
+        - (mode == 2 ? 0.05f : 0.0f);
+  if (field == 4)
+    return (float) ((int) (byte (r) % (2 * s_rows + 8)) - 4) / 2.0f;
+  return (float) (byte (r) % 16) * (mode == 2 ? 0.5f : 4.0f);
+}
+
+static int
+lanes_ref (const float *p, int s_rows, const float *scores, int n,
+    float distance, int max_det, int64_t *keep)
+{
+  static int32_t st[MAX_BOXES], en[MAX_BOXES];
+  int order[MAX_BOXES], kept[MAX_BOXES];
+  const int stride = 5 + s_rows;
+  int m = 0, n_kept = 0, i, j, k;
+
+  for (i = 0; i < n; i++) {
+    const float *q = p + stride * i;
+    if (isfinite (scores[i])
+        && cnms_lane_rows (q[2], q[4], s_rows - 1, &st[i], &en[i]))
+      order[m++] = i;
+  }
+  sort_scores = scores;
+  qsort (order, (size_t) m, sizeof order[0], by_score);
+  for (k = 0; k < m && (max_det <= 0 || n_kept < max_det); k++) {
+    int c = order[k], suppressed = 0;
+
+    for (j = 0; j < n_kept && !suppressed; j++) {
+      int a = kept[j];
+      suppressed = cnms_lane_close (p + stride * a + 5, st[a], en[a],
+          p + stride * c + 5, st[c], en[c], s_rows - 1, distance);
+    }
+    if (!suppressed)
+      kept[n_kept++] = c;
+  }
+  for (j = 0; j < n_kept; j++)
+    keep[j] = kept[j];
+  return n_kept;
+}
+
+static void
+run_lanes (reader *r, int mode, float distance, int max_det)
+{
+  static float props[MAX_BOXES * 16], scores[MAX_BOXES];
+  static int64_t keep[MAX_BOXES], want[MAX_BOXES];
+  const int s_rows = 2 + byte (r) % 10;
+  const int stride = 5 + s_rows;
+  int n = 0, n_keep = -1, n_want, f;
+
+  while (r->p < r->end && n < MAX_BOXES) {
+    for (f = 0; f < stride; f++)
+      props[stride * n + f] = lane_value (r, mode, f, s_rows);
+    scores[n] = value (r, mode, 1);
+    n++;
+  }
+  if (cnms_nms_lanes (ctx, props, s_rows, scores, n, distance, max_det,
+          keep, &n_keep) != CNMS_OK)
+    abort ();
+  n_want = lanes_ref (props, s_rows, scores, n, distance, max_det, want);
+  if (n_keep != n_want || memcmp (keep, want, (size_t) n_want * 8) != 0)
+    abort ();
+}
+
 int
 LLVMFuzzerTestOneInput (const uint8_t *data, size_t size)
 {
@@ -170,6 +246,10 @@ LLVMFuzzerTestOneInput (const uint8_t *data, size_t size)
 
   if (ctx == NULL && cnms_ctx_new (CNMS_BACKEND_CPU, -1, &ctx) != CNMS_OK)
     abort ();
+  if (obb && ((flags >> 2) & 0x1f) >= 24) {
+    run_lanes (&r, mode, iou * 255.0f / 4.0f, max_det);
+    return 0;
+  }
   while (r.p < r.end && n < MAX_BOXES) {
     for (i = 0; i < 4; i++)
       boxes[stride * n + i] = value (&r, mode, 0);

@@ -182,6 +182,20 @@ def nms_seeds():
              0.3 * i]
         raw.append(struct.pack("<5ff", *b, (i * 0.37) % 1) + bytes([i % 3]))
     write("nms", "obb-raw", bytes([0x80 | 1, 100, 0]) + b"".join(raw))
+    # lanes (flag bit 7, bits 2-6 >= 24; mode = that value % 3): byte 3
+    # S - 2, then per proposal 5 + S values and a score
+    for bits in (24, 25, 26):
+        body = rng.integers(0, 256, 12 * 30 if bits % 3 else 4 * 12 * 30,
+                            dtype=np.uint8).tobytes()
+        write("nms", "lanes-mode%d" % (bits % 3),
+              bytes([0x80 | (bits << 2), 60, 0, 4]) + body)
+    lanes = []
+    for i in range(12):
+        # S = 6: logits, start_y row, start_x, length, 6 x on a grid
+        lanes += [0, 0, i % 3, 0, 8 + i % 5] + [(i + k) % 16 for k in
+                                                 range(6)] + [i * 11 % 8]
+    write("nms", "lanes-grid", bytes([0x80 | (25 << 2), 40, 6, 4])
+          + bytes(lanes))
 
 
 def main():
