@@ -177,6 +177,28 @@ def greedy_matrix(props, scores, distance, max_det=0, strict=True):
                   sup=lambda i, j: bool(M[i, j]))
 
 
+# ---------------------------------------------------------------- decode
+
+def lane_scores(props):
+    """softmax (l0, l1)[1] = 1 / (1 + e^(l0 - l1)), in double (NumPy's
+    exp), rounded once to float32; NaN where a logit is not finite."""
+    props = np.asarray(props, F)
+    l0, l1 = props[:, 0].astype(D), props[:, 1].astype(D)
+    with np.errstate(over="ignore", invalid="ignore"):
+        sc = (D(1.0) / (D(1.0) + np.exp(l0 - l1))).astype(F)
+    return np.where(np.isfinite(l0) & np.isfinite(l1), sc, F(np.nan))
+
+
+def decode(props, score_threshold, distance, max_det):
+    """cnms_detect_lanes by the rule: a candidate when its score is above
+    score_threshold (float32, strictly) and it takes part; then the lane
+    NMS. Returns [(anchor, score)] in kept order."""
+    sc = lane_scores(props)
+    cand = np.where(sc > F(score_threshold), sc, F(np.nan))
+    kept = greedy_matrix(props, cand, distance, max_det)
+    return [(j, float(sc[j])) for j in kept]
+
+
 # ----------------------------------------------------------------- torch
 
 def torch_nms(props, scores, distance, max_det=0, device="cpu"):
@@ -318,3 +340,29 @@ class Tool:
         keep = np.load(kp)
         assert keep.dtype == np.int64, keep.dtype
         return [int(k) for k in keep]
+
+    def decode(self, tensor, score_threshold, distance, max_det):
+        """cudanms-tool decode --layout laneatt: [(anchor, confidence)] in
+        printed order (max_candidates: the whole tensor)."""
+        import json
+        tp = self._path("tensor.npy")
+        np.save(tp, tensor)
+        n = int(np.prod(tensor.shape[:-1]))
+        args = [self.tool, "decode", "--tensor", tp, "--layout", "laneatt",
+                "--lane-distance", repr(float(F(distance))),
+                "--score-threshold", repr(float(F(score_threshold))),
+                "--model-size", "640x360", "--frame-size", "640x360",
+                "--max-detections", str(max(max_det, 1) if max_det > 0
+                                        else max(n, 1)),
+                "--max-candidates", str(max(n, 1))]
+        if self.backend != "cpu":
+            args += ["--backend", self.backend]
+        r = subprocess.run(args, capture_output=True, text=True)
+        if r.returncode != 0:
+            raise RuntimeError("cudanms-tool decode failed (%d): %s" % (
+                r.returncode, r.stderr.strip()))
+        out = []
+        for line in r.stdout.splitlines():
+            d = json.loads(line)
+            out.append((int(d["anchor"]), float(F(d["confidence"]))))
+        return out

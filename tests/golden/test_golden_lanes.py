@@ -28,6 +28,14 @@ common; S = 2, 3, 10 too; max_detections 0 or 4, LaneATT's top-k): the
 kept list must equal the reference's exactly; the scalar and array
 references must agree pair by pair; the torch version must give the same
 kept list. No tolerance anywhere: the arithmetic is specified to the bit.
+
+Last, cudanms-tool decode --layout laneatt (cnms_detect_lanes): hand
+logits whose scores are exact (0.5, 0, 1; a NaN logit: no score) at
+thresholds around 0.5 (strictly above), then seeded tensors ([1, N, 5+S]
+and [N, 5+S], float32 and float16): the kept anchors and confidences, in
+order, equal to the reference's decode (score 1 / (1 + e^(l0 - l1)) in
+double with NumPy's exp, rounded to float32; then the same lane NMS).
+The candidate cap is left wide (--max-candidates N).
 """
 
 import argparse
@@ -298,6 +306,71 @@ def check_hand(tool, backend):
     return n_cases
 
 
+def check_decode(tool, rng, n_sets):
+    """cudanms-tool decode --layout laneatt (cnms_detect_lanes): the
+    anchors and confidences of the kept lanes, in order, against the
+    reference's decode (lanes_common.decode). Returns the sets run."""
+    if tool is None:
+        return 0
+    Z5 = [0, 0, 0, 0, 0]
+    # scores: lane 0 l0 = l1: 1 / (1 + e^0) = 0.5 exactly; lane 1
+    # 1 / (1 + e^-2) = 0.880797; lane 2 a NaN logit: no score; lane 3
+    # e^800 = inf: 0; lane 4 e^-800 = 0: 1 exactly; lane 5 lane 1's x,
+    # 1 / (1 + e^-1) = 0.731059: suppressed by lane 1
+    lanes = [(0, 5, Z5, dict(l0=0.0, l1=0.0)),
+             (0, 5, [100] * 5, dict(l0=-1.0, l1=1.0)),
+             (0, 5, [200] * 5, dict(l0=np.nan, l1=0.0)),
+             (0, 5, [300] * 5, dict(l0=800.0, l1=0.0)),
+             (0, 5, [400] * 5, dict(l0=-800.0, l1=0.0)),
+             (0, 5, [100] * 5, dict(l0=-0.5, l1=0.5))]
+    props = np.stack([lc.proposal(5, *ln[:3], **ln[3]) for ln in lanes])
+    s1 = float(F(1.0 / (1.0 + np.exp(-2.0))))
+    for thr, want in ((0.5, [(4, 1.0), (1, s1)]),
+                      (below(0.5), [(4, 1.0), (1, s1), (0, 0.5)]),
+                      (0.0, [(4, 1.0), (1, s1), (0, 0.5)]),
+                      (0.95, [(4, 1.0)])):
+        ref = lc.decode(props, thr, 1.0, 0)
+        got = tool.decode(props[None], thr, 1.0, 0)
+        print("golden-lanes: decode, hand scores, threshold %.9g: %s" % (
+            thr, got))
+        if ref != want or got != want:
+            fail("decode, threshold %.9g: want %s, reference %s, "
+                 "cudanms %s" % (thr, want, ref, got))
+    same = kept = 0
+    for i in range(n_sets):
+        S = (72, 72, 10)[i % 3]
+        N = int(rng.integers(800, 1001)) if i % 4 == 3 else \
+            int(rng.integers(20, 400))
+        props, _ = lc.laneatt_like(rng, S, N, integer=i % 2 == 1)
+        props[:, 0] = rng.normal(0, 2, N)
+        props[:, 1] = rng.normal(0, 2, N)
+        f16 = i % 3 == 1
+        tensor = props.astype(np.float16) if f16 else props
+        if i % 5 != 2:
+            tensor = tensor[None]
+        thr = (0.3, 0.5, 0.7)[i % 3]
+        distance = float(rng.choice([5.0, 15.0, 50.0]))
+        max_det = 4 if i % 4 == 1 else 0
+        want = lc.decode(tensor.reshape(N, 5 + S).astype(F), thr, distance,
+                         max_det)
+        got = tool.decode(tensor, thr, distance, max_det)
+        kept += len(want)
+        label = "decode set %d: S=%d N=%d %s %s threshold=%g distance=%g " \
+            "max_det=%d" % (i, S, N, "f16" if f16 else "f32",
+                            list(tensor.shape), thr, distance, max_det)
+        if got == want:
+            same += 1
+        else:
+            k = first_diff(got, want)
+            fail("%s: kept %d, the reference %d; first difference at %d: "
+                 "%s / %s" % (label, len(got), len(want), k, got[k:][:2],
+                              want[k:][:2]))
+    print("golden-lanes: decode: %d/%d random tensors identical to the "
+          "reference (anchors and confidences, in order; %d lanes kept)" % (
+              same, n_sets, kept))
+    return n_sets
+
+
 def make_random(rng, i):
     """One seeded set: proposals, scores, distance, max_det, label."""
     S = 72
@@ -366,6 +439,7 @@ def main():
     ap.add_argument("workdir")
     ap.add_argument("--cases", type=int, default=60)
     ap.add_argument("--seed", type=int, default=20261202)
+    ap.add_argument("--decode-sets", type=int, default=12)
     ap.add_argument("--backend", default="cpu")
     ap.add_argument("--reference-only", action="store_true",
                     help="check the references alone (no cudanms-tool)")
@@ -424,8 +498,10 @@ def main():
           "kept list <= would change; torch %s" % (
               pairs, at_thr, le_differs,
               "checked on every set" if HAVE_TORCH else "not importable"))
-    print("golden-lanes: %d hand cases, %d random sets, %d failures" % (
-        n_hand, a.cases, len(failures)))
+    n_dec = check_decode(tool, np.random.default_rng(a.seed + 1),
+                         a.decode_sets)
+    print("golden-lanes: %d hand cases, %d random sets, %d decode tensors, "
+          "%d failures" % (n_hand, a.cases, n_dec, len(failures)))
     return 1 if failures else 0
 
 
