@@ -23,6 +23,7 @@
 #include <string.h>
 
 #include "cnms_cuda.cuh"
+#include "cnms_lanes.h"
 
 /* Bytes of a host tensor copied to pinned staging per upload. */
 #define CNMS_STAGE_CHUNK ((size_t) 256 * 1024)
@@ -41,7 +42,8 @@ reserve_buffers (cnms_backend_ctx *ctx, cnms_cuda_priv *s, int geom, int n,
 {
   /* a box, or an oriented box's hull and its cnms_obb */
   const size_t box_bytes = sizeof (float4)
-      + (geom == CNMS_GEOM_OBB ? sizeof (cnms_obb) : 0);
+      + (geom == CNMS_GEOM_OBB ? sizeof (cnms_obb) : 0)
+      + (geom == CNMS_GEOM_LANE ? sizeof (int4) : 0);
   const size_t nn = (size_t) n;
   const size_t col_blocks = (size_t) cnms_ceil_div (cap, CNMS_TILE);
 
@@ -161,6 +163,8 @@ enqueue_engine (cnms_backend_ctx *ctx, cnms_cuda_priv *s, int geom,
   g.boxes = (float4 *) s->d_boxes.p;
   /* [hulls cap | cnms_obb cap] for oriented boxes */
   g.obbs = geom == CNMS_GEOM_OBB ? (cnms_obb *) (g.boxes + a->cap) : NULL;
+  /* [rectangles cap | int4 cap] for lanes */
+  g.lanes = geom == CNMS_GEOM_LANE ? (int4 *) (g.boxes + a->cap) : NULL;
   g.cls = (int32_t *) s->d_cls.p;
   g.mask = (uint64_t *) s->d_mask.p;
   /* [bits cap x L | words cap x L | counts cap]: 8-byte words first */
@@ -499,6 +503,254 @@ cuda_nms (cnms_backend_ctx *ctx, int geom, const float *boxes,
   return CNMS_OK;
 }
 
+
+/* Enqueues upload .. engine of cnms_nms_lanes: proposals [n][5 + S] at 0
+ * of the staging, then the scores, 16-byte aligned. */
+static cnms_status
+enqueue_nms_lanes (cnms_backend_ctx *ctx, cnms_cuda_priv *s,
+    const float *proposals, int n_offsets, const float *scores, int n,
+    float distance, int max_keep, size_t *out_bytes)
+{
+  const size_t nn = (size_t) n;
+  const size_t stride = 5 + (size_t) n_offsets;
+  const size_t off_scores = align_up (nn * stride * sizeof (float), 16);
+  const size_t in_bytes = off_scores + nn * sizeof (float);
+  cnms_nms_args a;
+  cnms_cand_src src;
+  char *d_in, *h_in;
+  int32_t *d_hdr;
+  int blocks = 1;
+  size_t smem = 0;
+
+  a.cap = n;
+  a.max_keep = max_keep;
+  a.iou = distance;
+  memset (&a.rules, 0, sizeof a.rules);
+  a.rules.iou_rest = distance;
+  a.agnostic = 1;
+  a.suppress = 1;
+  *out_bytes = CNMS_HEADER_BYTES + (size_t) max_keep * sizeof (int64_t);
+  CNMS_TRY (cnms_cuda_reserve_device (ctx, &s->d_in, in_bytes,
+          "lane NMS input"));
+  CNMS_TRY (cnms_cuda_reserve_pinned (ctx, &s->h_stage, in_bytes,
+          "lane NMS input staging"));
+  CNMS_TRY (reserve_count_buffer (ctx, s, CNMS_HEADER_BYTES,
+          "count header"));
+  CNMS_TRY (reserve_stages (ctx, s, CNMS_GEOM_LANE, n, n, true, true, 1,
+          &blocks, &smem));
+  CNMS_TRY (reserve_out (ctx, s, *out_bytes));
+
+  h_in = (char *) s->h_stage.p;
+  d_in = (char *) s->d_in.p;
+  d_hdr = (int32_t *) s->d_cand.p;
+  memcpy (h_in, proposals, nn * stride * sizeof (float));
+  memcpy (h_in + off_scores, scores, nn * sizeof (float));
+  CNMS_TRY (cnms_cuda_timing_begin (ctx));
+  CNMS_CUDA_TRY (ctx, cudaMemcpyAsync (d_in, h_in, in_bytes,
+          cudaMemcpyHostToDevice, s->stream), "uploading the proposals");
+  CNMS_TRY (enqueue_zero_count (ctx, s));
+  CNMS_CUDA_TRY (ctx, cnms_cuda_filter_lanes ((const float *) d_in,
+          (int) stride, n_offsets - 1, (const float *) (d_in + off_scores),
+          n, cnms_cuda_key_bits (n), d_hdr, (uint64_t *) s->d_keys.p,
+          (uint32_t *) s->d_vals.p, s->stream), "lane filter kernel");
+  memset (&src, 0, sizeof src);
+  src.lanes_in = (const float *) d_in;
+  src.lane_stride = (int) stride;
+  src.lane_n = n_offsets - 1;
+  CNMS_TRY (enqueue_engine (ctx, s, CNMS_GEOM_LANE, NULL, &src, n, &a, d_hdr,
+          NULL, blocks, smem));
+  return cnms_cuda_timing_end (ctx);
+}
+
+static cnms_status
+cuda_nms_lanes (cnms_backend_ctx *ctx, const float *proposals,
+    int n_offsets, const float *scores, int n, float distance,
+    int max_detections, int64_t *keep, int *n_keep)
+{
+  cnms_cuda_priv *s = (cnms_cuda_priv *) ctx->priv;
+  cnms_device_scope scope (s->device);
+  const int max_keep = max_detections > 0 && max_detections < n ?
+      max_detections : n;
+  size_t out_bytes = 0;
+  int kept;
+
+  *n_keep = 0;
+  if (scope.err != cudaSuccess)
+    return cnms_cuda_error (ctx, scope.err, "selecting the CUDA device");
+  if (n <= 0)
+    return CNMS_OK;
+  CNMS_TRY (drain (s, enqueue_nms_lanes (ctx, s, proposals, n_offsets,
+              scores, n, distance, max_keep, &out_bytes)));
+  CNMS_TRY (finish (ctx, s));
+  CNMS_TRY (cnms_cuda_timing_read (ctx));
+
+  kept = ((const int32_t *) s->h_out.p)[CNMS_OUT_KEPT];
+  kept = kept < 0 ? 0 : (kept < max_keep ? kept : max_keep);
+  memcpy (keep, (const char *) s->h_out.p + CNMS_HEADER_BYTES,
+      (size_t) kept * sizeof (int64_t));
+  *n_keep = kept;
+  return CNMS_OK;
+}
+
+/* Enqueues decode .. engine of a LaneATT tensor [N][5 + S]; a device
+ * tensor is also copied back whole into h_lane_rows (the kept lanes'
+ * points are computed on the host). */
+static cnms_status
+enqueue_detect_lanes (cnms_backend_ctx *ctx, cnms_cuda_priv *s,
+    const cnms_tensor *t, const cnms_shape *shape, const cnms_params *p,
+    float distance, size_t *out_bytes)
+{
+  const int n = shape->n_anchors;
+  const int cap = n < p->max_candidates ? n : p->max_candidates;
+  const int stride = 5 + shape->n_classes;
+  const size_t in_bytes = cnms_shape_bytes (shape, t->dtype);
+  cnms_nms_args a;
+  cnms_cand_src src;
+  const void *d_tensor = t->data;
+  cnms_det *recs;
+  int32_t *d_hdr;
+  int blocks = 1;
+  size_t smem = 0;
+
+  a.cap = cap;
+  a.max_keep = p->max_detections < cap ? p->max_detections : cap;
+  a.iou = distance;
+  memset (&a.rules, 0, sizeof a.rules);
+  a.rules.iou_rest = distance;
+  a.agnostic = 1;
+  a.suppress = 1;
+  *out_bytes = CNMS_HEADER_BYTES + (size_t) a.max_keep * sizeof (cnms_det);
+  CNMS_TRY (reserve_count_buffer (ctx, s,
+          CNMS_HEADER_BYTES + (size_t) n * sizeof (cnms_det),
+          "candidate buffer"));
+  if (s->d_report.p == NULL) {
+    CNMS_TRY (cnms_cuda_reserve_device (ctx, &s->d_report, CNMS_REPORT_BYTES,
+            "decode report"));
+    s->hdr_dirty = true;
+  }
+  CNMS_TRY (cnms_cuda_reserve_device (ctx, &s->d_lane_rows, (size_t) n *
+          (size_t) stride * sizeof (float), "lane rows"));
+  CNMS_TRY (reserve_stages (ctx, s, CNMS_GEOM_LANE, n, cap, true, false, 1,
+          &blocks, &smem));
+  CNMS_TRY (reserve_out (ctx, s, *out_bytes));
+  if (!t->on_device) {
+    CNMS_TRY (cnms_cuda_reserve_device (ctx, &s->d_in, in_bytes, "tensor"));
+    CNMS_TRY (cnms_cuda_reserve_pinned (ctx, &s->h_stage, in_bytes,
+            "tensor staging"));
+  } else {
+    CNMS_TRY (cnms_cuda_reserve_pinned (ctx, &s->h_lane_rows, in_bytes,
+            "lane rows staging"));
+  }
+  d_hdr = (int32_t *) s->d_cand.p;
+
+  CNMS_TRY (cnms_cuda_timing_begin (ctx));
+  if (!t->on_device) {
+    for (size_t off = 0; off < in_bytes; off += CNMS_STAGE_CHUNK) {
+      const size_t len = in_bytes - off < CNMS_STAGE_CHUNK ? in_bytes - off :
+          CNMS_STAGE_CHUNK;
+      memcpy ((char *) s->h_stage.p + off, (const char *) t->data + off, len);
+      CNMS_CUDA_TRY (ctx, cudaMemcpyAsync ((char *) s->d_in.p + off,
+              (const char *) s->h_stage.p + off, len, cudaMemcpyHostToDevice,
+              s->stream), "uploading the tensor");
+    }
+    d_tensor = s->d_in.p;
+  } else {
+    CNMS_CUDA_TRY (ctx, cudaMemcpyAsync (s->h_lane_rows.p, d_tensor,
+            in_bytes, cudaMemcpyDeviceToHost, s->stream),
+        "copying the lane rows back");
+  }
+  CNMS_TRY (enqueue_zero_count (ctx, s));
+  recs = (cnms_det *) ((char *) s->d_cand.p + CNMS_HEADER_BYTES);
+  CNMS_CUDA_TRY (ctx, cnms_cuda_decode_lanes (d_tensor,
+          t->dtype == CNMS_DTYPE_FLOAT16, n, stride, shape->n_classes - 1,
+          p->score_threshold, cnms_cuda_key_bits (n), d_hdr, recs,
+          (float *) s->d_lane_rows.p, (uint64_t *) s->d_keys.p,
+          (uint32_t *) s->d_vals.p, (int32_t *) s->d_report.p, s->stream),
+      "lane decode kernel");
+  memset (&src, 0, sizeof src);
+  src.recs = recs;
+  src.lanes_in = (const float *) s->d_lane_rows.p;
+  src.lane_stride = stride;
+  src.lane_n = shape->n_classes - 1;
+  CNMS_TRY (enqueue_engine (ctx, s, CNMS_GEOM_LANE, NULL, &src, n, &a, d_hdr,
+          (int32_t *) s->d_report.p, blocks, smem));
+  return cnms_cuda_timing_end (ctx);
+}
+
+static cnms_status
+cuda_detect_lanes (cnms_backend_ctx *ctx, const cnms_tensor *t,
+    const cnms_shape *shape, const cnms_params *p, const cnms_map *map,
+    float distance, const cnms_det **dets, int *n_dets)
+{
+  cnms_cuda_priv *s = (cnms_cuda_priv *) ctx->priv;
+  cnms_device_scope scope (s->device);
+  const int s_rows = shape->n_classes, n_strips = s_rows - 1;
+  const size_t stride = 5 + (size_t) s_rows;
+  const bool f16 = t->dtype == CNMS_DTYPE_FLOAT16;
+  const void *host_rows;
+  const int32_t *hdr;
+  cnms_det *out;
+  float *pts, *row;
+  size_t out_bytes = 0;
+  int kept, max_keep;
+
+  if (scope.err != cudaSuccess)
+    return cnms_cuda_error (ctx, scope.err, "selecting the CUDA device");
+  CNMS_TRY (drain (s, enqueue_detect_lanes (ctx, s, t, shape, p, distance,
+              &out_bytes)));
+  CNMS_TRY (finish (ctx, s));
+  CNMS_TRY (cnms_cuda_timing_read (ctx));
+
+  hdr = (const int32_t *) s->h_out.p;
+  max_keep = (int) ((out_bytes - CNMS_HEADER_BYTES) / sizeof (cnms_det));
+  kept = hdr[CNMS_OUT_KEPT];
+  kept = kept < 0 ? 0 : (kept < max_keep ? kept : max_keep);
+  ctx->report.candidates = hdr[CNMS_OUT_CANDIDATES];
+  ctx->report.nonfinite_scores = hdr[CNMS_OUT_NONFINITE];
+  ctx->report.invalid_classes = hdr[CNMS_OUT_INVALID];
+  ctx->report.fractional_classes = hdr[CNMS_OUT_FRACTIONAL];
+  memcpy (&ctx->report.first_invalid_class, &hdr[CNMS_OUT_FIRST_INVALID],
+      sizeof (float));
+  memcpy (&ctx->report.first_fractional_class,
+      &hdr[CNMS_OUT_FIRST_FRACTIONAL], sizeof (float));
+  s->last_count = ctx->report.candidates;
+
+  /* the kept lanes' points on the host (cnms_lanes.h, as the CPU backend):
+   * their rows from the host tensor, or from its copy */
+  CNMS_TRY (cnms_cuda_reserve_pinned (ctx, &s->h_lane_pts,
+          (((size_t) kept + 1) * (size_t) s_rows * 2 + stride)
+          * sizeof (float), "lane points"));
+  host_rows = t->on_device ? s->h_lane_rows.p : t->data;
+  pts = (float *) s->h_lane_pts.p;
+  row = pts + ((size_t) kept + 1) * (size_t) s_rows * 2;
+  out = (cnms_det *) ((char *) s->h_out.p + CNMS_HEADER_BYTES);
+  for (int i = 0; i < kept; i++) {
+    const size_t a = (size_t) (uint32_t) out[i].anchor;
+    const float *r;
+    float rect[4];
+
+    if (f16) {
+      const uint16_t *h = (const uint16_t *) host_rows + a * stride;
+      for (size_t j = 0; j < stride; j++)
+        row[j] = cnms_half_to_float (h[j]);
+      r = row;
+    } else {
+      r = (const float *) host_rows + a * stride;
+    }
+    cnms_lane_points (r, n_strips, map, (float) p->model_width,
+        (float) p->model_height, pts + (size_t) i * s_rows * 2, rect);
+    out[i].x1 = rect[0];
+    out[i].y1 = rect[1];
+    out[i].x2 = rect[2];
+    out[i].y2 = rect[3];
+  }
+  ctx->lane_points = pts;
+  ctx->lane_rows = s_rows;
+  *dets = out;
+  *n_dets = kept;
+  return CNMS_OK;
+}
+
 static void
 cuda_test_option (cnms_backend_ctx *ctx, int option, int value)
 {
@@ -530,8 +782,8 @@ extern "C" const cnms_backend_ops cnms_cuda_ops = {
   cnms_cuda_destroy,
   cuda_detect,
   cuda_nms,
-  NULL,
-  NULL,
+  cuda_detect_lanes,
+  cuda_nms_lanes,
   cuda_test_option,
   cuda_set_stream,
 };

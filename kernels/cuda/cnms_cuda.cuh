@@ -105,6 +105,10 @@ typedef struct {
                                  * engine runs (zeroed with the count
                                  * header) */
   cnms_cuda_buf h_stage;        /* pinned upload staging */
+  cnms_cuda_buf d_lane_rows;    /* lanes: candidates' rows as floats */
+  cnms_cuda_buf h_lane_rows;    /* pinned: a device lane tensor's rows */
+  cnms_cuda_buf h_lane_pts;     /* pinned: kept lanes' points, and one row
+                                 * of floats (float16 rows converted) */
   cnms_cuda_buf h_out;          /* [header | records or int64 indices]:
                                  * pinned, written by the engine itself */
 } cnms_cuda_priv;
@@ -175,6 +179,10 @@ typedef struct {
   const float4 *boxes_in;       /* plain NMS of boxes: [n] x1 y1 x2 y2 */
   const float *obbs_in;         /* plain NMS of oriented boxes: [n][5] */
   const int32_t *classes_in;    /* plain NMS: NULL when class-agnostic */
+  const float *lanes_in;        /* lanes: [sort value][lane_stride] float
+                                 * proposal rows (5 + S floats used) */
+  int lane_stride;              /* floats a row */
+  int lane_n;                   /* strips: S - 1 */
 } cnms_cand_src;
 
 /* What one call asks of the NMS stages. */
@@ -221,6 +229,21 @@ cudaError_t cnms_cuda_decode (const void *d_tensor, cnms_dtype dtype,
  * [n][4]; CNMS_GEOM_OBB, [n][5]) whose values and score are all finite:
  * their keys and input indices go to keys/vals, their number to d_hdr
  * (whose count must be zero). */
+/* cuda_filter.cu: cnms_nms_lanes input. Keeps the proposals [n][5 + S]
+ * (row stride floats) whose score is finite and whose rows
+ * cnms_lane_rows takes (n_strips = S - 1). */
+cudaError_t cnms_cuda_filter_lanes (const float *d_props, int stride,
+    int n_strips, const float *d_scores, int n, int abits, int32_t *d_hdr,
+    uint64_t *d_keys, uint32_t *d_vals, cudaStream_t stream);
+/* cuda_filter.cu: the LaneATT decode ([N][5 + S], float32 or float16):
+ * score cnms_lane_score (l0, l1), a candidate iff cnms_score_ok and
+ * cnms_lane_rows; its record (score, anchor, all else 0) in recs[slot],
+ * its row as floats in rows[slot][stride]; nonfinite scores counted into
+ * report[CNMS_REP_NONFINITE]. */
+cudaError_t cnms_cuda_decode_lanes (const void *d_tensor, int f16,
+    int n_anchors, int stride, int n_strips, float score_threshold,
+    int abits, int32_t *d_hdr, cnms_det *recs, float *rows, uint64_t *d_keys,
+    uint32_t *d_vals, int32_t *report, cudaStream_t stream);
 cudaError_t cnms_cuda_filter (int geom, const float *d_boxes,
     const float *d_scores, int n, int abits, int32_t *d_hdr,
     uint64_t *d_keys, uint32_t *d_vals, cudaStream_t stream);
@@ -294,6 +317,8 @@ typedef struct {
   uint32_t *order;              /* capacity: sort values in sorted order */
   float4 *boxes;                /* cap: sorted boxes, or oriented boxes'
                                  * hulls (suppress only) */
+  int4 *lanes;                  /* cap: sorted lanes' start, end, sort
+                                 * value (lanes only, after the boxes) */
   cnms_obb *obbs;               /* cap: sorted oriented boxes, prepared
                                  * (CNMS_GEOM_OBB only) */
   int32_t *cls;                 /* cap: sorted classes */

@@ -139,12 +139,15 @@ engine_kernel (cnms_engine_args g)
   extern __shared__ uint64_t s_dyn[];
   cg::grid_group grid = cg::this_grid ();
 
-  if (g.dec.tensor != NULL) {
-    if (g.dec.f16)
-      cnms_engine_decode_v8 < uint16_t, GEOM > (g.dec, g.hdr, s_dyn);
-    else
-      cnms_engine_decode_v8 < float, GEOM > (g.dec, g.hdr, s_dyn);
-    grid.sync ();
+  /* lanes are decoded by their own kernel before the engine */
+  if constexpr (GEOM != CNMS_GEOM_LANE) {
+    if (g.dec.tensor != NULL) {
+      if (g.dec.f16)
+        cnms_engine_decode_v8 < uint16_t, GEOM > (g.dec, g.hdr, s_dyn);
+      else
+        cnms_engine_decode_v8 < float, GEOM > (g.dec, g.hdr, s_dyn);
+      grid.sync ();
+    }
   }
   /* L2, not a stale L1 line: the count was just added to by every block */
   const int32_t count = __ldcg (&g.hdr[CNMS_HDR_COUNT]);
@@ -226,6 +229,8 @@ static const void *
 engine_of (int geom)
 {
   return geom == CNMS_GEOM_OBB ? (const void *) engine_kernel <CNMS_GEOM_OBB>
+      : geom == CNMS_GEOM_LANE ?
+      (const void *) engine_kernel <CNMS_GEOM_LANE>
       : (const void *) engine_kernel <CNMS_GEOM_BOX>;
 }
 
@@ -237,6 +242,9 @@ cnms_cuda_engine_allow_smem (size_t max_dynamic)
 
   if (e == cudaSuccess)
     e = cudaFuncSetAttribute (engine_of (CNMS_GEOM_OBB),
+        cudaFuncAttributeMaxDynamicSharedMemorySize, (int) max_dynamic);
+  if (e == cudaSuccess)
+    e = cudaFuncSetAttribute (engine_of (CNMS_GEOM_LANE),
         cudaFuncAttributeMaxDynamicSharedMemorySize, (int) max_dynamic);
   return e;
 }

@@ -210,4 +210,99 @@ template <> struct cnms_geom <CNMS_GEOM_OBB> {
   }
 };
 
+template <> struct cnms_geom <CNMS_GEOM_LANE> {
+  /* the row loop and the lane pointers spill at 64 registers */
+  static constexpr int MIN_BLOCKS = 2;
+  static constexpr int MASK_UNROLL = 1;
+
+  /* a lane: its rows, its x (S floats, global memory) and n = S - 1 */
+  struct item {
+    const float *x;
+    int32_t s, e;
+    int n;
+  };
+
+  /* the 64 column lanes of a tile: rows and where their x are (the x
+   * are read from global memory, where L1 keeps a tile's rows) */
+  struct tile {
+    const float *x[CNMS_TILE];
+    int32_t s[CNMS_TILE];
+    int32_t e[CNMS_TILE];
+  };
+
+  /* Sorted position r has sort value v: its rows (cnms_lane_rows; the
+   * filter or decode took only lanes that have them), its class (0) and
+   * its rectangle for the pruned mask, as the CPU's gather_box: x from
+   * start - 0.5 to min (end, n) + 0.5, y from 0 to 1; empty (x1 > x2)
+   * when min (end, n) < start. */
+  static __device__ __forceinline__ float4
+  gather (const cnms_engine_args &g, int r, uint32_t v)
+  {
+    const float *row = g.src.lanes_in + (size_t) g.src.lane_stride * v;
+    const int n = g.src.lane_n;
+    int32_t s, e, ec;
+    float4 b;
+
+    if (!cnms_lane_rows (row[2], row[4], n, &s, &e)) {
+      s = 0;
+      e = -1;
+    }
+    ec = e < n ? e : n;
+    if (ec >= s)
+      b = make_float4 ((float) s - 0.5f, 0.0f, (float) ec + 0.5f, 1.0f);
+    else
+      b = make_float4 (CNMS_INF, CNMS_INF, -CNMS_INF, -CNMS_INF);
+    g.lanes[r] = make_int4 (s, e, (int) v, 0);
+    g.boxes[r] = b;
+    g.cls[r] = 0;
+    return b;
+  }
+
+  static __device__ __forceinline__ item
+  load (const cnms_engine_args &g, int i)
+  {
+    const int4 l = g.lanes[i];
+    item it;
+
+    it.x = g.src.lanes_in + (size_t) g.src.lane_stride * (uint32_t) l.z + 5;
+    it.s = l.x;
+    it.e = l.y;
+    it.n = g.src.lane_n;
+    return it;
+  }
+
+  static __device__ __forceinline__ void
+  stage (tile &t, int k, const item &it)
+  {
+    t.x[k] = it.x;
+    t.s[k] = it.s;
+    t.e[k] = it.e;
+  }
+
+  /* iou: the lane distance (the engine runs lanes class-agnostic); the
+   * earlier (kept) lane first */
+  static __device__ __forceinline__ bool
+  row_suppresses (const item &a, int32_t ca, const tile &t, int k,
+      int32_t ck, float iou, int agnostic)
+  {
+    return cnms_lane_close (a.x, a.s, a.e, t.x[k], t.s[k], t.e[k], a.n,
+        iou) != 0;
+  }
+
+  static __device__ __forceinline__ bool
+  col_suppresses (const tile &t, int k, int32_t ck, const item &b,
+      int32_t cb, float iou, int agnostic)
+  {
+    return cnms_lane_close (t.x[k], t.s[k], t.e[k], b.x, b.s, b.e, b.n,
+        iou) != 0;
+  }
+
+  static __device__ __forceinline__ bool
+  pair_suppresses (const item &a, int32_t ca, const item &b, int32_t cb,
+      float iou, int agnostic)
+  {
+    return cnms_lane_close (a.x, a.s, a.e, b.x, b.s, b.e, a.n, iou) != 0;
+  }
+};
+
 #endif /* CNMS_CUDA_GEOM_CUH */
