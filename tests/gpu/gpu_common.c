@@ -1015,3 +1015,193 @@ gpu_ctx_new (cnms_backend backend)
   }
   return ctx;
 }
+
+/* ---------------------------------------------------------------- lanes */
+
+/* A value of v, now and then replaced by NaN or an infinity (1 in odd). */
+static float
+lane_spoil (test_rng *r, float v, int odd)
+{
+  const int k = test_rng_int (r, 0, odd);
+
+  return k == 0 ? NAN : k == 1 ? INFINITY : k == 2 ? -INFINITY : v;
+}
+
+void
+gpu_lane_case_make (gpu_lane_case *lc, uint64_t seed, int idx)
+{
+  static const int rows[] = { 72, 2, 3, 10 };
+  static const float dists[] = { 0.0f, 5.0f, 15.0f, 30.0f, 50.0f, 1e4f };
+  static const int caps[] = { 0, 0, 0, 5, 50 };
+  static const int sizes[] = { 1, 2, 7, 40, 130, 500, 1000 };
+  const int s = rows[idx % 4];
+  const size_t stride = 5 + (size_t) s;
+  test_rng r;
+  int clusters, i, j, odd, tie, integer;
+  float noise;
+
+  test_rng_seed (&r, seed * 7919u + (uint64_t) idx * 104729u + 11u);
+  memset (lc, 0, sizeof *lc);
+  lc->seed = seed;
+  lc->s = s;
+  lc->n = sizes[test_rng_int (&r, 0, 7)];
+  if (test_rng_int (&r, 0, 4) == 0)
+    lc->n = test_rng_int (&r, 1, 1001);
+  lc->distance = dists[test_rng_int (&r, 0, 6)];
+  lc->max_det = caps[test_rng_int (&r, 0, 5)];
+  lc->props = malloc ((size_t) lc->n * stride * sizeof (float));
+  lc->scores = malloc ((size_t) lc->n * sizeof (float));
+  if (lc->props == NULL || lc->scores == NULL)
+    exit (1);
+  clusters = 1 + lc->n / test_rng_int (&r, 3, 40);
+  noise = (float[]) { 0.0f, 0.5f, 3.0f, 20.0f } [test_rng_int (&r, 0, 4)];
+  odd = test_rng_int (&r, 0, 3) == 0 ? 40 : 100000;
+  tie = test_rng_int (&r, 0, 3) == 0;
+  integer = test_rng_int (&r, 0, 3) == 0;
+  for (i = 0; i < lc->n; i++) {
+    float *p = lc->props + (size_t) i * stride;
+    const int c = test_rng_int (&r, 0, clusters);
+    test_rng cr;
+    float x0, slope, sy, len;
+
+    /* the cluster's curve: the same draws for every lane of it */
+    test_rng_seed (&cr, seed + (uint64_t) c * 31337u + (uint64_t) idx);
+    x0 = test_rng_float (&cr, -40.0f, 680.0f);
+    slope = test_rng_float (&cr, -12.0f, 12.0f) * 72.0f / (float) s;
+    p[0] = lane_spoil (&r, test_rng_float (&r, -4.0f, 4.0f), odd);
+    p[1] = lane_spoil (&r, test_rng_float (&r, -4.0f, 4.0f), odd);
+    if (tie) {
+      p[0] = floorf (p[0] * 2.0f) / 2.0f;
+      p[1] = floorf (p[1] * 2.0f) / 2.0f;
+    }
+    /* start_y: on a row, anywhere, or past either end */
+    switch (test_rng_int (&r, 0, 4)) {
+      case 0:
+        sy = (float) test_rng_int (&r, 0, s) / (float) (s - 1);
+        break;
+      case 1:
+        sy = test_rng_float (&r, -0.2f, 1.2f);
+        break;
+      default:
+        sy = test_rng_float (&r, 0.0f, 1.0f);
+        break;
+    }
+    len = test_rng_int (&r, 0, 2) ? (float) test_rng_int (&r, 0, s + 3) :
+        test_rng_float (&r, -2.0f, (float) s + 4.0f);
+    p[2] = lane_spoil (&r, sy, odd);
+    p[3] = test_rng_float (&r, 0.0f, 640.0f);
+    p[4] = lane_spoil (&r, len, odd);
+    for (j = 0; j < s; j++) {
+      float x = x0 + slope * (float) j + test_rng_float (&r, -noise, noise);
+      if (integer)
+        x = floorf (x);
+      p[5 + j] = lane_spoil (&r, x, odd * 4);
+    }
+    /* a duplicate of an earlier lane now and then */
+    if (i > 0 && test_rng_int (&r, 0, 10) == 0)
+      memcpy (p + 2, lc->props + (size_t) test_rng_int (&r, 0, i) * stride
+          + 2, (stride - 2) * sizeof (float));
+    lc->scores[i] = tie ? (float) test_rng_int (&r, 0, 8) / 8.0f :
+        lane_spoil (&r, test_rng_float (&r, 0.0f, 1.0f), odd);
+  }
+}
+
+void
+gpu_lane_case_free (gpu_lane_case *lc)
+{
+  free (lc->props);
+  free (lc->scores);
+  lc->props = NULL;
+  lc->scores = NULL;
+}
+
+void
+gpu_lane_case_print (FILE *f, const gpu_lane_case *lc)
+{
+  fprintf (f, "  lane case: seed %llu, S %d, n %d, distance %g, "
+      "max_detections %d\n", (unsigned long long) lc->seed, lc->s, lc->n,
+      (double) lc->distance, lc->max_det);
+}
+
+void
+gpu_run_nms_lanes (cnms_ctx *ctx, const gpu_lane_case *lc, gpu_result *r)
+{
+  memset (r, 0, sizeof *r);
+  r->keep = malloc ((size_t) (lc->n > 0 ? lc->n : 1) * sizeof (int64_t));
+  if (r->keep == NULL)
+    exit (1);
+  r->st = cnms_nms_lanes (ctx, lc->props, lc->s, lc->scores, lc->n,
+      lc->distance, lc->max_det, r->keep, &r->n);
+  snprintf (r->error, sizeof r->error, "%s", cnms_ctx_error (ctx));
+}
+
+void
+gpu_run_detect_lanes (cnms_ctx *ctx, const gpu_lane_case *lc,
+    cnms_dtype dtype, int on_device, const cnms_params *p, gpu_result *r,
+    float **pts)
+{
+  const size_t count = (size_t) lc->n * (5 + (size_t) lc->s);
+  const size_t size = count * (dtype == CNMS_DTYPE_FLOAT16 ? 2 : 4);
+  const cnms_det *dets = NULL;
+  const float *lp;
+  cnms_tensor t;
+  void *host, *d = NULL;
+  int n = 0, rows = 0;
+  size_t i;
+
+  memset (r, 0, sizeof *r);
+  *pts = NULL;
+  host = malloc (size);
+  if (host == NULL)
+    exit (1);
+  if (dtype == CNMS_DTYPE_FLOAT16)
+    for (i = 0; i < count; i++)
+      ((uint16_t *) host)[i] = cnms_float_to_half (lc->props[i]);
+  else
+    memcpy (host, lc->props, size);
+  memset (&t, 0, sizeof t);
+  t.data = host;
+  t.size = size;
+  t.dtype = dtype;
+  t.n_dims = 3;
+  t.dims[0] = 1;
+  t.dims[1] = lc->n;
+  t.dims[2] = 5 + lc->s;
+  if (on_device) {
+    if (cudaMalloc (&d, size) != cudaSuccess
+        || cudaMemcpy (d, host, size, cudaMemcpyHostToDevice) != cudaSuccess
+        || cudaDeviceSynchronize () != cudaSuccess) {
+      r->st = CNMS_ERR_CUDA;
+      snprintf (r->error, sizeof r->error, "cannot stage the device tensor");
+      if (d != NULL)
+        cudaFree (d);
+      free (host);
+      return;
+    }
+    t.data = d;
+    t.on_device = 1;
+  }
+  r->st = cnms_detect_lanes (ctx, &t, p, lc->distance, &dets, &n);
+  snprintf (r->error, sizeof r->error, "%s", cnms_ctx_error (ctx));
+  if (r->st == CNMS_OK) {
+    r->n = n;
+    r->report = *cnms_ctx_report (ctx);
+    r->n_candidates = r->report.candidates;
+    r->dets = malloc ((size_t) (n > 0 ? n : 1) * sizeof (cnms_det));
+    *pts = malloc (((size_t) n + 1) * (size_t) lc->s * 2 * sizeof (float));
+    if (r->dets == NULL || *pts == NULL)
+      exit (1);
+    memcpy (r->dets, dets, (size_t) n * sizeof (cnms_det));
+    lp = cnms_ctx_lane_points (ctx, &rows);
+    if (n > 0 && (lp == NULL || rows != lc->s)) {
+      r->st = CNMS_ERR_INVALID_ARG;
+      snprintf (r->error, sizeof r->error, "lane points: %p, %d rows",
+          (const void *) lp, rows);
+    } else if (n > 0) {
+      memcpy (*pts, lp, (size_t) n * (size_t) lc->s * 2 * sizeof (float));
+    }
+  }
+  if (d != NULL)
+    cudaFree (d);
+  free (host);
+}

@@ -112,6 +112,34 @@ int gpu_result_equal (const gpu_result *a, const gpu_result *b, char *why,
 int gpu_parity_mismatch (const gpu_result *a, const gpu_result *b, int idx,
     int *bad);
 
+/* One lane case: LaneATT-like proposals [n][5 + s] (logits, start_y,
+ * start_x, length, s x offsets in a 640 x 360 model), clustered so that
+ * lanes near each other overlap, with ties, NaN/Inf values, start rows
+ * outside [0, s - 1] and lengths past the last row. */
+typedef struct {
+  uint64_t seed;
+  int s, n;
+  float *props;                 /* [n][5 + s] */
+  float *scores;                /* [n]: the lane scores of cnms_nms_lanes */
+  float distance;
+  int max_det;                  /* cnms_nms_lanes: <= 0 none */
+} gpu_lane_case;
+
+/* Case idx of the seeded lane family: s cycles 72, 2, 3, 10; n up to
+ * 1000. */
+void gpu_lane_case_make (gpu_lane_case *lc, uint64_t seed, int idx);
+void gpu_lane_case_free (gpu_lane_case *lc);
+void gpu_lane_case_print (FILE *f, const gpu_lane_case *lc);
+/* cnms_nms_lanes of the case into r (keep). */
+void gpu_run_nms_lanes (cnms_ctx *ctx, const gpu_lane_case *lc,
+    gpu_result *r);
+/* cnms_detect_lanes of the case's proposals as a laneatt tensor
+ * [1, n, 5 + s] (dtype; on_device: from device memory) into r, and the
+ * lane points (n records x s x 2 floats, malloc) into *pts. */
+void gpu_run_detect_lanes (cnms_ctx *ctx, const gpu_lane_case *lc,
+    cnms_dtype dtype, int on_device, const cnms_params *p, gpu_result *r,
+    float **pts);
+
 /* Failed CHECKs so far. */
 extern int gpu_failures;
 

@@ -5,14 +5,84 @@
  * per-class controls, letterbox and stretches of equal and unequal gains,
  * angles anywhere and at multiples of pi/2, tied scores and identical
  * boxes, NaN/Inf and w or h not above 0), every third OBB case also from
- * a device tensor. Every record must be bit-identical (memcmp, the angle
- * included), and so must the candidate count and the report.
- * CNMS_GPU_SEED, CNMS_GPU_CASES and CNMS_GPU_OBB_CASES override the seed
- * and the case counts. With the argument "large" the CUDA context takes
+ * a device tensor; then cnms_detect_lanes on laneatt tensors of the seeded
+ * lane family (float32 / float16, host and device memory, score
+ * thresholds, max_candidates and max_detections caps, letterbox and
+ * stretch), the lane points compared too (memcmp). Every record must be
+ * bit-identical (memcmp, the angle included), and so must the candidate
+ * count and the report. CNMS_GPU_SEED, CNMS_GPU_CASES, CNMS_GPU_OBB_CASES
+ * and CNMS_GPU_LANE_CASES override the seed and the case counts. With the argument "large" the CUDA context takes
  * the large path for every count (meson runs both). */
 #include <stdlib.h>
+#include <string.h>
 
 #include "gpu_common.h"
+
+/* cnms_detect_lanes parity of lane case idx: float32 and float16, from
+ * host memory and (every other case) from device memory; returns the
+ * comparisons made. */
+static int
+run_lane_case (cnms_ctx *cpu, cnms_ctx *cuda, uint64_t seed, int idx,
+    int *bad, int *kept, int *empty)
+{
+  static const float thr[] = { 0.0f, 0.3f, 0.6f, 0.95f };
+  static const int cands[] = { 1000000, 1000000, 50, 7 };
+  static const int dets[] = { 100, 1000, 3, 1 };
+  static const int frames[][2] = { { 1280, 720 }, { 640, 360 },
+    { 1920, 1200 }, { 500, 700 } };
+  gpu_lane_case lc;
+  cnms_params p;
+  test_rng r;
+  int runs = 0;
+
+  gpu_lane_case_make (&lc, seed, idx);
+  test_rng_seed (&r, seed ^ ((uint64_t) idx * 2654435761u + 5u));
+  cnms_params_init (&p);
+  p.model_width = 640;
+  p.model_height = 360;
+  p.frame_width = frames[test_rng_int (&r, 0, 4)][0];
+  p.frame_height = frames[test_rng_int (&r, 0, 4)][1];
+  p.letterbox = test_rng_int (&r, 0, 2);
+  p.score_threshold = thr[test_rng_int (&r, 0, 4)];
+  p.max_candidates = cands[test_rng_int (&r, 0, 4)];
+  p.max_detections = dets[test_rng_int (&r, 0, 4)];
+  for (int h = 0; h < 2; h++) {
+    const cnms_dtype dt = h ? CNMS_DTYPE_FLOAT16 : CNMS_DTYPE_FLOAT32;
+    gpu_result a, b;
+    float *pa = NULL, *pb = NULL;
+
+    gpu_run_detect_lanes (cpu, &lc, dt, 0, &p, &a, &pa);
+    for (int dev = 0; dev < 1 + (idx % 2 == 0); dev++) {
+      const int before = *bad;
+
+      gpu_run_detect_lanes (cuda, &lc, dt, dev, &p, &b, &pb);
+      runs++;
+      if (gpu_parity_mismatch (&a, &b, idx, bad)) {
+        printf ("  (%s, %s memory)\n", h ? "float16" : "float32",
+            dev ? "device" : "host");
+        gpu_lane_case_print (stdout, &lc);
+      } else if (*bad == before && a.st == CNMS_OK && a.n > 0
+          && memcmp (pa, pb, (size_t) a.n * (size_t) lc.s * 2
+              * sizeof (float)) != 0) {
+        if ((*bad)++ < 10) {
+          printf ("MISMATCH case %d: lane points differ (%s, %s memory)\n",
+              idx, h ? "float16" : "float32", dev ? "device" : "host");
+          gpu_lane_case_print (stdout, &lc);
+        }
+      }
+      gpu_result_free (&b);
+      free (pb);
+      pb = NULL;
+    }
+    if (a.n == 0)
+      (*empty)++;
+    *kept += a.n;
+    gpu_result_free (&a);
+    free (pa);
+  }
+  gpu_lane_case_free (&lc);
+  return runs;
+}
 
 int
 main (int argc, char **argv)
@@ -20,10 +90,12 @@ main (int argc, char **argv)
   const uint64_t seed = (uint64_t) gpu_env_int ("CNMS_GPU_SEED", 20261129);
   const int n_cases = (int) gpu_env_int ("CNMS_GPU_CASES", 800);
   const int n_obb = (int) gpu_env_int ("CNMS_GPU_OBB_CASES", 400);
+  const int n_lanes = (int) gpu_env_int ("CNMS_GPU_LANE_CASES", 200);
   cnms_ctx *cpu, *cuda;
   const char *path;
   int idx, bad = 0, overflow = 0, kept = 0, empty = 0;
   int obb_bad = 0, obb_kept = 0, obb_empty = 0, obb_device = 0;
+  int lane_bad = 0, lane_kept = 0, lane_empty = 0, lane_runs = 0;
 
   gpu_require_device ("cuda-parity-detect");
   cpu = gpu_ctx_new (CNMS_BACKEND_CPU);
@@ -75,6 +147,13 @@ main (int argc, char **argv)
     gpu_result_free (&b);
     gpu_det_case_free (&dc);
   }
+  for (idx = 0; idx < n_lanes; idx++)
+    lane_runs += run_lane_case (cpu, cuda, seed, idx, &lane_bad, &lane_kept,
+        &lane_empty);
+  printf ("cuda-parity-detect: %d lane cases (%d comparisons: float32 / "
+      "float16, host / device), %d mismatches (%d empty, %d records kept "
+      "in all), seed %llu, %s\n", n_lanes, lane_runs, lane_bad, lane_empty,
+      lane_kept, (unsigned long long) seed, path);
   printf ("cuda-parity-detect: %d cases, %d mismatches (%d over "
       "max_candidates, %d empty, %d records kept in all); %d OBB cases "
       "(%d also from device memory), %d mismatches (%d empty, %d records "
@@ -83,5 +162,5 @@ main (int argc, char **argv)
       (unsigned long long) seed, path);
   cnms_ctx_free (cpu);
   cnms_ctx_free (cuda);
-  return bad || obb_bad ? 1 : 0;
+  return bad || obb_bad || lane_bad ? 1 : 0;
 }
