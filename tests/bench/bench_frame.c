@@ -23,6 +23,14 @@
  * class anchor; yolov8_obb's [K, 8]: score cx cy w h class anchor
  * angle.
  *
+ * Lanes: laneatt.npy [1,1000,77] (LaneATT, S = 72) through
+ * cnms_detect_lanes with LaneATT's test config (score 0.5, distance 50
+ * model px, top_k 4 = max_detections, 640x360 model, 1280x720 frame, no
+ * letterbox): CPU backend, and CUDA with the tensor in device and in host
+ * memory; records layout "laneatt" (no "+classes" rows: lanes have one
+ * class); dets_<backend>_laneatt.npy as the YOLO frames' [K, 7] (score,
+ * the frame rectangle of the lane's points, class 0, anchor).
+ *
  * Contexts on threads (CUDA): T threads, each with its own context (and
  * stream), run the YOLOv8 frame from device memory for a fixed time; the
  * record is the frames/s of all of them together, for T = 1 and T = 8.
@@ -47,6 +55,8 @@
 #define MAX_DETS 300
 /* floats per detection row: score x1 y1 x2 y2 class anchor angle */
 #define ROW 8
+/* LaneATT's test config (gen_data.py's params.json "laneatt") */
+#define LANE_DISTANCE 50.0f
 
 /* The last run's detections, to compare backends and inputs. */
 typedef struct {
@@ -70,6 +80,16 @@ frame_layout (const char *layout, cnms_params *p)
     p->model_width = p->model_height = 1024;
     p->frame_width = p->frame_height = 1024;
     return CNMS_LAYOUT_YOLOV8_OBB;
+  }
+  if (strcmp (layout, "laneatt") == 0) {
+    p->score_threshold = 0.5f;
+    p->max_detections = 4;
+    p->model_width = 640;
+    p->model_height = 360;
+    p->frame_width = 1280;
+    p->frame_height = 720;
+    p->letterbox = 0;
+    return CNMS_LAYOUT_LANEATT;
   }
   return CNMS_LAYOUT_AUTO;
 }
@@ -134,7 +154,9 @@ run_frame (cnms_ctx *ctx, const cnms_tensor *t, const char *layout,
   l = frame_layout (layout, &p);
   for (i = 0; done < max_done; i++) {
     double t0 = bench_now_us (), t1;
-    cnms_status st = cnms_detect (ctx, t, l, &p, &dets, &n_dets);
+    cnms_status st = l == CNMS_LAYOUT_LANEATT ?
+        cnms_detect_lanes (ctx, t, &p, LANE_DISTANCE, &dets, &n_dets) :
+        cnms_detect (ctx, t, l, &p, &dets, &n_dets);
 
     t1 = bench_now_us ();
     if (st != CNMS_OK) {
@@ -310,8 +332,10 @@ bench_cuda (cnms_ctx *ctx, const cnms_tensor *t, const char *layout,
   td.on_device = 1;
   run_frame (ctx, &td, layout, "device", o, j, wall, gpu, &got);
   mismatches = end_cuda_record (j, &got, cpu);
-  run_frame (ctx, &td, layout, "device+classes", o, j, wall, gpu, &got);
-  mismatches += end_cuda_record (j, &got, cpu);
+  if (strcmp (layout, "laneatt") != 0) {
+    run_frame (ctx, &td, layout, "device+classes", o, j, wall, gpu, &got);
+    mismatches += end_cuda_record (j, &got, cpu);
+  }
   if (strcmp (layout, "yolov8") == 0)
     bench_threads (&td, j);
   cudaFree (d_data);
@@ -341,13 +365,16 @@ bench_layout (cnms_ctx *ctx[2], const char *dir, const char *layout,
   t = bench_host_tensor (&a);
 
   if (ctx[CNMS_BACKEND_CPU] != NULL) {
-    static det_list classes;
-
     run_frame (ctx[CNMS_BACKEND_CPU], &t, layout, "host", o, j, wall, gpu,
         &cpu);
     bench_json_end (j);
     save_dets (o, "cpu", layout, &cpu);
-    /* the same frame through the per-class path: the same detections */
+  }
+  /* the same frame through the per-class path: the same detections (not
+   * for lanes: one class, no per-class fields) */
+  if (ctx[CNMS_BACKEND_CPU] != NULL && strcmp (layout, "laneatt") != 0) {
+    static det_list classes;
+
     run_frame (ctx[CNMS_BACKEND_CPU], &t, layout, "host+classes", o, j,
         wall, gpu, &classes);
     mismatches += !same_dets (&classes, &cpu);
@@ -490,7 +517,8 @@ usage (void)
 int
 main (int argc, char **argv)
 {
-  static const char *const layouts[] = { "yolov8", "yolov5", "yolov8_obb" };
+  static const char *const layouts[] = { "yolov8", "yolov5", "yolov8_obb",
+    "laneatt" };
   bench_opts o = { "all", 200, 20, 0, NULL, 0 };
   cnms_ctx *ctx[2] = { NULL, NULL };
   double *wall, *gpu;
@@ -520,6 +548,7 @@ main (int argc, char **argv)
   }
   /* the OBB frame last: the records above are written if it fails */
   mismatches += bench_layout (ctx, argv[1], layouts[2], &o, &j, wall, gpu);
+  mismatches += bench_layout (ctx, argv[1], layouts[3], &o, &j, wall, gpu);
   if (mismatches)
     printf ("MISMATCH: %d CUDA detection lists differ from the CPU backend's\n",
         mismatches);

@@ -14,6 +14,7 @@ usage: gen_data.py DATA_DIR
   yolov8_obb.npy   float32 [1, 20, 21504]  synthetic YOLOv8-OBB frame
   nms_obb_boxes.npy float32 [32768, 5] cx cy w h angle: the boxes of
                    nms_boxes.npy with an angle uniform in [-pi/2, pi/2)
+  laneatt.npy      float32 [1, 1000, 77]   synthetic LaneATT frame (S = 72)
   params.json      what the frames are and how to post-process them
 
 The NMS sizes N use the first N rows: a prefix of i.i.d. boxes is itself
@@ -34,6 +35,19 @@ objects (w 16..200, h 0.2..1 of w, any angle), each scoring a cluster of
 member whose angle leaves [-pi/4, 3pi/4) written as the same rectangle
 turned by pi back into it; three in ten objects score a second class at
 half the score on every third anchor.
+
+The LaneATT frame (lane_frame; LANE_N = 1000 proposals, S = 72 rows, 640x360
+model, rows: logits l0 l1, start_y, start_x, length, 72 x offsets in model
+pixels, row 0 at the bottom): 2-4 lanes (seeded) from the bottom edge
+towards one vanishing point at about 0.4 of the height, each bent by a
+quadratic term, each scored by 10-40 near-duplicate proposals (x jittered
+by a per-proposal shift of sigma 3-8 px plus 1.5 px per row, start row and
+length jittered, lane logit l1 - l0 about 2..5: scores 0.88..0.99), and
+the rest background proposals (random straight-ish lines, any start and
+length; l1 - l0 drawn so that about 5 % of them also score above 0.5,
+most far below). Scored as LaneATT does, softmax(l0, l1)[1]; LaneATT's
+test config: score 0.5, NMS distance 50 (model px), top_k 4, frame
+1280x720, no letterbox (LaneATT resizes).
 """
 
 import json
@@ -58,6 +72,10 @@ OBB_OBJECTS = 40
 OBB_NOISE = 3000
 SEED_OBB = 1024
 SEED_OBB_ANGLES = 20240603
+LANE_N = 1000
+LANE_S = 72
+LANE_MODEL = (640, 360)
+SEED_LANES = 72
 
 
 def nms_inputs(rng, n=N_MAX):
@@ -218,6 +236,51 @@ def obb_frame(rng, objects=OBB_OBJECTS, noise=OBB_NOISE):
     return np.ascontiguousarray(t.astype(np.float32).T)[None]
 
 
+def lane_frame(rng, n=LANE_N, S=LANE_S):
+    """A LaneATT-like [1, n, 5 + S] float32 tensor (see the docstring)."""
+    w, h = LANE_MODEL
+    rows = S - 1
+    t = np.arange(S, dtype=np.float64) / rows        # 0: bottom row
+    out = np.zeros((n, 5 + S), np.float64)
+    k = int(rng.integers(2, 5))                      # lanes
+    vpx, vpt = w * rng.uniform(0.42, 0.58), rng.uniform(0.55, 0.65)
+    x0 = np.sort(rng.uniform(-0.2, 1.2, k)) * w      # x at the bottom row
+    bend = rng.normal(0, 25, k)
+    dup = [int(rng.integers(10, 41)) for _ in range(k)]
+    j = 0
+    for q in range(k):
+        tt = np.minimum(t, vpt) / vpt
+        base = x0[q] + (vpx - x0[q]) * tt + bend[q] * tt * (1 - tt)
+        r0 = int(rng.integers(0, 6))                 # start row of the lane
+        length = vpt * rows - r0
+        for _ in range(dup[q]):
+            xs = base + rng.normal(0, rng.uniform(3, 8)) + \
+                rng.normal(0, 1.5, S)
+            r = max(0, r0 + int(rng.integers(-2, 3)))
+            out[j, 0], out[j, 1] = rng.normal(0, 0.5), rng.uniform(2, 5)
+            out[j, 2] = r / rows
+            out[j, 4] = max(2.0, length + rng.normal(0, 3))
+            out[j, 5:] = xs
+            out[j, 3] = xs[r]
+            j += 1
+    while j < n:                                     # background proposals
+        xb = rng.uniform(-0.5, 1.5) * w
+        xt = rng.uniform(0, w)
+        xs = xb + (xt - xb) * t + rng.normal(0, 0.1 * w) * t * (1 - t)
+        r = int(rng.integers(0, rows + 1))
+        out[j, 0] = rng.normal(0, 0.5)
+        # about 5 % above 0.5, most far below
+        out[j, 1] = out[j, 0] + (rng.uniform(0.05, 2.0)
+                                 if rng.uniform() < 0.05
+                                 else -rng.uniform(0.5, 6))
+        out[j, 2] = r / rows
+        out[j, 4] = rng.uniform(1, rows + 1 - r)
+        out[j, 5:] = xs
+        out[j, 3] = xs[r]
+        j += 1
+    return out[rng.permutation(n)].astype(np.float32)[None]
+
+
 def obb_nms_boxes(boxes, rng):
     """[n, 5] cx cy w h angle from xyxy boxes, angle uniform in
     [-pi/2, pi/2)."""
@@ -247,6 +310,8 @@ def main():
         np.save(os.path.join(out, name + ".npy"), t)
     np.save(os.path.join(out, "yolov8_obb.npy"),
             obb_frame(np.random.default_rng(SEED_OBB)))
+    np.save(os.path.join(out, "laneatt.npy"),
+            lane_frame(np.random.default_rng(SEED_LANES)))
     params = {"score_threshold": 0.25, "iou_frame": 0.45, "iou_nms": 0.5,
               "max_detections": 300, "max_candidates": 30000,
               "n_classes": N_CLASSES, "model": [MODEL, MODEL],
@@ -257,7 +322,11 @@ def main():
                       "n_classes": OBB_CLASSES, "objects": OBB_OBJECTS,
                       "noise": OBB_NOISE, "score_threshold": 0.25,
                       "iou_frame": 0.45, "iou_nms": 0.5,
-                      "max_detections": 300}}
+                      "max_detections": 300},
+              "laneatt": {"model": list(LANE_MODEL), "frame": [1280, 720],
+                          "letterbox": False, "n": LANE_N, "S": LANE_S,
+                          "score_threshold": 0.5, "distance": 50.0,
+                          "max_detections": 4}}
     with open(os.path.join(out, "params.json"), "w") as f:
         json.dump(params, f, indent=1)
     print("gen_data: wrote %s" % out)
