@@ -31,6 +31,17 @@ iterations after a warm-up:
     one [K, 8] result (cx cy w h score class anchor angle) to the host.
     Its kept set differs from cudanms's by design (probiou and Fast-NMS
     against exact greedy NMS on the polygon IoU);
+  - frame laneatt: LaneATT's lane post-process of laneatt.npy [1, 1000, 77]
+    (S = 72) written for the bench, vectorised in torch on the device:
+    softmax of the two logits (in float64, rounded once to float32, as
+    the rule's score), candidates score > 0.5 whose start row is valid,
+    sorted (score desc, index asc: a stable sort), LaneATT's devIoU rule
+    as a [K, K, S] tensor (start / end rows with its float and double
+    steps, |x_a - x_b| over the shared rows, summed by torch's reduction,
+    not in row order; suppressed iff sum < 50 x rows), the [K, K] matrix to
+    the host and the greedy keep there (as LaneATT resolves its NMS
+    kernel's mask), top_k 4; one [K, 2] (score, anchor) result. Compared
+    with cudanms's kept anchors (dets_*_laneatt.npy);
   - with --opencv (CPU): cv2.dnn.NMSBoxes on the same N boxes (score
     threshold 0, the least it takes; xywh float64 rects made before
     timing) and the same frame decode in numpy before NMSBoxes; class-aware
@@ -94,6 +105,10 @@ FRAME = 640.0
 OBB_MAX_WH = 7680.0
 OBB_EPS = 1e-7
 OBB_CPU_MAX_N = 4096
+LANE_SCORE = 0.5
+LANE_DISTANCE = 50.0
+LANE_TOP_K = 4
+LANE_MAX_LENGTH = 2.0 ** 20
 
 
 def cpu_model():
@@ -488,6 +503,79 @@ def bench_frames(data, dev, args, timer, records):
             report(rec)
 
 
+def torch_lane_post(t):
+    """LaneATT's post-process of t [1, N, 5 + S] on t's device: [K, 2]
+    (score, anchor) of the kept lanes, in kept order."""
+    p = t[0]
+    S = p.shape[1] - 5
+    n = S - 1
+    f32, f64 = torch.float32, torch.float64
+    score = torch.softmax(p[:, :2].to(f64), 1)[:, 1].to(f32)
+    sy, L = p[:, 2], p[:, 4]
+    v = (sy * torch.tensor(float(n), dtype=f32, device=p.device)).to(f64) \
+        + 0.5
+    ok = (score > LANE_SCORE) & torch.isfinite(sy) & torch.isfinite(L) & \
+        (L.to(f64).abs() <= LANE_MAX_LENGTH) & (v > -1.0) & (v < n + 1.0)
+    idx = ok.nonzero().squeeze(1)
+    sc = score[idx]
+    order = torch.sort(-sc, stable=True).indices   # ties: lower index
+    idx, sc = idx[order], sc[order]
+    q = p[idx]
+    st = v[idx].trunc().to(torch.int64)
+    Lq = q[:, 4]
+    ev = ((st.to(f32) + Lq) - 1.0).to(f64)
+    en = ((ev + 0.5) - ((Lq - 1.0) < 0).to(f64)).trunc().to(torch.int64)
+    s = torch.maximum(st[:, None], st[None, :])
+    e = torch.clamp(torch.minimum(en[:, None], en[None, :]), max=n)
+    rows = torch.arange(S, device=p.device)
+    inr = (rows >= s[..., None]) & (rows <= e[..., None])     # [K, K, S]
+    x = q[:, 5:]
+    d = (x[:, None, :] - x[None, :, :]).abs()
+    dist = torch.where(inr, d, torch.zeros((), dtype=f32,
+                                           device=p.device)).sum(2)
+    thr = LANE_DISTANCE * (e - s + 1).to(f32)
+    M = ((e >= s) & (dist < thr)).cpu().numpy()
+    removed = np.zeros(len(M), bool)
+    kept = []
+    for j in range(len(M)):
+        if len(kept) >= LANE_TOP_K:
+            break
+        if removed[j]:
+            continue
+        kept.append(j)
+        removed |= M[j]
+    k = torch.as_tensor(kept, dtype=torch.int64, device=p.device)
+    return torch.stack([sc[k], idx[k].to(f32)], 1)
+
+
+def compare_lanes(ours, ref):
+    """ours: [K,2] score anchor; ref (cudanms): score x1 y1 x2 y2 class
+    anchor."""
+    res = compare_lists(ours[:, 1], ref[:, 6])
+    mine = {int(r[1]): r[0] for r in ours}
+    theirs = {int(r[6]): r[0] for r in ref}
+    res["value_diffs"] = sum(1 for a in set(mine) & set(theirs)
+                             if np.float32(mine[a]) != np.float32(theirs[a]))
+    return res
+
+
+def bench_lanes(data, dev, args, timer, records):
+    path = os.path.join(data, "laneatt.npy")
+    if not os.path.exists(path):
+        return
+    t = torch.from_numpy(np.load(path)).to(dev)
+    rec, dets = timer.run(lambda: torch_lane_post(t))
+    rec.update({"bench": "frame", "impl": "torch-lanes-" + dev.type,
+                "layout": "laneatt", "input": "device", "dets": len(dets),
+                "kept": [int(a) for a in dets[:, 1]]})
+    ref = reference(args.cudanms_dir, "dets_%s_laneatt.npy")
+    if ref is not None:
+        rec["vs"] = ref[0]
+        rec.update(compare_lanes(dets, ref[1]))
+    records.append(rec)
+    report(rec)
+
+
 def report(rec):
     what = "%s N=%d" % (rec["mode"], rec["n"]) \
         if rec["bench"] in ("nms", "nms_rotated") else rec["layout"]
@@ -540,6 +628,7 @@ def main():
     bench_nms(args.data, dev, args, timer, records)
     bench_nms_rotated(args.data, dev, args, timer, records)
     bench_frames(args.data, dev, args, timer, records)
+    bench_lanes(args.data, dev, args, timer, records)
     with open(args.out, "w") as f:
         json.dump(records, f, indent=0)
 

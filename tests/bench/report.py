@@ -236,6 +236,85 @@ def frame_table_cpu(recs):
     return table(head, rows)
 
 
+def lanes_table(recs, dev):
+    """cnms_detect_lanes on the LaneATT frame against the PyTorch lane
+    post-process of the same run (dev: "cuda" or "cpu")."""
+    t = find(recs, bench="frame", impl="torch-lanes-" + dev,
+             layout="laneatt")
+    cp = find(recs, bench="frame", impl="cudanms-cpu", layout="laneatt")
+    if dev == "cuda":
+        dv = find(recs, bench="frame", impl="cudanms-cuda", layout="laneatt",
+                  input="device")
+        hs = find(recs, bench="frame", impl="cudanms-cuda", layout="laneatt",
+                  input="host")
+        if not (dv or hs or t):
+            return None
+        row = ["laneatt", get(dv or cp, "candidates"), get(dv or cp, "dets"),
+               mm(dv, "gpu"), mm(dv, "wall"), mm(hs, "gpu"), mm(hs, "wall"),
+               mm(t, "gpu"), mm(t, "wall"),
+               ratio(get(t, "gpu_med_us"), get(dv, "gpu_med_us")),
+               ratio(get(t, "wall_med_us"), get(dv, "wall_med_us")),
+               mm(cp, "wall"), mism(t)]
+        head = ["frame", "candidates", "lanes kept", "cudanms device GPU",
+                "cudanms device wall", "cudanms host GPU",
+                "cudanms host wall", "PyTorch GPU", "PyTorch wall",
+                "GPU ratio", "wall ratio", "cudanms CPU backend wall",
+                "PyTorch vs cudanms mismatches"]
+    else:
+        if not (cp or t):
+            return None
+        row = ["laneatt", get(cp, "candidates"), get(cp, "dets"),
+               mm(cp, "wall"), mm(t, "wall"), ratio_of(t, cp), mism(t)]
+        head = ["frame", "candidates", "lanes kept", "cudanms CPU backend",
+                "PyTorch CPU", "PyTorch ratio",
+                "PyTorch vs cudanms mismatches"]
+    return table(head, [row])
+
+
+def lane_targets(g, c):
+    """The lane issue's targets: 1000 LaneATT proposals (S = 72) on the
+    device <= 15 us GPU time and >= 20x the PyTorch lane post-process
+    (GPU time) of the same run; CPU backend <= 100 us."""
+    out = []
+
+    def verdict(ok):
+        return "MET" if ok else "MISSED"
+
+    dv = find(g, bench="frame", impl="cudanms-cuda", layout="laneatt",
+              input="device")
+    t = find(g, bench="frame", impl="torch-lanes-cuda", layout="laneatt")
+    gpu = measured(dv, "gpu_med_us")
+    if gpu is None:
+        out.append("NOT MEASURED: LaneATT frame (1000 proposals, S = 72) "
+                   "on the device <= 15 us GPU time")
+        out.append("NOT MEASURED: LaneATT frame on the device >= 20x the "
+                   "PyTorch lane post-process (GPU time)")
+    else:
+        out.append("%s: LaneATT frame (1000 proposals, S = 72) on the "
+                   "device <= 15 us GPU time: %s (min %s), %s wall" % (
+                       verdict(gpu <= 15.0), us(gpu),
+                       us(dv.get("gpu_min_us")), us(dv.get("wall_med_us"))))
+        tg = measured(t, "gpu_med_us")
+        if tg is None:
+            out.append("NOT MEASURED: LaneATT frame on the device >= 20x "
+                       "the PyTorch lane post-process (no PyTorch figure)")
+        else:
+            out.append("%s: LaneATT frame on the device >= 20x the PyTorch "
+                       "lane post-process (GPU time): %.1fx (%s vs %s; wall "
+                       "%s)" % (verdict(tg / gpu >= 20), tg / gpu, us(tg),
+                                us(gpu), ratio_of(t, dv)))
+    cp = find(c, bench="frame", impl="cudanms-cpu", layout="laneatt")
+    if measured(cp) is None:
+        out.append("NOT MEASURED: CPU backend LaneATT frame <= 100 us")
+    else:
+        out.append("%s: CPU backend LaneATT frame <= 100 us: %s median "
+                   "(min %s), on %s" % (
+                       verdict(cp["wall_med_us"] <= 100.0),
+                       us(cp["wall_med_us"]), us(cp["wall_min_us"]),
+                       (find(c, bench="env") or {}).get("cpu", "?")))
+    return out
+
+
 def rotated_table(recs, dev):
     """cnms_nms_rotated against the PyTorch probiou Fast-NMS."""
     rows = []
@@ -400,6 +479,7 @@ def targets(g, c):
 
     out += element_targets(g, "")
     out += cpu_targets(c)
+    out += lane_targets(g, c)
     return out
 
 
@@ -615,6 +695,14 @@ def main():
                   "21504 anchors; PyTorch: ultralytics' probiou Fast-NMS, "
                   "whose kept set differs by design):\n\n"
                   + frame_table_gpu(g) + "\n")
+        lt = lanes_table(g, "cuda")
+        if lt:
+            md.append("Lanes: LaneATT frame, 1000 proposals, S = 72 "
+                      "(`cnms_detect_lanes`, score 0.5, distance 50, top_k "
+                      "4, 640x360 model, 1280x720 frame; PyTorch: the lane "
+                      "post-process written for the bench, pair matrix on "
+                      "the device, greedy keep on the host):\n\n"
+                      + lt + "\n")
         if find(g, bench="nms_rotated"):
             md.append("Oriented NMS (`cnms_nms_rotated` from host arrays, "
                       "exact greedy on the polygon IoU, vs a PyTorch probiou "
@@ -642,6 +730,12 @@ def main():
         md.append("YOLO frame, CPU (yolov8_obb: oriented, 15 classes, "
                   "1024x1024; PyTorch: ultralytics' probiou Fast-NMS):\n\n"
                   + frame_table_cpu(c) + "\n")
+        lt = lanes_table(c, "cpu")
+        if lt:
+            md.append("Lanes, CPU: LaneATT frame, 1000 proposals, S = 72 "
+                      "(score 0.5, distance 50, top_k 4; PyTorch: the lane "
+                      "post-process written for the bench):\n\n"
+                      + lt + "\n")
         md.append("NMS only, CPU:\n\n" + nms_table(c, "cpu") + "\n")
         if find(c, bench="nms_rotated"):
             md.append("Oriented NMS, CPU (PyTorch probiou Fast-NMS up to "
