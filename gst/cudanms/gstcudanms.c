@@ -34,6 +34,7 @@
 #include "config.h"
 #endif
 
+#include <math.h>
 #include <string.h>
 
 #include <gst/video/video.h>
@@ -64,6 +65,10 @@
 #define DEFAULT_PROP_BACKEND NULL
 #define DEFAULT_PROP_ATTACH_META GST_CUDANMS_ATTACH_META_DEFAULT
 #define DEFAULT_PROP_ROI_PARAMS TRUE
+/* LaneATT's test value (its config's nms_thres) */
+#define DEFAULT_PROP_LANE_DISTANCE 50.0f
+/* a lane needs 2 points to be drawn */
+#define MIN_LANE_POINTS 2
 
 enum
 {
@@ -89,7 +94,8 @@ enum
   PROP_CLASS_SPEC_LAST = PROP_CLASS_SPEC + GST_CUDANMS_N_CLASS_SPECS - 1,
   PROP_MIN_WIDTH,
   PROP_MIN_HEIGHT,
-  PROP_MAX_DETECTIONS_PER_CLASS
+  PROP_MAX_DETECTIONS_PER_CLASS,
+  PROP_LANE_DISTANCE
 };
 
 struct _GstCudanms
@@ -117,6 +123,7 @@ struct _GstCudanms
   GstCudanmsClasses classes;    /* the per-class controls */
   guint min_width, min_height;
   guint max_detections_per_class;
+  gfloat lane_distance;
   gboolean labels_ready;        /* labels loaded: class names resolve */
 
   /* streaming state, made in start/set_caps */
@@ -156,6 +163,8 @@ to_cnms_layout (GstCudanmsLayout layout)
       return CNMS_LAYOUT_END2END;
     case GST_CUDANMS_LAYOUT_YOLOV8_OBB:
       return CNMS_LAYOUT_YOLOV8_OBB;
+    case GST_CUDANMS_LAYOUT_LANEATT:
+      return CNMS_LAYOUT_LANEATT;
     default:
       return CNMS_LAYOUT_AUTO;
   }
@@ -181,6 +190,7 @@ gst_cudanms_init (GstCudanms * self)
   self->backend_name = DEFAULT_PROP_BACKEND;
   self->attach_meta = DEFAULT_PROP_ATTACH_META;
   self->roi_params = DEFAULT_PROP_ROI_PARAMS;
+  self->lane_distance = DEFAULT_PROP_LANE_DISTANCE;
   gst_cudanms_classes_init (&self->classes);
   gst_cudanms_stats_init (&self->stats);
 
@@ -310,6 +320,9 @@ gst_cudanms_set_property (GObject * object, guint prop_id,
     case PROP_MAX_DETECTIONS_PER_CLASS:
       self->max_detections_per_class = g_value_get_uint (value);
       break;
+    case PROP_LANE_DISTANCE:
+      self->lane_distance = g_value_get_float (value);
+      break;
     default:
       G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
       break;
@@ -409,6 +422,9 @@ gst_cudanms_get_property (GObject * object, guint prop_id, GValue * value,
       break;
     case PROP_MAX_DETECTIONS_PER_CLASS:
       g_value_set_uint (value, self->max_detections_per_class);
+      break;
+    case PROP_LANE_DISTANCE:
+      g_value_set_float (value, self->lane_distance);
       break;
     default:
       G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
@@ -615,6 +631,11 @@ gst_cudanms_transform_ip (GstBaseTransform * trans, GstBuffer * buffer)
   cnms_ctx *ctx = NULL;
   cnms_status st;
   gint n_dets = 0;
+  gfloat lane_distance;
+  cnms_det *lane_dets = NULL;
+  gfloat *lane_points = NULL;
+  GstCudanmsLanes lanes = { NULL, 0 };
+  gboolean attached;
   GstClockTime took, t_out;
   const cnms_report *report;
 
@@ -639,6 +660,7 @@ gst_cudanms_transform_ip (GstBaseTransform * trans, GstBuffer * buffer)
   gst_cudanms_classes_apply (&self->classes, &p);
   attach_meta = self->attach_meta;
   roi_params = self->roi_params;
+  lane_distance = self->lane_distance;
   GST_OBJECT_UNLOCK (self);
   p.frame_width = self->frame_width;
   p.frame_height = self->frame_height;
@@ -650,7 +672,7 @@ gst_cudanms_transform_ip (GstBaseTransform * trans, GstBuffer * buffer)
 
   /* cnms_detect validates the tensor against the layout, once */
   st = gst_cudanms_backend_detect (&self->be, &self->view.tensor,
-      self->view.layout, &p, &dets, &n_dets, &ctx, &took);
+      self->view.layout, &p, lane_distance, &dets, &n_dets, &ctx, &took);
   if (ctx != NULL) {
     GST_OBJECT_LOCK (self);
     self->backend_name = cnms_ctx_backend (ctx) == CNMS_BACKEND_CUDA ?
@@ -679,6 +701,33 @@ gst_cudanms_transform_ip (GstBaseTransform * trans, GstBuffer * buffer)
     goto problem;
   }
 
+  /* lanes: those with fewer than 2 points are dropped (and counted) */
+  if (report->shape.layout == CNMS_LAYOUT_LANEATT && n_dets > 0) {
+    gint n_rows = 0, kept = 0, i, r;
+    const gfloat *pts = cnms_ctx_lane_points (ctx, &n_rows);
+
+    lane_dets = g_new (cnms_det, n_dets);
+    lane_points = g_new (gfloat, (gsize) n_dets * 2 * MAX (n_rows, 1));
+    for (i = 0; i < n_dets; i++) {
+      const gfloat *lp = pts != NULL ? pts + (gsize) i * 2 * n_rows : NULL;
+      gint n_points = 0;
+
+      for (r = 0; lp != NULL && r < n_rows; r++)
+        n_points += !isnan (lp[2 * r]) && !isnan (lp[2 * r + 1]);
+      if (n_points < MIN_LANE_POINTS)
+        continue;
+      lane_dets[kept] = dets[i];
+      memcpy (lane_points + (gsize) kept * 2 * n_rows, lp,
+          sizeof (gfloat) * 2 * n_rows);
+      kept++;
+    }
+    gst_cudanms_stats_lanes_without_points (GST_ELEMENT (self), &self->stats,
+        n_dets - kept, MIN_LANE_POINTS);
+    dets = lane_dets;
+    n_dets = kept;
+    lanes.points = lane_points;
+    lanes.n_rows = n_rows;
+  }
   gst_cudanms_stats_frame (GST_ELEMENT (self), &self->stats, report,
       &self->view.tensor, self->view.layout, &p, dets, n_dets,
       &self->labels);
@@ -686,11 +735,19 @@ gst_cudanms_transform_ip (GstBaseTransform * trans, GstBuffer * buffer)
       cnms_ctx_backend (ctx) == CNMS_BACKEND_CUDA ? "cuda" : "cpu",
       report->candidates, n_dets);
   t_out = gst_util_get_timestamp ();
-  if (!(report->shape.layout == CNMS_LAYOUT_YOLOV8_OBB ?
-          gst_cudanms_attach_oriented_detections :
-          gst_cudanms_attach_detections) (buffer, &self->labels, dets,
-          n_dets, self->frame_width, self->frame_height, attach_meta,
-          roi_params, GST_ELEMENT_NAME (self)))
+  if (report->shape.layout == CNMS_LAYOUT_LANEATT)
+    attached = gst_cudanms_attach_lane_detections (buffer, &self->labels,
+        dets, n_dets, &lanes, self->frame_width, self->frame_height,
+        attach_meta, roi_params, GST_ELEMENT_NAME (self));
+  else
+    attached = (report->shape.layout == CNMS_LAYOUT_YOLOV8_OBB ?
+        gst_cudanms_attach_oriented_detections :
+        gst_cudanms_attach_detections) (buffer, &self->labels, dets,
+        n_dets, self->frame_width, self->frame_height, attach_meta,
+        roi_params, GST_ELEMENT_NAME (self));
+  g_free (lane_dets);
+  g_free (lane_points);
+  if (!attached)
     GST_WARNING_OBJECT (self, "could not attach every analytics mtd");
   gst_cudanms_stats_times (GST_ELEMENT (self), &self->stats, took,
       gst_util_get_timestamp () - t_out);
@@ -824,7 +881,11 @@ gst_cudanms_class_init (GstCudanmsClass * klass)
    * id takes its id's layout (yolo-v8-out: yolov8, yolo-v8-obb-out:
    * yolov8-obb). auto never reads a tensor without that id as yolov8-obb
    * [1, 4+C+1, N] (oriented boxes: cx cy w h, C class scores, the angle in
-   * radians): set layout=yolov8-obb for it.
+   * radians): set layout=yolov8-obb for it. laneatt (LaneATT's lane
+   * proposals [1, N, 5+S] or [N, 5+S]: 2 logits, start_y, start_x,
+   * length, S x offsets) is taken from cudanms's own tensor id
+   * laneatt-proposals (GStreamer has no lane decoder, hence no standard
+   * id) or set by layout=laneatt; auto never guesses it otherwise.
    */
   g_object_class_install_property (gobject_class, PROP_LAYOUT,
       g_param_spec_enum ("layout", "Layout", "Tensor layout",
@@ -1000,6 +1061,21 @@ gst_cudanms_class_init (GstCudanmsClass * klass)
           "Max detections per class",
           "Kept boxes of one class at most (classes without their own "
           "class-max-detections); 0: no cap", 0, 100000, 0, live));
+  /**
+   * GstCudanms:lane-distance:
+   *
+   * Layout laneatt: a lane is suppressed by a kept lane when their mean
+   * horizontal distance over the rows they share is below this, in model
+   * pixels (LaneATT's NMS threshold: 50 in its tests, 15 in training).
+   * score-threshold, max-detections, max-candidates, model-size and
+   * letterbox apply as for boxes (LaneATT: conf_threshold 0.5, top_k its
+   * max lanes); iou and the per-class controls do not.
+   */
+  g_object_class_install_property (gobject_class, PROP_LANE_DISTANCE,
+      g_param_spec_float ("lane-distance", "Lane distance",
+          "Layout laneatt: suppress a lane when its mean horizontal distance "
+          "to a kept lane over their shared rows is below this (model "
+          "pixels)", 0.0f, G_MAXFLOAT, DEFAULT_PROP_LANE_DISTANCE, live));
   /**
    * GstCudanms:min-width:
    *

@@ -169,8 +169,9 @@ gst_cudanms_backend_device_context (const GstCudanmsBackend * be)
 
 cnms_status
 gst_cudanms_backend_detect (GstCudanmsBackend * be, const cnms_tensor * t,
-    cnms_layout layout, const cnms_params * p, const cnms_det ** dets,
-    int *n_dets, cnms_ctx ** used, GstClockTime * took)
+    cnms_layout layout, const cnms_params * p, gfloat lane_distance,
+    const cnms_det ** dets, int *n_dets, cnms_ctx ** used,
+    GstClockTime * took)
 {
   cnms_backend b;
   gboolean timed = FALSE;
@@ -190,7 +191,10 @@ gst_cudanms_backend_detect (GstCudanmsBackend * be, const cnms_tensor * t,
   t0 = gst_util_get_timestamp ();
   if (b == CNMS_BACKEND_CUDA && !push (be->cuda_context))
     return CNMS_ERR_CUDA;
-  st = cnms_detect (*used, t, layout, p, dets, n_dets);
+  if (layout == CNMS_LAYOUT_LANEATT)
+    st = cnms_detect_lanes (*used, t, p, lane_distance, dets, n_dets);
+  else
+    st = cnms_detect (*used, t, layout, p, dets, n_dets);
   if (b == CNMS_BACKEND_CUDA)
     pop (be->cuda_context);
   *took = gst_util_get_timestamp () - t0;

@@ -46,11 +46,13 @@ GstObject *gst_cudanms_backend_device_context (const GstCudanmsBackend * be);
  * one that was faster on the first buffers of its shape. *used: the
  * context that ran it (for its error and counters); *took: the call's
  * time in nanoseconds (what device=auto compares, and the stats'
- * backend-time). */
+ * backend-time). Layout laneatt runs cnms_detect_lanes with
+ * lane_distance (model pixels); the lanes' points are then
+ * cnms_ctx_lane_points (*used). */
 cnms_status gst_cudanms_backend_detect (GstCudanmsBackend * be,
     const cnms_tensor * t, cnms_layout layout, const cnms_params * p,
-    const cnms_det ** dets, int *n_dets, cnms_ctx ** used,
-    GstClockTime * took);
+    gfloat lane_distance, const cnms_det ** dets, int *n_dets,
+    cnms_ctx ** used, GstClockTime * took);
 
 G_END_DECLS
 #endif /* __GST_CUDANMS_BACKEND_H__ */

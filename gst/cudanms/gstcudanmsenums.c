@@ -17,6 +17,8 @@ gst_cudanms_layout_get_type (void)
         "end2end"},
     {GST_CUDANMS_LAYOUT_YOLOV8_OBB, "YOLOv8/v11-OBB [1, 4+C+1, N], oriented "
           "boxes (cx cy w h, classes, angle)", "yolov8-obb"},
+    {GST_CUDANMS_LAYOUT_LANEATT, "LaneATT [1, N, 5+S], lane proposals (2 "
+          "logits, start_y, start_x, length, S x offsets)", "laneatt"},
     {0, NULL, NULL}
   };
 

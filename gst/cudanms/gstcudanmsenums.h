@@ -15,6 +15,8 @@ G_BEGIN_DECLS
  * @GST_CUDANMS_LAYOUT_END2END: [1, K, 6], already suppressed
  * @GST_CUDANMS_LAYOUT_YOLOV8_OBB: [1, 4+C+1, N] (YOLOv8/v11-OBB): oriented
  *   boxes, cx cy w h, C class scores, the angle in radians
+ * @GST_CUDANMS_LAYOUT_LANEATT: [1, N, 5+S] or [N, 5+S] (LaneATT): lane
+ *   proposals, 2 logits, start_y, start_x, length, S x offsets
  */
 typedef enum
 {
@@ -22,7 +24,8 @@ typedef enum
   GST_CUDANMS_LAYOUT_YOLOV5,
   GST_CUDANMS_LAYOUT_YOLOV8,
   GST_CUDANMS_LAYOUT_END2END,
-  GST_CUDANMS_LAYOUT_YOLOV8_OBB
+  GST_CUDANMS_LAYOUT_YOLOV8_OBB,
+  GST_CUDANMS_LAYOUT_LANEATT
 } GstCudanmsLayout;
 
 /**

@@ -63,13 +63,27 @@ box_of (GstCudanmsBox * box, GstCudanmsLabels * labels, const cnms_det * d,
   box_of_rect (box, labels, d->class_id, r, frame_width, frame_height);
 }
 
+/* A lane's box: its record's rectangle (the frame rectangle of its points)
+ * rounded as a box; labelled by the label file's line 0, else "lane". */
+static void
+lane_box_of (GstCudanmsBox * box, GstCudanmsLabels * labels,
+    const cnms_det * d, gint frame_width, gint frame_height, gfloat r[4])
+{
+  box_of (box, labels, d, FALSE, frame_width, frame_height, r);
+  if (labels->n_from_file == 0) {
+    box->label = GST_CUDANMS_LANE_LABEL;
+    box->quark = g_quark_from_static_string (GST_CUDANMS_LANE_LABEL);
+  }
+}
+
 /* The quarks of the "detection" structure's name and fields, made once:
  * gst_structure_new would look each name up (a global lock and a hash)
  * for every box. */
 enum
 {
   Q_DETECTION, Q_CONFIDENCE, Q_LABEL_ID, Q_LABEL, Q_X_MIN, Q_Y_MIN, Q_X_MAX,
-  Q_Y_MAX, Q_PRODUCER, Q_CX, Q_CY, Q_WIDTH, Q_HEIGHT, Q_ANGLE, N_QUARKS
+  Q_Y_MAX, Q_PRODUCER, Q_CX, Q_CY, Q_WIDTH, Q_HEIGHT, Q_ANGLE, Q_LANE,
+  Q_SCORE, Q_POINTS, Q_ANCHOR, N_QUARKS
 };
 
 static const GQuark *
@@ -77,7 +91,8 @@ detection_quarks (void)
 {
   static const gchar *const names[N_QUARKS] = { "detection", "confidence",
     "label_id", "label", "x_min", "y_min", "x_max", "y_max", "producer",
-    "cx", "cy", "width", "height", "angle"
+    "cx", "cy", "width", "height", "angle", "lane", "score", "points",
+    "anchor"
   };
   static GQuark quarks[N_QUARKS];
   static gsize done = 0;
@@ -86,10 +101,45 @@ detection_quarks (void)
   return quarks;
 }
 
+/* The "lane" structure of a lane whose n_rows points (x, y, bottom row
+ * first, NaN: none) are pts: score, points (the rows with a point, x y
+ * flattened) and anchor. */
+static GstStructure *
+lane_structure (const cnms_det * d, const gfloat * pts, gint n_rows)
+{
+  const GQuark *q = detection_quarks ();
+  GValue points = G_VALUE_INIT, v = G_VALUE_INIT;
+  GstStructure *s;
+  gint i;
+
+  g_value_init (&points, GST_TYPE_ARRAY);
+  g_value_init (&v, G_TYPE_DOUBLE);
+  for (i = 0; i < n_rows; i++) {
+    if (isnan (pts[2 * i]) || isnan (pts[2 * i + 1]))
+      continue;
+    g_value_set_double (&v, (gdouble) pts[2 * i]);
+    gst_value_array_append_value (&points, &v);
+    g_value_set_double (&v, (gdouble) pts[2 * i + 1]);
+    gst_value_array_append_value (&points, &v);
+  }
+  g_value_unset (&v);
+  s = gst_structure_new_id (q[Q_LANE],
+      q[Q_SCORE], G_TYPE_DOUBLE, (gdouble) d->score, NULL);
+  gst_structure_id_take_value (s, q[Q_POINTS], &points);
+  gst_structure_id_set (s, q[Q_ANCHOR], G_TYPE_INT, (gint) d->anchor, NULL);
+  return s;
+}
+
+/* lane_pts: NULL, or the record's lane points (lanes->n_rows of them). */
+/* Record i's lane points, NULL when not lanes. */
+#define LANE_PTS(lanes, i) ((lanes) != NULL ? \
+    (lanes)->points + (gsize) (i) * 2 * (lanes)->n_rows : NULL)
+
 static void
 attach_roi (GstBuffer * buffer, GstCudanmsLabels * labels,
-    const cnms_det * d, gboolean oriented, gint id, gint frame_width,
-    gint frame_height, gboolean params, const gchar * producer)
+    const cnms_det * d, gboolean oriented, const GstCudanmsLanes * lanes,
+    const gfloat * lane_pts, gint id, gint frame_width, gint frame_height,
+    gboolean params, const gchar * producer)
 {
   const GQuark *q = detection_quarks ();
   gdouble fw = frame_width, fh = frame_height;
@@ -98,7 +148,10 @@ attach_roi (GstBuffer * buffer, GstCudanmsLabels * labels,
   GstCudanmsBox box;
   gfloat r[4];
 
-  box_of (&box, labels, d, oriented, frame_width, frame_height, r);
+  if (lanes != NULL)
+    lane_box_of (&box, labels, d, frame_width, frame_height, r);
+  else
+    box_of (&box, labels, d, oriented, frame_width, frame_height, r);
   meta = gst_buffer_add_video_region_of_interest_meta_id (buffer, box.quark,
       box.x, box.y, box.w, box.h);
   meta->id = id;
@@ -124,6 +177,9 @@ attach_roi (GstBuffer * buffer, GstCudanmsLabels * labels,
         q[Q_HEIGHT], G_TYPE_DOUBLE, (gdouble) d->h,
         q[Q_ANGLE], G_TYPE_DOUBLE, (gdouble) d->angle, NULL);
   gst_video_region_of_interest_meta_add_param (meta, s);
+  if (lanes != NULL)
+    gst_video_region_of_interest_meta_add_param (meta,
+        lane_structure (d, lane_pts, lanes->n_rows));
 }
 
 void
@@ -131,8 +187,8 @@ gst_cudanms_attach_roi (GstBuffer * buffer, GstCudanmsLabels * labels,
     const cnms_det * d, gint id, gint frame_width, gint frame_height,
     gboolean params, const gchar * producer)
 {
-  attach_roi (buffer, labels, d, FALSE, id, frame_width, frame_height,
-      params, producer);
+  attach_roi (buffer, labels, d, FALSE, NULL, NULL, id, frame_width,
+      frame_height, params, producer);
 }
 
 void
@@ -140,8 +196,8 @@ gst_cudanms_attach_oriented_roi (GstBuffer * buffer,
     GstCudanmsLabels * labels, const cnms_det * d, gint id, gint frame_width,
     gint frame_height, gboolean params, const gchar * producer)
 {
-  attach_roi (buffer, labels, d, TRUE, id, frame_width, frame_height,
-      params, producer);
+  attach_roi (buffer, labels, d, TRUE, NULL, NULL, id, frame_width,
+      frame_height, params, producer);
 }
 
 void
@@ -201,8 +257,8 @@ gst_cudanms_attach_meta_available (GstCudanmsAttachMeta which)
  * relation meta (the existing one, else a new one). */
 static gboolean
 attach_od_mtds (GstBuffer * buffer, GstCudanmsLabels * labels,
-    const cnms_det * dets, gint n, gboolean oriented, gint frame_width,
-    gint frame_height)
+    const cnms_det * dets, gint n, gboolean oriented,
+    const GstCudanmsLanes * lanes, gint frame_width, gint frame_height)
 {
   GstAnalyticsRelationMeta *rmeta;
   gint i;
@@ -225,7 +281,11 @@ attach_od_mtds (GstBuffer * buffer, GstCudanmsLabels * labels,
     GstCudanmsBox box;
     gfloat r[4];
 
-    box_of (&box, labels, &dets[i], oriented, frame_width, frame_height, r);
+    if (lanes != NULL)
+      lane_box_of (&box, labels, &dets[i], frame_width, frame_height, r);
+    else
+      box_of (&box, labels, &dets[i], oriented, frame_width, frame_height,
+          r);
 #ifdef HAVE_GST_TENSOR_META
     /* analytics >= 1.26: the oriented box itself */
     if (oriented) {
@@ -254,8 +314,9 @@ attach_od_mtds (GstBuffer * buffer, GstCudanmsLabels * labels,
  * the output. */
 static void
 attach_rois_in_free_ids (GstBuffer * buffer, GstCudanmsLabels * labels,
-    const cnms_det * dets, gint n, gboolean oriented, gint frame_width,
-    gint frame_height, gboolean roi_params, const gchar * producer)
+    const cnms_det * dets, gint n, gboolean oriented,
+    const GstCudanmsLanes * lanes, gint frame_width, gint frame_height,
+    gboolean roi_params, const gchar * producer)
 {
   GHashTable *used = g_hash_table_new (g_direct_hash, g_direct_equal);
   gpointer state = NULL;
@@ -270,8 +331,9 @@ attach_rois_in_free_ids (GstBuffer * buffer, GstCudanmsLabels * labels,
     while (id < G_MAXINT && (id < 0
             || g_hash_table_contains (used, GINT_TO_POINTER (id))))
       id++;
-    attach_roi (buffer, labels, &dets[i], oriented, id, frame_width,
-        frame_height, roi_params, producer);
+    attach_roi (buffer, labels, &dets[i], oriented, lanes,
+        LANE_PTS (lanes, i), id, frame_width, frame_height, roi_params,
+        producer);
     g_hash_table_add (used, GINT_TO_POINTER (id));
   }
   g_hash_table_unref (used);
@@ -279,7 +341,8 @@ attach_rois_in_free_ids (GstBuffer * buffer, GstCudanmsLabels * labels,
 
 static gboolean
 attach_detections (GstBuffer * buffer, GstCudanmsLabels * labels,
-    const cnms_det * dets, gint n, gboolean oriented, gint frame_width,
+    const cnms_det * dets, gint n, gboolean oriented,
+    const GstCudanmsLanes * lanes, gint frame_width,
     gint frame_height, GstCudanmsAttachMeta which, gboolean roi_params,
     const gchar * producer)
 {
@@ -293,17 +356,18 @@ attach_detections (GstBuffer * buffer, GstCudanmsLabels * labels,
     first = gst_cudanms_next_roi_id (buffer);
     if (first + (n - 1) <= G_MAXINT) {
       for (i = 0; i < n; i++)
-        attach_roi (buffer, labels, &dets[i], oriented, (gint) first + i,
-            frame_width, frame_height, roi_params, producer);
+        attach_roi (buffer, labels, &dets[i], oriented, lanes,
+            LANE_PTS (lanes, i), (gint) first + i, frame_width,
+            frame_height, roi_params, producer);
     } else {
-      attach_rois_in_free_ids (buffer, labels, dets, n, oriented,
+      attach_rois_in_free_ids (buffer, labels, dets, n, oriented, lanes,
           frame_width, frame_height, roi_params, producer);
     }
   }
 #ifdef HAVE_GST_ANALYTICS
   if ((which & GST_CUDANMS_ATTACH_META_ANALYTICS)
-      && !attach_od_mtds (buffer, labels, dets, n, oriented, frame_width,
-          frame_height))
+      && !attach_od_mtds (buffer, labels, dets, n, oriented, lanes,
+          frame_width, frame_height))
     return FALSE;
 #endif
   return TRUE;
@@ -314,8 +378,8 @@ gst_cudanms_attach_detections (GstBuffer * buffer, GstCudanmsLabels * labels,
     const cnms_det * dets, gint n, gint frame_width, gint frame_height,
     GstCudanmsAttachMeta which, gboolean roi_params, const gchar * producer)
 {
-  return attach_detections (buffer, labels, dets, n, FALSE, frame_width,
-      frame_height, which, roi_params, producer);
+  return attach_detections (buffer, labels, dets, n, FALSE, NULL,
+      frame_width, frame_height, which, roi_params, producer);
 }
 
 gboolean
@@ -324,6 +388,16 @@ gst_cudanms_attach_oriented_detections (GstBuffer * buffer,
     gint frame_width, gint frame_height, GstCudanmsAttachMeta which,
     gboolean roi_params, const gchar * producer)
 {
-  return attach_detections (buffer, labels, dets, n, TRUE, frame_width,
-      frame_height, which, roi_params, producer);
+  return attach_detections (buffer, labels, dets, n, TRUE, NULL,
+      frame_width, frame_height, which, roi_params, producer);
+}
+
+gboolean
+gst_cudanms_attach_lane_detections (GstBuffer * buffer,
+    GstCudanmsLabels * labels, const cnms_det * dets, gint n,
+    const GstCudanmsLanes * lanes, gint frame_width, gint frame_height,
+    GstCudanmsAttachMeta which, gboolean roi_params, const gchar * producer)
+{
+  return attach_detections (buffer, labels, dets, n, FALSE, lanes,
+      frame_width, frame_height, which, roi_params, producer);
 }

@@ -11,6 +11,18 @@
 
 G_BEGIN_DECLS
 
+/* A lane's label without a label file (with one: its line 0). */
+#define GST_CUDANMS_LANE_LABEL "lane"
+
+/* The points of the records given to gst_cudanms_attach_lane_detections:
+ * record i's row r at points[2 (i n_rows + r)] (x) and [... + 1] (y), frame
+ * pixels, NaN where the row has no point (cnms_ctx_lane_points' layout). */
+typedef struct
+{
+  const gfloat *points;
+  gint n_rows;
+} GstCudanmsLanes;
+
 /* Attaches kept box d as a GstVideoRegionOfInterestMeta of the given id,
  * with its "detection" param structure (producer: the element's name)
  * when params is TRUE. */
@@ -63,6 +75,19 @@ gboolean gst_cudanms_attach_oriented_detections (GstBuffer * buffer,
     GstCudanmsLabels * labels, const cnms_det * dets, gint n,
     gint frame_width, gint frame_height, GstCudanmsAttachMeta which,
     gboolean roi_params, const gchar * producer);
+
+/* gst_cudanms_attach_detections for lane records (layout laneatt): ROIs
+ * of each lane's rectangle, labelled by the label file's line 0, else
+ * "lane", the "detection" structure as a box's, and a second param
+ * structure "lane": score (double), points (a GstValueArray of doubles
+ * x0, y0, x1, y1, ... in frame pixels, bottom row first, the rows without
+ * a point left out) and anchor (int, the proposal index); ODMtds of the
+ * ROI's rectangle, label and score. The caller drops lanes with fewer
+ * than 2 points. */
+gboolean gst_cudanms_attach_lane_detections (GstBuffer * buffer,
+    GstCudanmsLabels * labels, const cnms_det * dets, gint n,
+    const GstCudanmsLanes * lanes, gint frame_width, gint frame_height,
+    GstCudanmsAttachMeta which, gboolean roi_params, const gchar * producer);
 
 G_END_DECLS
 #endif /* __GST_CUDANMS_OUTPUT_H__ */

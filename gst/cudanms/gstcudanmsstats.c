@@ -65,7 +65,10 @@ gst_cudanms_stats_new_stream (GstCudanmsStats * stats)
  * buffers-over-max-candidates, detections (kept boxes attached),
  * buffers-with-scores-above-1, end2end-invalid-classes (rows dropped),
  * end2end-fractional-classes (rows whose class was truncated),
- * detections-without-label (class ids past the label file), and two times
+ * detections-without-label (class ids past the label file),
+ * lanes-without-points (kept lanes with fewer than 2 points in the frame,
+ * dropped; only there once a buffer was decoded as lanes, layout laneatt),
+ * and two times
  * in nanoseconds, summed over the decoded buffers: backend-time (the
  * backend's decode + NMS call, with its wait for the GPU) and output-time
  * (attaching the metas). Each problem is posted once per stream as an
@@ -80,7 +83,8 @@ gst_cudanms_stats_install_property (GObjectClass * klass, guint prop_id)
           "buffers-with-bad-tensor, candidates, candidates-dropped, "
           "buffers-over-max-candidates, detections, "
           "buffers-with-scores-above-1, end2end-invalid-classes, "
-          "end2end-fractional-classes, detections-without-label; "
+          "end2end-fractional-classes, detections-without-label, "
+          "lanes-without-points (after a lane tensor); "
           "backend-time, output-time (ns)",
           GST_TYPE_STRUCTURE, G_PARAM_READABLE | G_PARAM_STATIC_STRINGS));
 }
@@ -89,8 +93,7 @@ GstStructure *
 gst_cudanms_stats_to_structure (const GstCudanmsStats * stats)
 {
   const GstCudanmsCounters *c = &stats->c;
-
-  return gst_structure_new ("cudanms-stats",
+  GstStructure *s = gst_structure_new ("cudanms-stats",
       "buffers", G_TYPE_UINT64, c->buffers,
       "buffers-without-tensor", G_TYPE_UINT64, c->no_tensor,
       "buffers-with-bad-tensor", G_TYPE_UINT64, c->bad_tensor,
@@ -104,6 +107,12 @@ gst_cudanms_stats_to_structure (const GstCudanmsStats * stats)
       "detections-without-label", G_TYPE_UINT64, c->unlabelled,
       "backend-time", G_TYPE_UINT64, c->backend_ns,
       "output-time", G_TYPE_UINT64, c->output_ns, NULL);
+
+  /* lanes: only where there were any (the box streams' structure stays) */
+  if (c->lane_buffers > 0)
+    gst_structure_set (s, "lanes-without-points", G_TYPE_UINT64,
+        c->lanes_without_points, NULL);
+  return s;
 }
 
 void
@@ -287,6 +296,27 @@ check_labels (GstElement * element, GstCudanmsStats * stats,
 }
 
 void
+gst_cudanms_stats_lanes_without_points (GstElement * element,
+    GstCudanmsStats * stats, gint n, gint min_points)
+{
+  if (n <= 0)
+    return;
+  GST_OBJECT_LOCK (element);
+  stats->c.lanes_without_points += (guint64) n;
+  GST_OBJECT_UNLOCK (element);
+  if (first_of_kind (stats, "lanes without points"))
+    GST_ELEMENT_WARNING_WITH_DETAILS (element, STREAM, FORMAT,
+        ("Kept lanes with fewer than %d points in the frame are dropped (%d "
+            "in this frame).", min_points, n),
+        ("Later lanes without points are only counted (stats: "
+            "lanes-without-points)"),
+        ("kind", G_TYPE_STRING, "lanes-without-points", "lanes", G_TYPE_INT,
+            n, NULL));
+  else
+    GST_INFO_OBJECT (element, "%d kept lanes without points dropped", n);
+}
+
+void
 gst_cudanms_stats_frame (GstElement * element, GstCudanmsStats * stats,
     const cnms_report * report, const cnms_tensor * tensor,
     cnms_layout layout, const cnms_params * p, const cnms_det * dets,
@@ -303,6 +333,7 @@ gst_cudanms_stats_frame (GstElement * element, GstCudanmsStats * stats,
   stats->c.candidates_dropped += (guint64) dropped;
   stats->c.capped += dropped > 0;
   stats->c.detections += (guint64) n_dets;
+  stats->c.lane_buffers += report->shape.layout == CNMS_LAYOUT_LANEATT;
   GST_OBJECT_UNLOCK (element);
 
   if (dropped > 0 && first_of_kind (stats, "over max-candidates")) {

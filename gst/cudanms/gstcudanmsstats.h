@@ -30,6 +30,8 @@ typedef struct
   guint64 invalid_classes;      /* end2end rows dropped for their class */
   guint64 fractional_classes;   /* end2end rows with a fractional class */
   guint64 unlabelled;           /* detections without a label-file line */
+  guint64 lane_buffers;         /* buffers decoded as lanes (laneatt) */
+  guint64 lanes_without_points; /* kept lanes dropped: < 2 points */
   guint64 backend_ns;           /* time in the backend's decode + NMS call */
   guint64 output_ns;            /* time attaching the metas */
 } GstCudanmsCounters;
@@ -72,6 +74,10 @@ void gst_cudanms_stats_frame (GstElement * element, GstCudanmsStats * stats,
     const cnms_report * report, const cnms_tensor * tensor,
     cnms_layout layout, const cnms_params * p, const cnms_det * dets,
     gint n_dets, GstCudanmsLabels * labels);
+/* n kept lanes (layout laneatt) had fewer than min_points points in the
+ * frame and were dropped: counts them and posts it once per stream. */
+void gst_cudanms_stats_lanes_without_points (GstElement * element,
+    GstCudanmsStats * stats, gint n, gint min_points);
 /* Adds a decoded frame's times (nanoseconds, monotonic clock): the
  * backend's call, and the attaching of its metas. */
 void gst_cudanms_stats_times (GstElement * element, GstCudanmsStats * stats,

@@ -102,6 +102,8 @@ gst_cudanms_tensor_id_layout (const gchar * id, cnms_layout requested)
     return CNMS_LAYOUT_YOLOV8;
   if (g_strcmp0 (id, GST_CUDANMS_TENSOR_ID_YOLOV8_OBB) == 0)
     return CNMS_LAYOUT_YOLOV8_OBB;
+  if (g_strcmp0 (id, GST_CUDANMS_TENSOR_ID_LANEATT) == 0)
+    return CNMS_LAYOUT_LANEATT;
   return CNMS_LAYOUT_AUTO;
 }
 

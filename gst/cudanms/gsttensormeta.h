@@ -23,6 +23,9 @@ G_BEGIN_DECLS
 #define GST_CUDANMS_TENSOR_ID_YOLOV8_SEG_PROTOS "yolo-v8-segmentation-out-protos"
 /* YOLOv8/v11-OBB [1, 4+C+1, N] (what yoloobbv8tensordec reads) */
 #define GST_CUDANMS_TENSOR_ID_YOLOV8_OBB "yolo-v8-obb-out"
+/* LaneATT's proposals [1, N, 5+S]: cudanms's own id (GStreamer has no
+ * lane decoder, hence no standard id) */
+#define GST_CUDANMS_TENSOR_ID_LANEATT "laneatt-proposals"
 
 /* Registers the custom meta unless someone else already did. */
 const GstMetaInfo *gst_cudanms_tensor_meta_register (void);
@@ -90,7 +93,8 @@ gboolean gst_cudanms_tensor_view_take (const GstCudanmsTensorView * view,
 /* What a standard non-detection id is ("classifier scores", ...), else NULL. */
 const gchar *gst_cudanms_tensor_id_not_detection (const gchar * id);
 /* requested, or for AUTO the layout of a standard id: yolov8 for the
- * YOLOv8 ids, yolov8-obb for yolo-v8-obb-out (else AUTO). */
+ * YOLOv8 ids, yolov8-obb for yolo-v8-obb-out, laneatt for cudanms's own
+ * laneatt-proposals (else AUTO). */
 cnms_layout gst_cudanms_tensor_id_layout (const gchar * id,
     cnms_layout requested);
 /* NULL, "row-major" or "col-major" (read alike). */
