@@ -19,7 +19,10 @@
  * and graded scores, on top of low-score background noise. With
  * layout=yolov8-obb the objects also turn, and the output is a YOLOv8-OBB
  * one (an angle row after the classes); give it tensor-id=yolo-v8-obb-out
- * for cudanms's layout=auto to read it as oriented boxes. The same seed
+ * for cudanms's layout=auto to read it as oriented boxes. With
+ * layout=laneatt it renders LaneATT lane proposals [1, 1000, 77] of a road
+ * of 2-4 slowly swaying lanes (model 640x360, tensor id
+ * "laneatt-proposals" unless set). The same seed
  * gives the same tensors. With #GstTensorInject:draw-objects the objects
  * are also painted into the video frames, where cudanms will box them.
  *
@@ -63,6 +66,10 @@ GST_DEBUG_CATEGORY_STATIC (gst_tensor_inject_debug);
 #define DEFAULT_PROP_NOISE 200
 #define DEFAULT_PROP_DRAW_OBJECTS FALSE
 #define DEFAULT_PROP_MEMORY GST_TENSOR_INJECT_MEMORY_SYSTEM
+/* layout=laneatt, when tensor-id or model-size was never set */
+#define DEFAULT_LANE_TENSOR_ID "laneatt-proposals"
+#define DEFAULT_LANE_MODEL_WIDTH 640
+#define DEFAULT_LANE_MODEL_HEIGHT 360
 
 enum
 {
@@ -87,11 +94,13 @@ struct _GstTensorInject
   /* properties, under the object lock */
   gchar *location;
   gchar *tensor_id;
+  gboolean tensor_id_set;       /* else layout=laneatt's own default */
   GstTensorInjectLayout layout;
   gint num_classes;
   gchar *model_size;
   gint model_width;
   gint model_height;
+  gboolean model_size_set;      /* else layout=laneatt's own default */
   GstTensorInjectDataType data_type;
   guint seed;
   gint num_objects;
@@ -135,6 +144,8 @@ gst_tensor_inject_layout_get_type (void)
     {GST_TENSOR_INJECT_LAYOUT_YOLOV8, "YOLOv8 [1, 4+C, N]", "yolov8"},
     {GST_TENSOR_INJECT_LAYOUT_YOLOV8_OBB, "YOLOv8-OBB [1, 4+C+1, N], rotated "
           "objects", "yolov8-obb"},
+    {GST_TENSOR_INJECT_LAYOUT_LANEATT, "LaneATT lane proposals [1, N, 5+S] "
+          "(N = 1000, S = 72)", "laneatt"},
     {0, NULL, NULL}
   };
 
@@ -216,6 +227,7 @@ gst_tensor_inject_set_property (GObject * object, guint prop_id,
     case PROP_TENSOR_ID:
       g_free (self->tensor_id);
       self->tensor_id = g_value_dup_string (value);
+      self->tensor_id_set = TRUE;
       break;
     case PROP_LAYOUT:
       self->layout = g_value_get_enum (value);
@@ -233,6 +245,7 @@ gst_tensor_inject_set_property (GObject * object, guint prop_id,
       self->model_size = g_strdup_printf ("%dx%d", w, h);
       self->model_width = w;
       self->model_height = h;
+      self->model_size_set = TRUE;
       break;
     case PROP_DATA_TYPE:
       self->data_type = g_value_get_enum (value);
@@ -328,11 +341,17 @@ gst_tensor_inject_start (GstBaseTransform * trans)
 
   GST_OBJECT_LOCK (self);
   location = g_strdup (self->location);
-  self->stream_tensor_id = g_strdup (self->tensor_id);
+  cfg.lanes = self->layout == GST_TENSOR_INJECT_LAYOUT_LANEATT;
+  self->stream_tensor_id = g_strdup (cfg.lanes && !self->tensor_id_set ?
+      DEFAULT_LANE_TENSOR_ID : self->tensor_id);
   cfg.yolov5 = self->layout == GST_TENSOR_INJECT_LAYOUT_YOLOV5;
   cfg.num_classes = self->num_classes;
   cfg.model_width = self->model_width;
   cfg.model_height = self->model_height;
+  if (cfg.lanes && !self->model_size_set) {
+    cfg.model_width = DEFAULT_LANE_MODEL_WIDTH;
+    cfg.model_height = DEFAULT_LANE_MODEL_HEIGHT;
+  }
   cfg.dtype = self->data_type == GST_TENSOR_INJECT_DATA_TYPE_FLOAT16 ?
       CNMS_DTYPE_FLOAT16 : CNMS_DTYPE_FLOAT32;
   cfg.seed = self->seed;
@@ -685,7 +704,8 @@ gst_tensor_inject_class_init (GstTensorInjectClass * klass)
   /**
    * GstTensorInject:tensor-id:
    *
-   * The id given to the attached tensor (NULL: no id).
+   * The id given to the attached tensor (NULL: no id). With
+   * layout=laneatt, "laneatt-proposals" unless this property is set.
    */
   g_object_class_install_property (gobject_class, PROP_TENSOR_ID,
       g_param_spec_string ("tensor-id", "Tensor id",
@@ -695,8 +715,16 @@ gst_tensor_inject_class_init (GstTensorInjectClass * klass)
    * GstTensorInject:layout:
    *
    * Layout of the synthetic tensor: yolov5 [1, N, 5+C], yolov8
-   * [1, 4+C, N], or yolov8-obb [1, 4+C+1, N] (rotated objects: cx cy w h,
-   * the C class scores, the angle in radians).
+   * [1, 4+C, N], yolov8-obb [1, 4+C+1, N] (rotated objects: cx cy w h,
+   * the C class scores, the angle in radians), or laneatt [1, N, 5+S]
+   * (LaneATT's lane proposals, N = 1000, S = 72: two class logits,
+   * start_y, start_x, length, S x offsets in model pixels, row 0 at the
+   * bottom) of a road of 2-4 lanes curving towards a vanishing point;
+   * each lane has 4-8 near-duplicate proposals with high lane logits, the
+   * rest are background proposals scoring below 0.12. num-classes,
+   * num-objects and noise do not apply to laneatt; its tensor-id defaults
+   * to "laneatt-proposals" and its model-size to 640x360 (LaneATT's input)
+   * unless those properties are set.
    */
   g_object_class_install_property (gobject_class, PROP_LAYOUT,
       g_param_spec_enum ("layout", "Layout", "Layout of the synthetic tensor",
@@ -763,7 +791,9 @@ gst_tensor_inject_class_init (GstTensorInjectClass * klass)
    * in its class's colour with a darker border, over its true box (before
    * the anchors' jitter) mapped to frame pixels as cudanms maps boxes with
    * its default letterbox=true; with layout=yolov8-obb a rotated rectangle
-   * over its true oriented box. Drawn on RGB, BGR, RGBx, BGRx, xRGB, xBGR,
+   * over its true oriented box; with layout=laneatt each lane as a light
+   * yellow marking, a polyline 4 pixels wide through its true points.
+   * Drawn on RGB, BGR, RGBx, BGRx, xRGB, xBGR,
    * RGBA, BGRA, ARGB, ABGR and I420; other formats, and .npy replay, pass
    * untouched with one warning. The tensors are the same either way.
    */

@@ -15,12 +15,15 @@ G_BEGIN_DECLS
  * @GST_TENSOR_INJECT_LAYOUT_YOLOV8: [1, 4+C, N]
  * @GST_TENSOR_INJECT_LAYOUT_YOLOV8_OBB: [1, 4+C+1, N], rotated objects
  *   (cx cy w h, C class scores, the angle in radians)
+ * @GST_TENSOR_INJECT_LAYOUT_LANEATT: [1, N, 5+S], LaneATT lane proposals
+ *   (N = 1000, S = 72) of a road of 2-4 lanes
  */
 typedef enum
 {
   GST_TENSOR_INJECT_LAYOUT_YOLOV5,
   GST_TENSOR_INJECT_LAYOUT_YOLOV8,
-  GST_TENSOR_INJECT_LAYOUT_YOLOV8_OBB
+  GST_TENSOR_INJECT_LAYOUT_YOLOV8_OBB,
+  GST_TENSOR_INJECT_LAYOUT_LANEATT
 } GstTensorInjectLayout;
 
 /**

@@ -18,6 +18,14 @@
  * dv = (p - c) . (-sin a, cos a) in [-h/2, h/2) is painted (at angle 0 the
  * rule of the boxes); the fill is the rectangle 2 pixels smaller on each
  * side.
+ *
+ * A lane scene's lane is a marking in lane_rgb (light yellow): the lane's
+ * true points (x[r], y_r = (S - 1 - r) / (S - 1) mh) for rows r = 0 ..
+ * end, mapped model -> frame with letterbox in double as above
+ * (f = (m - pad) / gain), joined by segments; a sample whose centre p has
+ * a squared distance below (GST_TENSOR_INJECT_DRAW_LANE_WIDTH / 2)^2 to
+ * one of the segments is painted (the distance to segment a b: with
+ * u = clamp ((p - a) . (b - a) / |b - a|^2, 0, 1), |p - a - u (b - a)|).
  */
 #ifdef HAVE_CONFIG_H
 #include "config.h"
@@ -42,6 +50,9 @@ static const guint8 palette[11][2][3] = {
   {{143, 46, 153}, {71, 15, 76}},
   {{153, 46, 104}, {76, 15, 49}},
 };
+
+/* A lane marking. */
+static const guint8 lane_rgb[3] = { 240, 220, 120 };
 
 gboolean
 gst_tensor_inject_draw_supported (GstVideoFormat format)
@@ -221,6 +232,87 @@ draw_oriented (const GstTensorInjectScene * scene, guint64 frame,
   }
 }
 
+/* Squared distance of p to the segment a b. */
+static gdouble
+segment_d2 (gdouble px, gdouble py, gdouble ax, gdouble ay, gdouble bx,
+    gdouble by)
+{
+  gdouble dx = bx - ax, dy = by - ay, l2 = dx * dx + dy * dy, u = 0, ex, ey;
+
+  if (l2 > 0) {
+    u = ((px - ax) * dx + (py - ay) * dy) / l2;
+    u = CLAMP (u, 0.0, 1.0);
+  }
+  ex = px - ax - u * dx;
+  ey = py - ay - u * dy;
+  return ex * ex + ey * ey;
+}
+
+/* Paints the samples within half the width of the segment a b. */
+static void
+fill_segment (GstVideoFrame * f, gdouble ax, gdouble ay, gdouble bx,
+    gdouble by, const guint8 value[GST_VIDEO_MAX_COMPONENTS])
+{
+  const GstVideoFormatInfo *finfo = f->info.finfo;
+  gdouble hw = GST_TENSOR_INJECT_DRAW_LANE_WIDTH / 2.0;
+  guint k;
+
+  for (k = 0; k < GST_VIDEO_FORMAT_INFO_N_COMPONENTS (finfo); k++) {
+    guint8 *data = GST_VIDEO_FRAME_COMP_DATA (f, k);
+    gint stride = GST_VIDEO_FRAME_COMP_STRIDE (f, k);
+    gint pstride = GST_VIDEO_FRAME_COMP_PSTRIDE (f, k);
+    gint sx = 1 << GST_VIDEO_FORMAT_INFO_W_SUB (finfo, k);
+    gint sy = 1 << GST_VIDEO_FORMAT_INFO_H_SUB (finfo, k);
+    gint x0, x1, y0, y1, x, y;
+
+    /* the segment's box, one sample more each side; the distance decides */
+    span (MIN (ax, bx) - hw - sx, MAX (ax, bx) + hw + sx, sx,
+        GST_VIDEO_FRAME_COMP_WIDTH (f, k), &x0, &x1);
+    span (MIN (ay, by) - hw - sy, MAX (ay, by) + hw + sy, sy,
+        GST_VIDEO_FRAME_COMP_HEIGHT (f, k), &y0, &y1);
+    for (y = y0; y < y1; y++) {
+      guint8 *row = data + (gsize) y * stride;
+
+      for (x = x0; x < x1; x++) {
+        if (segment_d2 ((x + 0.5) * sx, (y + 0.5) * sy, ax, ay, bx, by)
+            < hw * hw)
+          row[(gsize) x * pstride] = value[k];
+      }
+    }
+  }
+}
+
+static void
+draw_lanes (const GstTensorInjectScene * scene, guint64 frame,
+    GstVideoFrame * vframe)
+{
+  gint i, r, end, mw, mh, n = gst_tensor_inject_scene_n_lanes (scene);
+  const gint s = GST_TENSOR_INJECT_LANE_ROWS;
+  gdouble fw = GST_VIDEO_FRAME_WIDTH (vframe);
+  gdouble fh = GST_VIDEO_FRAME_HEIGHT (vframe);
+  gdouble gain, pad_x, pad_y;
+  guint8 value[GST_VIDEO_MAX_COMPONENTS];
+
+  gst_tensor_inject_scene_model_size (scene, &mw, &mh);
+  gain = MIN (mw / fw, mh / fh);
+  pad_x = round ((mw - fw * gain) / 2 - 0.1);
+  pad_y = round ((mh - fh * gain) / 2 - 0.1);
+  component_values (&vframe->info, lane_rgb, value);
+  for (i = 0; i < n; i++) {
+    gdouble x[GST_TENSOR_INJECT_LANE_ROWS], px[GST_TENSOR_INJECT_LANE_ROWS],
+        py[GST_TENSOR_INJECT_LANE_ROWS];
+
+    if (!gst_tensor_inject_scene_lane (scene, i, frame, x, &end, NULL, NULL))
+      continue;
+    for (r = 0; r <= end; r++) {
+      px[r] = (x[r] - pad_x) / gain;
+      py[r] = ((gdouble) (s - 1 - r) / (s - 1) * mh - pad_y) / gain;
+    }
+    for (r = 0; r < end; r++)
+      fill_segment (vframe, px[r], py[r], px[r + 1], py[r + 1], value);
+  }
+}
+
 void
 gst_tensor_inject_draw_objects (const GstTensorInjectScene * scene,
     guint64 frame, GstVideoFrame * vframe)
@@ -228,6 +320,10 @@ gst_tensor_inject_draw_objects (const GstTensorInjectScene * scene,
   cnms_params p;
   gint i, n = gst_tensor_inject_scene_n_objects (scene);
 
+  if (gst_tensor_inject_scene_lanes (scene)) {
+    draw_lanes (scene, frame, vframe);
+    return;
+  }
   if (gst_tensor_inject_scene_oriented (scene)) {
     draw_oriented (scene, frame, vframe);
     return;

@@ -11,6 +11,10 @@ G_BEGIN_DECLS
 /* Width of an object's darker border, frame pixels. */
 #define GST_TENSOR_INJECT_DRAW_BORDER 2
 
+/* Width of a lane marking, frame pixels: a sample whose centre lies
+ * nearer than half of it to the lane's polyline is painted. */
+#define GST_TENSOR_INJECT_DRAW_LANE_WIDTH 4
+
 /* Whether gst_tensor_inject_draw_objects draws on this format: the 8-bit
  * packed RGB formats (RGB, BGR, RGBx, BGRx, xRGB, xBGR, RGBA, BGRA, ARGB,
  * ABGR) and I420. */
@@ -21,8 +25,10 @@ gboolean gst_tensor_inject_draw_supported (GstVideoFormat format);
  * darker border, over the object's true box mapped to frame pixels as
  * cudanms maps boxes (cnms_map_centre_box, letterbox); in an oriented
  * scene a rotated rectangle over the object's oriented box (mapped with
- * letterbox; the rule is in gsttensorinjectdraw.c). Later objects cover
- * earlier ones. */
+ * letterbox; the rule is in gsttensorinjectdraw.c); in a lane scene each
+ * lane as a marking (a polyline GST_TENSOR_INJECT_DRAW_LANE_WIDTH pixels
+ * wide through its rows, mapped with letterbox; the rule is in
+ * gsttensorinjectdraw.c). Later objects cover earlier ones. */
 void gst_tensor_inject_draw_objects (const GstTensorInjectScene * scene,
     guint64 frame, GstVideoFrame * vframe);
 

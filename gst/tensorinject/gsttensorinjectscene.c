@@ -14,6 +14,20 @@
  * in the model input, and its anchors jitter in angle too. The background's
  * angles are small random ones. The box scenes draw the same random numbers
  * as without it.
+ *
+ * A lane scene (LaneATT [1, N, 5+S], S = 72 rows, N = 1000 proposals) is a
+ * road of 2-4 lanes (as many as the seed says) whose bottom ends spread
+ * over 10%..90% of the model width; lane k's x at height t (0 at the
+ * bottom row, 1 at the horizon, 42% of the model height from the top) is
+ * b_k + (v - b_k) t + c t (1 - t): towards the vanishing point v, bent by
+ * the road's curve c; v and c sway slowly frame to frame (at most ~3 model
+ * pixels a frame). A lane runs from the bottom row up to t = 0.85. Each
+ * lane has 4-8 proposals at fixed rows of the tensor: its best one (lane
+ * logit 4..4.1, start_y 0, its exact length) and near-duplicates (lane
+ * logit 1.5..3.5, starting up to 2 rows higher, up to 2 rows shorter);
+ * each shifts its x by up to 1.8 model pixels plus up to 0.9 per row. The
+ * other proposals are static background: short straight segments with
+ * logits (3..5, -1..0), scores below 0.12.
  */
 #ifdef HAVE_CONFIG_H
 #include "config.h"
@@ -31,6 +45,20 @@
 #define OBB_MIN_ANGLE (-G_PI / 4)
 
 static const gint strides[N_LEVELS] = { 8, 16, 32 };
+
+#define LANE_S GST_TENSOR_INJECT_LANE_ROWS
+#define LANE_N GST_TENSOR_INJECT_LANE_PROPOSALS
+#define LANE_MAX 4
+#define LANE_MAX_PROPS 8
+#define LANE_HORIZON 0.42       /* of the model height, from the top */
+#define LANE_TOP 0.85           /* a lane stops at this height */
+
+typedef struct
+{
+  gdouble b;                    /* x at the bottom row */
+  gint n_props;
+  gint rows[LANE_MAX_PROPS];    /* its proposals' tensor rows */
+} SynthLane;
 
 typedef struct
 {
@@ -56,6 +84,11 @@ struct _GstTensorInjectScene
   gsize size;
   guint8 *base;
   SynthObject *objects;
+  /* lane scenes */
+  gint n_lanes;
+  gint lane_end;                /* the lanes' last row */
+  gdouble v_phase, c_phase;
+  SynthLane lanes[LANE_MAX];
 };
 
 static guint64
@@ -79,7 +112,7 @@ static void
 put (const GstTensorInjectScene * sc, guint8 * out, gint anchor, gint channel,
     gdouble value)
 {
-  gsize pos = sc->cfg.yolov5 ?
+  gsize pos = sc->cfg.yolov5 || sc->cfg.lanes ?
       (gsize) anchor * sc->n_channels + channel :
       (gsize) channel * sc->n_anchors + anchor;
 
@@ -217,6 +250,116 @@ make_objects (GstTensorInjectScene * sc, guint64 * rng)
   }
 }
 
+/* Lanes: height t of row r (0 at the bottom row, 1 at the horizon). */
+static gdouble
+lane_t (const GstTensorInjectScene * sc, gint r)
+{
+  return (gdouble) r / (LANE_S - 1) / (1.0 - LANE_HORIZON);
+}
+
+/* Lane l's x at every row at frame number frame. */
+static void
+lane_xs (const GstTensorInjectScene * sc, const SynthLane * l, guint64 frame,
+    gdouble x[LANE_S])
+{
+  gdouble mw = sc->cfg.model_width;
+  gdouble v = mw * (0.5 + 0.06 * sin (2 * G_PI * (gdouble) frame / 120.0
+          + sc->v_phase));
+  gdouble c = mw * 0.25 * sin (2 * G_PI * (gdouble) frame / 120.0
+      + sc->c_phase);
+  gint r;
+
+  for (r = 0; r < LANE_S; r++) {
+    gdouble t = lane_t (sc, r);
+
+    x[r] = l->b + (v - l->b) * t + c * t * (1 - t);
+  }
+}
+
+static void
+make_lanes (GstTensorInjectScene * sc, guint64 * rng)
+{
+  gint order[LANE_N], i, k, j, used = 0;
+  gdouble mw = sc->cfg.model_width;
+
+  /* background proposals: short straight segments, low scores */
+  for (i = 0; i < LANE_N; i++) {
+    gint start = (gint) (splitmix64 (rng) % 36);
+    gint len = 5 + (gint) (splitmix64 (rng) % 30);
+    gdouble x0 = mw * unit (rng), slope = -6.0 + 12.0 * unit (rng);
+    gint r;
+
+    put (sc, sc->base, i, 0, 3.0 + 2.0 * unit (rng));
+    put (sc, sc->base, i, 1, -1.0 + unit (rng));
+    put (sc, sc->base, i, 2, (gfloat) start / (gfloat) (LANE_S - 1));
+    put (sc, sc->base, i, 3, x0);
+    put (sc, sc->base, i, 4, len);
+    for (r = 0; r < LANE_S; r++)
+      put (sc, sc->base, i, 5 + r, x0 + (r - start) * slope);
+    order[i] = i;
+  }
+  sc->n_lanes = 2 + (gint) (splitmix64 (rng) % 3);
+  sc->v_phase = 2 * G_PI * unit (rng);
+  sc->c_phase = 2 * G_PI * unit (rng);
+  for (sc->lane_end = 0; sc->lane_end + 1 < LANE_S
+      && lane_t (sc, sc->lane_end + 1) <= LANE_TOP; sc->lane_end++);
+  for (k = 0; k < sc->n_lanes; k++) {
+    SynthLane *l = &sc->lanes[k];
+
+    l->b = mw * (0.5 + (k - (sc->n_lanes - 1) / 2.0) * 0.8 /
+        (sc->n_lanes - 1) + 0.02 * (2 * unit (rng) - 1));
+    l->n_props = 4 + (gint) (splitmix64 (rng) % 5);
+    /* distinct rows: a partial shuffle */
+    for (j = 0; j < l->n_props; j++, used++) {
+      gint pick = used + (gint) (splitmix64 (rng) % (guint64) (LANE_N - used));
+      gint tmp = order[used];
+
+      order[used] = order[pick];
+      order[pick] = tmp;
+      l->rows[j] = order[used];
+    }
+  }
+}
+
+static void
+render_lanes (const GstTensorInjectScene * sc, guint64 frame, guint64 * rng,
+    guint8 * out)
+{
+  gint k, j, r;
+
+  for (k = 0; k < sc->n_lanes; k++) {
+    const SynthLane *l = &sc->lanes[k];
+    gdouble x[LANE_S];
+
+    lane_xs (sc, l, frame, x);
+    for (j = 0; j < l->n_props; j++) {
+      gint a = l->rows[j], start = 0, len = sc->lane_end + 1;
+      gdouble shift, logit;
+
+      if (j == 0) {
+        logit = 4.0 + 0.1 * unit (rng);
+      } else {
+        logit = 1.5 + 2.0 * unit (rng);
+        start = (gint) (splitmix64 (rng) % 3);
+        len = sc->lane_end + 1 - start - (gint) (splitmix64 (rng) % 3);
+      }
+      shift = 0.6 * GST_TENSOR_INJECT_LANE_JITTER * (2 * unit (rng) - 1);
+      put (sc, out, a, 0, 0.0);
+      put (sc, out, a, 1, logit);
+      put (sc, out, a, 2, (gfloat) start / (gfloat) (LANE_S - 1));
+      put (sc, out, a, 4, len);
+      for (r = 0; r < LANE_S; r++) {
+        gdouble xr = x[r] + shift
+            + 0.3 * GST_TENSOR_INJECT_LANE_JITTER * (2 * unit (rng) - 1);
+
+        put (sc, out, a, 5 + r, xr);
+        if (r == start)
+          put (sc, out, a, 3, xr);
+      }
+    }
+  }
+}
+
 GstTensorInjectScene *
 gst_tensor_inject_scene_new (const GstTensorInjectSceneConfig * cfg)
 {
@@ -234,11 +377,19 @@ gst_tensor_inject_scene_new (const GstTensorInjectSceneConfig * cfg)
   sc->n_anchors = cfg->yolov5 ? sc->n_cells * 3 : sc->n_cells;
   sc->n_channels = (cfg->yolov5 ? 5 : 4) + cfg->num_classes
       + (cfg->obb ? 1 : 0);
+  if (cfg->lanes) {
+    sc->n_anchors = LANE_N;
+    sc->n_channels = 5 + LANE_S;
+  }
   sc->elem_size = cfg->dtype == CNMS_DTYPE_FLOAT16 ? 2 : 4;
   sc->size = (gsize) sc->n_anchors * sc->n_channels * sc->elem_size;
   sc->base = g_malloc (sc->size);
   sc->objects = g_new0 (SynthObject, MAX (cfg->num_objects, 1));
 
+  if (cfg->lanes) {
+    make_lanes (sc, &rng);
+    return sc;
+  }
   render_background (sc, &rng);
   make_objects (sc, &rng);
   return sc;
@@ -258,8 +409,10 @@ void
 gst_tensor_inject_scene_dims (const GstTensorInjectScene * scene, gint64 dims[3])
 {
   dims[0] = 1;
-  dims[1] = scene->cfg.yolov5 ? scene->n_anchors : scene->n_channels;
-  dims[2] = scene->cfg.yolov5 ? scene->n_channels : scene->n_anchors;
+  dims[1] = scene->cfg.yolov5 || scene->cfg.lanes ?
+      scene->n_anchors : scene->n_channels;
+  dims[2] = scene->cfg.yolov5 || scene->cfg.lanes ?
+      scene->n_channels : scene->n_anchors;
 }
 
 gsize
@@ -362,6 +515,10 @@ gst_tensor_inject_scene_render (const GstTensorInjectScene * scene, guint64 fram
   gint i;
 
   memcpy (out, scene->base, scene->size);
+  if (scene->cfg.lanes) {
+    render_lanes (scene, frame, &rng, out);
+    return;
+  }
   for (i = 0; i < scene->cfg.num_objects; i++)
     render_object (scene, &scene->objects[i], frame, &rng, out);
 }
@@ -369,7 +526,7 @@ gst_tensor_inject_scene_render (const GstTensorInjectScene * scene, guint64 fram
 gint
 gst_tensor_inject_scene_n_objects (const GstTensorInjectScene * scene)
 {
-  return scene->cfg.num_objects;
+  return scene->cfg.lanes ? 0 : scene->cfg.num_objects;
 }
 
 void
@@ -386,7 +543,7 @@ gst_tensor_inject_scene_object (const GstTensorInjectScene * scene, gint i,
 {
   const SynthObject *o;
 
-  if (i < 0 || i >= scene->cfg.num_objects)
+  if (i < 0 || i >= gst_tensor_inject_scene_n_objects (scene))
     return FALSE;
   o = &scene->objects[i];
   object_centre (scene, o, frame, &box[0], &box[1]);
@@ -409,4 +566,37 @@ gst_tensor_inject_scene_object_angle (const GstTensorInjectScene * scene,
   if (!scene->cfg.obb || i < 0 || i >= scene->cfg.num_objects)
     return 0.0;
   return object_angle (&scene->objects[i], frame);
+}
+
+gboolean
+gst_tensor_inject_scene_lanes (const GstTensorInjectScene * scene)
+{
+  return scene->cfg.lanes;
+}
+
+gint
+gst_tensor_inject_scene_n_lanes (const GstTensorInjectScene * scene)
+{
+  return scene->cfg.lanes ? scene->n_lanes : 0;
+}
+
+gboolean
+gst_tensor_inject_scene_lane (const GstTensorInjectScene * scene, gint i,
+    guint64 frame, gdouble x[GST_TENSOR_INJECT_LANE_ROWS], gint * end,
+    gint first[8], gint * n)
+{
+  const SynthLane *l;
+  gint j;
+
+  if (i < 0 || i >= gst_tensor_inject_scene_n_lanes (scene))
+    return FALSE;
+  l = &scene->lanes[i];
+  lane_xs (scene, l, frame, x);
+  *end = scene->lane_end;
+  if (first != NULL)
+    for (j = 0; j < l->n_props; j++)
+      first[j] = l->rows[j];
+  if (n != NULL)
+    *n = l->n_props;
+  return TRUE;
 }

@@ -19,7 +19,18 @@ typedef struct
   guint noise;                  /* background anchors scoring above 0.05 */
   gboolean obb;                 /* YOLOv8-OBB [1, 4+C+1, N]: rotated objects
                                  * (yolov5 must be FALSE) */
+  gboolean lanes;               /* LaneATT proposals [1, N, 5+S] of a road
+                                 * of 2-4 lanes (yolov5 and obb FALSE;
+                                 * num_classes, num_objects and noise are
+                                 * not used) */
 } GstTensorInjectSceneConfig;
+
+/* A lane scene's tensor: S rows (x offsets) and N proposals. */
+#define GST_TENSOR_INJECT_LANE_ROWS 72
+#define GST_TENSOR_INJECT_LANE_PROPOSALS 1000
+/* A true lane's proposals: x within this many model pixels of the lane's
+ * x at each of its rows. */
+#define GST_TENSOR_INJECT_LANE_JITTER 3.0
 
 typedef struct _GstTensorInjectScene GstTensorInjectScene;
 
@@ -58,6 +69,24 @@ gboolean gst_tensor_inject_scene_oriented (const GstTensorInjectScene * scene);
  * i is not an object. */
 gdouble gst_tensor_inject_scene_object_angle (const GstTensorInjectScene *
     scene, gint i, guint64 frame);
+
+/* Whether the scene is a lane one (LaneATT proposals). */
+gboolean gst_tensor_inject_scene_lanes (const GstTensorInjectScene * scene);
+
+/* Lane scenes: the true lanes (0..n-1; 0 in other scenes). */
+gint gst_tensor_inject_scene_n_lanes (const GstTensorInjectScene * scene);
+
+/* Lane i at frame number frame: x[r] its x in model pixels at row r (S
+ * rows, row r at y = (S - 1 - r) / (S - 1) of the model height, row 0 at
+ * the bottom), for every row; the lane runs over rows 0 .. *end (it stops
+ * below the horizon). Its proposals sit at tensor rows first[0] ..
+ * first[n - 1] (*n of them, at most 8; may be NULL), the first of them its
+ * best one: logits (0, 4 + 0.1 u), start_y 0, length *end + 1, start_x
+ * x[0], x jittered by less than GST_TENSOR_INJECT_LANE_JITTER. FALSE when i
+ * is not a lane. */
+gboolean gst_tensor_inject_scene_lane (const GstTensorInjectScene * scene,
+    gint i, guint64 frame, gdouble x[GST_TENSOR_INJECT_LANE_ROWS], gint * end,
+    gint first[8], gint * n);
 
 G_END_DECLS
 #endif /* __GST_TENSOR_INJECT_SCENE_H__ */

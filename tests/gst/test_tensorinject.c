@@ -2,7 +2,9 @@
  * .npy replay (one file and a %d pattern), the synthetic layouts, and
  * draw-objects (exact pixels on the RGB formats and I420); the oriented
  * scene (layout=yolov8-obb: its tensor through cudanms, its rotated
- * rectangles drawn). */
+ * rectangles drawn); the lane scene (layout=laneatt: its proposals
+ * against the scene's true lanes and through cnms_detect_lanes, its lane
+ * markings drawn). */
 #include <math.h>
 #include <string.h>
 #include <glib/gstdio.h>
@@ -774,6 +776,394 @@ GST_START_TEST (test_obb_draw)
 
 GST_END_TEST;
 
+/* layout=laneatt: seed 5 gives LANE_SEED_LANES lanes. The test builds the
+ * same scene (as the element does: model 640x360 by default) to know the
+ * lanes' true x and their proposals' rows. */
+#define LANE_SEED 5
+#define LANE_SEED_LANES 3
+#define LANE_S GST_TENSOR_INJECT_LANE_ROWS
+#define LANE_N GST_TENSOR_INJECT_LANE_PROPOSALS
+#define LANE_C (5 + LANE_S)
+
+static GstTensorInjectScene *
+lane_scene (void)
+{
+  GstTensorInjectSceneConfig cfg = { FALSE, 80, 640, 360, CNMS_DTYPE_FLOAT32,
+    LANE_SEED, 6, 200, FALSE, TRUE
+  };
+
+  return gst_tensor_inject_scene_new (&cfg);
+}
+
+/* The tensor of out: its structure's id, dims and float32 data (a copy). */
+static gfloat *
+lane_tensor (GstBuffer * out, const gchar * want_id)
+{
+  GstCustomMeta *meta = gst_buffer_get_custom_meta (out, "CudanmsTensorMeta");
+  GstStructure *st;
+  const GValue *dims;
+  GstBuffer *data = NULL;
+  gfloat *t;
+  guint k;
+  static const guint64 want_dims[3] = { 1, LANE_N, LANE_C };
+
+  fail_unless (meta != NULL);
+  st = gst_custom_meta_get_structure (meta);
+  fail_unless_equals_string (gst_structure_get_string (st, "id"), want_id);
+  fail_unless_equals_string (gst_structure_get_string (st, "data-type"),
+      "float32");
+  fail_unless_equals_string (gst_structure_get_string (st, "dims-order"),
+      "row-major");
+  dims = gst_structure_get_value (st, "dims");
+  fail_unless_equals_int (gst_value_array_get_size (dims), 3);
+  for (k = 0; k < 3; k++)
+    fail_unless_equals_uint64 (g_value_get_uint64 (gst_value_array_get_value
+            (dims, k)), want_dims[k]);
+  fail_unless (gst_structure_get (st, "data", GST_TYPE_BUFFER, &data, NULL));
+  fail_unless_equals_uint64 (gst_buffer_get_size (data),
+      (guint64) LANE_N * LANE_C * 4);
+  t = g_malloc (gst_buffer_get_size (data));
+  gst_buffer_extract (data, 0, t, gst_buffer_get_size (data));
+  gst_buffer_unref (data);
+  return t;
+}
+
+GST_START_TEST (test_lane_scene)
+{
+  GstHarness *h = gst_harness_new_parse ("tensorinject layout=laneatt seed=5");
+  GstTensorInjectScene *sc = lane_scene ();
+  gdouble prev[4][LANE_S];
+  guint64 f;
+  gint i, n_lanes = gst_tensor_inject_scene_n_lanes (sc);
+  gint64 dims[3];
+
+  gst_tensor_inject_scene_dims (sc, dims);
+  fail_unless (dims[0] == 1 && dims[1] == LANE_N && dims[2] == LANE_C);
+  fail_unless (gst_tensor_inject_scene_lanes (sc));
+  fail_unless_equals_int (gst_tensor_inject_scene_n_objects (sc), 0);
+  fail_unless_equals_int (n_lanes, LANE_SEED_LANES);
+  gst_harness_set_src_caps_str (h, FRAME_CAPS);
+  for (f = 0; f < 3; f++) {
+    GstBuffer *out;
+    gfloat *t;
+    gboolean is_lane[LANE_N] = { FALSE };
+    gfloat best_l1_min = G_MAXFLOAT, other_l1_max = -G_MAXFLOAT;
+    gint best[4], n_kept, k, total = 0;
+    cnms_ctx *ctx = NULL;
+    cnms_tensor tensor = { 0 };
+    cnms_params p;
+    const cnms_det *dets;
+
+    fail_unless_equals_int (gst_harness_push (h, make_frame (0)),
+        GST_FLOW_OK);
+    out = gst_harness_pull (h);
+    t = lane_tensor (out, "laneatt-proposals");
+    for (i = 0; i < n_lanes; i++) {
+      gdouble x[LANE_S];
+      gint end, rows[8], n, j, r;
+
+      fail_unless (gst_tensor_inject_scene_lane (sc, i, f, x, &end, rows, &n));
+      /* the lane stops at 85% of the way to the horizon (42% from the top):
+       * row r is at height r / 71 / 0.58 */
+      fail_unless_equals_int (end, 35);
+      fail_unless (n >= 4 && n <= 8);
+      total += n;
+      best[i] = rows[0];
+      for (j = 0; j < n; j++) {
+        const gfloat *row = t + (gsize) rows[j] * LANE_C;
+        gint start = (gint) lrint (row[2] * (LANE_S - 1));
+
+        fail_unless (!is_lane[rows[j]]);
+        is_lane[rows[j]] = TRUE;
+        fail_unless (row[0] == 0.0f);
+        /* start_y a whole number of strips */
+        fail_unless (row[2] == (gfloat) start / (gfloat) (LANE_S - 1));
+        fail_unless (row[3] == row[5 + start]);
+        if (j == 0) {
+          /* the best proposal: the lane's whole rows */
+          fail_unless (start == 0 && row[4] == (gfloat) (end + 1),
+              "lane %d best: start %d length %g", i, start, row[4]);
+          fail_unless (row[1] >= 4.0f && row[1] < 4.1f);
+          best_l1_min = MIN (best_l1_min, row[1]);
+        } else {
+          fail_unless (start >= 0 && start <= 2);
+          fail_unless (row[4] >= end + 1 - start - 2
+              && row[4] <= end + 1 - start && row[4] == rintf (row[4]));
+          fail_unless (row[1] >= 1.5f && row[1] < 3.5f);
+          other_l1_max = MAX (other_l1_max, row[1]);
+        }
+        for (r = 0; r < LANE_S; r++)
+          fail_unless (fabs (row[5 + r] - x[r]) <
+              GST_TENSOR_INJECT_LANE_JITTER, "frame %d lane %d prop %d row "
+              "%d: %g, true %g", (gint) f, i, j, r, row[5 + r], x[r]);
+        /* the lane lies in the model input, curving: x moves by more
+         * than 1 px a row somewhere, less than 10 everywhere */
+        if (j == 0)
+          for (r = 0; r <= end; r++)
+            fail_unless (x[r] >= 0 && x[r] <= 640);
+      }
+      /* the lanes move slowly */
+      if (f > 0) {
+        gdouble moved = 0;
+
+        for (r = 0; r <= end; r++) {
+          fail_unless (fabs (x[r] - prev[i][r]) <= 3.0);
+          moved = MAX (moved, fabs (x[r] - prev[i][r]));
+        }
+        fail_unless (moved > 0.5, "lane %d moved %g", i, moved);
+      }
+      memcpy (prev[i], x, sizeof (x));
+    }
+    fail_unless (best_l1_min > other_l1_max);
+    /* the rest: background, lane logit below the other one by 2 or more
+     * (scores below 0.12) */
+    for (k = 0; k < LANE_N; k++) {
+      const gfloat *row = t + (gsize) k * LANE_C;
+
+      if (!is_lane[k])
+        fail_unless (row[0] - row[1] >= 2.0f && row[0] - row[1] <= 6.0f,
+            "row %d: logits %g %g", k, row[0], row[1]);
+    }
+    fail_unless (total >= 4 * n_lanes && total <= 8 * n_lanes);
+
+    /* LaneATT's NMS (distance 50, score above 0.5) keeps each lane's best
+     * proposal, best score first */
+    fail_unless_equals_int (cnms_ctx_new (CNMS_BACKEND_CPU, 0, &ctx),
+        CNMS_OK);
+    tensor.data = t;
+    tensor.size = (gsize) LANE_N * LANE_C * 4;
+    tensor.dtype = CNMS_DTYPE_FLOAT32;
+    tensor.n_dims = 3;
+    tensor.dims[0] = 1;
+    tensor.dims[1] = LANE_N;
+    tensor.dims[2] = LANE_C;
+    cnms_params_init (&p);
+    p.model_width = p.frame_width = 640;
+    p.model_height = p.frame_height = 360;
+    p.score_threshold = 0.5f;
+    fail_unless_equals_int (cnms_detect_lanes (ctx, &tensor, &p, 50.0f, &dets,
+            &n_kept), CNMS_OK);
+    fail_unless_equals_int (n_kept, n_lanes);
+    for (k = 0; k < n_kept; k++) {
+      gboolean found = FALSE;
+
+      for (i = 0; i < n_lanes; i++)
+        found = found || dets[k].anchor == best[i];
+      fail_unless (found, "kept %d: proposal %d", k, (gint) dets[k].anchor);
+      if (k > 0)
+        fail_unless (dets[k].score <= dets[k - 1].score);
+    }
+    cnms_ctx_free (ctx);
+    g_free (t);
+    gst_buffer_unref (out);
+  }
+  gst_tensor_inject_scene_free (sc);
+  gst_harness_teardown (h);
+}
+
+GST_END_TEST;
+
+/* layout=laneatt's defaults give way to tensor-id and model-size when set;
+ * the same seed gives the same tensor. */
+GST_START_TEST (test_lane_properties)
+{
+  GstHarness *h = gst_harness_new_parse ("tensorinject layout=laneatt "
+      "seed=5 tensor-id=lanes model-size=800x320");
+  GstHarness *h2 = gst_harness_new_parse ("tensorinject layout=laneatt "
+      "seed=5");
+  GstTensorInjectSceneConfig cfg = { FALSE, 80, 800, 320, CNMS_DTYPE_FLOAT32,
+    LANE_SEED, 6, 200, FALSE, TRUE
+  };
+  GstTensorInjectScene *sc = gst_tensor_inject_scene_new (&cfg);
+  GstTensorInjectScene *sc2 = lane_scene ();
+  guint8 *want = g_malloc (gst_tensor_inject_scene_size (sc));
+  guint8 *want2 = g_malloc (gst_tensor_inject_scene_size (sc2));
+  GstBuffer *out, *out2;
+  gfloat *t, *t2;
+
+  gst_harness_set_src_caps_str (h, FRAME_CAPS);
+  gst_harness_set_src_caps_str (h2, FRAME_CAPS);
+  gst_tensor_inject_scene_render (sc, 0, want);
+  gst_tensor_inject_scene_render (sc2, 0, want2);
+  fail_unless_equals_int (gst_harness_push (h, make_frame (0)), GST_FLOW_OK);
+  fail_unless_equals_int (gst_harness_push (h2, make_frame (0)), GST_FLOW_OK);
+  out = gst_harness_pull (h);
+  out2 = gst_harness_pull (h2);
+  t = lane_tensor (out, "lanes");
+  t2 = lane_tensor (out2, "laneatt-proposals");
+  fail_unless (memcmp (t, want, gst_tensor_inject_scene_size (sc)) == 0);
+  fail_unless (memcmp (t2, want2, gst_tensor_inject_scene_size (sc2)) == 0);
+  /* the model size moves the lanes */
+  fail_unless (memcmp (want, want2, gst_tensor_inject_scene_size (sc)) != 0);
+  g_free (t);
+  g_free (t2);
+  g_free (want);
+  g_free (want2);
+  gst_buffer_unref (out);
+  gst_buffer_unref (out2);
+  gst_tensor_inject_scene_free (sc);
+  gst_tensor_inject_scene_free (sc2);
+  gst_harness_teardown (h);
+  gst_harness_teardown (h2);
+}
+
+GST_END_TEST;
+
+/* draw-objects with layout=laneatt: each lane's marking, every sample
+ * checked against the rule of gsttensorinjectdraw.c worked out here. The
+ * model 640x360 onto 320x240 with letterbox: gain min (2, 1.5) = 1.5,
+ * pad_x round ((640 - 480) / 2 - 0.1) = 80, pad_y round (-0.1) = 0. The
+ * marking 240,220,120 in BT.601 limited range: y' = (0.299 240 + 0.587 220
+ * + 0.114 120) / 255 = 0.84149, Y = 16 + 219 y' = 200.29; Pb = (120/255 -
+ * y') / 1.772 = -0.20931, U = 128 + 224 Pb = 81.11; Pr = (240/255 - y') /
+ * 1.402 = 0.07110, V = 143.93. */
+static const guint8 lane_rgb_want[3] = { 240, 220, 120 };
+static const guint8 lane_yuv_want[3] = { 200, 81, 144 };
+
+/* The lanes' points at frame f in frame pixels (lane i, row r at
+ * pts[i][r]); returns the lanes, *end their last row. */
+static gint
+lane_points (guint64 f, gdouble pts[4][LANE_S][2], gint * end)
+{
+  GstTensorInjectScene *sc = lane_scene ();
+  gint i, r, n = gst_tensor_inject_scene_n_lanes (sc);
+
+  for (i = 0; i < n; i++) {
+    gdouble x[LANE_S];
+
+    fail_unless (gst_tensor_inject_scene_lane (sc, i, f, x, end, NULL, NULL));
+    for (r = 0; r <= *end; r++) {
+      pts[i][r][0] = (x[r] - 80) / 1.5;
+      pts[i][r][1] = ((gdouble) (LANE_S - 1 - r) / (LANE_S - 1) * 360 - 0) /
+          1.5;
+    }
+  }
+  gst_tensor_inject_scene_free (sc);
+  return n;
+}
+
+/* Whether the sample centred on (x, y) is within 2 px (half the width) of
+ * a segment of a lane. */
+static gboolean
+lane_drawn_at (gdouble pts[4][LANE_S][2], gint n, gint end, gdouble x,
+    gdouble y)
+{
+  gint i, r;
+
+  for (i = 0; i < n; i++) {
+    for (r = 0; r < end; r++) {
+      gdouble ax = pts[i][r][0], ay = pts[i][r][1];
+      gdouble dx = pts[i][r + 1][0] - ax, dy = pts[i][r + 1][1] - ay;
+      gdouble l2 = dx * dx + dy * dy, u = 0, ex, ey;
+
+      if (l2 > 0) {
+        u = ((x - ax) * dx + (y - ay) * dy) / l2;
+        u = u < 0 ? 0 : u > 1 ? 1 : u;
+      }
+      ex = x - ax - u * dx;
+      ey = y - ay - u * dy;
+      if (ex * ex + ey * ey < 2.0 * 2.0)
+        return TRUE;
+    }
+  }
+  return FALSE;
+}
+
+/* The polylines' length in frame pixels. */
+static gdouble
+lane_length (gdouble pts[4][LANE_S][2], gint n, gint end)
+{
+  gdouble len = 0;
+  gint i, r;
+
+  for (i = 0; i < n; i++)
+    for (r = 0; r < end; r++)
+      len += hypot (pts[i][r + 1][0] - pts[i][r][0],
+          pts[i][r + 1][1] - pts[i][r][1]);
+  return len;
+}
+
+GST_START_TEST (test_lane_draw)
+{
+  const gchar *formats[] = { "I420", "BGRx", "RGB" };
+  guint fi;
+
+  for (fi = 0; fi < G_N_ELEMENTS (formats); fi++) {
+    GstVideoInfo info;
+    GstHarness *h = draw_harness ("layout=laneatt seed=5 draw-objects=true",
+        formats[fi], &info);
+    GstBuffer *in = solid_frame (&info, DRAW_BG);
+    gboolean yuv = GST_VIDEO_INFO_IS_YUV (&info);
+    guint64 f;
+
+    for (f = 0; f < 2; f++) {
+      GstBuffer *out = push_pull_copy (h, in);
+      GstMapInfo map;
+      gdouble pts[4][LANE_S][2];
+      gint end, n = lane_points (f, pts, &end), k, x, y, count = 0;
+      gdouble len = lane_length (pts, n, end);
+
+      fail_unless_equals_int (n, LANE_SEED_LANES);
+      fail_unless (gst_buffer_map (out, &map, GST_MAP_READ));
+      if (yuv) {
+        for (k = 0; k < 3; k++) {
+          gint sub = k ? 2 : 1, w = FRAME_W / sub, hh = FRAME_H / sub;
+          const guint8 *plane = map.data + info.offset[k];
+          guint8 bg = k ? 0x80 : DRAW_BG;
+
+          for (y = 0; y < hh; y++) {
+            for (x = 0; x < w; x++) {
+              gboolean on = lane_drawn_at (pts, n, end, (x + 0.5) * sub,
+                  (y + 0.5) * sub);
+              guint8 e = on ? lane_yuv_want[k] : bg;
+
+              if (k == 0 && on)
+                count++;
+              fail_unless (plane[(gsize) y * info.stride[k] + x] == e,
+                  "frame %d plane %d (%d,%d): %d, expected %d", (gint) f, k,
+                  x, y, plane[(gsize) y * info.stride[k] + x], e);
+            }
+          }
+        }
+      } else {
+        const RgbLayout *l = NULL;
+        guint li;
+
+        for (li = 0; li < G_N_ELEMENTS (rgb_layouts); li++)
+          if (strcmp (rgb_layouts[li].format, formats[fi]) == 0)
+            l = &rgb_layouts[li];
+        fail_unless (l != NULL);
+        for (y = 0; y < FRAME_H; y++) {
+          for (x = 0; x < FRAME_W; x++) {
+            const guint8 *px = map.data + (gsize) y * info.stride[0] +
+                (gsize) x * l->bpp;
+            gboolean on = lane_drawn_at (pts, n, end, x + 0.5, y + 0.5);
+
+            count += on;
+            fail_unless (px[l->r] == (on ? lane_rgb_want[0] : DRAW_BG)
+                && px[l->g] == (on ? lane_rgb_want[1] : DRAW_BG)
+                && px[l->b] == (on ? lane_rgb_want[2] : DRAW_BG),
+                "%s frame %d (%d,%d): %d,%d,%d", formats[fi], (gint) f, x, y,
+                px[l->r], px[l->g], px[l->b]);
+            if (l->fourth >= 0)
+              fail_unless_equals_int (px[l->fourth], DRAW_BG);
+          }
+        }
+      }
+      gst_buffer_unmap (out, &map);
+      /* a 4 px wide band along the lanes: about 4 samples per pixel of
+       * length (more where the segments bend) */
+      fail_unless (fabs (count - 4 * len) < 0.1 * 4 * len,
+          "%d samples, %g px of lanes", count, len);
+      gst_buffer_unref (out);
+    }
+    gst_buffer_unref (in);
+    gst_harness_teardown (h);
+  }
+}
+
+GST_END_TEST;
+
 static Suite *
 tensorinject_suite (void)
 {
@@ -794,6 +1184,9 @@ tensorinject_suite (void)
   tcase_add_test (tc, test_memory_cuda);
   tcase_add_test (tc, test_obb_scene);
   tcase_add_test (tc, test_obb_draw);
+  tcase_add_test (tc, test_lane_scene);
+  tcase_add_test (tc, test_lane_properties);
+  tcase_add_test (tc, test_lane_draw);
   return s;
 }
 
