@@ -5,7 +5,10 @@
  * prints the GstVideoRegionOfInterestMeta of every buffer, as readable text or
  * (--json) one JSON line per frame in DL Streamer's gvametaconvert layout.
  * An oriented box (cudanms layout=yolov8-obb) is printed with its centre,
- * size and angle too: the ROI is its axis-aligned hull.
+ * size and angle too: the ROI is its axis-aligned hull. A lane (cudanms
+ * layout=laneatt) carries its points in the JSON: "lane": {"points":
+ * [[x, y], ...]} (frame pixels, bottom row first); the ROI is their
+ * rectangle.
  * Exits 0 on EOS, 1 on a pipeline error, 2 on bad usage.
  *
  *   cudanms-print [--json] [--quiet] 'videotestsrc num-buffers=10 ! tensorinject ! cudanms name=nms ! fakesink'
@@ -45,6 +48,27 @@ print_json_string (const gchar * str)
   g_free (valid);
 }
 
+/* ,"lane":{"points":[[x,y],...]} of a lane's "lane" structure: its
+ * points' doubles x0, y0, x1, y1, ... in pairs. */
+static void
+print_lane_points (const GstStructure * lane)
+{
+  const GValue *pts = gst_structure_get_value (lane, "points");
+  guint i, n = pts != NULL && GST_VALUE_HOLDS_ARRAY (pts) ?
+      gst_value_array_get_size (pts) / 2 : 0;
+
+  printf (",\"lane\":{\"points\":[");
+  for (i = 0; i < n; i++) {
+    const GValue *x = gst_value_array_get_value (pts, 2 * i);
+    const GValue *y = gst_value_array_get_value (pts, 2 * i + 1);
+
+    printf ("%s[%.6f,%.6f]", i ? "," : "",
+        G_VALUE_HOLDS_DOUBLE (x) ? g_value_get_double (x) : 0.0,
+        G_VALUE_HOLDS_DOUBLE (y) ? g_value_get_double (y) : 0.0);
+  }
+  printf ("]}");
+}
+
 static void
 print_roi (PrintState * st, GstVideoRegionOfInterestMeta * roi, gboolean first)
 {
@@ -57,6 +81,9 @@ print_roi (PrintState * st, GstVideoRegionOfInterestMeta * roi, gboolean first)
   /* an oriented box: cx cy width height (frame pixels) and angle (radians) */
   gdouble obb[5] = { 0, 0, 0, 0, 0 };
   gboolean oriented = FALSE;
+  /* a lane: its points, x0 y0 x1 y1 ... */
+  GstStructure *lane = gst_video_region_of_interest_meta_get_param (roi,
+      "lane");
 
   if (det) {
     gst_structure_get_double (det, "confidence", &conf);
@@ -91,6 +118,8 @@ print_roi (PrintState * st, GstVideoRegionOfInterestMeta * roi, gboolean first)
       printf (",\"oriented_box\":{\"cx\":%.6f,\"cy\":%.6f,\"width\":%.6f,"
           "\"height\":%.6f,\"angle\":%.6f}", obb[0], obb[1], obb[2], obb[3],
           obb[4]);
+    if (lane != NULL)
+      print_lane_points (lane);
     printf ("}}");
   } else {
     printf ("  #%-3d %-14s %.3f  x=%-5u y=%-5u w=%-5u h=%-5u", roi->id,

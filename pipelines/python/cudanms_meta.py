@@ -140,7 +140,8 @@ def detections(buf, producer=None):
     (an element name), only that element's. ROIs without a "detection"
     structure (roi-params=false, or another element's) are left out. An
     oriented box's detection also holds "oriented_box": cx, cy, width,
-    height, angle."""
+    height, angle; a lane's (layout=laneatt) "lane": {"points": [[x, y],
+    ...]} in frame pixels, bottom row first."""
     out = []
     for roi in _rois(buf):
         det = roi.get_param("detection")
@@ -164,6 +165,14 @@ def detections(buf, producer=None):
         if all(det.has_field(k) for k in _OBB_FIELDS):
             detection["oriented_box"] = {
                 k: round(det.get_value(k), 6) for k in _OBB_FIELDS}
+        # a lane (layout=laneatt): its points, frame pixels, bottom row
+        # first; the ROI is their rectangle
+        lane = roi.get_param("lane")
+        if lane is not None and lane.has_field("points"):
+            v = list(lane.get_value("points"))
+            detection["lane"] = {"points": [
+                [round(v[i], 6), round(v[i + 1], 6)]
+                for i in range(0, len(v) - 1, 2)]}
         out.append({
             "region_id": roi.id,
             "roi_type": roi_type,
