@@ -28,6 +28,10 @@
 #include <gst/check/gstharness.h>
 #include <gst/video/video.h>
 
+#ifdef HAVE_GST_ANALYTICS
+#include <gst/analytics/analytics.h>
+#endif
+
 #include "gst_helpers.h"
 
 #define N_LANES 4
@@ -435,6 +439,46 @@ GST_START_TEST (test_lanes_live_distance)
 
 GST_END_TEST;
 
+#ifdef HAVE_GST_ANALYTICS
+/* attach-meta=both: an ODMtd per attached lane, its ROI's rectangle,
+ * label and score (GStreamer has no lane mtd), besides the ROIs. */
+GST_START_TEST (test_lanes_od_mtds)
+{
+  GstHarness *h = lane_harness ("layout=laneatt attach-meta=both");
+  GstBuffer *out = push_pull (h, lane_frame (NULL));
+  GstAnalyticsRelationMeta *rmeta =
+      gst_buffer_get_analytics_relation_meta (out);
+  const ExpectedLane *const *want = kept_50;
+  GstAnalyticsMtd mtd;
+  gpointer state = NULL;
+  gint i = 0;
+
+  assert_lanes (out, kept_50, 2, "lane");
+  fail_unless (rmeta != NULL);
+  while (gst_analytics_relation_meta_iterate (rmeta, &state,
+          gst_analytics_od_mtd_get_mtd_type (), &mtd)) {
+    GstAnalyticsODMtd *od = (GstAnalyticsODMtd *) & mtd;
+    gint x, y, w, hh;
+    gfloat conf;
+
+    fail_unless (i < 2);
+    fail_unless (gst_analytics_od_mtd_get_location (od, &x, &y, &w, &hh,
+            &conf));
+    fail_unless (x == want[i]->x && y == want[i]->y && w == want[i]->w
+        && hh == want[i]->h, "mtd %d: %d %d %d %d", i, x, y, w, hh);
+    fail_unless (conf == (gfloat) (1.0 / (1.0 + exp (-want[i]->l1))));
+    fail_unless_equals_string (g_quark_to_string
+        (gst_analytics_od_mtd_get_obj_type (od)), "lane");
+    i++;
+  }
+  fail_unless_equals_int (i, 2);
+  gst_buffer_unref (out);
+  gst_harness_teardown (h);
+}
+
+GST_END_TEST;
+#endif
+
 /* The layout enum's nick and value name. */
 GST_START_TEST (test_lanes_layout_enum)
 {
@@ -497,6 +541,9 @@ lanes_suite (void)
   tcase_add_test (tc, test_lanes_bad_tensor);
   tcase_add_test (tc, test_lanes_live_distance);
   tcase_add_test (tc, test_lanes_layout_enum);
+#ifdef HAVE_GST_ANALYTICS
+  tcase_add_test (tc, test_lanes_od_mtds);
+#endif
   return s;
 }
 
