@@ -15,9 +15,19 @@
 #  4. draws 60 frames of that scene, its rotated objects painted by
 #     tensorinject and each oriented detection as its rotated rectangle
 #     (overlay.py --layout yolov8-obb), into OUT_DIR: obb-frame-*.png,
-#     obb-contact-sheet.png and obb-detections.jsonl.
+#     obb-contact-sheet.png and obb-detections.jsonl;
+#  5. prints the kept lanes of 2 frames of a road scene (tensorinject
+#     layout=laneatt: LaneATT lane proposals of 4 slowly swaying lanes,
+#     several near-duplicate proposals each) that cudanms reads as lanes by
+#     the tensor's id laneatt-proposals (model-size=640x360, LaneATT's
+#     input): one ROI per lane, labelled lane;
+#  6. draws 30 frames of that road, its lane markings painted by
+#     tensorinject and each kept lane as a polyline through its points
+#     (overlay.py --layout laneatt), into OUT_DIR: lanes-frame-*.png,
+#     lanes-contact-sheet.png and lanes-detections.jsonl.
 #   sh pipelines/demo.sh [BUILD_DIR] [FRAMES] [OUT_DIR]
-# score-threshold 0.3 sits above the scene's background noise (<= 0.30).
+# score-threshold 0.3 sits above the scene's background noise (<= 0.30);
+# 0.5 above the lane scene's background proposals (< 0.12).
 set -eu
 here=$(cd "$(dirname "$0")" && pwd)
 build=$(cd "${1:-$here/../build}" && pwd)
@@ -44,4 +54,13 @@ echo "demo: oriented boxes (YOLOv8-OBB)"
 /usr/bin/python3 "$here/python/overlay.py" --out "$out" --frames 60 \
   --width 1280 --height 720 --layout yolov8-obb --seed 4 --num-objects 4 \
   --score-threshold 0.3
-echo "demo: open $out/contact-sheet.png and $out/obb-contact-sheet.png to see the boxes"
+echo "demo: lanes (LaneATT)"
+"$build/pipelines/cudanms-print" \
+  videotestsrc num-buffers=2 \
+  ! video/x-raw,format=I420,width=1280,height=720,framerate=30/1 \
+  ! tensorinject layout=laneatt seed=3 \
+  ! cudanms name=nms model-size=640x360 score-threshold=0.5 \
+  ! fakesink
+/usr/bin/python3 "$here/python/overlay.py" --out "$out" --frames 30 \
+  --width 1280 --height 720 --layout laneatt --seed 3 --score-threshold 0.5
+echo "demo: open $out/contact-sheet.png, $out/obb-contact-sheet.png and $out/lanes-contact-sheet.png to see the boxes and lanes"

@@ -18,6 +18,14 @@ objects, painted as rotated rectangles; the 15 DOTA labels of dota.names);
 cudanms reads it as oriented boxes by the tensor id, each detection is
 drawn as its rotated rectangle, and the files are named obb-frame-*.png,
 obb-contact-sheet.png and obb-detections.jsonl.
+With --layout laneatt the scene is a road (tensorinject layout=laneatt:
+LaneATT lane proposals, model 640x360, its lanes painted as light yellow
+markings); cudanms (model-size=640x360, no label file: each ROI is
+labelled lane) keeps one proposal per lane, each kept lane is drawn as a
+polyline through its points (the ROI's "lane" structure, frame pixels),
+and the files are named lanes-frame-*.png, lanes-contact-sheet.png and
+lanes-detections.jsonl (each object's detection with "lane": {"points":
+[[x, y], ...]}, bottom row first).
 No GPU and no model: tensorinject renders a seeded synthetic scene.
 Needs GST_PLUGIN_PATH_1_0 to hold the cudanms plugin, and python3-gi-cairo.
 """
@@ -32,6 +40,8 @@ import gi
 
 gi.require_foreign("cairo")
 from cudanms_meta import Gst, detections, frame_json  # noqa: E402
+gi.require_version("GstVideo", "1.0")
+from gi.repository import GstVideo  # noqa: E402
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 SHEET_COLS, SHEET_ROWS, SHEET_SCALE, SHEET_GAP = 3, 2, 0.5, 8
@@ -42,7 +52,33 @@ LAYOUTS = {
     "yolov8-obb": ("layout=yolov8-obb tensor-id=yolo-v8-obb-out "
                    "num-classes=15 ", os.path.join(HERE, "..", "dota.names"),
                    "obb-"),
+    "laneatt": ("layout=laneatt ", None, "lanes-"),
 }
+# cudanms's own properties per layout, beyond the common ones
+NMS_PROPS = {"laneatt": "model-size=640x360 "}
+
+
+def lane_points(roi):
+    """The points of a lane ROI (its "lane" structure's points, a
+    GstValueArray x0 y0 x1 y1 ... in frame pixels) as [[x, y], ...], each
+    rounded to 6 decimals; None when the ROI is not a lane."""
+    lane = roi.get_param("lane")
+    if lane is None or not lane.has_field("points"):
+        return None
+    flat = [round(v, 6) for v in lane.get_value("points")]
+    return [flat[i:i + 2] for i in range(0, len(flat) - 1, 2)]
+
+
+def add_lanes(buf, objects):
+    """Gives each lane detection of buf its points: detection["lane"]
+    ["points"]."""
+    for o in objects:
+        roi = GstVideo.buffer_get_video_region_of_interest_meta_id(
+            buf, o["region_id"])
+        pts = lane_points(roi) if roi is not None else None
+        if pts is not None:
+            o["detection"].setdefault("lane", {})["points"] = pts
+    return objects
 
 
 def label_color(label_id):
@@ -99,6 +135,22 @@ def draw_detections(cr, objects, width):
     cr.set_line_width(LINE_WIDTH)
     for o in reversed(objects):  # lowest score first, the best end on top
         cr.set_source_rgb(*label_color(o["detection"]["label_id"]))
+        lane = o["detection"].get("lane")
+        if lane is not None:
+            # a lane: its polyline, round joins and caps (every point within
+            # half the line width of it)
+            pts = lane["points"]
+            if not pts:
+                continue
+            cr.save()
+            cr.set_line_cap(cairo.LINE_CAP_ROUND)
+            cr.set_line_join(cairo.LINE_JOIN_ROUND)
+            cr.move_to(*pts[0])
+            for p in pts[1:]:
+                cr.line_to(*p)
+            cr.stroke()
+            cr.restore()
+            continue
         corners = outline(o)
         cr.move_to(*corners[0])
         for p in corners[1:]:
@@ -151,16 +203,19 @@ def run(args):
     inject, labels, prefix = LAYOUTS[args.layout]
     if args.num_objects is not None:
         inject += "num-objects=%d " % args.num_objects
+    nms = NMS_PROPS.get(args.layout, "")
+    if labels is not None:
+        nms += "label-file=\"%s\" " % labels
     pipeline = Gst.parse_launch(
         "videotestsrc num-buffers=%d pattern=solid-color "
         "foreground-color=0xff1c2a38 "
         "! video/x-raw,format=BGRx,width=%d,height=%d,framerate=30/1 "
         "! tensorinject %sseed=%d draw-objects=true "
-        "! cudanms iou=0.45 score-threshold=%s label-file=\"%s\" "
+        "! cudanms iou=0.45 score-threshold=%s %s"
         "! cairooverlay name=overlay ! videoconvert ! pngenc "
         "! multifilesink location=\"%s\"" % (
             args.frames, args.width, args.height, inject, args.seed,
-            args.score_threshold, labels,
+            args.score_threshold, nms,
             os.path.join(args.out, prefix + "frame-%05d.png")))
     overlay = pipeline.get_by_name("overlay")
     pending = {}
@@ -168,7 +223,7 @@ def run(args):
 
     def on_buffer(pad, info):
         buf = info.get_buffer()
-        objects = detections(buf)
+        objects = add_lanes(buf, detections(buf))
         pending[buf.pts] = objects
         jsonl.write(frame_json(buf.pts, args.width, args.height, objects)
                     + "\n")
@@ -214,11 +269,12 @@ def main():
     ap.add_argument("--height", type=int, default=720)
     ap.add_argument("--seed", type=int, default=7)
     ap.add_argument("--layout", choices=sorted(LAYOUTS), default="yolov8",
-                    help="the scene: boxes (yolov8) or oriented boxes "
-                    "(yolov8-obb)")
+                    help="the scene: boxes (yolov8), oriented boxes "
+                    "(yolov8-obb) or lanes (laneatt)")
     ap.add_argument("--num-objects", type=int, default=None,
                     help="objects in the scene (tensorinject's default)")
-    # 0.3: above the synthetic scene's background noise (0.05..0.30).
+    # 0.3: above the synthetic scene's background noise (0.05..0.30); the
+    # lane scene's background scores below 0.12, its lanes' proposals 0.82+.
     ap.add_argument("--score-threshold", default="0.3")
     args = ap.parse_args()
     Gst.init(None)

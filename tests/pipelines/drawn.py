@@ -24,6 +24,12 @@ its centre, so:
     strip left of its text, 1..4 px inside, is exactly the label's colour.
 An axis-aligned rectangle drawn for an oriented box, or none, fails the
 first two rules wherever the two outlines differ.
+A lane ("lane": {"points": [[x, y], ...]}, --layout laneatt) is a
+polyline 3 px wide with round joins and caps: s is a pixel centre's
+distance to the nearest of its segments (the distance to segment a b:
+|p - a - u (b - a)| with u = clamp((p - a).(b - a) / |b - a|^2, 0, 1)),
+and the rules above hold with LANE_SLACK more on each side (cairo
+flattens the round joins and caps within its 0.1 px tolerance).
 
   drawn.py OUT_DIR --layout L --seed S --num-objects N --frames F
       --width W --height H
@@ -48,6 +54,7 @@ import overlay  # noqa: E402
 
 HALF = 1.5          # half the line width
 PIXEL = 0.71        # a unit square's reach from its centre, rounded up
+LANE_SLACK = 0.15   # cairo's tolerance (0.1) and then some
 
 
 def read_rgb(path):
@@ -101,9 +108,42 @@ def geometry(o):
             max(obb["height"] / 2 - HALF, 0.5), obb["angle"])
 
 
+def lane_s(points, width, height):
+    """A lane's s per pixel centre: the distance to its polyline; inf
+    more than 3 px from every segment's box."""
+    out = np.full((height, width), np.inf)
+    pts = [tuple(p) for p in points]
+    if len(pts) == 1:
+        pts = pts * 2
+    for (ax, ay), (bx, by) in zip(pts, pts[1:]):
+        x0 = max(int(min(ax, bx) - 2 * HALF), 0)
+        x1 = min(int(np.ceil(max(ax, bx) + 2 * HALF)) + 1, width)
+        y0 = max(int(min(ay, by) - 2 * HALF), 0)
+        y1 = min(int(np.ceil(max(ay, by) + 2 * HALF)) + 1, height)
+        if x1 <= x0 or y1 <= y0:
+            continue
+        ys, xs = np.mgrid[y0:y1, x0:x1]
+        px, py = xs + 0.5, ys + 0.5
+        dx, dy = bx - ax, by - ay
+        l2 = dx * dx + dy * dy
+        u = np.zeros(px.shape) if l2 == 0 else np.clip(
+            ((px - ax) * dx + (py - ay) * dy) / l2, 0, 1)
+        d = np.hypot(px - ax - u * dx, py - ay - u * dy)
+        out[y0:y1, x0:x1] = np.minimum(out[y0:y1, x0:x1], d)
+    return out
+
+
+def slack(o):
+    """The extra margin of o's rules: LANE_SLACK for a lane, else 0."""
+    return LANE_SLACK if "lane" in o["detection"] else 0.0
+
+
 def stroke_s(o, width, height):
     """s per pixel centre (the line's distance, see above); inf away from
     the outline's hull widened by 3 px, where s > 2.21 anyway."""
+    lane = o["detection"].get("lane")
+    if lane is not None:
+        return lane_s(lane["points"], width, height)
     cx, cy, hw, hh, a = geometry(o)
     c, sn = np.cos(a), np.sin(a)
     ex = abs(hw * c) + abs(hh * sn) + 2 * HALF
@@ -139,11 +179,13 @@ def check_frame(img, before, objects, width, height, where=""):
                        int(np.ceil(ty)) + 1, int(np.floor(ty + th)) - 1))
     ds = [stroke_s(o, width, height) for o in objects]
     packed = pack(img)
-    untouched = [(d >= HALF + PIXEL) | (d <= -HALF - PIXEL) for d in ds]
+    untouched = [(d >= HALF + PIXEL + slack(o)) |
+                 (d <= -HALF - PIXEL - slack(o))
+                 for d, o in zip(ds, objects)]
     n_outline = n_seen = 0
     for i, o in enumerate(objects):
         want = painted(overlay.label_color(o["detection"]["label_id"]))
-        mask = (np.abs(ds[i]) <= HALF - PIXEL) & free
+        mask = (np.abs(ds[i]) <= HALF - PIXEL - slack(o)) & free
         for j in range(i):      # drawn after i
             mask &= untouched[j]
         bad = mask & (packed != pack(want))
@@ -207,12 +249,13 @@ def render_before(out, layout, seed, num_objects, frames, width, height):
 
 def check_dir(out, layout, seed, num_objects, frames, width, height):
     """Checks every frame overlay.py wrote into out; returns the totals
-    (frames, detections, oriented, outline, label, untouched pixels)."""
+    (frames, detections, oriented, outline, label, untouched pixels,
+    lanes)."""
     prefix = overlay.LAYOUTS[layout][2]
     with open(os.path.join(out, prefix + "detections.jsonl")) as f:
         lines = [json.loads(line) for line in f if line.strip()]
     assert len(lines) == frames, (len(lines), frames)
-    totals = [0] * 6
+    totals = [0] * 7
     with tempfile.TemporaryDirectory() as tmp:
         render_before(tmp, layout, seed, num_objects, frames, width, height)
         for k, line in enumerate(lines):
@@ -220,6 +263,9 @@ def check_dir(out, layout, seed, num_objects, frames, width, height):
             if layout == "yolov8-obb":
                 assert all("oriented_box" in o["detection"]
                            for o in objects), (k, objects)
+            if layout == "laneatt":
+                assert all(len(o["detection"].get("lane", {}).get(
+                    "points", [])) >= 2 for o in objects), (k, objects)
             img = read_rgb(os.path.join(out, prefix + "frame-%05d.png" % k))
             before = read_rgb(os.path.join(tmp, "before-%05d.png" % k))
             n = check_frame(img, before, objects, width, height,
@@ -230,6 +276,7 @@ def check_dir(out, layout, seed, num_objects, frames, width, height):
                              for o in objects)
             for t in range(3):
                 totals[3 + t] += n[t]
+            totals[6] += sum("lane" in o["detection"] for o in objects)
     return totals
 
 
@@ -247,9 +294,12 @@ def main():
     Gst.init(None)
     t = check_dir(args.out, args.layout, args.seed, args.num_objects,
                   args.frames, args.width, args.height)
-    print("drawn: %d %sframes, %d detections (%d oriented): %d outline, %d "
+    kinds = "%d oriented" % t[2]
+    if args.layout == "laneatt":
+        kinds = "%d lanes" % t[6]
+    print("drawn: %d %sframes, %d detections (%s): %d outline, %d "
           "label and %d untouched pixels exact" % (
-              t[0], overlay.LAYOUTS[args.layout][2], t[1], t[2], t[3], t[4],
+              t[0], overlay.LAYOUTS[args.layout][2], t[1], kinds, t[3], t[4],
               t[5]))
     return 0
 

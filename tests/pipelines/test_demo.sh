@@ -3,9 +3,12 @@
 # writes 60 annotated 1280x720 PNG frames, the contact sheet and the JSON
 # lines; prints the oriented detections of the YOLOv8-OBB scene, then
 # writes its 60 frames with each detection's rotated rectangle, its contact
-# sheet and JSON lines (obb-*). drawn.py checks every frame of both pixel
-# by pixel (each outline's line exactly its class colour, every pixel away
-# from the outlines and labels exactly the frame tensorinject painted).
+# sheet and JSON lines (obb-*); prints the kept lanes of 2 frames of the
+# road scene (4 lanes), then writes its 30 frames with each kept lane's
+# polyline, its contact sheet and JSON lines (lanes-*). drawn.py checks
+# every frame of the three pixel by pixel (each outline's line exactly its
+# class colour, every pixel away from the outlines and labels exactly the
+# frame tensorinject painted).
 # Exits 77 (skip) without gi's cairo.
 set -eu
 /usr/bin/python3 -c 'import gi; gi.require_foreign("cairo")' 2>/dev/null || {
@@ -31,13 +34,25 @@ grep -q "contact sheet $out/demo/obb-contact-sheet.png (1952x744)" "$out/log"
 [ "$(wc -l < "$out/demo/obb-detections.jsonl")" -eq 60 ]
 [ "$(od -An -tx1 -j16 -N8 "$out/demo/obb-frame-00059.png" | tr -d ' \n')" = 00000500000002d0 ]
 [ "$(od -An -tx1 -j16 -N8 "$out/demo/obb-contact-sheet.png" | tr -d ' \n')" = 000007a0000002e8 ]
+# the lanes: 2 frames of the same 4 lanes, one ROI each, labelled lane
+# (the oriented run's line and this one)
+[ "$(grep -c '^2 frames, 8 detections$' "$out/log")" -eq 2 ]
+[ "$(grep -Ec '^  #[0-3]   lane +0\.9[0-9]{2} ' "$out/log")" -eq 8 ]
+grep -q "contact sheet $out/demo/lanes-contact-sheet.png (1952x744)" "$out/log"
+[ "$(ls "$out/demo"/lanes-frame-*.png | wc -l)" -eq 30 ]
+[ "$(wc -l < "$out/demo/lanes-detections.jsonl")" -eq 30 ]
+[ "$(od -An -tx1 -j16 -N8 "$out/demo/lanes-frame-00029.png" | tr -d ' \n')" = 00000500000002d0 ]
+[ "$(od -An -tx1 -j16 -N8 "$out/demo/lanes-contact-sheet.png" | tr -d ' \n')" = 000007a0000002e8 ]
 # what is drawn, frame by frame (the same options as demo.sh's overlay runs)
 here=$CUDANMS_SOURCE_ROOT/tests/pipelines
 /usr/bin/python3 "$here/drawn.py" "$out/demo" --seed 7 > "$out/drawn" \
   || { cat "$out/drawn"; exit 1; }
 /usr/bin/python3 "$here/drawn.py" "$out/demo" --layout yolov8-obb --seed 4 \
   --num-objects 4 >> "$out/drawn" || { cat "$out/drawn"; exit 1; }
+/usr/bin/python3 "$here/drawn.py" "$out/demo" --layout laneatt --seed 3 \
+  --frames 30 >> "$out/drawn" || { cat "$out/drawn"; exit 1; }
 cat "$out/drawn"
 grep -q '^drawn: 60 frames, [1-9][0-9]* detections (0 oriented): [1-9][0-9]* outline, [1-9][0-9]* label and [1-9][0-9]* untouched pixels exact$' "$out/drawn"
 grep -Eq '^drawn: 60 obb-frames, ([1-9][0-9]*) detections \(\1 oriented\): [1-9][0-9]* outline, [1-9][0-9]* label and [1-9][0-9]* untouched pixels exact$' "$out/drawn"
-echo "OK: demo.sh prints detections and writes the pictures, boxes and rotated rectangles drawn exactly"
+grep -q '^drawn: 30 lanes-frames, 120 detections (120 lanes): [1-9][0-9]* outline, [1-9][0-9]* label and [1-9][0-9]* untouched pixels exact$' "$out/drawn"
+echo "OK: demo.sh prints detections and writes the pictures, boxes, rotated rectangles and lanes drawn exactly"

@@ -13,7 +13,15 @@ exactly the frame tensorinject painted), on the box scene and on the
 oriented one (--layout yolov8-obb: each detection's rotated rectangle,
 its JSON lines the same objects as cudanms-print --json's, each with its
 oriented box). draw_detections itself is checked on two hand-made
-detections, pixels worked out by hand."""
+detections, pixels worked out by hand.
+
+Lanes (--layout laneatt): the tensors tensorinject attaches (layout=laneatt)
+go through a NumPy LaneATT NMS written here (softmax score above 0.5,
+LaneATT's rows, the mean horizontal distance over the shared rows below
+50); every frame's JSON lines must hold exactly those lanes, best first,
+their confidences and their points (model 640x360 = frame, so a row i's
+point is (x_i, (71 - i) / 71 * 360)); drawn.py checks each lane's polyline
+pixel by pixel; draw_detections draws a hand-made lane, pixels by hand."""
 import colorsys
 import math
 import os
@@ -119,6 +127,143 @@ def check_hand_drawing():
     assert n[0] > 2 * (60 + 20 + 60 + 40), n   # most of both perimeters
 
 
+def check_hand_lane():
+    """draw_detections on a plain 320x240 surface: a lane through
+    (40, 200), (100, 100), (160, 100) (its ROI, the points' rectangle, is
+    40,100 120x100), class 0."""
+    bg = (0x1c / 255, 0x2a / 255, 0x38 / 255)
+    objects = [{"region_id": 0, "roi_type": "lane", "x": 40, "y": 100,
+                "w": 120, "h": 100, "detection": {
+                    "label": "lane", "label_id": 0, "confidence": 0.98,
+                    "lane": {"points": [[40.0, 200.0], [100.0, 100.0],
+                                        [160.0, 100.0]]}}}]
+
+    def surface():
+        sf = cairo.ImageSurface(cairo.FORMAT_RGB24, 320, 240)
+        cr = cairo.Context(sf)
+        cr.set_source_rgb(*bg)
+        cr.paint()
+        return sf, cr
+
+    before, _ = surface()
+    sf, cr = surface()
+    overlay.draw_detections(cr, objects, 320)
+    img, plain = drawn.surface_rgb(sf), drawn.surface_rgb(before)
+    col = drawn.painted(colorsys.hsv_to_rgb(0.0, 0.6, 1.0))
+    bg_col = plain[0, 0]
+    # By hand: pixel 130,99 (centre 130.5,99.5) lies 0.5 from the flat
+    # segment; 130,103 (103.5) 3.5 from it; 70,149 (70.5,149.5) lies
+    # (0.5, -0.5) . (100, 60) / 116.62 = 0.17 from the slanted one (normal
+    # (0.8575, 0.5145)); 100,130 is 30 below the bend, inside the angle;
+    # 41,101 is the ROI's corner, where a box outline would be; 165,100
+    # lies 4.5 beyond the round cap at 160,100 (reach 1.5).
+    for (x, y), want in (((130, 99), col), ((70, 149), col),
+                         ((130, 103), bg_col), ((100, 130), bg_col),
+                         ((41, 101), bg_col), ((165, 100), bg_col)):
+        assert np.array_equal(img[y, x], want), ((x, y), img[y, x], want)
+    n = drawn.check_frame(img, plain, objects, 320, 240, "hand lane:")
+    # the band within 0.64 of the polyline: 2 rows of 60 along the flat
+    # segment, about 1.28 x 116.6 = 149 along the slanted one; the label
+    # (top left of the ROI, 40,76) covers the part of it above y 101
+    assert 120 < n[0] <= 270, n
+
+
+LANE_SEED, LANE_FRAMES, LANE_ROWS = 3, 3, 72
+
+
+def lane_tensors():
+    """The tensors tensorinject layout=laneatt attaches, [N, 5+S]."""
+    pipeline = Gst.parse_launch(
+        "videotestsrc num-buffers=%d ! video/x-raw,width=640,height=360,"
+        "framerate=30/1 ! tensorinject layout=laneatt seed=%d "
+        "! appsink name=sink sync=false" % (LANE_FRAMES, LANE_SEED))
+    sink = pipeline.get_by_name("sink")
+    pipeline.set_state(Gst.State.PLAYING)
+    out = []
+    for _ in range(LANE_FRAMES):
+        buf = sink.emit("pull-sample").get_buffer()
+        st = buf.get_custom_meta("CudanmsTensorMeta").get_structure()
+        assert st.get_value("id") == "laneatt-proposals"
+        dims = [int(d) for d in st.get_value("dims")]
+        assert dims == [1, 1000, 5 + LANE_ROWS], dims
+        ok, info = st.get_value("data").map(Gst.MapFlags.READ)
+        assert ok
+        out.append(np.frombuffer(info.data, np.float32).reshape(dims[1:])
+                   .copy())
+    pipeline.set_state(Gst.State.NULL)
+    return out
+
+
+def lane_reference(t, threshold=0.5, distance=50.0):
+    """LaneATT's NMS on one tensor: (score, proposal) of the kept lanes,
+    best first (ties: lower index)."""
+    n = LANE_ROWS - 1
+    scores = 1.0 / (1.0 + np.exp(t[:, 0].astype(np.float64) - t[:, 1]))
+    order = sorted(np.nonzero(scores > threshold)[0],
+                   key=lambda i: (-scores[i], i))
+
+    def rows(r):
+        start = int(float(np.float32(r[2] * n)) + 0.5)
+        end = int(float(np.float32(start + r[4] - 1)) + 0.5)
+        return start, end
+
+    kept = []
+    for i in order:
+        sa, ea = rows(t[i])
+        close = False
+        for _, k in kept:
+            sb, eb = rows(t[k])
+            s, e = max(sa, sb), min(ea, eb, n)
+            if e < s:
+                continue
+            d = np.abs(t[i, 5 + s:6 + e] - t[k, 5 + s:6 + e]).sum()
+            close = close or d < distance * (e - s + 1)
+        if not close:
+            kept.append((scores[i], i))
+    return kept
+
+
+def check_lane_overlay():
+    tensors = lane_tensors()
+    with tempfile.TemporaryDirectory() as out:
+        rc, text = run(["/usr/bin/python3",
+                        os.path.join(PIPELINES, "python", "overlay.py"),
+                        "--out", out, "--frames", str(LANE_FRAMES),
+                        "--width", "640", "--height", "360", "--layout",
+                        "laneatt", "--seed", str(LANE_SEED),
+                        "--score-threshold", "0.5"])
+        assert rc == 0, rc
+        assert os.path.join(out, "lanes-contact-sheet.png") in text, text
+        with open(os.path.join(out, "lanes-detections.jsonl")) as f:
+            got = json_lines(f.read())
+        assert len(got) == LANE_FRAMES, len(got)
+        for k, (frame, t) in enumerate(zip(got, tensors)):
+            want = lane_reference(t)
+            # the scene's 4 lanes, one proposal each (several near-duplicates
+            # suppressed per lane)
+            assert len(want) == 4 and len(np.nonzero(
+                1 / (1 + np.exp(t[:, 0] - t[:, 1])) > 0.5)[0]) > 8, want
+            objs = frame["objects"]
+            assert len(objs) == len(want), (k, objs)
+            for o, (score, i) in zip(objs, want):
+                det = o["detection"]
+                assert det["label"] == "lane" and det["label_id"] == 0, det
+                assert abs(det["confidence"] - score) < 2e-6, (det, score)
+                n = LANE_ROWS - 1
+                start = int(float(np.float32(t[i, 2] * n)) + 0.5)
+                end = int(float(np.float32(start + t[i, 4] - 1)) + 0.5)
+                assert start == 0 and end == 35, (start, end)
+                pts = det["lane"]["points"]
+                assert len(pts) == end - start + 1, len(pts)
+                for r, (x, y) in zip(range(start, end + 1), pts):
+                    assert abs(x - float(t[i, 5 + r])) < 1e-4, (k, r, x)
+                    assert abs(y - (n - r) / n * 360) < 1e-3, (k, r, y)
+        t = drawn.check_dir(out, "laneatt", LANE_SEED, None, LANE_FRAMES,
+                            640, 360)
+        assert t[0] == LANE_FRAMES and t[1] == 4 * LANE_FRAMES and \
+            t[6] == t[1] and t[2] == 0, t
+
+
 def without_producer(frames):
     for f in frames:
         for o in f["objects"]:
@@ -204,9 +349,11 @@ def main():
     assert rc == 0, rc
     check_json(json_lines(text), expected, "nms")
     check_obb_overlay()
+    check_hand_lane()
+    check_lane_overlay()
     print("OK: overlay.py and cudanms-print match the NumPy reference on "
           "the seeded scene; PNG sizes right; the boxes, the oriented boxes' "
-          "rotated rectangles and the labels drawn exactly")
+          "rotated rectangles, the lanes and the labels drawn exactly")
     return 0
 
 
