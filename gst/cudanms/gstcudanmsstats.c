@@ -67,7 +67,7 @@ gst_cudanms_stats_new_stream (GstCudanmsStats * stats)
  * end2end-fractional-classes (rows whose class was truncated),
  * detections-without-label (class ids past the label file),
  * lanes-without-points (kept lanes with fewer than 2 points in the frame,
- * dropped; only there once a buffer was decoded as lanes, layout laneatt),
+ * dropped; layout laneatt),
  * and two times
  * in nanoseconds, summed over the decoded buffers: backend-time (the
  * backend's decode + NMS call, with its wait for the GPU) and output-time
@@ -84,7 +84,7 @@ gst_cudanms_stats_install_property (GObjectClass * klass, guint prop_id)
           "buffers-over-max-candidates, detections, "
           "buffers-with-scores-above-1, end2end-invalid-classes, "
           "end2end-fractional-classes, detections-without-label, "
-          "lanes-without-points (after a lane tensor); "
+          "lanes-without-points; "
           "backend-time, output-time (ns)",
           GST_TYPE_STRUCTURE, G_PARAM_READABLE | G_PARAM_STATIC_STRINGS));
 }
@@ -105,13 +105,10 @@ gst_cudanms_stats_to_structure (const GstCudanmsStats * stats)
       "end2end-invalid-classes", G_TYPE_UINT64, c->invalid_classes,
       "end2end-fractional-classes", G_TYPE_UINT64, c->fractional_classes,
       "detections-without-label", G_TYPE_UINT64, c->unlabelled,
+      "lanes-without-points", G_TYPE_UINT64, c->lanes_without_points,
       "backend-time", G_TYPE_UINT64, c->backend_ns,
       "output-time", G_TYPE_UINT64, c->output_ns, NULL);
 
-  /* lanes: only where there were any (the box streams' structure stays) */
-  if (c->lane_buffers > 0)
-    gst_structure_set (s, "lanes-without-points", G_TYPE_UINT64,
-        c->lanes_without_points, NULL);
   return s;
 }
 
@@ -333,7 +330,6 @@ gst_cudanms_stats_frame (GstElement * element, GstCudanmsStats * stats,
   stats->c.candidates_dropped += (guint64) dropped;
   stats->c.capped += dropped > 0;
   stats->c.detections += (guint64) n_dets;
-  stats->c.lane_buffers += report->shape.layout == CNMS_LAYOUT_LANEATT;
   GST_OBJECT_UNLOCK (element);
 
   if (dropped > 0 && first_of_kind (stats, "over max-candidates")) {

@@ -30,7 +30,6 @@ typedef struct
   guint64 invalid_classes;      /* end2end rows dropped for their class */
   guint64 fractional_classes;   /* end2end rows with a fractional class */
   guint64 unlabelled;           /* detections without a label-file line */
-  guint64 lane_buffers;         /* buffers decoded as lanes (laneatt) */
   guint64 lanes_without_points; /* kept lanes dropped: < 2 points */
   guint64 backend_ns;           /* time in the backend's decode + NMS call */
   guint64 output_ns;            /* time attaching the metas */

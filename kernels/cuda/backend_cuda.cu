@@ -474,6 +474,19 @@ enqueue_nms (cnms_backend_ctx *ctx, cnms_cuda_priv *s, int geom,
   return cnms_cuda_timing_end (ctx);
 }
 
+/* The kept input indices of a plain NMS (boxes, oriented boxes or lanes)
+ * from the output the engine wrote, at most max_keep. */
+static void
+read_keep (const cnms_cuda_priv *s, int max_keep, int64_t *keep, int *n_keep)
+{
+  int kept = ((const int32_t *) s->h_out.p)[CNMS_OUT_KEPT];
+
+  kept = kept < 0 ? 0 : (kept < max_keep ? kept : max_keep);
+  memcpy (keep, (const char *) s->h_out.p + CNMS_HEADER_BYTES,
+      (size_t) kept * sizeof (int64_t));
+  *n_keep = kept;
+}
+
 static cnms_status
 cuda_nms (cnms_backend_ctx *ctx, int geom, const float *boxes,
     const float *scores, const int32_t *classes, int n, float iou,
@@ -484,7 +497,6 @@ cuda_nms (cnms_backend_ctx *ctx, int geom, const float *boxes,
   const int max_keep = max_detections > 0 && max_detections < n ?
       max_detections : n;
   size_t out_bytes = 0;
-  int kept;
 
   if (scope.err != cudaSuccess)
     return cnms_cuda_error (ctx, scope.err, "selecting the CUDA device");
@@ -495,11 +507,7 @@ cuda_nms (cnms_backend_ctx *ctx, int geom, const float *boxes,
   CNMS_TRY (finish (ctx, s));
   CNMS_TRY (cnms_cuda_timing_read (ctx));
 
-  kept = ((const int32_t *) s->h_out.p)[CNMS_OUT_KEPT];
-  kept = kept < 0 ? 0 : (kept < max_keep ? kept : max_keep);
-  memcpy (keep, (const char *) s->h_out.p + CNMS_HEADER_BYTES,
-      (size_t) kept * sizeof (int64_t));
-  *n_keep = kept;
+  read_keep (s, max_keep, keep, n_keep);
   return CNMS_OK;
 }
 
@@ -572,7 +580,6 @@ cuda_nms_lanes (cnms_backend_ctx *ctx, const float *proposals,
   const int max_keep = max_detections > 0 && max_detections < n ?
       max_detections : n;
   size_t out_bytes = 0;
-  int kept;
 
   *n_keep = 0;
   if (scope.err != cudaSuccess)
@@ -584,11 +591,7 @@ cuda_nms_lanes (cnms_backend_ctx *ctx, const float *proposals,
   CNMS_TRY (finish (ctx, s));
   CNMS_TRY (cnms_cuda_timing_read (ctx));
 
-  kept = ((const int32_t *) s->h_out.p)[CNMS_OUT_KEPT];
-  kept = kept < 0 ? 0 : (kept < max_keep ? kept : max_keep);
-  memcpy (keep, (const char *) s->h_out.p + CNMS_HEADER_BYTES,
-      (size_t) kept * sizeof (int64_t));
-  *n_keep = kept;
+  read_keep (s, max_keep, keep, n_keep);
   return CNMS_OK;
 }
 
