@@ -21,7 +21,6 @@ reserve (cnms_backend_ctx *ctx, cnms_lane_ws *lw, size_t n, size_t stride)
   RESERVE (perm, n * sizeof (uint32_t));
   RESERVE (tmp_perm, n * sizeof (uint32_t));
   RESERVE (kept, n * sizeof (int32_t));
-  RESERVE (half, stride * sizeof (float));
 #undef RESERVE
   return st;
 }
@@ -74,10 +73,12 @@ cnms_cpu_detect_lanes (cnms_backend_ctx *ctx, cnms_lane_ws *lw,
     int32_t start, end;
 
     if (f16) {
-      float *h = lw->half.p;
+      /* converted straight into the next candidate's slot (a row that is
+       * no candidate is overwritten by the next) */
+      float *slot = rows + (size_t) count * stride;
       cnms_cpu_halfs_to_floats ((const uint16_t *) t->data + (size_t) a *
-          stride, (int) stride, h);
-      r = h;
+          stride, (int) stride, slot);
+      r = slot;
     } else {
       r = (const float *) t->data + (size_t) a * stride;
     }
@@ -86,7 +87,8 @@ cnms_cpu_detect_lanes (cnms_backend_ctx *ctx, cnms_lane_ws *lw,
     if (!cnms_score_ok (score, p->score_threshold)
         || !cnms_lane_rows (r[2], r[4], n, &start, &end))
       continue;
-    memcpy (rows + (size_t) count * stride, r, stride * sizeof (float));
+    if (!f16)
+      memcpy (rows + (size_t) count * stride, r, stride * sizeof (float));
     memset (&recs[count], 0, sizeof recs[count]);
     recs[count].score = score;
     recs[count].anchor = a;

@@ -113,13 +113,11 @@ typedef struct {
   cnms_buf kept;
   cnms_buf out;                 /* kept records */
   cnms_buf points;              /* [kept][S][2] frame points */
-  cnms_buf half;                /* a float16 row as float */
 } cnms_lane_ws;
 
 #define CNMS_LANE_BUFS(w) &(w)->rows, &(w)->recs, &(w)->keys, &(w)->perm, \
-    &(w)->tmp_keys, &(w)->tmp_perm, &(w)->kept, &(w)->out, &(w)->points, \
-    &(w)->half
-#define CNMS_LANE_N_BUFS 10
+    &(w)->tmp_keys, &(w)->tmp_perm, &(w)->kept, &(w)->out, &(w)->points
+#define CNMS_LANE_N_BUFS 9
 
 /* cnms_detect_lanes and cnms_nms_lanes on the CPU (the front end has
  * checked the arguments and resolved the shape). */
