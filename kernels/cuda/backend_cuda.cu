@@ -595,9 +595,9 @@ cuda_nms_lanes (cnms_backend_ctx *ctx, const float *proposals,
   return CNMS_OK;
 }
 
-/* Enqueues decode .. engine of a LaneATT tensor [N][5 + S]; a device
- * tensor is also copied back whole into h_lane_rows (the kept lanes'
- * points are computed on the host). */
+/* Enqueues decode .. engine of a LaneATT tensor [N][5 + S]; from a
+ * device tensor the kept lanes' rows then go to h_lane_rows, in kept
+ * order (their points are computed on the host). */
 static cnms_status
 enqueue_detect_lanes (cnms_backend_ctx *ctx, cnms_cuda_priv *s,
     const cnms_tensor *t, const cnms_shape *shape, const cnms_params *p,
@@ -641,8 +641,8 @@ enqueue_detect_lanes (cnms_backend_ctx *ctx, cnms_cuda_priv *s,
     CNMS_TRY (cnms_cuda_reserve_pinned (ctx, &s->h_stage, in_bytes,
             "tensor staging"));
   } else {
-    CNMS_TRY (cnms_cuda_reserve_pinned (ctx, &s->h_lane_rows, in_bytes,
-            "lane rows staging"));
+    CNMS_TRY (cnms_cuda_reserve_pinned (ctx, &s->h_lane_rows,
+            (size_t) a.max_keep * (in_bytes / (size_t) n), "kept lane rows"));
   }
   d_hdr = (int32_t *) s->d_cand.p;
 
@@ -657,10 +657,6 @@ enqueue_detect_lanes (cnms_backend_ctx *ctx, cnms_cuda_priv *s,
               s->stream), "uploading the tensor");
     }
     d_tensor = s->d_in.p;
-  } else {
-    CNMS_CUDA_TRY (ctx, cudaMemcpyAsync (s->h_lane_rows.p, d_tensor,
-            in_bytes, cudaMemcpyDeviceToHost, s->stream),
-        "copying the lane rows back");
   }
   CNMS_TRY (enqueue_zero_count (ctx, s));
   recs = (cnms_det *) ((char *) s->d_cand.p + CNMS_HEADER_BYTES);
@@ -677,6 +673,10 @@ enqueue_detect_lanes (cnms_backend_ctx *ctx, cnms_cuda_priv *s,
   src.lane_n = shape->n_classes - 1;
   CNMS_TRY (enqueue_engine (ctx, s, CNMS_GEOM_LANE, NULL, &src, n, &a, d_hdr,
           (int32_t *) s->d_report.p, blocks, smem));
+  if (t->on_device)
+    CNMS_CUDA_TRY (ctx, cnms_cuda_gather_kept_rows (d_tensor,
+            in_bytes / (size_t) n, s->h_out.dev, a.max_keep,
+            s->h_lane_rows.dev, s->stream), "kept lane rows kernel");
   return cnms_cuda_timing_end (ctx);
 }
 
@@ -728,7 +728,10 @@ cuda_detect_lanes (cnms_backend_ctx *ctx, const cnms_tensor *t,
   row = pts + ((size_t) kept + 1) * (size_t) s_rows * 2;
   out = (cnms_det *) ((char *) s->h_out.p + CNMS_HEADER_BYTES);
   for (int i = 0; i < kept; i++) {
-    const size_t a = (size_t) (uint32_t) out[i].anchor;
+    /* a host tensor's row by its anchor; a device tensor's kept rows in
+     * kept order */
+    const size_t a = t->on_device ? (size_t) i :
+        (size_t) (uint32_t) out[i].anchor;
     const float *r;
     float rect[4];
 

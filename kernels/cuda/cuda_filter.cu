@@ -172,3 +172,41 @@ cnms_cuda_decode_lanes (const void *d_tensor, int f16, int n_anchors,
         score_threshold, abits, d_hdr, recs, rows, d_keys, d_vals, report);
   return cudaGetLastError ();
 }
+
+/* The rows of the kept records: block b copies the tensor rows (row_units
+ * 16-bit units each, any dtype) of kept records b, b + gridDim.x, ...
+ * into dst (mapped pinned memory), in kept order. The count and the
+ * anchors come from the engine's output (out: the mapped results,
+ * [header | records]), which an earlier kernel on the stream wrote. */
+__global__ void __launch_bounds__ (128)
+gather_kept_rows_kernel (const uint16_t *__restrict__ t, int row_units,
+    const char *out, int max_keep, uint16_t *__restrict__ dst)
+{
+  const int32_t kept_raw = ((const volatile int32_t *) out)[CNMS_OUT_KEPT];
+  const int kept = kept_raw < 0 ? 0 : (kept_raw < max_keep ? kept_raw :
+      max_keep);
+  const cnms_det *recs = (const cnms_det *) (out + CNMS_HEADER_BYTES);
+
+  for (int k = blockIdx.x; k < kept; k += gridDim.x) {
+    const size_t a = (size_t) (uint32_t) recs[k].anchor;
+    const uint16_t *src = t + a * (size_t) row_units;
+    uint16_t *d = dst + (size_t) k * (size_t) row_units;
+
+    for (int i = threadIdx.x; i < row_units; i += blockDim.x)
+      d[i] = src[i];
+  }
+}
+
+cudaError_t
+cnms_cuda_gather_kept_rows (const void *d_tensor, size_t row_bytes,
+    const void *out, int max_keep, void *dst, cudaStream_t stream)
+{
+  const int blocks = max_keep < 64 ? max_keep : 64;
+
+  if (max_keep <= 0 || row_bytes % 2 != 0)
+    return max_keep <= 0 ? cudaSuccess : cudaErrorInvalidValue;
+  gather_kept_rows_kernel <<<blocks, 128, 0, stream>>> ((const uint16_t *)
+      d_tensor, (int) (row_bytes / 2), (const char *) out, max_keep,
+      (uint16_t *) dst);
+  return cudaGetLastError ();
+}

@@ -30,7 +30,11 @@
  *                             run's, and an end2end tensor with invalid and
  *                             fractional classes counts and warns alike in
  *                             device and host memory (skips without a
- *                             device or nvcodec's cudaupload)
+ *                             device or nvcodec's cudaupload); and the
+ *                             other geometries: yolov8-obb and laneatt,
+ *                             float32 and float16, host and device
+ *                             tensors on device=cuda with exactly the ROIs
+ *                             and counters of host tensors on device=cpu
  */
 #include <math.h>
 #include <stdio.h>
@@ -55,6 +59,7 @@ typedef struct {
   gint frames;
   gboolean cuda_memory;         /* cudaupload ! tensorinject memory=cuda */
   const gchar *location;        /* tensorinject location, or NULL */
+  const gchar *props;           /* more cudanms properties, or NULL */
 } RunConfig;
 
 /* What one pipeline run produced. */
@@ -153,14 +158,15 @@ run_pipeline (const RunConfig * c, RunResult * r)
       g_strdup_printf ("videotestsrc num-buffers=%d pattern=black "
       "! video/x-raw,format=NV12,width=1280,height=720,framerate=30/1 "
       "! cudaupload name=up ! tensorinject name=inj memory=cuda %s "
-      "layout=%s data-type=%s ! cudanms name=nms device=%s ! cudadownload "
-      "! fakesink name=sink sync=false", c->frames, where, c->layout,
-      c->data_type, c->device) :
+      "layout=%s data-type=%s ! cudanms name=nms device=%s %s "
+      "! cudadownload ! fakesink name=sink sync=false", c->frames, where,
+      c->layout, c->data_type, c->device, c->props ? c->props : "") :
       g_strdup_printf ("videotestsrc num-buffers=%d pattern=black "
       "! video/x-raw,format=GRAY8,width=1280,height=720,framerate=30/1 "
       "! tensorinject %s layout=%s data-type=%s "
-      "! cudanms name=nms device=%s ! fakesink name=sink sync=false",
-      c->frames, where, c->layout, c->data_type, c->device);
+      "! cudanms name=nms device=%s %s ! fakesink name=sink sync=false",
+      c->frames, where, c->layout, c->data_type, c->device,
+      c->props ? c->props : "");
   GError *err = NULL;
   GstElement *pipe = gst_parse_launch (desc, &err);
   GstElement *sink, *nms;
@@ -280,10 +286,10 @@ run_ok (const gchar * what, const RunConfig * c, const RunResult * r,
 }
 
 static const RunConfig streams[N_THREADS] = {
-  {"yolov8", "float32", 11, "cuda", N_FRAMES, FALSE, NULL},
-  {"yolov5", "float32", 12, "cuda", N_FRAMES, FALSE, NULL},
-  {"yolov8", "float16", 13, "cuda", N_FRAMES, FALSE, NULL},
-  {"yolov5", "float16", 14, "cuda", N_FRAMES, FALSE, NULL},
+  {"yolov8", "float32", 11, "cuda", N_FRAMES, FALSE, NULL, NULL},
+  {"yolov5", "float32", 12, "cuda", N_FRAMES, FALSE, NULL, NULL},
+  {"yolov8", "float16", 13, "cuda", N_FRAMES, FALSE, NULL, NULL},
+  {"yolov5", "float16", 14, "cuda", N_FRAMES, FALSE, NULL, NULL},
 };
 
 static int
@@ -367,7 +373,7 @@ static int
 test_auto (void)
 {
   const gboolean cuda = cnms_cuda_device_count () > 0;
-  RunConfig c = { "yolov8", "float32", 21, "auto", 12, FALSE, NULL };
+  RunConfig c = { "yolov8", "float32", 21, "auto", 12, FALSE, NULL, NULL };
   RunResult r, ref;
   GstElement *nms = gst_element_factory_make ("cudanms", NULL);
   gchar *idle = NULL;
@@ -469,13 +475,66 @@ same_stats (const gchar * what, const RunResult * a, const RunResult * b)
   return TRUE;
 }
 
+/* The other geometries in the element on the GPU: oriented boxes and
+ * lanes (read as such by their tensor ids), float32 and float16, host
+ * and device tensors on device=cuda, each with exactly the ROIs (boxes,
+ * the detection structure's oriented box, the lane structure's points)
+ * and counters of host tensors on device=cpu. */
+static const RunConfig geometries[] = {
+  {"yolov8-obb", "float32", 21, "cuda", N_FRAMES, FALSE, NULL, NULL},
+  {"yolov8-obb", "float16", 22, "cuda", N_FRAMES, FALSE, NULL, NULL},
+  {"laneatt", "float32", 23, "cuda", N_FRAMES, FALSE, NULL,
+      "model-size=640x360 score-threshold=0.5"},
+  {"laneatt", "float16", 24, "cuda", N_FRAMES, FALSE, NULL,
+      "model-size=640x360 score-threshold=0.5 lane-distance=30"},
+};
+
+static int
+test_geometries (void)
+{
+  int failed = 0;
+  guint i, m;
+
+  for (i = 0; i < G_N_ELEMENTS (geometries); i++) {
+    RunConfig ref_cfg = geometries[i];
+    RunResult ref;
+
+    ref_cfg.device = "cpu";
+    run_pipeline (&ref_cfg, &ref);
+    failed += !run_ok ("host tensors on cpu", &ref_cfg, &ref, "cpu");
+    for (m = 0; m < 2; m++) {
+      RunConfig c = geometries[i];
+      RunResult r;
+      gchar *what = g_strdup_printf ("%s tensors %s %s, device=cuda",
+          m ? "device" : "host", c.layout, c.data_type);
+      gboolean ok;
+
+      c.cuda_memory = m == 1;
+      run_pipeline (&c, &r);
+      ok = run_ok (what, &c, &r, "cuda") && same_frames (what, &ref, &r)
+          && same_stats (what, &ref, &r);
+      if (ok && ref.n_rois == 0) {
+        printf ("FAIL: %s: no ROI at all\n", what);
+        ok = FALSE;
+      }
+      printf ("%s: %u ROIs in %d frames, %s host tensors on cpu\n", what,
+          r.n_rois, c.frames, ok ? "==" : "!=");
+      failed += !ok;
+      run_result_clear (&r);
+      g_free (what);
+    }
+    run_result_clear (&ref);
+  }
+  return failed;
+}
+
 static int
 test_device (void)
 {
   static const gchar *devices[] = { "auto", "cuda", "cpu" };
   int failed = 0, i, d;
   gchar *bad;
-  RunConfig bc = { "yolov8", "float32", 0, "auto", 3, FALSE, NULL };
+  RunConfig bc = { "yolov8", "float32", 0, "auto", 3, FALSE, NULL, NULL };
   RunResult bh, bd;
 
   for (i = 0; i < N_THREADS; i++) {
@@ -585,7 +644,7 @@ test_device (void)
   g_unlink (bad);
   g_free (bad);
 
-  return failed + test_threads (TRUE);
+  return failed + test_geometries () + test_threads (TRUE);
 }
 
 int
