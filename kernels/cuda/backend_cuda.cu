@@ -642,7 +642,8 @@ enqueue_detect_lanes (cnms_backend_ctx *ctx, cnms_cuda_priv *s,
             "tensor staging"));
   } else {
     CNMS_TRY (cnms_cuda_reserve_pinned (ctx, &s->h_lane_rows,
-            (size_t) a.max_keep * (in_bytes / (size_t) n), "kept lane rows"));
+            (size_t) a.max_keep * CNMS_KEPT_ROW_STRIDE (in_bytes / (size_t)
+                n), "kept lane rows"));
   }
   d_hdr = (int32_t *) s->d_cand.p;
 
@@ -675,8 +676,9 @@ enqueue_detect_lanes (cnms_backend_ctx *ctx, cnms_cuda_priv *s,
           (int32_t *) s->d_report.p, blocks, smem));
   if (t->on_device)
     CNMS_CUDA_TRY (ctx, cnms_cuda_gather_kept_rows (d_tensor,
-            in_bytes / (size_t) n, s->h_out.dev, a.max_keep,
-            s->h_lane_rows.dev, s->stream), "kept lane rows kernel");
+            in_bytes / (size_t) n, CNMS_KEPT_ROW_STRIDE (in_bytes /
+                (size_t) n), s->h_out.dev, a.max_keep, s->h_lane_rows.dev,
+            s->stream), "kept lane rows kernel");
   return cnms_cuda_timing_end (ctx);
 }
 
@@ -729,19 +731,21 @@ cuda_detect_lanes (cnms_backend_ctx *ctx, const cnms_tensor *t,
   out = (cnms_det *) ((char *) s->h_out.p + CNMS_HEADER_BYTES);
   for (int i = 0; i < kept; i++) {
     /* a host tensor's row by its anchor; a device tensor's kept rows in
-     * kept order */
-    const size_t a = t->on_device ? (size_t) i :
-        (size_t) (uint32_t) out[i].anchor;
+     * kept order, CNMS_KEPT_ROW_STRIDE apart */
+    const size_t esize = f16 ? 2 : 4;
+    const size_t off = t->on_device ? (size_t) i * CNMS_KEPT_ROW_STRIDE
+        (stride * esize) : (size_t) (uint32_t) out[i].anchor * stride * esize;
+    const void *src = (const char *) host_rows + off;
     const float *r;
     float rect[4];
 
     if (f16) {
-      const uint16_t *h = (const uint16_t *) host_rows + a * stride;
+      const uint16_t *h = (const uint16_t *) src;
       for (size_t j = 0; j < stride; j++)
         row[j] = cnms_half_to_float (h[j]);
       r = row;
     } else {
-      r = (const float *) host_rows + a * stride;
+      r = (const float *) src;
     }
     cnms_lane_points (r, n_strips, map, (float) p->model_width,
         (float) p->model_height, pts + (size_t) i * s_rows * 2, rect);

@@ -245,12 +245,14 @@ cudaError_t cnms_cuda_decode_lanes (const void *d_tensor, int f16,
     int abits, int32_t *d_hdr, cnms_det *recs, float *rows, uint64_t *d_keys,
     uint32_t *d_vals, int32_t *report, cudaStream_t stream);
 /* cuda_filter.cu: copies the tensor rows (row_bytes each, even) of the
- * records an engine kept into dst (mapped pinned memory, max_keep rows),
- * in kept order; out is the engine's output as the device sees it (the
- * mapped [header | records]). */
+ * records an engine kept into dst (mapped pinned memory, max_keep rows
+ * dst_stride bytes apart: row_bytes rounded up to 16), in kept order; out
+ * is the engine's output as the device sees it (the mapped [header |
+ * records]). */
+#define CNMS_KEPT_ROW_STRIDE(row_bytes) (((row_bytes) + 15) / 16 * 16)
 cudaError_t cnms_cuda_gather_kept_rows (const void *d_tensor,
-    size_t row_bytes, const void *out, int max_keep, void *dst,
-    cudaStream_t stream);
+    size_t row_bytes, size_t dst_stride, const void *out, int max_keep,
+    void *dst, cudaStream_t stream);
 cudaError_t cnms_cuda_filter (int geom, const float *d_boxes,
     const float *d_scores, int n, int abits, int32_t *d_hdr,
     uint64_t *d_keys, uint32_t *d_vals, cudaStream_t stream);

@@ -194,6 +194,8 @@ engine_kernel (cnms_engine_args g)
 
   if (prune)
     cnms_prune_mask <GEOM> (g, n, grid, s_dyn);
+  else if constexpr (GEOM == CNMS_GEOM_LANE)
+    cnms_build_mask_lanes (g, n);
   else
     cnms_build_mask <GEOM> (g, n);
   /* only block 0 reads the whole mask: every block checks in once its

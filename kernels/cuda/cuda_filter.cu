@@ -135,21 +135,30 @@ decode_lanes_kernel (const T *__restrict__ t, int n_anchors, int stride,
   if (nonfinite)
     atomicAdd (&report[CNMS_REP_NONFINITE], 1);
   slot = cnms_warp_reserve (ok, &hdr[CNMS_HDR_COUNT]);
-  if (slot < 0 || slot >= n_anchors)
-    return;
-  {
+  const bool mine = slot >= 0 && slot < n_anchors;
+  if (mine) {
     cnms_det rec;
-    float *o = rows + (size_t) stride * slot;
 
     memset (&rec, 0, sizeof rec);
     rec.score = score;
     rec.anchor = a;
     recs[slot] = rec;
-    for (int i = 0; i < stride; i++)
-      o[i] = cnms_ld (r, i);
+    keys[slot] = cnms_cuda_compact_key (score, (uint32_t) a, abits);
+    vals[slot] = (uint32_t) slot;
   }
-  keys[slot] = cnms_cuda_compact_key (score, (uint32_t) a, abits);
-  vals[slot] = (uint32_t) slot;
+  /* the candidates' rows as floats, the whole warp copying one row after
+   * another */
+  for (unsigned m = __ballot_sync (CNMS_FULL_WARP, mine); m != 0;
+      m &= m - 1) {
+    const int src = __ffs (m) - 1;
+    const int sl = __shfl_sync (CNMS_FULL_WARP, slot, src);
+    const int sa = __shfl_sync (CNMS_FULL_WARP, a, src);
+    const T *rr = t + (size_t) stride * sa;
+    float *o = rows + (size_t) stride * sl;
+
+    for (int i = (int) (threadIdx.x & 31); i < stride; i += 32)
+      o[i] = cnms_ld (rr, i);
+  }
 }
 
 cudaError_t
@@ -175,38 +184,63 @@ cnms_cuda_decode_lanes (const void *d_tensor, int f16, int n_anchors,
 
 /* The rows of the kept records: block b copies the tensor rows (row_units
  * 16-bit units each, any dtype) of kept records b, b + gridDim.x, ...
- * into dst (mapped pinned memory), in kept order. The count and the
+ * into dst (mapped pinned memory, dst_units apart: the row rounded up to
+ * 16 bytes, written in 16-byte pieces), in kept order. The count and the
  * anchors come from the engine's output (out: the mapped results,
- * [header | records]), which an earlier kernel on the stream wrote. */
+ * [header | records], which the engine wrote before), one thread reading
+ * both at once. */
 __global__ void __launch_bounds__ (128)
 gather_kept_rows_kernel (const uint16_t *__restrict__ t, int row_units,
-    const char *out, int max_keep, uint16_t *__restrict__ dst)
+    int dst_units, const char *out, int max_keep, uint16_t *__restrict__ dst)
 {
-  const int32_t kept_raw = ((const volatile int32_t *) out)[CNMS_OUT_KEPT];
-  const int kept = kept_raw < 0 ? 0 : (kept_raw < max_keep ? kept_raw :
-      max_keep);
+  __shared__ int32_t s_kept;
+  __shared__ uint32_t s_anchor;
   const cnms_det *recs = (const cnms_det *) (out + CNMS_HEADER_BYTES);
 
-  for (int k = blockIdx.x; k < kept; k += gridDim.x) {
-    const size_t a = (size_t) (uint32_t) recs[k].anchor;
-    const uint16_t *src = t + a * (size_t) row_units;
-    uint16_t *d = dst + (size_t) k * (size_t) row_units;
+  for (int k = blockIdx.x; k < max_keep; k += gridDim.x) {
+    if (threadIdx.x == 0) {
+      const int32_t kept = ((const volatile int32_t *) out)[CNMS_OUT_KEPT];
+      const uint32_t a = (uint32_t) ((const volatile cnms_det *)
+          recs)[k].anchor;
 
-    for (int i = threadIdx.x; i < row_units; i += blockDim.x)
-      d[i] = src[i];
+      s_kept = kept;
+      s_anchor = a;
+    }
+    __syncthreads ();
+    if (k >= s_kept)
+      return;
+    {
+      const uint16_t *src = t + (size_t) s_anchor * (size_t) row_units;
+      uint4 *d = (uint4 *) (dst + (size_t) k * (size_t) dst_units);
+
+      for (int c = threadIdx.x; c < dst_units / 8; c += blockDim.x) {
+        uint16_t v[8];
+
+#pragma unroll
+        for (int j = 0; j < 8; j++)
+          v[j] = c * 8 + j < row_units ? src[c * 8 + j] : 0;
+        d[c] = make_uint4 (v[0] | (uint32_t) v[1] << 16,
+            v[2] | (uint32_t) v[3] << 16, v[4] | (uint32_t) v[5] << 16,
+            v[6] | (uint32_t) v[7] << 16);
+      }
+    }
+    __syncthreads ();
   }
 }
 
 cudaError_t
 cnms_cuda_gather_kept_rows (const void *d_tensor, size_t row_bytes,
-    const void *out, int max_keep, void *dst, cudaStream_t stream)
+    size_t dst_stride, const void *out, int max_keep, void *dst,
+    cudaStream_t stream)
 {
   const int blocks = max_keep < 64 ? max_keep : 64;
 
-  if (max_keep <= 0 || row_bytes % 2 != 0)
-    return max_keep <= 0 ? cudaSuccess : cudaErrorInvalidValue;
+  if (max_keep <= 0)
+    return cudaSuccess;
+  if (row_bytes % 2 != 0 || dst_stride % 16 != 0 || dst_stride < row_bytes)
+    return cudaErrorInvalidValue;
   gather_kept_rows_kernel <<<blocks, 128, 0, stream>>> ((const uint16_t *)
-      d_tensor, (int) (row_bytes / 2), (const char *) out, max_keep,
-      (uint16_t *) dst);
+      d_tensor, (int) (row_bytes / 2), (int) (dst_stride / 2),
+      (const char *) out, max_keep, (uint16_t *) dst);
   return cudaGetLastError ();
 }

@@ -38,6 +38,8 @@ cnms_triangle_tile (long long t, int *row, int *col)
   *row = (int) (t - c * (c + 1) / 2);
 }
 
+#include "cuda_mask_lanes.cuh"
+
 template <int GEOM>
 __device__ __forceinline__ void
 cnms_build_mask (const cnms_engine_args &g, int n)
