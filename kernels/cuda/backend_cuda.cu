@@ -92,7 +92,15 @@ reserve_stages (cnms_backend_ctx *ctx, cnms_cuda_priv *s, int geom, int n,
   const long long want_decode = cap > 8 * 256 ? cnms_ceil_div (cap, 256) : 8;
   const long long want_cap = plain ? (want_plain > 8 ? want_plain : 8) :
       (cap > 8 * 256 && want_decode < 64 ? 64 : want_decode);
-  const long long want = want_cap > min_blocks ? want_cap : min_blocks;
+  /* lanes: a pair test walks up to S rows, so the mask wants a block per
+   * quarter of a tile (cnms_build_mask_lanes splits tiles in four when
+   * the grid has the blocks): for the last frame's count, or the cap */
+  const long long lane_tiles = cnms_ceil_div (!plain && s->last_count > 0
+      && s->last_count < cap ? s->last_count : cap, CNMS_TILE);
+  const long long want_lane = geom == CNMS_GEOM_LANE ?
+      2 * lane_tiles * (lane_tiles + 1) : 0;
+  const long long want_all = want_cap > want_lane ? want_cap : want_lane;
+  const long long want = want_all > min_blocks ? want_all : min_blocks;
 
   /* the cached resolve's room: the last frame's count and a quarter more,
    * in steps of 256 (so that the launch is not resized every frame), the

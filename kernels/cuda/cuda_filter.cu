@@ -146,18 +146,41 @@ decode_lanes_kernel (const T *__restrict__ t, int n_anchors, int stride,
     keys[slot] = cnms_cuda_compact_key (score, (uint32_t) a, abits);
     vals[slot] = (uint32_t) slot;
   }
-  /* the candidates' rows as floats, the whole warp copying one row after
-   * another */
-  for (unsigned m = __ballot_sync (CNMS_FULL_WARP, mine); m != 0;
-      m &= m - 1) {
-    const int src = __ffs (m) - 1;
-    const int sl = __shfl_sync (CNMS_FULL_WARP, slot, src);
-    const int sa = __shfl_sync (CNMS_FULL_WARP, a, src);
-    const T *rr = t + (size_t) stride * sa;
-    float *o = rows + (size_t) stride * sl;
+  /* the candidates' rows as floats: the warp's rows one after another as
+   * one run of elements, each lane 8 of them at a time (the loads in
+   * flight together), the rows' places from shared memory */
+  {
+    __shared__ int2 s_rows[CNMS_BLOCK / 32][32];
+    const unsigned m = __ballot_sync (CNMS_FULL_WARP, mine);
+    const int lane = (int) (threadIdx.x & 31), w = (int) (threadIdx.x >> 5);
+    const int total = __popc (m) * stride;
 
-    for (int i = (int) (threadIdx.x & 31); i < stride; i += 32)
-      o[i] = cnms_ld (rr, i);
+    if (mine)
+      s_rows[w][__popc (m & ((1u << lane) - 1u))] = make_int2 (slot, a);
+    __syncwarp ();
+    for (int base = 0; base < total; base += 32 * 8) {
+      float v[8];
+      size_t to[8];
+
+#pragma unroll
+      for (int u = 0; u < 8; u++) {
+        const int e = base + u * 32 + lane;
+
+        to[u] = 0;
+        v[u] = 0.0f;
+        if (e < total) {
+          const int k = e / stride, col = e - k * stride;
+          const int2 sa = s_rows[w][k];
+
+          v[u] = cnms_ld (t + (size_t) stride * (size_t) sa.y, col);
+          to[u] = (size_t) stride * (size_t) sa.x + (size_t) col;
+        }
+      }
+#pragma unroll
+      for (int u = 0; u < 8; u++)
+        if (base + u * 32 + lane < total)
+          rows[to[u]] = v[u];
+    }
   }
 }
 
