@@ -174,6 +174,11 @@ pose (cnms_backend_ctx *ctx, cnms_cuda_priv *s, const cnms_heads_args *h,
     ctx->keypoints = out;
     return CNMS_OK;
   }
+  /* one thread a keypoint: a grid of int threads */
+  if (threads > 0x7fffffffLL - CNMS_BLOCK)
+    return cnms_fail (ctx, CNMS_ERR_INVALID_ARG, "%lld keypoints of kept "
+        "records from device memory: at most %d", threads,
+        0x7fffffff - CNMS_BLOCK);
   CNMS_TRY (cnms_cuda_reserve_pinned (ctx, &s->h_hjobs,
           (size_t) n * sizeof (int32_t), "kept anchors"));
   anchors = (int32_t *) s->h_hjobs.p;
