@@ -3,6 +3,9 @@
  * instance masks from the prototypes. The arithmetic is cnms_heads.h's,
  * shared with the CUDA kernels. */
 #include <string.h>
+#ifdef __SSE2__
+#include <emmintrin.h>
+#endif
 
 #include "cpu_priv.h"
 #include "cnms_heads.h"
@@ -38,6 +41,89 @@ pose (cnms_backend_ctx *ctx, cnms_heads_ws *w, const cnms_heads_args *h,
   return CNMS_OK;
 }
 
+/* l[x] = l[x] + c * p[x] for x < n: one rounded product and one rounded
+ * sum per element (SSE2's mulps and addps are those IEEE operations). */
+static void
+axpy_rounded (float *l, float c, const float *p, int n)
+{
+  int x = 0;
+
+#ifdef __SSE2__
+  const __m128 cv = _mm_set1_ps (c);
+
+  for (; x + 4 <= n; x += 4)
+    _mm_storeu_ps (l + x, _mm_add_ps (_mm_loadu_ps (l + x),
+            _mm_mul_ps (cv, _mm_loadu_ps (p + x))));
+#endif
+  for (; x < n; x++)
+    l[x] = cnms_fadd (l[x], cnms_fmul (c, p[x]));
+}
+
+/* A row of logits l sampled at a mask's columns: h[x] = wx0 l[a0] +
+ * wx1 l[a1], the inner sums of cnms_mask_bilinear (the same operations). */
+static void
+row_lerp (const float *l, const int32_t *a0, const int32_t *a1,
+    const float *w0, const float *w1, int n, float *h)
+{
+  int x;
+
+  for (x = 0; x < n; x++)
+    h[x] = cnms_fadd (cnms_fmul (w0[x], l[a0[x]]), cnms_fmul (w1[x],
+            l[a1[x]]));
+}
+
+/* A mask row: out[x] = wy0 h0[x] + wy1 h1[x] > 0, the outer sum of
+ * cnms_mask_bilinear (NaN is not > 0 on either path). */
+static void
+row_bytes (const float *h0, const float *h1, float wy0, float wy1, int n,
+    uint8_t *out)
+{
+  int x = 0;
+
+#ifdef __SSE2__
+  const __m128 a = _mm_set1_ps (wy0), b = _mm_set1_ps (wy1);
+  const __m128 zero = _mm_setzero_ps ();
+
+  for (; x + 4 <= n; x += 4) {
+    const int bits = _mm_movemask_ps (_mm_cmpgt_ps (_mm_add_ps (_mm_mul_ps (a,
+                    _mm_loadu_ps (h0 + x)), _mm_mul_ps (b,
+                    _mm_loadu_ps (h1 + x))), zero));
+
+    out[x] = (uint8_t) (bits & 1);
+    out[x + 1] = (uint8_t) ((bits >> 1) & 1);
+    out[x + 2] = (uint8_t) ((bits >> 2) & 1);
+    out[x + 3] = (uint8_t) ((bits >> 3) & 1);
+  }
+#endif
+  for (; x < n; x++)
+    out[x] = cnms_fadd (cnms_fmul (wy0, h0[x]), cnms_fmul (wy1, h1[x]))
+        > 0.0f;
+}
+
+/* Two rows of row_lerp's results, by window row (-1: none). */
+typedef struct {
+  int row[2];
+  float *h[2];
+} lerp_cache;
+
+/* Window row r sampled at the columns, from the cache or computed into
+ * the slot that does not hold row keep. */
+static const float *
+lerp_row (lerp_cache *c, int r, int keep, const float *lg, int ww,
+    const int32_t *a0, const int32_t *a1, const float *w0, const float *w1,
+    int n)
+{
+  int i;
+
+  for (i = 0; i < 2; i++)
+    if (c->row[i] == r)
+      return c->h[i];
+  i = c->row[0] == keep ? 1 : 0;
+  row_lerp (lg + (size_t) r * ww, a0, a1, w0, w1, n, c->h[i]);
+  c->row[i] = r;
+  return c->h[i];
+}
+
 /* The samples of n frame pixels from x on one axis. */
 static void
 axis_samples (const cnms_mask_axis *a, int x, int n, int32_t *i0,
@@ -69,6 +155,7 @@ seg (cnms_backend_ctx *ctx, cnms_heads_ws *w, const cnms_heads_args *h,
   cnms_mask_axis ax, ay;
   int maxw = 1, maxh = 1, i;
   uint8_t *bytes;
+  lerp_cache cache;
 
   for (i = 0; i < n; i++) {
     if (h->masks[i].width > maxw)
@@ -84,6 +171,8 @@ seg (cnms_backend_ctx *ctx, cnms_heads_ws *w, const cnms_heads_args *h,
           (size_t) maxh * 2 * (sizeof (int32_t) + sizeof (float))));
   CNMS_TRY_CPU (cnms_buf_reserve (ctx, &w->coef,
           (size_t) mc * sizeof (float)));
+  CNMS_TRY_CPU (cnms_buf_reserve (ctx, &w->lerp,
+          (size_t) maxw * 2 * sizeof (float)));
   /* a window is at most the prototypes' plane */
   CNMS_TRY_CPU (cnms_buf_reserve (ctx, &w->logits, plane * sizeof (float)));
   if (f16) {
@@ -128,25 +217,28 @@ seg (cnms_backend_ctx *ctx, cnms_heads_ws *w, const cnms_heads_args *h,
 
       for (x = 0; x < ww; x++)
         lrow[x] = 0.0f;
-      for (m = 0; m < mc; m++) {
-        const float c = coef[m];
-        const float *pm = prow + (size_t) m * plane;
-
-        for (x = 0; x < ww; x++)
-          lrow[x] = cnms_fadd (lrow[x], cnms_fmul (c, pm[x]));
-      }
+      for (m = 0; m < mc; m++)
+        axpy_rounded (lrow, coef[m], prow + (size_t) m * plane, ww);
     }
+    /* each pixel is cnms_mask_bilinear's value: the window's rows sampled
+     * at the columns once each (rows only advance with y), then per row
+     * the two weighted by wy */
+    for (x = 0; x < r->width; x++) {
+      cx0[x] -= ix0;
+      cx1[x] -= ix0;
+    }
+    cache.row[0] = cache.row[1] = -1;
+    cache.h[0] = w->lerp.p;
+    cache.h[1] = cache.h[0] + maxw;
     for (y = 0; y < r->height; y++) {
-      const float *l0 = lg + (size_t) (ry0[y] - iy0) * ww;
-      const float *l1 = lg + (size_t) (ry1[y] - iy0) * ww;
-      uint8_t *drow = dst + (size_t) y * r->width;
+      const int r0 = ry0[y] - iy0, r1 = ry1[y] - iy0;
+      const float *h0 = lerp_row (&cache, r0, r1, lg, ww, cx0, cx1, wx0,
+          wx1, r->width);
+      const float *h1 = lerp_row (&cache, r1, r0, lg, ww, cx0, cx1, wx0,
+          wx1, r->width);
 
-      for (x = 0; x < r->width; x++) {
-        const int a0 = cx0[x] - ix0, a1 = cx1[x] - ix0;
-
-        drow[x] = cnms_mask_bilinear (l0[a0], l0[a1], l1[a0], l1[a1],
-            wx0[x], wx1[x], wy0[y], wy1[y]) > 0.0f;
-      }
+      row_bytes (h0, h1, wy0[y], wy1[y], r->width,
+          dst + (size_t) y * r->width);
     }
   }
   ctx->mask_data = bytes;

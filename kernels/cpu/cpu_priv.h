@@ -138,11 +138,12 @@ typedef struct {
   cnms_buf coef;                /* a record's coefficients */
   cnms_buf logits;              /* a record's window of logits */
   cnms_buf protos;              /* float16 prototypes as floats */
+  cnms_buf lerp;                /* two window rows sampled at the columns */
 } cnms_heads_ws;
 
 #define CNMS_HEADS_BUFS(w) &(w)->keypoints, &(w)->mask_bytes, &(w)->cols, \
-    &(w)->rows, &(w)->coef, &(w)->logits, &(w)->protos
-#define CNMS_HEADS_N_BUFS 7
+    &(w)->rows, &(w)->coef, &(w)->logits, &(w)->protos, &(w)->lerp
+#define CNMS_HEADS_N_BUFS 8
 
 /* The heads of the kept records (cnms_backend_ops.heads). */
 cnms_status cnms_cpu_heads (cnms_backend_ctx *ctx, cnms_heads_ws *w,
