@@ -32,6 +32,15 @@ typedef struct cnms_backend_ctx {
   const float *lane_points;     /* cnms_ctx_lane_points: set by a lane
                                  * detect, NULL after any other call */
   int lane_rows;
+  /* cnms_ctx_keypoints: set by the heads of a pose detect (K, D), NULL
+   * after any other call */
+  const float *keypoints;
+  int keypoints_k, keypoints_d;
+  /* cnms_ctx_masks: the table (owned by the front end) and the bytes
+   * (owned by the backend) of a seg detect, NULL after any other call */
+  const cnms_mask *masks;
+  const uint8_t *mask_data;
+  int n_masks;
   int timing;                   /* cnms_ctx_set_timing() */
   double last_gpu_us;           /* set by a backend that times; else -1 */
 } cnms_backend_ctx;
@@ -90,6 +99,31 @@ cnms_shape_bytes (const cnms_shape *s, cnms_dtype dtype)
   return (size_t) s->n_anchors * row * cnms_dtype_size (dtype);
 }
 
+/* What the heads of a kept record carry (docs/contracts.md, "Keypoints"
+ * and "Segmentation masks"). */
+enum {
+  CNMS_HEAD_POSE = 1,
+  CNMS_HEAD_SEG = 2
+};
+
+/* One heads call: after NMS (and the front end's caps), the payload rows
+ * of the kept records' anchors, read where the tensor lies. */
+typedef struct {
+  int kind;                     /* CNMS_HEAD_* */
+  const cnms_tensor *t;         /* the whole detection tensor */
+  int n_anchors;                /* N: the row stride */
+  int row0;                     /* the first payload row: 5 (pose), 4 + C
+                                 * (seg) */
+  int n_keypoints, keypoint_dims;       /* pose: K, D */
+  const cnms_tensor *protos;    /* seg: [M, Hp, Wp] */
+  int n_coeffs, proto_h, proto_w;       /* seg: M, Hp, Wp */
+  int model_w, model_h;
+  cnms_map map;
+  const cnms_mask *masks;       /* seg: one per kept record, rectangles and
+                                 * offsets filled by the front end */
+  size_t mask_bytes;            /* seg: all masks' bytes */
+} cnms_heads_args;
+
 /* A backend implements these. ctx.c validates every argument first, so a
  * backend sees only well-formed input: shape already resolved, params in
  * range, n > 0. A failing create releases what it made itself; destroy is
@@ -119,6 +153,12 @@ typedef struct cnms_backend_ops {
   void (*test_option) (cnms_backend_ctx *ctx, int option, int value);
   /* cnms_ctx_set_cuda_stream; NULL when the backend has no streams. */
   cnms_status (*set_stream) (cnms_backend_ctx *ctx, void *stream);
+  /* The heads of the kept records dets[0 .. n) (n >= 0) of a detect that
+   * has just returned them: pose sets ctx->keypoints (3 K floats per
+   * record), seg ctx->mask_data (h->mask_bytes bytes, at least 1). NULL
+   * when the backend has no heads. */
+  cnms_status (*heads) (cnms_backend_ctx *ctx, const cnms_heads_args *h,
+      const cnms_det *dets, int n);
 } cnms_backend_ops;
 
 extern const cnms_backend_ops cnms_cpu_ops;

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "cnms_internal.h"
+#include "cnms_heads.h"
 
 /* A context: the backend it runs on, and the state that backend fills. */
 struct cnms_ctx {
@@ -24,6 +25,9 @@ struct cnms_ctx {
   size_t cap_slots;
   cnms_det *capped;
   size_t capped_cap;
+  /* the masks' table of the last seg detect (grow-only) */
+  cnms_mask *masks;
+  size_t masks_cap;
 };
 
 void
@@ -164,6 +168,20 @@ layout_fits (cnms_layout l, int64_t a, int64_t b, cnms_shape *out)
       out->n_anchors = (int) a;
       out->n_classes = (int) (b - 5);
       break;
+    case CNMS_LAYOUT_YOLOV8_POSE:
+      /* cx cy w h, the score, at least one keypoint of at least x y */
+      if (a < 7)
+        return 0;
+      out->n_anchors = (int) b;
+      out->n_classes = 1;
+      break;
+    case CNMS_LAYOUT_YOLOV8_SEG:
+      /* cx cy w h, at least one class and one coefficient */
+      if (a < 6)
+        return 0;
+      out->n_anchors = (int) b;
+      out->n_classes = (int) (a - 4);
+      break;
     default:
       return 0;
   }
@@ -273,6 +291,145 @@ cnms_tensor_shape (const cnms_tensor *t, cnms_layout requested,
 }
 
 cnms_status
+cnms_pose_shape (const cnms_tensor *t, int keypoint_dims, cnms_shape *out,
+    int *n_keypoints, char *msg, size_t msg_size)
+{
+  cnms_shape s;
+  cnms_status st;
+  int64_t rows;
+  int d = keypoint_dims == 0 ? 3 : keypoint_dims;
+  char dims[160];
+
+  if (d != 2 && d != 3) {
+    set_msg (msg, msg_size, "keypoint dims %d: must be 2 or 3 (0: 3)",
+        keypoint_dims);
+    return CNMS_ERR_INVALID_ARG;
+  }
+  st = cnms_tensor_shape (t, CNMS_LAYOUT_YOLOV8_POSE, &s, msg, msg_size);
+  if (st != CNMS_OK)
+    return st;
+  rows = t->dims[t->n_dims - 2];
+  if ((rows - 5) % d != 0) {
+    set_msg (msg, msg_size, "a %s yolov8-pose tensor: its %lld keypoint "
+        "rows (after cx cy w h score) are not a multiple of %d values a "
+        "keypoint (keypoint-dims)", dims_text (t, dims, sizeof dims),
+        (long long) (rows - 5), d);
+    return CNMS_ERR_BAD_TENSOR;
+  }
+  if (out != NULL)
+    *out = s;
+  if (n_keypoints != NULL)
+    *n_keypoints = (int) ((rows - 5) / d);
+  return CNMS_OK;
+}
+
+cnms_status
+cnms_seg_shape (const cnms_tensor *dets, const cnms_tensor *protos,
+    cnms_shape *out, int *n_coeffs, int *proto_height, int *proto_width,
+    char *msg, size_t msg_size)
+{
+  cnms_shape s;
+  cnms_status st;
+  int64_t rows, m, hp, wp;
+  uint64_t count;
+  size_t esize;
+  int i, lead;
+  char dd[160], pd[160];
+
+  if (protos == NULL) {
+    set_msg (msg, msg_size, "yolov8-seg: the prototypes are missing "
+        "(protos is NULL)");
+    return CNMS_ERR_INVALID_ARG;
+  }
+  st = cnms_tensor_shape (dets, CNMS_LAYOUT_YOLOV8_SEG, &s, msg, msg_size);
+  if (st != CNMS_OK)
+    return st;
+  dims_text (dets, dd, sizeof dd);
+  dims_text (protos, pd, sizeof pd);
+  if (protos->dtype != dets->dtype) {
+    set_msg (msg, msg_size, "yolov8-seg: the prototypes are %s, the "
+        "detections %s (one dtype for both)",
+        protos->dtype == CNMS_DTYPE_FLOAT16 ? "float16" :
+        protos->dtype == CNMS_DTYPE_FLOAT32 ? "float32" : "of no known dtype",
+        dets->dtype == CNMS_DTYPE_FLOAT16 ? "float16" : "float32");
+    return CNMS_ERR_BAD_TENSOR;
+  }
+  if (protos->n_dims != 3 && protos->n_dims != 4) {
+    set_msg (msg, msg_size, "yolov8-seg: prototypes %s have %d dims, "
+        "expected [1, M, Hp, Wp] or [M, Hp, Wp]", pd, protos->n_dims);
+    return CNMS_ERR_BAD_TENSOR;
+  }
+  lead = protos->n_dims - 3;
+  if (lead == 1 && protos->dims[0] != 1) {
+    set_msg (msg, msg_size, "yolov8-seg: prototypes %s have batch %lld, "
+        "expected 1", pd, (long long) protos->dims[0]);
+    return CNMS_ERR_BAD_TENSOR;
+  }
+  m = protos->dims[lead];
+  hp = protos->dims[lead + 1];
+  wp = protos->dims[lead + 2];
+  for (i = lead; i < protos->n_dims; i++)
+    if (protos->dims[i] < 1 || (i > lead && protos->dims[i] > CNMS_SIZE_MAX)
+        || protos->dims[i] > INT32_MAX) {
+      set_msg (msg, msg_size, "yolov8-seg: prototypes %s: dim %d is %lld, "
+          "must be in 1 .. %d", pd, i, (long long) protos->dims[i],
+          i > lead ? CNMS_SIZE_MAX : INT32_MAX);
+      return CNMS_ERR_BAD_TENSOR;
+    }
+  count = (uint64_t) m * (uint64_t) hp * (uint64_t) wp;
+  if (count >= ((uint64_t) 1 << 31)) {
+    set_msg (msg, msg_size, "yolov8-seg: prototypes %s are too large "
+        "(2^31 values or more)", pd);
+    return CNMS_ERR_BAD_TENSOR;
+  }
+  rows = dets->dims[dets->n_dims - 2];
+  if (rows - 4 - m < 1) {
+    set_msg (msg, msg_size, "yolov8-seg: detections %s have %lld rows, "
+        "too few for cx cy w h, a class and the %lld coefficients of "
+        "prototypes %s (wrong M?)", dd, (long long) rows, (long long) m, pd);
+    return CNMS_ERR_BAD_TENSOR;
+  }
+  esize = cnms_dtype_size (protos->dtype);
+  if (protos->size != count * esize) {
+    set_msg (msg, msg_size, "yolov8-seg: prototypes %s are %zu bytes, "
+        "%llu expected", pd, protos->size,
+        (unsigned long long) (count * esize));
+    return CNMS_ERR_BAD_TENSOR;
+  }
+  if (protos->data == NULL) {
+    set_msg (msg, msg_size, "yolov8-seg: the prototypes' data pointer is "
+        "NULL");
+    return CNMS_ERR_BAD_TENSOR;
+  }
+  s.n_classes = (int) (rows - 4 - m);
+  if (out != NULL)
+    *out = s;
+  if (n_coeffs != NULL)
+    *n_coeffs = (int) m;
+  if (proto_height != NULL)
+    *proto_height = (int) hp;
+  if (proto_width != NULL)
+    *proto_width = (int) wp;
+  set_msg (msg, msg_size, "%s", "");
+  return CNMS_OK;
+}
+
+/* What a call leaves behind for the accessors (lane points, keypoints,
+ * masks): nothing, until a call of their kind succeeds. */
+static void
+clear_outputs (cnms_ctx *ctx)
+{
+  ctx->b.lane_points = NULL;
+  ctx->b.lane_rows = 0;
+  ctx->b.keypoints = NULL;
+  ctx->b.keypoints_k = 0;
+  ctx->b.keypoints_d = 0;
+  ctx->b.masks = NULL;
+  ctx->b.mask_data = NULL;
+  ctx->b.n_masks = 0;
+}
+
+cnms_status
 cnms_ctx_new (cnms_backend backend, int device_id, cnms_ctx **out)
 {
   cnms_ctx *ctx;
@@ -318,6 +475,7 @@ cnms_ctx_free (cnms_ctx *ctx)
   free (ctx->cap_ids);
   free (ctx->cap_counts);
   free (ctx->capped);
+  free (ctx->masks);
   free (ctx);
 }
 
@@ -567,11 +725,13 @@ cnms_map_centre_box (const cnms_params *p, float cx, float cy, float w,
   return cnms_map_cxcywh (&map, cx, cy, w, h, out);
 }
 
-cnms_status
-cnms_detect (cnms_ctx *ctx, const cnms_tensor *t, const cnms_layout layout,
+/* Decode + NMS of t, whose shape is resolved (a yolov8 prefix for the
+ * heads' layouts), and the caps: the common part of cnms_detect and the
+ * heads' calls. On failure clears what it reported. */
+static cnms_status
+run_detect (cnms_ctx *ctx, const cnms_tensor *t, const cnms_shape *shape,
     const cnms_params *p, const cnms_det **dets, int *n_dets)
 {
-  cnms_shape shape;
   cnms_map map;
   cnms_status st;
   cnms_class_rules rules;
@@ -579,38 +739,11 @@ cnms_detect (cnms_ctx *ctx, const cnms_tensor *t, const cnms_layout layout,
   const cnms_params *bp = p;
   int caps = 0;
 
-  if (ctx == NULL)
-    return CNMS_ERR_INVALID_ARG;
-  ctx->b.error[0] = '\0';
-  ctx->b.lane_points = NULL;
-  ctx->b.lane_rows = 0;
-  memset (&ctx->b.report, 0, sizeof ctx->b.report);
-  if (t == NULL || p == NULL || dets == NULL || n_dets == NULL)
-    return cnms_fail (&ctx->b, CNMS_ERR_INVALID_ARG,
-        "cnms_detect: NULL argument");
-  *dets = NULL;
-  *n_dets = 0;
-  if (layout < CNMS_LAYOUT_AUTO || layout > CNMS_LAYOUT_LANEATT)
-    return cnms_fail (&ctx->b, CNMS_ERR_INVALID_ARG,
-        "unknown layout %d", (int) layout);
-  if (layout == CNMS_LAYOUT_LANEATT)
-    return cnms_fail (&ctx->b, CNMS_ERR_INVALID_ARG,
-        "layout laneatt takes cnms_detect_lanes");
-  st = check_params (ctx, p);
-  if (st != CNMS_OK)
-    return st;
-  if (t->on_device && ctx->backend != CNMS_BACKEND_CUDA)
-    return cnms_fail (&ctx->b, CNMS_ERR_INVALID_ARG,
-        "a device tensor needs the CUDA backend (context is %s)",
-        ctx->ops->name);
-  st = cnms_tensor_shape (t, layout, &shape, ctx->b.error, sizeof ctx->b.error);
-  if (st != CNMS_OK)
-    return st;
-  if (shape.n_anchors == 0) {
+  if (shape->n_anchors == 0) {
     /* an empty end2end result: nothing for a backend to do */
     static const cnms_det none[1];
 
-    ctx->b.report.shape = shape;
+    ctx->b.report.shape = *shape;
     *dets = none;
     return CNMS_OK;
   }
@@ -627,7 +760,7 @@ cnms_detect (cnms_ctx *ctx, const cnms_tensor *t, const cnms_layout layout,
     uncapped.max_detections = p->max_candidates;
     bp = &uncapped;
   }
-  st = ctx->ops->detect (&ctx->b, t, &shape, bp, &map, &rules, dets, n_dets);
+  st = ctx->ops->detect (&ctx->b, t, shape, bp, &map, &rules, dets, n_dets);
   if (st == CNMS_OK && caps)
     st = apply_caps (ctx, p, *dets, *n_dets, dets, n_dets);
   if (st != CNMS_OK) {
@@ -636,12 +769,273 @@ cnms_detect (cnms_ctx *ctx, const cnms_tensor *t, const cnms_layout layout,
     *n_dets = 0;
     return st;
   }
-  ctx->b.report.shape = shape;
+  ctx->b.report.shape = *shape;
   ctx->b.report.candidates_dropped =
       ctx->b.report.candidates > p->max_candidates ?
       ctx->b.report.candidates - p->max_candidates : 0;
   ctx->b.report.kept = *n_dets;
   return CNMS_OK;
+}
+
+/* The first rows rows of a [1, a, N] / [a, N] tensor t (strided by N):
+ * a yolov8 tensor [1, rows, N] of its own, at the same address. */
+static void
+row_prefix (const cnms_tensor *t, int rows, int n_classes, cnms_tensor *sub,
+    cnms_shape *shape)
+{
+  *sub = *t;
+  sub->dims[sub->n_dims - 2] = rows;
+  sub->size = (size_t) rows * (size_t) t->dims[t->n_dims - 1]
+      * cnms_dtype_size (t->dtype);
+  shape->layout = CNMS_LAYOUT_YOLOV8;
+  shape->n_anchors = (int) t->dims[t->n_dims - 1];
+  shape->n_classes = n_classes;
+}
+
+/* The common checks of a detect call: params, and that a device tensor
+ * comes to a CUDA context. */
+static cnms_status
+check_call (cnms_ctx *ctx, const cnms_params *p, const cnms_tensor *t)
+{
+  cnms_status st = check_params (ctx, p);
+
+  if (st != CNMS_OK)
+    return st;
+  if (t != NULL && t->on_device && ctx->backend != CNMS_BACKEND_CUDA)
+    return cnms_fail (&ctx->b, CNMS_ERR_INVALID_ARG,
+        "a device tensor needs the CUDA backend (context is %s)",
+        ctx->ops->name);
+  return CNMS_OK;
+}
+
+/* The heads of the kept records; on failure the call fails whole. */
+static cnms_status
+run_heads (cnms_ctx *ctx, cnms_heads_args *h, const cnms_params *p,
+    const cnms_det **dets, int *n_dets)
+{
+  cnms_status st;
+
+  if (ctx->ops->heads == NULL)
+    st = cnms_fail (&ctx->b, CNMS_ERR_UNSUPPORTED,
+        "the %s backend has no %s heads", ctx->ops->name,
+        h->kind == CNMS_HEAD_POSE ? "pose" : "segmentation");
+  else {
+    h->model_w = p->model_width;
+    h->model_h = p->model_height;
+    cnms_map_init (&h->map, p->model_width, p->model_height, p->frame_width,
+        p->frame_height, p->letterbox);
+    st = ctx->ops->heads (&ctx->b, h, *dets, *n_dets);
+  }
+  if (st != CNMS_OK) {
+    memset (&ctx->b.report, 0, sizeof ctx->b.report);
+    clear_outputs (ctx);
+    *dets = NULL;
+    *n_dets = 0;
+  }
+  return st;
+}
+
+static int
+pose_dims (int keypoint_dims)
+{
+  return keypoint_dims == 0 ? 3 : keypoint_dims;
+}
+
+cnms_status
+cnms_detect (cnms_ctx *ctx, const cnms_tensor *t, const cnms_layout layout,
+    const cnms_params *p, const cnms_det **dets, int *n_dets)
+{
+  cnms_shape shape, sub_shape;
+  cnms_tensor sub;
+  cnms_heads_args h;
+  cnms_status st;
+  int k = 0;
+
+  if (ctx == NULL)
+    return CNMS_ERR_INVALID_ARG;
+  ctx->b.error[0] = '\0';
+  clear_outputs (ctx);
+  memset (&ctx->b.report, 0, sizeof ctx->b.report);
+  if (t == NULL || p == NULL || dets == NULL || n_dets == NULL)
+    return cnms_fail (&ctx->b, CNMS_ERR_INVALID_ARG,
+        "cnms_detect: NULL argument");
+  *dets = NULL;
+  *n_dets = 0;
+  if (layout < CNMS_LAYOUT_AUTO || layout > CNMS_LAYOUT_YOLOV8_SEG)
+    return cnms_fail (&ctx->b, CNMS_ERR_INVALID_ARG,
+        "unknown layout %d", (int) layout);
+  if (layout == CNMS_LAYOUT_LANEATT)
+    return cnms_fail (&ctx->b, CNMS_ERR_INVALID_ARG,
+        "layout laneatt takes cnms_detect_lanes");
+  if (layout == CNMS_LAYOUT_YOLOV8_SEG)
+    return cnms_fail (&ctx->b, CNMS_ERR_INVALID_ARG,
+        "layout yolov8-seg takes cnms_detect_seg (with its prototypes)");
+  st = check_call (ctx, p, t);
+  if (st != CNMS_OK)
+    return st;
+  if (layout != CNMS_LAYOUT_YOLOV8_POSE) {
+    st = cnms_tensor_shape (t, layout, &shape, ctx->b.error,
+        sizeof ctx->b.error);
+    if (st != CNMS_OK)
+      return st;
+    return run_detect (ctx, t, &shape, p, dets, n_dets);
+  }
+
+  if (p->keypoint_dims != 0 && p->keypoint_dims != 2
+      && p->keypoint_dims != 3)
+    return cnms_fail (&ctx->b, CNMS_ERR_INVALID_ARG,
+        "keypoint-dims %d must be 2 or 3 (0: 3)", p->keypoint_dims);
+  st = cnms_pose_shape (t, p->keypoint_dims, &shape, &k, ctx->b.error,
+      sizeof ctx->b.error);
+  if (st != CNMS_OK)
+    return st;
+  row_prefix (t, 5, 1, &sub, &sub_shape);
+  st = run_detect (ctx, &sub, &sub_shape, p, dets, n_dets);
+  if (st != CNMS_OK)
+    return st;
+  ctx->b.report.shape = shape;
+  memset (&h, 0, sizeof h);
+  h.kind = CNMS_HEAD_POSE;
+  h.t = t;
+  h.n_anchors = shape.n_anchors;
+  h.row0 = 5;
+  h.n_keypoints = k;
+  h.keypoint_dims = pose_dims (p->keypoint_dims);
+  st = run_heads (ctx, &h, p, dets, n_dets);
+  if (st == CNMS_OK && ctx->b.keypoints == NULL)
+    st = cnms_fail (&ctx->b, CNMS_ERR_UNSUPPORTED,
+        "the %s backend returned no keypoints", ctx->ops->name);
+  if (st == CNMS_OK) {
+    ctx->b.keypoints_k = k;
+    ctx->b.keypoints_d = h.keypoint_dims;
+  }
+  return st;
+}
+
+const float *
+cnms_ctx_keypoints (const cnms_ctx *ctx, int *n_keypoints, int *n_dims)
+{
+  const float *kp = ctx != NULL ? ctx->b.keypoints : NULL;
+
+  if (n_keypoints != NULL)
+    *n_keypoints = kp != NULL ? ctx->b.keypoints_k : 0;
+  if (n_dims != NULL)
+    *n_dims = kp != NULL ? ctx->b.keypoints_d : 0;
+  return kp;
+}
+
+/* The masks' table of n records: each record's pixel rectangle
+ * (cnms_mask) and offset; CNMS_ERR_NO_MEMORY past CNMS_MASK_BYTES_MAX. */
+static cnms_status
+mask_table (cnms_ctx *ctx, const cnms_det *dets, int n, size_t *bytes)
+{
+  size_t total = 0;
+  int i;
+
+  if ((size_t) n + 1 > ctx->masks_cap) {
+    cnms_mask *m = realloc (ctx->masks, ((size_t) n + 1) * sizeof *m);
+
+    if (m == NULL)
+      return cnms_fail (&ctx->b, CNMS_ERR_NO_MEMORY,
+          "cannot allocate the table of %d masks", n);
+    ctx->masks = m;
+    ctx->masks_cap = (size_t) n + 1;
+    ctx->b.alloc_count++;
+  }
+  for (i = 0; i < n; i++) {
+    cnms_mask *m = &ctx->masks[i];
+
+    cnms_mask_rect (dets[i].x1, dets[i].y1, dets[i].x2, dets[i].y2,
+        &m->x, &m->y, &m->width, &m->height);
+    m->offset = total;
+    total += (size_t) m->width * (size_t) m->height;
+    if (total > CNMS_MASK_BYTES_MAX)
+      return cnms_fail (&ctx->b, CNMS_ERR_NO_MEMORY,
+          "the masks of %d records take more than %zu bytes", n,
+          CNMS_MASK_BYTES_MAX);
+  }
+  *bytes = total;
+  return CNMS_OK;
+}
+
+cnms_status
+cnms_detect_seg (cnms_ctx *ctx, const cnms_tensor *dets,
+    const cnms_tensor *protos, const cnms_params *p, const cnms_det **out,
+    int *n_out)
+{
+  cnms_shape shape, sub_shape;
+  cnms_tensor sub;
+  cnms_heads_args h;
+  cnms_status st;
+  int m = 0, hp = 0, wp = 0;
+  size_t bytes = 0;
+
+  if (ctx == NULL)
+    return CNMS_ERR_INVALID_ARG;
+  ctx->b.error[0] = '\0';
+  clear_outputs (ctx);
+  memset (&ctx->b.report, 0, sizeof ctx->b.report);
+  if (dets == NULL || p == NULL || out == NULL || n_out == NULL)
+    return cnms_fail (&ctx->b, CNMS_ERR_INVALID_ARG,
+        "cnms_detect_seg: NULL argument");
+  *out = NULL;
+  *n_out = 0;
+  if (protos == NULL)
+    return cnms_fail (&ctx->b, CNMS_ERR_INVALID_ARG,
+        "cnms_detect_seg: the prototypes are missing (protos is NULL)");
+  st = check_call (ctx, p, dets);
+  if (st == CNMS_OK)
+    st = check_call (ctx, p, protos);
+  if (st != CNMS_OK)
+    return st;
+  st = cnms_seg_shape (dets, protos, &shape, &m, &hp, &wp, ctx->b.error,
+      sizeof ctx->b.error);
+  if (st != CNMS_OK)
+    return st;
+  row_prefix (dets, 4 + shape.n_classes, shape.n_classes, &sub, &sub_shape);
+  st = run_detect (ctx, &sub, &sub_shape, p, out, n_out);
+  if (st != CNMS_OK)
+    return st;
+  ctx->b.report.shape = shape;
+  st = mask_table (ctx, *out, *n_out, &bytes);
+  if (st != CNMS_OK) {
+    memset (&ctx->b.report, 0, sizeof ctx->b.report);
+    *out = NULL;
+    *n_out = 0;
+    return st;
+  }
+  memset (&h, 0, sizeof h);
+  h.kind = CNMS_HEAD_SEG;
+  h.t = dets;
+  h.n_anchors = shape.n_anchors;
+  h.row0 = 4 + shape.n_classes;
+  h.protos = protos;
+  h.n_coeffs = m;
+  h.proto_h = hp;
+  h.proto_w = wp;
+  h.masks = ctx->masks;
+  h.mask_bytes = bytes;
+  st = run_heads (ctx, &h, p, out, n_out);
+  if (st == CNMS_OK && ctx->b.mask_data == NULL)
+    st = cnms_fail (&ctx->b, CNMS_ERR_UNSUPPORTED,
+        "the %s backend returned no masks", ctx->ops->name);
+  if (st == CNMS_OK) {
+    ctx->b.masks = ctx->masks;
+    ctx->b.n_masks = *n_out;
+  }
+  return st;
+}
+
+const cnms_mask *
+cnms_ctx_masks (const cnms_ctx *ctx, const uint8_t **data, int *n)
+{
+  const cnms_mask *m = ctx != NULL ? ctx->b.masks : NULL;
+
+  if (data != NULL)
+    *data = m != NULL ? ctx->b.mask_data : NULL;
+  if (n != NULL)
+    *n = m != NULL ? ctx->b.n_masks : 0;
+  return m;
 }
 
 /* cnms_nms and cnms_nms_rotated: the checks, then the backend. */
@@ -653,8 +1047,7 @@ plain_nms (cnms_ctx *ctx, int geom, const char *fn, const float *boxes,
   if (ctx == NULL)
     return CNMS_ERR_INVALID_ARG;
   ctx->b.error[0] = '\0';
-  ctx->b.lane_points = NULL;
-  ctx->b.lane_rows = 0;
+  clear_outputs (ctx);
   if (n_keep == NULL)
     return cnms_fail (&ctx->b, CNMS_ERR_INVALID_ARG,
         "%s: n_keep is NULL", fn);
@@ -698,8 +1091,7 @@ cnms_detect_lanes (cnms_ctx *ctx, const cnms_tensor *t, const cnms_params *p,
   if (ctx == NULL)
     return CNMS_ERR_INVALID_ARG;
   ctx->b.error[0] = '\0';
-  ctx->b.lane_points = NULL;
-  ctx->b.lane_rows = 0;
+  clear_outputs (ctx);
   memset (&ctx->b.report, 0, sizeof ctx->b.report);
   if (t == NULL || p == NULL || dets == NULL || n_dets == NULL)
     return cnms_fail (&ctx->b, CNMS_ERR_INVALID_ARG,
@@ -725,8 +1117,7 @@ cnms_detect_lanes (cnms_ctx *ctx, const cnms_tensor *t, const cnms_params *p,
       n_dets);
   if (st != CNMS_OK) {
     memset (&ctx->b.report, 0, sizeof ctx->b.report);
-    ctx->b.lane_points = NULL;
-    ctx->b.lane_rows = 0;
+    clear_outputs (ctx);
     *dets = NULL;
     *n_dets = 0;
     return st;
@@ -757,8 +1148,7 @@ cnms_nms_lanes (cnms_ctx *ctx, const float *proposals, int n_offsets,
   if (ctx == NULL)
     return CNMS_ERR_INVALID_ARG;
   ctx->b.error[0] = '\0';
-  ctx->b.lane_points = NULL;
-  ctx->b.lane_rows = 0;
+  clear_outputs (ctx);
   if (n_keep == NULL)
     return cnms_fail (&ctx->b, CNMS_ERR_INVALID_ARG,
         "cnms_nms_lanes: n_keep is NULL");
@@ -905,6 +1295,10 @@ cnms_layout_name (cnms_layout l)
       return "yolov8-obb";
     case CNMS_LAYOUT_LANEATT:
       return "laneatt";
+    case CNMS_LAYOUT_YOLOV8_POSE:
+      return "yolov8-pose";
+    case CNMS_LAYOUT_YOLOV8_SEG:
+      return "yolov8-seg";
     default:
       return "unknown";
   }

@@ -40,10 +40,20 @@ typedef enum {
   CNMS_LAYOUT_END2END,    /* [1, K, 6]:   x1 y1 x2 y2 score class         */
   CNMS_LAYOUT_YOLOV8_OBB, /* [1, 4+C+1, N]: cx cy w h cls... angle (strided
                            * by N): oriented boxes, never chosen by AUTO */
-  CNMS_LAYOUT_LANEATT     /* [1, N, 5+S]: 2 logits, start_y, start_x,
+  CNMS_LAYOUT_LANEATT,    /* [1, N, 5+S]: 2 logits, start_y, start_x,
                            * length, S x offsets: LaneATT's lane
                            * proposals (cnms_detect_lanes), never chosen by
                            * AUTO */
+  CNMS_LAYOUT_YOLOV8_POSE,  /* [1, 4+1+K*D, N]: cx cy w h, the person
+                             * score, K keypoints of D values (x y, and a
+                             * visibility score when D = 3), strided by N:
+                             * one class, keypoints
+                             * (cnms_ctx_keypoints); never chosen by AUTO */
+  CNMS_LAYOUT_YOLOV8_SEG    /* [1, 4+C+M, N]: cx cy w h, C class scores,
+                             * M mask coefficients (strided by N), with
+                             * prototypes [1, M, Hp, Wp]: instance masks
+                             * (cnms_detect_seg, cnms_ctx_masks); never
+                             * chosen by AUTO */
 } cnms_layout;
 
 typedef enum {
@@ -106,6 +116,10 @@ typedef struct {
   int max_detections_per_class; /* the cap of every class without one of its
                                  * own (cnms_class_params.max_detections);
                                  * 0: none */
+  int keypoint_dims;            /* yolov8-pose: values per keypoint, 2 (x y)
+                                 * or 3 (x y visibility); 0: 3 (COCO's
+                                 * YOLOv8/YOLO11 pose models). Other layouts
+                                 * ignore it. */
 } cnms_params;
 
 /* The most per-class entries a call takes: a class id is below 2^24. */
@@ -194,13 +208,37 @@ void cnms_obb_hull (const cnms_det *d, int frame_width, int frame_height,
  *   a >= 5 and b > a              -> yolov8   [N = b, C = a - 4]
  * (a one-class yolov5 tensor [1, N, 6] therefore needs layout=yolov5)
  *   anything else                 -> CNMS_ERR_BAD_TENSOR
- * A forced layout only checks that the dims fit it. Every dim must be
+ * A forced layout only checks that the dims fit it: yolov8-pose [1, a, N]
+ * needs a >= 7 (n_classes 1; cnms_pose_shape checks the keypoints),
+ * yolov8-seg [1, a, N] needs a >= 6 (n_classes a - 4: the classes and the
+ * coefficients together, which only the prototypes tell apart;
+ * cnms_seg_shape splits them). Every dim must be
  * > 0, except K = 0 of an end2end [1, 0, 6] (a valid empty result: data
  * may then be NULL, and cnms_detect returns no detection). t->size must be
  * exactly the tensor's bytes: short or long is CNMS_ERR_BAD_TENSOR. On
  * failure writes a one-line reason into msg (if msg != NULL). */
 cnms_status cnms_tensor_shape (const cnms_tensor *t, cnms_layout requested,
     cnms_shape *out, char *msg, size_t msg_size);
+
+/* Pose (docs/contracts.md, "Keypoints"): checks a yolov8-pose tensor
+ * [1, 5+K*D, N] (or [5+K*D, N]) for keypoint_dims D (2 or 3; 0: 3):
+ * the cnms_tensor_shape checks, then K = (rows - 5) / D >= 1 exactly
+ * (CNMS_ERR_BAD_TENSOR when D does not divide rows - 5). Fills *out (layout
+ * yolov8-pose, N, n_classes 1) and *n_keypoints (K). */
+cnms_status cnms_pose_shape (const cnms_tensor *t, int keypoint_dims,
+    cnms_shape *out, int *n_keypoints, char *msg, size_t msg_size);
+
+/* Segmentation (docs/contracts.md, "Segmentation masks"): checks a
+ * yolov8-seg detection tensor dets [1, 4+C+M, N] (or [4+C+M, N]) with its
+ * prototypes protos [1, M, Hp, Wp] (or [M, Hp, Wp]): both of one dtype,
+ * each of exactly its dims' bytes, M >= 1, C = rows - 4 - M >= 1, Hp and
+ * Wp >= 1 (at most CNMS_SIZE_MAX), M * Hp * Wp below 2^31. Fills *out
+ * (layout yolov8-seg, N, C) and, when not NULL, *n_coeffs (M),
+ * *proto_height (Hp) and *proto_width (Wp). protos NULL is
+ * CNMS_ERR_INVALID_ARG ("prototypes missing"). */
+cnms_status cnms_seg_shape (const cnms_tensor *dets, const cnms_tensor *protos,
+    cnms_shape *out, int *n_coeffs, int *proto_height, int *proto_width,
+    char *msg, size_t msg_size);
 
 typedef struct cnms_ctx cnms_ctx;
 
@@ -236,10 +274,61 @@ typedef struct {
 const cnms_report *cnms_ctx_report (const cnms_ctx *ctx);
 
 /* Decode + NMS. On success *dets points at *n_dets records in kept order
- * (score desc, anchor asc), owned by ctx and valid until the next call. */
+ * (score desc, anchor asc), owned by ctx and valid until the next call.
+ * CNMS_LAYOUT_YOLOV8_POSE: the first five rows are decoded and suppressed
+ * exactly as a one-class yolov8 tensor, then the kept records' keypoints
+ * are gathered (cnms_ctx_keypoints); D is p->keypoint_dims.
+ * CNMS_LAYOUT_YOLOV8_SEG and CNMS_LAYOUT_LANEATT take their own calls
+ * (cnms_detect_seg, cnms_detect_lanes): CNMS_ERR_INVALID_ARG here. */
 cnms_status cnms_detect (cnms_ctx *ctx, const cnms_tensor *t,
     const cnms_layout layout, const cnms_params *p,
     const cnms_det **dets, int *n_dets);
+
+/* The keypoints of the records of the last cnms_detect of a yolov8-pose
+ * tensor, valid as its records: kept record k (in kept order), keypoint j
+ * (0 .. K-1) at kp[3 (k K + j) + 0, 1, 2] = x, y in frame pixels (mapped
+ * as the box's centre: (v - pad) / gain, letterbox or stretch, not
+ * clipped) and its visibility score as the tensor holds it (NaN when
+ * D = 2). *n_keypoints receives K, *n_dims D (either may be NULL). NULL
+ * (and 0, 0) after any other call. */
+const float *cnms_ctx_keypoints (const cnms_ctx *ctx, int *n_keypoints,
+    int *n_dims);
+
+/* An instance mask (cnms_ctx_masks): the frame-pixel rectangle x .. x +
+ * width - 1, y .. y + height - 1 (the pixels X, Y with x1 <= X < x2 and
+ * y1 <= Y < y2 of its record's box: x = ceil (x1), width = ceil (x2) - x,
+ * likewise y; width or height may be 0), and where its width * height
+ * bytes (row-major, each 0 or 1) lie in the masks' data. */
+typedef struct {
+  int x, y, width, height;
+  size_t offset;
+} cnms_mask;
+
+/* The most bytes the masks of one cnms_detect_seg may take (1 GiB): more
+ * is CNMS_ERR_NO_MEMORY, before any is allocated. */
+#define CNMS_MASK_BYTES_MAX ((size_t) 1 << 30)
+
+/* Decode + NMS of a yolov8-seg tensor and the masks of its kept records
+ * (docs/contracts.md, "Segmentation masks"). dets [1, 4+C+M, N] and protos
+ * [1, M, Hp, Wp] as cnms_seg_shape checks them; the first 4+C rows are
+ * decoded and suppressed exactly as a yolov8 tensor of C classes. Each
+ * kept record's mask: its coefficients' dot product with the prototypes
+ * (a logit per prototype pixel, m ascending, no FMA), sampled bilinearly
+ * (align_corners=False, edge clamped) at each frame pixel of its box
+ * mapped back to the model input (letterbox or stretch undone), set where
+ * that logit is > 0. Either tensor may be a device tensor on the CUDA
+ * backend (each its own on_device). Results as cnms_detect; the masks by
+ * cnms_ctx_masks. */
+cnms_status cnms_detect_seg (cnms_ctx *ctx, const cnms_tensor *dets,
+    const cnms_tensor *protos, const cnms_params *p, const cnms_det **out,
+    int *n_out);
+
+/* The masks of the last cnms_detect_seg, valid as its records: masks[k]
+ * for kept record k; *data receives the bytes (mask k's at
+ * *data + masks[k].offset), *n the number of masks (= records). NULL (and
+ * *data NULL, *n 0) after any other call. */
+const cnms_mask *cnms_ctx_masks (const cnms_ctx *ctx, const uint8_t **data,
+    int *n);
 
 /* Plain torchvision-compatible NMS on host arrays.
  * boxes: [n][4] x1 y1 x2 y2; scores: [n]; classes: [n] or NULL.
