@@ -101,4 +101,25 @@ CNMS_HD float cnms_mask_bilinear (float v00, float v01, float v10, float v11,
           cnms_fadd (cnms_fmul (wx0, v10), cnms_fmul (wx1, v11))));
 }
 
+/* Element i of a float32 or float16 tensor, as a float (exact). */
+CNMS_HD float cnms_tensor_value (const void *data, int f16, size_t i)
+{
+  return f16 ? cnms_half_to_float (((const uint16_t *) data)[i])
+      : ((const float *) data)[i];
+}
+
+/* Keypoint j of anchor a of a yolov8-pose tensor [5 + K D, N] (data
+ * row-major, strided by N; d = D) into out[3]: x, y mapped to the frame
+ * (cnms_map_keypoint) and the visibility score as it is (NaN for D = 2). */
+CNMS_HD void cnms_pose_keypoint (const void *data, int f16, size_t n,
+    int d, int j, size_t a, const cnms_map *m, float *out)
+{
+  const size_t r = 5 + (size_t) j * (size_t) d;
+
+  cnms_map_keypoint (m, cnms_tensor_value (data, f16, r * n + a),
+      cnms_tensor_value (data, f16, (r + 1) * n + a), &out[0], &out[1]);
+  out[2] = d == 3 ? cnms_tensor_value (data, f16, (r + 2) * n + a)
+      : cnms_bits_float (0x7fc00000u);
+}
+
 #endif /* CNMS_HEADS_H */

@@ -22,6 +22,7 @@ typedef struct {
   cnms_buf out;                 /* kept records of cnms_detect */
   cnms_buf class_iou;           /* [n_classes] class-aware thresholds */
   cnms_lane_ws lanes;           /* cpu_lanes.c */
+  cnms_heads_ws heads;          /* cpu_heads.c */
   int no_avx;                   /* CNMS_TEST_CPU_NO_AVX */
 } cpu_state;
 
@@ -29,8 +30,8 @@ typedef struct {
     &(s)->keys, &(s)->perm, &(s)->tmp_keys, &(s)->tmp_perm, \
     &(s)->classes, &(s)->kept, CNMS_GREEDY_BUFS (&(s)->greedy), \
     &(s)->table_keys, &(s)->table_vals, &(s)->out, &(s)->class_iou, \
-    CNMS_LANE_BUFS (&(s)->lanes) }
-#define N_BUFS (14 + CNMS_GREEDY_N_BUFS + CNMS_LANE_N_BUFS)
+    CNMS_LANE_BUFS (&(s)->lanes), CNMS_HEADS_BUFS (&(s)->heads) }
+#define N_BUFS (14 + CNMS_GREEDY_N_BUFS + CNMS_LANE_N_BUFS + CNMS_HEADS_N_BUFS)
 
 static cnms_status
 cpu_create (cnms_backend_ctx *ctx, int device_id)
@@ -301,6 +302,15 @@ cpu_test_option (cnms_backend_ctx *ctx, int option, int value)
     s->no_avx = s->greedy.no_avx = value != 0;
 }
 
+static cnms_status
+cpu_heads (cnms_backend_ctx *ctx, const cnms_heads_args *h,
+    const cnms_det *dets, int n)
+{
+  cpu_state *s = ctx->priv;
+
+  return cnms_cpu_heads (ctx, &s->heads, h, dets, n);
+}
+
 const cnms_backend_ops cnms_cpu_ops = {
   "cpu",
   cpu_create,
@@ -311,4 +321,5 @@ const cnms_backend_ops cnms_cpu_ops = {
   cpu_nms_lanes,
   cpu_test_option,
   NULL,
+  cpu_heads,
 };

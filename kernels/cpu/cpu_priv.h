@@ -130,4 +130,22 @@ cnms_status cnms_cpu_nms_lanes (cnms_backend_ctx *ctx, cnms_lane_ws *lw,
     const float *scores, int n, float distance, int max_detections,
     int64_t *keep, int *n_keep);
 
+/* The buffers of the heads (cpu_heads.c); grow-only. */
+typedef struct {
+  cnms_buf keypoints;           /* [kept][K][3] */
+  cnms_buf mask_bytes;          /* every mask's bytes */
+  cnms_buf cols, rows;          /* a mask's samples per column and row */
+  cnms_buf coef;                /* a record's coefficients */
+  cnms_buf logits;              /* a record's window of logits */
+  cnms_buf protos;              /* float16 prototypes as floats */
+} cnms_heads_ws;
+
+#define CNMS_HEADS_BUFS(w) &(w)->keypoints, &(w)->mask_bytes, &(w)->cols, \
+    &(w)->rows, &(w)->coef, &(w)->logits, &(w)->protos
+#define CNMS_HEADS_N_BUFS 7
+
+/* The heads of the kept records (cnms_backend_ops.heads). */
+cnms_status cnms_cpu_heads (cnms_backend_ctx *ctx, cnms_heads_ws *w,
+    const cnms_heads_args *h, const cnms_det *dets, int n);
+
 #endif /* CNMS_CPU_PRIV_H */

@@ -1,5 +1,5 @@
 /* Minimal .npy reader/writer for cudanms-tool and the tests: format
- * versions 1.0-3.0, little-endian '<f4' '<f2' '<i4' '<i8', C order. */
+ * versions 1.0-3.0, little-endian '<f4' '<f2' '<i4' '<i8' and '|u1', C order. */
 #ifndef CNMS_NPY_H
 #define CNMS_NPY_H
 
@@ -13,7 +13,8 @@ typedef enum {
   CNMS_NPY_F4 = 0,
   CNMS_NPY_F2,
   CNMS_NPY_I4,
-  CNMS_NPY_I8
+  CNMS_NPY_I8,
+  CNMS_NPY_U1
 } cnms_npy_dtype;
 
 typedef struct {

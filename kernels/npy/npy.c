@@ -15,7 +15,9 @@
 /* A header this long is not a tensor description. */
 #define NPY_MAX_HEADER (1 << 20)
 
-static const char *const dtype_descr[] = { "<f4", "<f2", "<i4", "<i8" };
+static const char *const dtype_descr[] = {
+  "<f4", "<f2", "<i4", "<i8", "|u1"
+};
 
 size_t
 cnms_npy_dtype_size (cnms_npy_dtype dtype)
@@ -28,6 +30,8 @@ cnms_npy_dtype_size (cnms_npy_dtype dtype)
       return 2;
     case CNMS_NPY_I8:
       return 8;
+    case CNMS_NPY_U1:
+      return 1;
     default:
       return 0;
   }
@@ -45,6 +49,8 @@ cnms_npy_dtype_name (cnms_npy_dtype dtype)
       return "int32";
     case CNMS_NPY_I8:
       return "int64";
+    case CNMS_NPY_U1:
+      return "uint8";
     default:
       return "unknown";
   }
@@ -247,15 +253,15 @@ parse_header (const char *h, size_t hlen, cnms_npy *a, char *err,
   if (!have_shape)
     return fail (err, err_size, "npy header has no 'shape' tuple");
 
-  for (i = 0; i < 4; i++) {
+  for (i = 0; i < 5; i++) {
     if (strlen (dtype_descr[i]) == descr_len
         && memcmp (descr, dtype_descr[i], descr_len) == 0)
       break;
   }
-  if (i == 4) {
+  if (i == 5) {
     shown (descr, descr_len, name, 16);
     return fail (err, err_size, "unsupported npy dtype '%s' (expected "
-        "<f4, <f2, <i4 or <i8)", name);
+        "<f4, <f2, <i4, <i8 or |u1)", name);
   }
   if (fortran)
     return fail (err, err_size, "fortran-ordered npy arrays are not "

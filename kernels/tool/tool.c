@@ -28,7 +28,8 @@ static const char usage[] =
     "    P float32 [N,5+S] LaneATT lane proposals (S >= 2), D in model\n"
     "    pixels: lane NMS (cnms_nms_lanes).\n"
     "  cudanms-tool decode --tensor T.npy\n"
-    "      [--layout auto|yolov5|yolov8|end2end|yolov8-obb|laneatt]\n"
+    "      [--layout auto|yolov5|yolov8|end2end|yolov8-obb|laneatt|\n"
+    "                yolov8-pose|yolov8-seg]\n"
     "      --model-size WxH --frame-size WxH [--letterbox]\n"
     "      --score-threshold S --iou T [--class-agnostic]\n"
     "      [--max-detections K] [--max-candidates M] [--backend cpu|cuda]\n"
@@ -43,6 +44,14 @@ static const char usage[] =
     "    is given. --layout laneatt ([1,N,5+S]) takes --lane-distance D\n"
     "    instead of --iou and prints confidence, anchor, x y w h and the\n"
     "    lane's points.\n"
+    "    --layout yolov8-pose ([1,5+K*D,N]; [--keypoint-dims 2|3], default\n"
+    "    3) adds \"keypoints\": [[x, y, score], ...] (frame pixels; score\n"
+    "    null for D = 2). --layout yolov8-seg ([1,4+C+M,N]) takes\n"
+    "    --protos P.npy ([1,M,Hp,Wp], the tensor's dtype) and adds\n"
+    "    \"mask\": its rectangle x y w h (frame pixels), offset, the count\n"
+    "    of set pixels and their FNV-1a 64 hash (hex); --masks-out M.npy\n"
+    "    writes every mask's bytes (uint8 0/1, row-major) one after the\n"
+    "    other, mask k at its offset.\n"
     "  K and M are integers >= 1 in both commands. Per class (decode): a\n"
     "    score threshold, a class-aware IoU, a cap (0: none), keep only\n"
     "    or drop classes; W and H: the least box, in frame pixels.\n"
@@ -78,6 +87,7 @@ finish_stdout (void)
 
 typedef struct {
   const char *boxes, *scores, *classes, *out, *tensor;
+  const char *protos, *masks_out;
   const char *backend;
   cnms_layout layout;
   int have_iou, have_score, have_model, have_frame, have_max_det;
@@ -149,12 +159,12 @@ parse_layout (const char *s)
 {
   cnms_layout l;
 
-  for (l = CNMS_LAYOUT_AUTO; l <= CNMS_LAYOUT_LANEATT; l++) {
+  for (l = CNMS_LAYOUT_AUTO; l <= CNMS_LAYOUT_YOLOV8_SEG; l++) {
     if (strcmp (s, cnms_layout_name (l)) == 0)
       return l;
   }
-  die ("--layout: '%s' is not auto, yolov5, yolov8, end2end, yolov8-obb or "
-      "laneatt", s);
+  die ("--layout: '%s' is not auto, yolov5, yolov8, end2end, yolov8-obb, "
+      "laneatt, yolov8-pose or yolov8-seg", s);
 }
 
 static void
@@ -195,6 +205,14 @@ parse_args (int argc, char **argv, options *o)
       o->out = v;
     } else if (strcmp (a, "--tensor") == 0) {
       o->tensor = v;
+    } else if (strcmp (a, "--protos") == 0) {
+      o->protos = v;
+    } else if (strcmp (a, "--masks-out") == 0) {
+      o->masks_out = v;
+    } else if (strcmp (a, "--keypoint-dims") == 0) {
+      o->p.keypoint_dims = parse_int (a, v);
+      if (o->p.keypoint_dims != 2 && o->p.keypoint_dims != 3)
+        die ("--keypoint-dims: must be 2 or 3");
     } else if (strcmp (a, "--backend") == 0) {
       if (strcmp (v, "cpu") != 0 && strcmp (v, "cuda") != 0)
         die ("--backend: '%s' is not cpu or cuda", v);
@@ -551,6 +569,113 @@ print_lanes (const cnms_ctx *ctx, const cnms_det *dets, int n_dets)
   }
 }
 
+/* An .npy array (float32 or float16) as a host tensor. */
+static void
+npy_tensor (const char *path, const cnms_npy *a, cnms_tensor *t)
+{
+  int i;
+
+  if (a->dtype != CNMS_NPY_F4 && a->dtype != CNMS_NPY_F2)
+    die ("%s: tensor must be float32 or float16, got %s", path,
+        cnms_npy_dtype_name (a->dtype));
+  if (a->n_dims > CNMS_MAX_DIMS)
+    die ("%s: tensor has too many dims", path);
+  memset (t, 0, sizeof *t);
+  t->data = a->data;
+  t->size = a->size;
+  t->dtype = a->dtype == CNMS_NPY_F4 ? CNMS_DTYPE_FLOAT32 : CNMS_DTYPE_FLOAT16;
+  t->n_dims = a->n_dims;
+  for (i = 0; i < a->n_dims; i++)
+    t->dims[i] = a->dims[i];
+}
+
+/* The box of a record as decode prints it (no closing brace). */
+static void
+print_box (const cnms_det *d)
+{
+  printf ("{\"x\": %.9g, \"y\": %.9g, \"w\": %.9g, \"h\": %.9g, "
+      "\"confidence\": %.9g, \"label_id\": %d", (double) d->x1,
+      (double) d->y1, (double) (d->x2 - d->x1), (double) (d->y2 - d->y1),
+      (double) d->score, (int) d->class_id);
+}
+
+/* ", \"keypoints\": [[x, y, score], ...]" of record i. */
+static void
+print_keypoints (const cnms_ctx *ctx, int i)
+{
+  int k = 0, d = 0, j;
+  const float *kp = cnms_ctx_keypoints (ctx, &k, &d);
+
+  printf (", \"keypoints\": [");
+  for (j = 0; j < k; j++) {
+    const float *p = kp + 3 * ((size_t) i * k + j);
+    printf ("%s[%.9g, %.9g, ", j ? ", " : "", (double) p[0], (double) p[1]);
+    if (p[2] != p[2])
+      printf ("null]");
+    else
+      printf ("%.9g]", (double) p[2]);
+  }
+  printf ("]");
+}
+
+/* ", \"mask\": {...}" of mask m: rectangle, offset, set pixels and the
+ * FNV-1a 64 hash of its bytes. */
+static void
+print_mask (const cnms_mask *m, const uint8_t *data)
+{
+  const uint8_t *b = data + m->offset;
+  const size_t n = (size_t) m->width * (size_t) m->height;
+  uint64_t h = 14695981039346656037ull;
+  size_t i, set = 0;
+
+  for (i = 0; i < n; i++) {
+    set += b[i] != 0;
+    h = (h ^ b[i]) * 1099511628211ull;
+  }
+  printf (", \"mask\": {\"x\": %d, \"y\": %d, \"w\": %d, \"h\": %d, "
+      "\"offset\": %zu, \"set\": %zu, \"hash\": \"%016llx\"}", m->x, m->y,
+      m->width, m->height, m->offset, set, (unsigned long long) h);
+}
+
+/* decode --layout yolov8-seg: the records with their masks. */
+static void
+run_seg (options *o, cnms_ctx *ctx, const cnms_tensor *t)
+{
+  cnms_npy pa;
+  cnms_tensor pt;
+  const cnms_det *dets;
+  const cnms_mask *masks;
+  const uint8_t *data = NULL;
+  int n_dets, n_masks = 0, i;
+  cnms_status st;
+  char err[512];
+
+  read_npy (o->protos, &pa);
+  npy_tensor (o->protos, &pa, &pt);
+  st = cnms_detect_seg (ctx, t, &pt, &o->p, &dets, &n_dets);
+  if (st != CNMS_OK)
+    die ("%s: %s: %s", o->tensor, cnms_status_str (st),
+        cnms_ctx_error (ctx));
+  masks = cnms_ctx_masks (ctx, &data, &n_masks);
+  if (masks == NULL || n_masks != n_dets)
+    die ("%s: no masks for the %d records", o->tensor, n_dets);
+  for (i = 0; i < n_dets; i++) {
+    print_box (&dets[i]);
+    print_mask (&masks[i], data);
+    printf ("}\n");
+  }
+  if (o->masks_out != NULL) {
+    int64_t dims[1];
+
+    dims[0] = n_dets > 0 ? (int64_t) (masks[n_dets - 1].offset
+        + (size_t) masks[n_dets - 1].width * masks[n_dets - 1].height) : 0;
+    if (cnms_npy_write (o->masks_out, CNMS_NPY_U1, 1, dims, data, err,
+            sizeof err) != 0)
+      die ("%s", err);
+  }
+  cnms_npy_clear (&pa);
+}
+
 static int
 run_decode (options *o)
 {
@@ -574,19 +699,18 @@ run_decode (options *o)
     die ("decode needs --score-threshold and --iou");
   }
 
+  if ((o->protos != NULL || o->masks_out != NULL)
+      != (o->layout == CNMS_LAYOUT_YOLOV8_SEG))
+    die (o->protos == NULL && o->masks_out == NULL ?
+        "decode --layout yolov8-seg needs --protos" :
+        "--protos and --masks-out go with --layout yolov8-seg");
+  if (o->layout == CNMS_LAYOUT_YOLOV8_SEG && o->protos == NULL)
+    die ("decode --layout yolov8-seg needs --protos");
+  if (o->p.keypoint_dims != 0 && o->layout != CNMS_LAYOUT_YOLOV8_POSE)
+    die ("--keypoint-dims goes with --layout yolov8-pose");
+
   read_npy (o->tensor, &a);
-  if (a.dtype != CNMS_NPY_F4 && a.dtype != CNMS_NPY_F2)
-    die ("%s: tensor must be float32 or float16, got %s", o->tensor,
-        cnms_npy_dtype_name (a.dtype));
-  if (a.n_dims > CNMS_MAX_DIMS)
-    die ("%s: tensor has too many dims", o->tensor);
-  memset (&t, 0, sizeof t);
-  t.data = a.data;
-  t.size = a.size;
-  t.dtype = a.dtype == CNMS_NPY_F4 ? CNMS_DTYPE_FLOAT32 : CNMS_DTYPE_FLOAT16;
-  t.n_dims = a.n_dims;
-  for (i = 0; i < a.n_dims; i++)
-    t.dims[i] = a.dims[i];
+  npy_tensor (o->tensor, &a, &t);
 
   classes = resolve_classes (o);
   ctx = open_ctx (o->backend);
@@ -597,6 +721,14 @@ run_decode (options *o)
       die ("%s: %s: %s", o->tensor, cnms_status_str (st),
           cnms_ctx_error (ctx));
     print_lanes (ctx, dets, n_dets);
+    finish_stdout ();
+    cnms_ctx_free (ctx);
+    cnms_npy_clear (&a);
+    free (classes);
+    return 0;
+  }
+  if (o->layout == CNMS_LAYOUT_YOLOV8_SEG) {
+    run_seg (o, ctx, &t);
     finish_stdout ();
     cnms_ctx_free (ctx);
     cnms_npy_clear (&a);
@@ -616,10 +748,10 @@ run_decode (options *o)
           (double) d->angle, (double) d->score, (int) d->class_id);
       continue;
     }
-    printf ("{\"x\": %.9g, \"y\": %.9g, \"w\": %.9g, \"h\": %.9g, "
-        "\"confidence\": %.9g, \"label_id\": %d}\n", (double) d->x1,
-        (double) d->y1, (double) (d->x2 - d->x1), (double) (d->y2 - d->y1),
-        (double) d->score, (int) d->class_id);
+    print_box (d);
+    if (o->layout == CNMS_LAYOUT_YOLOV8_POSE)
+      print_keypoints (ctx, i);
+    printf ("}\n");
   }
   finish_stdout ();
   cnms_ctx_free (ctx);
