@@ -40,8 +40,11 @@
  * signed distance at each prototype pixel, in prototype pixels, clamped to
  * +-4: positive inside), and its anchors' coefficients are one-hot on i,
  * so that its true mask is known. In both, an object's best anchor (its
- * centre cell, scoring its peak) holds its true box and payload exactly;
- * the others jitter them as in the box scenes. Background anchors have
+ * centre cell, scoring its peak, written after every cluster so that no
+ * other object's cluster covers it) holds its true box and payload
+ * exactly; the others jitter them as in the box scenes. A segmentation shape
+ * scores one class, and an anchor it writes is its alone (the classes and
+ * coefficients of a shape written before are cleared). Background anchors have
  * keypoints about their cell with visibility below 0.05, and zero mask
  * coefficients (an empty mask).
  */
@@ -309,8 +312,10 @@ make_objects (GstTensorInjectScene * sc, guint64 * rng)
       o->phase0 = 2 * G_PI * unit (rng);
       o->pace = 0.1 + 0.15 * unit (rng);
     }
-    if (sc->cfg.seg)
+    if (sc->cfg.seg) {
       o->shape = (GstTensorInjectShape) (splitmix64 (rng) % 3);
+      o->second_class = -1;     /* one class per shape: one mask each */
+    }
   }
 }
 
@@ -601,6 +606,14 @@ render_object (const GstTensorInjectScene * sc, gint index,
             || gx >= sc->grid_w[level] || gy >= sc->grid_h[level])
           continue;
         a = anchor_index (sc, level, gx, gy, written % 3);
+        if (sc->cfg.seg) {
+          /* the anchor is this shape's alone (an earlier shape's class
+           * score or coefficient would mix two shapes) */
+          gint c;
+
+          for (c = 4; c < sc->n_channels; c++)
+            put (sc, out, a, c, 0.0);
+        }
         score = o->peak * (1.0 - 0.35 * r / CLUSTER_RADIUS)
             - 0.05 * unit (rng);
         put_box (sc, out, a,
@@ -629,6 +642,34 @@ render_object (const GstTensorInjectScene * sc, gint index,
   }
 }
 
+/* Pose and segmentation scenes: object index's best anchor (its centre
+ * cell) written again after every cluster, so that a later object's
+ * cluster cannot cover it: the true box, the peak score, the true
+ * keypoints or the one-hot coefficients (a segmentation anchor's other
+ * classes and coefficients cleared). */
+static void
+render_best (const GstTensorInjectScene * sc, gint index,
+    const SynthObject * o, guint64 frame, guint8 * out)
+{
+  gint level = object_level (o), s = strides[level], a, c;
+  gdouble cx, cy, kp[POSE_K][3];
+
+  object_centre (sc, o, frame, &cx, &cy);
+  a = anchor_index (sc, level,
+      CLAMP ((gint) (cx / s), 0, sc->grid_w[level] - 1),
+      CLAMP ((gint) (cy / s), 0, sc->grid_h[level] - 1), 0);
+  if (sc->cfg.seg) {
+    for (c = 4; c < sc->n_channels; c++)
+      put (sc, out, a, c, 0.0);
+    put (sc, out, a, 4 + sc->cfg.num_classes + index, 1.0);
+  }
+  put_box (sc, out, a, cx, cy, o->w, o->h, o->class_id, o->peak, 1.0);
+  if (sc->cfg.pose) {
+    object_keypoints (sc, o, frame, kp);
+    render_keypoints (sc, out, a, o, (const gdouble (*)[3]) kp, TRUE, NULL);
+  }
+}
+
 void
 gst_tensor_inject_scene_render (const GstTensorInjectScene * scene, guint64 frame,
     guint8 * out)
@@ -643,6 +684,9 @@ gst_tensor_inject_scene_render (const GstTensorInjectScene * scene, guint64 fram
   }
   for (i = 0; i < scene->cfg.num_objects; i++)
     render_object (scene, i, &scene->objects[i], frame, &rng, out);
+  for (i = 0; (scene->cfg.pose || scene->cfg.seg)
+      && i < scene->cfg.num_objects; i++)
+    render_best (scene, i, &scene->objects[i], frame, out);
 }
 
 gint
