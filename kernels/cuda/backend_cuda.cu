@@ -789,4 +789,5 @@ extern "C" const cnms_backend_ops cnms_cuda_ops = {
   cuda_nms_lanes,
   cuda_test_option,
   cuda_set_stream,
+  cnms_cuda_heads,
 };

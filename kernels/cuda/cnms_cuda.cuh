@@ -111,6 +111,15 @@ typedef struct {
                                  * of floats (float16 rows converted) */
   cnms_cuda_buf h_out;          /* [header | records or int64 indices]:
                                  * pinned, written by the engine itself */
+  /* the heads (cuda_heads.cu) */
+  cnms_cuda_buf d_protos;       /* host prototypes, uploaded */
+  cnms_cuda_buf d_hjobs;        /* the masks' jobs (and coefficients) */
+  cnms_cuda_buf d_logits;       /* the masks' windows of logits */
+  cnms_cuda_buf d_masks;        /* the masks' bytes */
+  cnms_cuda_buf h_protos;       /* pinned: host prototypes' staging */
+  cnms_cuda_buf h_hjobs;        /* pinned: the masks' jobs, or the kept
+                                 * anchors of a pose kernel (mapped) */
+  cnms_cuda_buf h_heads;        /* pinned: keypoints, or the masks' bytes */
 } cnms_cuda_priv;
 
 /* Makes dev current for the calling thread for one scope and restores
@@ -364,6 +373,10 @@ cudaError_t cnms_cuda_engine_allow_smem (size_t max_dynamic);
 /* Shared memory the engine keeps for its static arrays (the uncached
  * resolve's list stage and tile state), with room to spare. */
 #define CNMS_ENGINE_STATIC_SMEM 12288
+
+/* cuda_heads.cu: the heads of the kept records (cnms_backend_ops.heads). */
+extern "C" cnms_status cnms_cuda_heads (cnms_backend_ctx *ctx,
+    const cnms_heads_args *h, const cnms_det *dets, int n);
 
 /* Kernel image check: cudaSuccess when this build carries code that runs
  * on the current device. */

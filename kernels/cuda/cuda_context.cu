@@ -114,7 +114,8 @@ release_all (cnms_backend_ctx *ctx, cnms_cuda_priv *s)
 {
   cnms_cuda_buf *dev[] = { &s->d_in, &s->d_cand, &s->d_report,
     &s->d_rules, &s->d_keys, &s->d_vals, &s->d_order, &s->d_boxes,
-    &s->d_cls, &s->d_mask, &s->d_rows, &s->d_grid, &s->d_lane_rows
+    &s->d_cls, &s->d_mask, &s->d_rows, &s->d_grid, &s->d_lane_rows,
+    &s->d_protos, &s->d_hjobs, &s->d_logits, &s->d_masks
   };
   size_t i;
 
@@ -125,6 +126,9 @@ release_all (cnms_backend_ctx *ctx, cnms_cuda_priv *s)
   release (ctx, &s->h_rules, true);
   release (ctx, &s->h_lane_rows, true);
   release (ctx, &s->h_lane_pts, true);
+  release (ctx, &s->h_protos, true);
+  release (ctx, &s->h_hjobs, true);
+  release (ctx, &s->h_heads, true);
   free (s->rules_now);
   s->rules_now = NULL;
   s->rules_bytes = 0;

@@ -612,6 +612,128 @@ test_edges (void)
   expect_error (args, "--iou: '1e999' is out of range");
 }
 
+/* FNV-1a 64 of n bytes, as decode prints a mask's hash. */
+static unsigned long long
+fnv1a (const uint8_t *b, size_t n)
+{
+  unsigned long long h = 14695981039346656037ull;
+  size_t i;
+
+  for (i = 0; i < n; i++)
+    h = (h ^ b[i]) * 1099511628211ull;
+  return h;
+}
+
+/* Pose and segmentation through decode: the keypoints' JSON (D = 3 and
+ * D = 2), the masks' JSON and --masks-out (the hand case of
+ * test_heads.c), and the options' errors. */
+static void
+test_heads_cli (void)
+{
+  /* [1, 5 + 6, 1]: a box 90..110 x 80..120, keypoints (10, 20, 0.5),
+   * (30, 40, 0.25) */
+  static const float pose[11] = {
+    100, 100, 20, 40, 0.5f, 10, 20, 0.5f, 30, 40, 0.25f
+  };
+  /* [1, 4 + 1 + 2, 3] and prototypes [1, 2, 2, 2]: test_heads.c's masks */
+  static const float seg[7][3] = {
+    {4, 0, 4.375f}, {4, 0, 2}, {8, 0, 3.75f}, {8, 0, 4},
+    {0.9f, 0, 0.8f}, {1, 0, -1}, {0.5f, 0, 0},
+  };
+  static const float protos[8] = { -4, 0, 1, 1, 2, 2, 0, 0 };
+  static const char *const full[8] = {
+    "00000111", "00000111", "00000111", "00001111",
+    "00011111", "11111111", "11111111", "11111111"
+  };
+  static const char *const part[4] = { "1110", "1110", "1110", "1100" };
+  int64_t pdims[3] = { 1, 11, 1 }, sdims[3] = { 1, 7, 3 };
+  int64_t rdims[4] = { 1, 2, 2, 2 }, wdims[4] = { 1, 3, 2, 2 };
+  uint8_t want[80];
+  char args[4096], err[512], line[1024];
+  cnms_npy m;
+  int x, y;
+
+  for (y = 0; y < 8; y++)
+    for (x = 0; x < 8; x++)
+      want[y * 8 + x] = (uint8_t) (full[y][x] - '0');
+  for (y = 0; y < 4; y++)
+    for (x = 0; x < 4; x++)
+      want[64 + y * 4 + x] = (uint8_t) (part[y][x] - '0');
+  CHECK_INT (cnms_npy_write (path ("pose.npy"), CNMS_NPY_F4, 3, pdims, pose,
+          err, sizeof err), 0);
+  CHECK_INT (cnms_npy_write (path ("seg.npy"), CNMS_NPY_F4, 3, sdims, seg,
+          err, sizeof err), 0);
+  CHECK_INT (cnms_npy_write (path ("protos.npy"), CNMS_NPY_F4, 4, rdims,
+          protos, err, sizeof err), 0);
+  /* uint8 prototypes: refused (float32 or float16) */
+  CHECK_INT (cnms_npy_write (path ("protos3.npy"), CNMS_NPY_U1, 4, wdims,
+          want, err, sizeof err), 0);
+
+#define DECODE(t, extra) \
+  snprintf (args, sizeof args, "decode --tensor '%s' --model-size 640x640 " \
+      "--frame-size 640x640 --score-threshold 0.25 --iou 0.5 %s", path (t), \
+      extra)
+  DECODE ("pose.npy", "--layout yolov8-pose");
+  CHECK_INT (run_tool (args), 0);
+  CHECK (strcmp (out_text, "{\"x\": 90, \"y\": 80, \"w\": 20, \"h\": 40, "
+          "\"confidence\": 0.5, \"label_id\": 0, \"keypoints\": [[10, 20, "
+          "0.5], [30, 40, 0.25]]}\n") == 0);
+  DECODE ("pose.npy", "--layout yolov8-pose --keypoint-dims 2");
+  CHECK_INT (run_tool (args), 0);
+  CHECK (strcmp (out_text, "{\"x\": 90, \"y\": 80, \"w\": 20, \"h\": 40, "
+          "\"confidence\": 0.5, \"label_id\": 0, \"keypoints\": [[10, 20, "
+          "null], [0.5, 30, null], [40, 0.25, null]]}\n") == 0);
+  if (count_lines (out_text) != 1)
+    fprintf (stderr, "  stdout: %s\n  stderr: %s\n", out_text, err_text);
+  DECODE ("pose.npy", "--layout yolov8-pose --keypoint-dims 4");
+  expect_error (args, "--keypoint-dims: must be 2 or 3");
+  DECODE ("pose.npy", "--keypoint-dims 3");
+  expect_error (args, "--keypoint-dims goes with --layout yolov8-pose");
+  DECODE ("seg.npy", "--layout yolov8-pose --keypoint-dims 3");
+  expect_error (args, "not a multiple of 3");
+
+  snprintf (args, sizeof args, "decode --tensor '%s' --layout yolov8-seg "
+      "--protos '%s' --model-size 8x8 --frame-size 8x8 --score-threshold "
+      "0.25 --iou 0.45 --masks-out '%s'", path ("seg.npy"),
+      path ("protos.npy"), path ("masks.npy"));
+  CHECK_INT (run_tool (args), 0);
+  snprintf (line, sizeof line, "{\"x\": 0, \"y\": 0, \"w\": 8, \"h\": 8, "
+      "\"confidence\": 0.899999976, \"label_id\": 0, \"mask\": {\"x\": 0, "
+      "\"y\": 0, \"w\": 8, \"h\": 8, \"offset\": 0, \"set\": 42, \"hash\": "
+      "\"%016llx\"}}\n{\"x\": 2.5, \"y\": 0, \"w\": 3.75, \"h\": 4, "
+      "\"confidence\": 0.800000012, \"label_id\": 0, \"mask\": {\"x\": 3, "
+      "\"y\": 0, \"w\": 4, \"h\": 4, \"offset\": 64, \"set\": 11, "
+      "\"hash\": \"%016llx\"}}\n", fnv1a (want, 64), fnv1a (want + 64, 16));
+  CHECK (strcmp (out_text, line) == 0);
+  if (strcmp (out_text, line) != 0)
+    fprintf (stderr, "  stdout: %s\n  wanted: %s\n  stderr: %s\n", out_text,
+        line, err_text);
+  CHECK_INT (cnms_npy_read (path ("masks.npy"), &m, err, sizeof err), 0);
+  CHECK_INT (m.dtype, CNMS_NPY_U1);
+  CHECK_INT (m.n_dims, 1);
+  CHECK_INT (m.count, 80);
+  if (m.count == 80)
+    CHECK (memcmp (m.data, want, 80) == 0);
+  cnms_npy_clear (&m);
+
+  snprintf (args, sizeof args, "decode --tensor '%s' --layout yolov8-seg "
+      "--model-size 8x8 --frame-size 8x8 --score-threshold 0.25 --iou 0.45",
+      path ("seg.npy"));
+  expect_error (args, "needs --protos");
+  snprintf (args, sizeof args, "decode --tensor '%s' --layout yolov8-seg "
+      "--protos '%s' --model-size 8x8 --frame-size 8x8 --score-threshold "
+      "0.25 --iou 0.45", path ("seg.npy"), path ("protos3.npy"));
+  expect_error (args, "float32 or float16");
+  /* M = 3 prototypes for 2 coefficient rows: 7 rows leave no class */
+  CHECK_INT (cnms_npy_write (path ("protos3.npy"), CNMS_NPY_F4, 4, wdims,
+          seg, err, sizeof err), 0);
+  expect_error (args, "wrong M?");
+  DECODE ("seg.npy", "--protos x.npy");
+  expect_error (args, "--protos and --masks-out go with --layout "
+      "yolov8-seg");
+#undef DECODE
+}
+
 int
 main (int argc, char **argv)
 {
@@ -627,6 +749,7 @@ main (int argc, char **argv)
   test_decode_cli ();
   test_obb_cli ();
   test_lanes_cli ();
+  test_heads_cli ();
   test_edges ();
   return check_result ("test-cli");
 }
