@@ -573,7 +573,8 @@ gst_cudanms_mask_pool_unref (GstCudanmsMaskPool * pool)
 {
   if (pool == NULL || !g_atomic_int_dec_and_test (&pool->ref))
     return;
-  g_ptr_array_foreach (pool->free, (GFunc) mask_block_free, NULL);
+  while (pool->free->len > 0)
+    mask_block_free (g_ptr_array_steal_index_fast (pool->free, 0));
   g_ptr_array_unref (pool->free);
   g_mutex_clear (&pool->lock);
   g_free (pool);
