@@ -952,6 +952,14 @@ gst_cudanms_class_init (GstCudanmsClass * klass)
    * length, S x offsets) is taken from cudanms's own tensor id
    * laneatt-proposals (GStreamer has no lane decoder, hence no standard
    * id) or set by layout=laneatt; auto never guesses it otherwise.
+   * yolov8-pose ([1, 4+1+K*D, N]: one person score, K keypoints of
+   * keypoint-dims values) and yolov8-seg (the detections [1, 4+C+M, N]
+   * with the prototypes [1, M, Hp, Wp], the tensor of id
+   * yolo-v8-segmentation-out-protos on the buffer) are only ever set:
+   * each kept box's ROI then carries a "keypoints" or a "mask" structure,
+   * and with analytics >= 1.26 each mask is also a
+   * GstAnalyticsSegmentationMtd related to the box's ODMtd (docs/element.md).
+   * Under auto, yolo-v8-segmentation-out-detections gives boxes only.
    */
   g_object_class_install_property (gobject_class, PROP_LAYOUT,
       g_param_spec_enum ("layout", "Layout", "Tensor layout",
