@@ -1,4 +1,6 @@
-/* cudanms layout=yolov8-seg with GStreamer's analytics (>= 1.26): the
+/* cudanms layout=yolov8-pose and layout=yolov8-seg with GStreamer's
+ * analytics (>= 1.26). pose-od: a hand pose tensor in a GstTensorMeta
+ * gives its person's ODMtd and the ROI's keypoints. Segmentation: the
  * segmentation scene of tensorinject (rendered here, model 640x640 = the
  * frame) as one GstTensorMeta holding the detections and the prototypes,
  * as onnxinference attaches them.
@@ -234,6 +236,62 @@ GST_START_TEST (test_seg_mtds)
   gst_object_unref (nms);
   gst_harness_teardown (h);
   gst_tensor_inject_scene_free (sc);
+}
+
+GST_END_TEST;
+
+/* Pose from a GstTensorMeta (>= 1.26): a hand [1, 5+2*3, 2] tensor (model
+ * 64x48 = the frame): one person kept, its ODMtd the box 10,8 20x32 at
+ * 0.9 as for boxes (no keypoint meta before 1.29.1), its ROI's keypoints
+ * (12.5, 9.25) 0.8 and (27.75, 39.5) 0.25 exactly. */
+GST_START_TEST (test_pose_od)
+{
+  static const gfloat t[11 * 2] = { 20, 5, 24, 5, 20, 4, 32, 4, 0.9f, 0.1f,
+    12.5f, 0, 9.25f, 0, 0.8f, 0, 27.75f, 0, 39.5f, 0, 0.25f, 0
+  };
+  static const gsize dims[3] = { 1, 11, 2 };
+  static const gdouble want[4] = { 12.5, 9.25, 27.75, 39.5 };
+  GstHarness *h = gst_harness_new_parse ("cudanms layout=yolov8-pose "
+      "model-size=64x48 letterbox=false device=cpu");
+  GstBuffer *buf = gst_buffer_new_allocate (NULL, 64 * 48, NULL), *out;
+  GstVideoRegionOfInterestMeta *roi;
+  GstStructure *kps;
+  const GValue *pts, *scores;
+  GstAnalyticsMtd od;
+  gint x, y, w, hh, k;
+  gfloat conf;
+
+  gst_buffer_memset (buf, 0, 0, 64 * 48);
+  GST_BUFFER_PTS (buf) = 0;
+  add_tensor_meta (buf, 1, make_tensor ("pose", GST_TENSOR_DIM_ORDER_ROW_MAJOR,
+          dims, 3, t, sizeof (t)));
+  gst_harness_set_src_caps_str (h, "video/x-raw,format=GRAY8,width=64,"
+      "height=48,framerate=30/1");
+  out = gst_harness_push_and_pull (h, buf);
+  fail_unless_equals_int (count_rois (out), 1);
+  fail_unless_equals_int (count_mtds (out, gst_analytics_od_mtd_get_mtd_type
+          ()), 1);
+  fail_unless (nth_mtd (out, gst_analytics_od_mtd_get_mtd_type (), 0, &od));
+  fail_unless (gst_analytics_od_mtd_get_location ((GstAnalyticsODMtd *) & od,
+          &x, &y, &w, &hh, &conf));
+  fail_unless (x == 10 && y == 8 && w == 20 && hh == 32 && conf == 0.9f);
+  roi = gst_buffer_get_video_region_of_interest_meta_id (out, 0);
+  fail_unless (roi != NULL);
+  kps = gst_video_region_of_interest_meta_get_param (roi, "keypoints");
+  fail_unless (kps != NULL);
+  pts = gst_structure_get_value (kps, "points");
+  scores = gst_structure_get_value (kps, "scores");
+  fail_unless (pts != NULL && scores != NULL);
+  fail_unless_equals_int (gst_value_array_get_size (pts), 4);
+  for (k = 0; k < 4; k++)
+    fail_unless (g_value_get_double (gst_value_array_get_value (pts, k))
+        == want[k]);
+  fail_unless (g_value_get_double (gst_value_array_get_value (scores, 0))
+      == 0.8f);
+  fail_unless (g_value_get_double (gst_value_array_get_value (scores, 1))
+      == 0.25f);
+  gst_buffer_unref (out);
+  gst_harness_teardown (h);
 }
 
 GST_END_TEST;
@@ -499,6 +557,7 @@ heads_suite (void)
 
   suite_add_tcase (s, tc);
   tcase_add_test (tc, test_seg_mtds);
+  tcase_add_test (tc, test_pose_od);
 #ifdef HAVE_GST_TENSOR_CAPS
   if (!missing_element ("segmentationoverlay"))
     tcase_add_test (tc, test_segmentation_overlay);
