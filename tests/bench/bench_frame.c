@@ -31,6 +31,17 @@
  * class); dets_<backend>_laneatt.npy as the YOLO frames' [K, 7] (score,
  * the frame rectangle of the lane's points, class 0, anchor).
  *
+ * Heads: yolov8_seg.npy [1,116,8400] with yolov8_seg_protos.npy
+ * [1,32,160,160] through cnms_detect_seg (80 classes, 32 coefficients,
+ * about 30 kept instances, the masks on the host at return), and
+ * yolov8_pose.npy [1,56,8400] through cnms_detect (layout yolov8-pose,
+ * 17 keypoints x 3), the defaults otherwise (640x640 model and frame,
+ * letterbox); each CUDA input ("device": the tensor and the prototypes in
+ * device memory) as the YOLO frames. The records' parity with the CPU
+ * backend covers the keypoints and every mask byte (an FNV-1a hash of
+ * them); --save-dir also writes masks_<backend>_yolov8_seg.npy, uint8
+ * [K, 640 x 640]: each mask placed in the frame.
+ *
  * Contexts on threads (CUDA): T threads, each with its own context (and
  * stream), run the YOLOv8 frame from device memory for a fixed time; the
  * record is the frames/s of all of them together, for T = 1 and T = 8.
@@ -58,17 +69,63 @@
 /* LaneATT's test config (gen_data.py's params.json "laneatt") */
 #define LANE_DISTANCE 50.0f
 
-/* The last run's detections, to compare backends and inputs. */
+/* The last run's detections, to compare backends and inputs, with a hash
+ * of their keypoints or masks. */
 typedef struct {
   float rows[MAX_DETS * ROW];
   int n;
+  uint64_t heads;
 } det_list;
 
 static int
 same_dets (const det_list *a, const det_list *b)
 {
-  return a->n == b->n && memcmp (a->rows, b->rows,
+  return a->n == b->n && a->heads == b->heads && memcmp (a->rows, b->rows,
       sizeof (float) * ROW * (size_t) a->n) == 0;
+}
+
+/* The prototypes of the seg frame in the memory of the input being run
+ * (set by bench_layout and bench_cuda). */
+static const cnms_tensor *seg_protos;
+
+/* FNV-1a 64 over bytes, continuing h. */
+static uint64_t
+fnv1a (uint64_t h, const void *p, size_t n)
+{
+  const uint8_t *b = p;
+  size_t i;
+
+  for (i = 0; i < n; i++)
+    h = (h ^ b[i]) * 1099511628211ull;
+  return h;
+}
+
+/* The hash of the last call's keypoints or masks (0 when it has none). */
+static uint64_t
+heads_hash (const cnms_ctx *ctx, int n)
+{
+  const uint8_t *data = NULL;
+  const cnms_mask *m;
+  int k = 0, nm = 0;
+  const float *kp = cnms_ctx_keypoints (ctx, &k, NULL);
+  uint64_t h = 14695981039346656037ull;
+
+  if (kp != NULL)
+    return fnv1a (h, kp, (size_t) n * k * 3 * sizeof (float));
+  m = cnms_ctx_masks (ctx, &data, &nm);
+  if (m == NULL || nm == 0)
+    return 0;
+  h = fnv1a (h, m, (size_t) nm * sizeof *m);
+  return fnv1a (h, data, m[nm - 1].offset
+      + (size_t) m[nm - 1].width * m[nm - 1].height);
+}
+
+/* Layouts run with the per-class overrides too ("+classes"). */
+static int
+with_classes (const char *layout)
+{
+  return strcmp (layout, "yolov8") == 0 || strcmp (layout, "yolov5") == 0
+      || strcmp (layout, "yolov8_obb") == 0;
 }
 
 /* The frame's layout and parameters (the cnms_params defaults, and the
@@ -81,6 +138,10 @@ frame_layout (const char *layout, cnms_params *p)
     p->frame_width = p->frame_height = 1024;
     return CNMS_LAYOUT_YOLOV8_OBB;
   }
+  if (strcmp (layout, "yolov8_pose") == 0)
+    return CNMS_LAYOUT_YOLOV8_POSE;
+  if (strcmp (layout, "yolov8_seg") == 0)
+    return CNMS_LAYOUT_YOLOV8_SEG;
   if (strcmp (layout, "laneatt") == 0) {
     p->score_threshold = 0.5f;
     p->max_detections = 4;
@@ -156,6 +217,8 @@ run_frame (cnms_ctx *ctx, const cnms_tensor *t, const char *layout,
     double t0 = bench_now_us (), t1;
     cnms_status st = l == CNMS_LAYOUT_LANEATT ?
         cnms_detect_lanes (ctx, t, &p, LANE_DISTANCE, &dets, &n_dets) :
+        l == CNMS_LAYOUT_YOLOV8_SEG ?
+        cnms_detect_seg (ctx, t, seg_protos, &p, &dets, &n_dets) :
         cnms_detect (ctx, t, l, &p, &dets, &n_dets);
 
     t1 = bench_now_us ();
@@ -176,6 +239,7 @@ run_frame (cnms_ctx *ctx, const cnms_tensor *t, const char *layout,
       break;
   }
   to_rows (dets, n_dets, out);
+  out->heads = heads_hash (ctx, n_dets);
 
   bench_json_begin (j);
   bench_json_str (j, "bench", "frame");
@@ -190,9 +254,41 @@ run_frame (cnms_ctx *ctx, const cnms_tensor *t, const char *layout,
   bench_json_stats (j, "gpu", gpu, n_gpu, &med, &min);
   bench_json_num (j, "candidates", cnms_ctx_report (ctx)->candidates);
   bench_json_num (j, "dets", n_dets);
+  if (l == CNMS_LAYOUT_YOLOV8_SEG) {
+    const cnms_mask *m;
+    int nm = 0;
+    m = cnms_ctx_masks (ctx, NULL, &nm);
+    bench_json_num (j, "mask_bytes", nm > 0 ? (double) (m[nm - 1].offset
+            + (size_t) m[nm - 1].width * m[nm - 1].height) : 0.0);
+  }
   if (b == CNMS_BACKEND_CUDA)
     printf ("  gpu med %8.1f min %8.1f us", med, min);
   printf ("\n");
+}
+
+/* The last seg call's masks placed in the 640x640 frame: uint8 [K, W H]. */
+static void
+save_masks (const bench_opts *o, const char *backend, cnms_ctx *ctx)
+{
+  const uint8_t *data = NULL;
+  int nm = 0, k, y;
+  const cnms_mask *m = cnms_ctx_masks (ctx, &data, &nm);
+  const int fw = CNMS_DEFAULT_MODEL_WIDTH, fh = CNMS_DEFAULT_MODEL_HEIGHT;
+  uint8_t *full;
+  char name[64];
+
+  if (o->save_dir == NULL || m == NULL)
+    return;
+  full = calloc ((size_t) (nm > 0 ? nm : 1) * fw * fh, 1);
+  if (full == NULL)
+    exit (1);
+  for (k = 0; k < nm; k++)
+    for (y = 0; y < m[k].height; y++)
+      memcpy (full + ((size_t) k * fh + m[k].y + y) * fw + m[k].x,
+          data + m[k].offset + (size_t) y * m[k].width, m[k].width);
+  snprintf (name, sizeof name, "masks_%s_yolov8_seg.npy", backend);
+  bench_save_npy (o->save_dir, name, CNMS_NPY_U1, full, nm, fw * fh);
+  free (full);
 }
 
 static void
@@ -320,6 +416,7 @@ bench_cuda (cnms_ctx *ctx, const cnms_tensor *t, const char *layout,
   static det_list got;
   cnms_tensor td = *t;
   void *d_data = NULL;
+  const cnms_tensor *host_protos = NULL;
   int mismatches;
 
   if (cudaMalloc (&d_data, t->size) != cudaSuccess
@@ -330,9 +427,30 @@ bench_cuda (cnms_ctx *ctx, const cnms_tensor *t, const char *layout,
   }
   td.data = d_data;
   td.on_device = 1;
+  if (strcmp (layout, "yolov8_seg") == 0) {
+    static cnms_tensor pd;
+    void *d_protos = NULL;
+
+    pd = *seg_protos;
+    if (cudaMalloc (&d_protos, pd.size) != cudaSuccess
+        || cudaMemcpy (d_protos, pd.data, pd.size, cudaMemcpyHostToDevice)
+        != cudaSuccess) {
+      fprintf (stderr, "bench-frame: cannot place the prototypes on the "
+          "device\n");
+      exit (1);
+    }
+    host_protos = seg_protos;
+    pd.data = d_protos;
+    pd.on_device = 1;
+    seg_protos = &pd;
+  }
   run_frame (ctx, &td, layout, "device", o, j, wall, gpu, &got);
   mismatches = end_cuda_record (j, &got, cpu);
-  if (strcmp (layout, "laneatt") != 0) {
+  if (host_protos != NULL) {
+    cudaFree ((void *) seg_protos->data);
+    seg_protos = host_protos;
+  }
+  if (with_classes (layout)) {
     run_frame (ctx, &td, layout, "device+classes", o, j, wall, gpu, &got);
     mismatches += end_cuda_record (j, &got, cpu);
   }
@@ -343,6 +461,8 @@ bench_cuda (cnms_ctx *ctx, const cnms_tensor *t, const char *layout,
   run_frame (ctx, t, layout, "host", o, j, wall, gpu, &got);
   mismatches += end_cuda_record (j, &got, cpu);
   save_dets (o, "cuda", layout, &got);
+  if (strcmp (layout, "yolov8_seg") == 0)
+    save_masks (o, "cuda", ctx);
   return mismatches;
 }
 #endif
@@ -360,19 +480,29 @@ bench_layout (cnms_ctx *ctx[2], const char *dir, const char *layout,
   cnms_tensor t;
   int mismatches = 0;
 
+  static cnms_npy pa;
+  static cnms_tensor pt;
+
   snprintf (name, sizeof (name), "%s.npy", layout);
   bench_load_npy (dir, name, CNMS_NPY_F4, &a);
   t = bench_host_tensor (&a);
+  if (strcmp (layout, "yolov8_seg") == 0) {
+    bench_load_npy (dir, "yolov8_seg_protos.npy", CNMS_NPY_F4, &pa);
+    pt = bench_host_tensor (&pa);
+    seg_protos = &pt;
+  }
 
   if (ctx[CNMS_BACKEND_CPU] != NULL) {
     run_frame (ctx[CNMS_BACKEND_CPU], &t, layout, "host", o, j, wall, gpu,
         &cpu);
     bench_json_end (j);
     save_dets (o, "cpu", layout, &cpu);
+    if (strcmp (layout, "yolov8_seg") == 0)
+      save_masks (o, "cpu", ctx[CNMS_BACKEND_CPU]);
   }
   /* the same frame through the per-class path: the same detections (not
-   * for lanes: one class, no per-class fields) */
-  if (ctx[CNMS_BACKEND_CPU] != NULL && strcmp (layout, "laneatt") != 0) {
+   * for lanes and the heads' frames: one class, or not the point) */
+  if (ctx[CNMS_BACKEND_CPU] != NULL && with_classes (layout)) {
     static det_list classes;
 
     run_frame (ctx[CNMS_BACKEND_CPU], &t, layout, "host+classes", o, j,
@@ -387,6 +517,10 @@ bench_layout (cnms_ctx *ctx[2], const char *dir, const char *layout,
         ctx[CNMS_BACKEND_CPU] != NULL ? &cpu : NULL, o, j, wall, gpu);
 #endif
   cnms_npy_clear (&a);
+  if (seg_protos != NULL) {
+    cnms_npy_clear (&pa);
+    seg_protos = NULL;
+  }
   return mismatches;
 }
 
@@ -518,7 +652,7 @@ int
 main (int argc, char **argv)
 {
   static const char *const layouts[] = { "yolov8", "yolov5", "yolov8_obb",
-    "laneatt" };
+    "laneatt", "yolov8_seg", "yolov8_pose" };
   bench_opts o = { "all", 200, 20, 0, NULL, 0 };
   cnms_ctx *ctx[2] = { NULL, NULL };
   double *wall, *gpu;
@@ -549,6 +683,8 @@ main (int argc, char **argv)
   /* the OBB frame last: the records above are written if it fails */
   mismatches += bench_layout (ctx, argv[1], layouts[2], &o, &j, wall, gpu);
   mismatches += bench_layout (ctx, argv[1], layouts[3], &o, &j, wall, gpu);
+  mismatches += bench_layout (ctx, argv[1], layouts[4], &o, &j, wall, gpu);
+  mismatches += bench_layout (ctx, argv[1], layouts[5], &o, &j, wall, gpu);
   if (mismatches)
     printf ("MISMATCH: %d CUDA detection lists differ from the CPU backend's\n",
         mismatches);

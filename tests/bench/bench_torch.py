@@ -42,6 +42,21 @@ iterations after a warm-up:
     the host and the greedy keep there (as LaneATT resolves its NMS
     kernel's mask), top_k 4; one [K, 2] (score, anchor) result. Compared
     with cudanms's kept anchors (dets_*_laneatt.npy);
+  - frame yolov8_seg: the PyTorch post-process of yolov8_seg.npy
+    [1, 116, 8400] with yolov8_seg_protos.npy [1, 32, 160, 160] as
+    ultralytics' process_mask does it (written for the bench): the frame
+    decode and batched_nms above (80 classes), top 300; the kept anchors'
+    32 coefficients times the prototypes (one matmul), each mask's logits
+    cropped to its box at 160x160 (the box / 4, crop_mask's r >= x1 and
+    r < x2), upsampled to 640x640 (F.interpolate, bilinear,
+    align_corners=False), > 0; one uint8 result to the host: the [K, 7]
+    records and the [K, 640, 640] masks ("torch-seg-post"), or the records
+    only with the masks computed and left on the device
+    ("torch-seg-post-masks-on-device"). Compared with cudanms's records
+    (dets_*_yolov8_seg.npy) and masks (masks_*_yolov8_seg.npy): the kept
+    anchors, and the mean IoU and differing pixels of the masks of the
+    anchors both keep (ultralytics crops before upsampling, cudanms after:
+    they differ along the box edges by design);
   - with --opencv (CPU): cv2.dnn.NMSBoxes on the same N boxes (score
     threshold 0, the least it takes; xywh float64 rects made before
     timing) and the same frame decode in numpy before NMSBoxes; class-aware
@@ -168,10 +183,18 @@ class Timer:
         t0 = time.perf_counter()
         self.ev[0].record()
         res = fn()
-        host = self.pinned[:res.numel()].view(res.shape) if \
-            res.dtype == torch.float32 else \
-            self.pinned[:res.numel() * 2].view(torch.int64)[:res.numel()].view(
-                res.shape)
+        if res.dtype == torch.uint8:
+            if getattr(self, "pinned_u8", None) is None \
+                    or self.pinned_u8.numel() < res.numel():
+                self.pinned_u8 = torch.empty(max(res.numel(), 64 << 20),
+                                             dtype=torch.uint8,
+                                             pin_memory=True)
+            host = self.pinned_u8[:res.numel()].view(res.shape)
+        else:
+            host = self.pinned[:res.numel()].view(res.shape) if \
+                res.dtype == torch.float32 else \
+                self.pinned[:res.numel() * 2].view(torch.int64)[
+                    :res.numel()].view(res.shape)
         host.copy_(res, non_blocking=True)
         self.ev[1].record()
         self.ev[1].synchronize()
@@ -503,6 +526,133 @@ def bench_frames(data, dev, args, timer, records):
             report(rec)
 
 
+SEG_CLASSES = 80
+
+
+def torch_seg_post(t, protos, masks_to_host=True):
+    """ultralytics' process_mask after the frame's NMS: one uint8 tensor,
+    the [K, 7] records' bytes, then (masks_to_host) the [K, 640, 640]
+    masks."""
+    score, c, (x1, y1, x2, y2), ok = decode(t[:, :4 + SEG_CLASSES], False,
+                                            torch)
+    idx = ok.nonzero().squeeze(1)
+    boxes = torch.stack([x1[idx], y1[idx], x2[idx], y2[idx]], 1)
+    s, cl = score[idx], c[idx]
+    keep = batched_nms(boxes, s, cl, IOU_FRAME)[:TOP]
+    k = idx[keep]
+    kb = boxes[keep]
+    dets = torch.cat([kb, s[keep, None], cl[keep, None].float(),
+                      k[:, None].float()], 1)
+    m, ph, pw = protos.shape[1:]
+    coef = t[0, 4 + SEG_CLASSES:, k].T
+    masks = (coef @ protos[0].reshape(m, -1)).view(-1, ph, pw)
+    # crop_mask at the prototypes' resolution (boxes / 4: model == frame)
+    db = kb * torch.tensor([pw / FRAME, ph / FRAME, pw / FRAME, ph / FRAME],
+                           device=kb.device)
+    bx1, by1, bx2, by2 = torch.chunk(db[:, :, None], 4, 1)
+    r = torch.arange(pw, device=t.device, dtype=db.dtype)[None, None, :]
+    cc = torch.arange(ph, device=t.device, dtype=db.dtype)[None, :, None]
+    masks = masks * ((r >= bx1) * (r < bx2) * (cc >= by1) * (cc < by2))
+    masks = torch.nn.functional.interpolate(
+        masks[None], (int(FRAME), int(FRAME)), mode="bilinear",
+        align_corners=False)[0].gt_(0.0)
+    head = dets.contiguous().view(torch.uint8).reshape(-1)
+    if not masks_to_host:
+        return head
+    return torch.cat([head, masks.to(torch.uint8).reshape(-1)])
+
+
+def retina_masks(t, protos, dets):
+    """ultralytics' retina_masks rule (process_mask_native: upsample the
+    whole logits to the frame, then crop by pixel index) at the records'
+    anchors and boxes, on the CPU: [K, 640 x 640] bool."""
+    t, protos = t.cpu(), protos.cpu()
+    k = torch.from_numpy(dets[:, 6].astype(np.int64))
+    m, ph, pw = protos.shape[1:]
+    lg = (t[0, 4 + SEG_CLASSES:, k].T @ protos[0].reshape(m, -1)).view(
+        -1, ph, pw)
+    up = torch.nn.functional.interpolate(
+        lg[None], (int(FRAME), int(FRAME)), mode="bilinear",
+        align_corners=False)[0]
+    b = torch.from_numpy(dets[:, 1:5])
+    r = torch.arange(FRAME)[None, None, :]
+    c = torch.arange(FRAME)[None, :, None]
+    x1, y1, x2, y2 = [b[:, i, None, None] for i in range(4)]
+    keep = (up > 0) & (r >= x1) & (r < x2) & (c >= y1) & (c < y2)
+    return keep.numpy().reshape(len(dets), -1)
+
+
+def seg_compare(out, cdir, t, protos):
+    """Records and masks against cudanms's."""
+    n = out.size
+    k = n // (28 + int(FRAME) * int(FRAME))
+    dets = out[:28 * k].view(np.float32).reshape(k, 7)
+    masks = out[28 * k:].reshape(k, -1)
+    res = {}
+    ref = reference(cdir, "dets_%s_yolov8_seg.npy")
+    if ref is None:
+        return res
+    res["vs"] = ref[0]
+    res.update(compare_dets(dets, ref[1]))
+    ref_masks = reference(cdir, "masks_%s_yolov8_seg.npy")
+    if ref_masks is None:
+        return res
+    theirs = {int(a): i for i, a in enumerate(ref[1][:, 6])}
+    ious, diff, total = [], 0, 0
+    for i, a in enumerate(dets[:, 6]):
+        j = theirs.get(int(a))
+        if j is None:
+            continue
+        mine, their = masks[i] > 0, ref_masks[1][j] > 0
+        union = np.count_nonzero(mine | their)
+        ious.append(np.count_nonzero(mine & their) / union if union else 1.0)
+        diff += int(np.count_nonzero(mine != their))
+        total += int(np.count_nonzero(mine | their))
+    retina = retina_masks(t, protos, ref[1])
+    res["retina_pixels_differ"] = int(np.count_nonzero(
+        retina != (ref_masks[1] > 0)))
+    if ious:
+        res["mask_iou_mean"] = float(np.mean(ious))
+        res["mask_iou_min"] = float(np.min(ious))
+        res["mask_pixels_differ"] = diff
+        res["mask_pixels_union"] = total
+    return res
+
+
+def bench_seg(data, dev, args, timer, records):
+    path = os.path.join(data, "yolov8_seg.npy")
+    if not os.path.exists(path):
+        return
+    t = torch.from_numpy(np.load(path)).to(dev)
+    protos = torch.from_numpy(np.load(os.path.join(
+        data, "yolov8_seg_protos.npy"))).to(dev)
+    for to_host in (True, False):
+        rec, out = timer.run(lambda: torch_seg_post(t, protos, to_host))
+        impl = "torch-seg-post-" if to_host else \
+            "torch-seg-post-masks-on-device-"
+        rec.update({"bench": "frame", "impl": impl + dev.type,
+                    "layout": "yolov8_seg", "input": "device"})
+        if to_host:
+            rec.update(seg_compare(out, args.cudanms_dir, t, protos))
+            rec["dets"] = int(out.size // (28 + int(FRAME) * int(FRAME)))
+        else:
+            rec["dets"] = int(out.size // 28)
+        records.append(rec)
+        report(rec)
+        if "mask_iou_mean" in rec:
+            print("    masks vs %s: mean IoU %.4f (min %.4f), %d of %d "
+                  "pixels differ (ultralytics crops at 160x160, then "
+                  "upsamples)" % (rec["vs"], rec["mask_iou_mean"],
+                                  rec["mask_iou_min"],
+                                  rec["mask_pixels_differ"],
+                                  rec["mask_pixels_union"]), flush=True)
+        if "retina_pixels_differ" in rec:
+            print("    masks vs %s by ultralytics' retina_masks rule "
+                  "(upsample, then crop; torch on the CPU): %d pixels "
+                  "differ" % (rec["vs"], rec["retina_pixels_differ"]),
+                  flush=True)
+
+
 def torch_lane_post(t):
     """LaneATT's post-process of t [1, N, 5 + S] on t's device: [K, 2]
     (score, anchor) of the kept lanes, in kept order."""
@@ -629,6 +779,7 @@ def main():
     bench_nms_rotated(args.data, dev, args, timer, records)
     bench_frames(args.data, dev, args, timer, records)
     bench_lanes(args.data, dev, args, timer, records)
+    bench_seg(args.data, dev, args, timer, records)
     with open(args.out, "w") as f:
         json.dump(records, f, indent=0)
 

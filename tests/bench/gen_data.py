@@ -15,6 +15,11 @@ usage: gen_data.py DATA_DIR
   nms_obb_boxes.npy float32 [32768, 5] cx cy w h angle: the boxes of
                    nms_boxes.npy with an angle uniform in [-pi/2, pi/2)
   laneatt.npy      float32 [1, 1000, 77]   synthetic LaneATT frame (S = 72)
+  yolov8_seg.npy   float32 [1, 116, 8400]  synthetic YOLOv8-seg frame (80
+                   classes, 32 mask coefficients)
+  yolov8_seg_protos.npy float32 [1, 32, 160, 160] its prototypes
+  yolov8_pose.npy  float32 [1, 56, 8400]   synthetic YOLOv8-pose frame (17
+                   keypoints x 3)
   params.json      what the frames are and how to post-process them
 
 The NMS sizes N use the first N rows: a prefix of i.i.d. boxes is itself
@@ -48,6 +53,18 @@ length; l1 - l0 drawn so that about 5 % of them also score above 0.5,
 most far below). Scored as LaneATT does, softmax(l0, l1)[1]; LaneATT's
 test config: score 0.5, NMS distance 50 (model px), top_k 4, frame
 1280x720, no letterbox (LaneATT resizes).
+
+The YOLOv8-seg frame (seg_frame): the YOLOv8 frame's generator with its own
+seed, SEG_OBJECTS objects and SEG_NOISE noise anchors: about 30 kept
+instances, then 32 coefficient
+rows: an object's anchors share its coefficients (drawn N(0, 1), jittered
+by 0.05), the others' are N(0, 1); the prototypes are 32 smooth planes
+(products of low-frequency cosines in x and y, random phases) at 160x160.
+The model and frame are 640x640, letterbox, the frames' other parameters.
+
+The YOLOv8-pose frame (pose_frame): the YOLOv8 frame's boxes with the best
+class score as the person score (one class), then 17 keypoints per anchor
+(x, y inside its box, a visibility score uniform in [0, 1)).
 """
 
 import json
@@ -76,6 +93,13 @@ LANE_N = 1000
 LANE_S = 72
 LANE_MODEL = (640, 360)
 SEED_LANES = 72
+SEED_SEG = 32
+SEG_OBJECTS = 18
+SEG_NOISE = 200
+SEG_M = 32
+SEG_P = 160
+SEED_POSE = 17
+POSE_K = 17
 
 
 def nms_inputs(rng, n=N_MAX):
@@ -101,7 +125,7 @@ def grid_cells():
     return np.concatenate(cells)
 
 
-def frame(rng, yolov5):
+def frame(rng, yolov5, objects=OBJECTS, noise=NOISE):
     """Rows [N, 5+C] (yolov5) or [N, 4+C] before the yolov8 transpose."""
     cells = grid_cells()
     per_cell = 3 if yolov5 else 1
@@ -125,7 +149,7 @@ def frame(rng, yolov5):
         else:
             t[a, off + c] = score
 
-    for _ in range(NOISE):
+    for _ in range(noise):
         a = int(rng.integers(n))
         score = (0.25 + 0.05 * rng.uniform() if rng.uniform() < 0.05
                  else 0.05 + 0.19 * rng.uniform())
@@ -133,7 +157,7 @@ def frame(rng, yolov5):
                   0.5 + 0.4 * rng.uniform())
 
     level_start = np.cumsum([0] + [(MODEL // s) ** 2 for s in STRIDES])
-    for _ in range(OBJECTS):
+    for _ in range(objects):
         c = int(rng.integers(N_CLASSES))
         c2 = int((c + 1 + rng.integers(N_CLASSES - 1)) % N_CLASSES) \
             if rng.uniform() < 0.3 else -1
@@ -291,6 +315,46 @@ def obb_nms_boxes(boxes, rng):
     return out.astype(np.float32)
 
 
+def seg_frame(rng):
+    """[1, 116, 8400] and its prototypes [1, 32, 160, 160]."""
+    t = frame(rng, False, SEG_OBJECTS, SEG_NOISE)[0]
+    n = t.shape[1]
+    coef = rng.normal(0, 1, (SEG_M, n))
+    # an object's anchors (scoring anything above noise) share coefficients
+    best = t[4:].max(0)
+    order = np.argsort(-best)
+    for a in order[:2000]:
+        if best[a] < 0.3:
+            break
+        near = np.nonzero((np.abs(t[0] - t[0, a]) < 8)
+                          & (np.abs(t[1] - t[1, a]) < 8))[0]
+        coef[:, near] = coef[:, a:a + 1] + 0.05 * rng.normal(
+            0, 1, (SEG_M, len(near)))
+    y, x = np.meshgrid(np.arange(SEG_P), np.arange(SEG_P), indexing="ij")
+    protos = np.empty((SEG_M, SEG_P, SEG_P))
+    for m in range(SEG_M):
+        fx, fy = rng.integers(1, 6, 2)
+        px, py = rng.uniform(0, 2 * np.pi, 2)
+        protos[m] = np.cos(fx * np.pi * x / SEG_P + px) \
+            * np.cos(fy * np.pi * y / SEG_P + py)
+    out = np.concatenate([t, coef], 0).astype(np.float32)[None]
+    return out, protos.astype(np.float32)[None]
+
+
+def pose_frame(rng):
+    """[1, 56, 8400]: the yolov8 frame's boxes, one score, 17 keypoints."""
+    t = frame(rng, False)[0]
+    n = t.shape[1]
+    out = np.zeros((5 + 3 * POSE_K, n), np.float32)
+    out[:4] = t[:4]
+    out[4] = t[4:].max(0)
+    for j in range(POSE_K):
+        out[5 + 3 * j] = t[0] + t[2] * rng.uniform(-0.5, 0.5, n)
+        out[6 + 3 * j] = t[1] + t[3] * rng.uniform(-0.5, 0.5, n)
+        out[7 + 3 * j] = rng.uniform(0, 1, n)
+    return out[None]
+
+
 def main():
     if len(sys.argv) != 2:
         sys.exit(__doc__)
@@ -312,6 +376,11 @@ def main():
             obb_frame(np.random.default_rng(SEED_OBB)))
     np.save(os.path.join(out, "laneatt.npy"),
             lane_frame(np.random.default_rng(SEED_LANES)))
+    t, protos = seg_frame(np.random.default_rng(SEED_SEG))
+    np.save(os.path.join(out, "yolov8_seg.npy"), t)
+    np.save(os.path.join(out, "yolov8_seg_protos.npy"), protos)
+    np.save(os.path.join(out, "yolov8_pose.npy"),
+            pose_frame(np.random.default_rng(SEED_POSE)))
     params = {"score_threshold": 0.25, "iou_frame": 0.45, "iou_nms": 0.5,
               "max_detections": 300, "max_candidates": 30000,
               "n_classes": N_CLASSES, "model": [MODEL, MODEL],
@@ -326,7 +395,11 @@ def main():
               "laneatt": {"model": list(LANE_MODEL), "frame": [1280, 720],
                           "letterbox": False, "n": LANE_N, "S": LANE_S,
                           "score_threshold": 0.5, "distance": 50.0,
-                          "max_detections": 4}}
+                          "max_detections": 4},
+              "yolov8_seg": {"n_classes": N_CLASSES, "coefficients": SEG_M,
+                             "protos": [SEG_P, SEG_P],
+                             "objects": SEG_OBJECTS, "noise": SEG_NOISE},
+              "yolov8_pose": {"keypoints": POSE_K, "dims": 3}}
     with open(os.path.join(out, "params.json"), "w") as f:
         json.dump(params, f, indent=1)
     print("gen_data: wrote %s" % out)

@@ -315,6 +315,86 @@ def lane_targets(g, c):
     return out
 
 
+def heads_table(recs):
+    """The heads' frames on the GPU host: cnms_detect_seg and the pose
+    detect against the PyTorch seg post-process and the plain frame."""
+    rows = []
+    for layout in ("yolov8_seg", "yolov8_pose", "yolov8"):
+        dv = find(recs, bench="frame", impl="cudanms-cuda", layout=layout,
+                  input="device")
+        hs = find(recs, bench="frame", impl="cudanms-cuda", layout=layout,
+                  input="host")
+        cp = find(recs, bench="frame", impl="cudanms-cpu", layout=layout,
+                  input="host")
+        if not (dv or hs or cp):
+            continue
+        rows.append([layout, get(dv or cp, "dets"), mm(dv, "gpu"),
+                     mm(dv, "wall"), mm(hs, "gpu"), mm(hs, "wall"),
+                     mm(cp, "wall"), get(dv, "same_as_cpu")])
+    for impl in ("torch-seg-post-cuda", "torch-seg-post-masks-on-device-cuda"):
+        t = find(recs, bench="frame", impl=impl, layout="yolov8_seg")
+        if t:
+            rows.append([impl, get(t, "dets"), mm(t, "gpu"), mm(t, "wall"),
+                         "", "", "", mism(t)])
+    if not rows:
+        return None
+    return table(["frame", "kept", "device GPU", "device wall", "host GPU",
+                  "host wall", "CPU backend wall",
+                  "same as CPU / mismatches"], rows)
+
+
+def heads_targets(g):
+    """The heads issue's targets: the YOLOv8-seg frame on the device with
+    masks <= 60 us GPU time and >= 20x the PyTorch seg post-process (GPU
+    time, masks to the host) of the same run; the YOLOv8-pose frame within
+    10 % of the plain YOLOv8 frame."""
+    out = []
+
+    def verdict(ok):
+        return "MET" if ok else "MISSED"
+
+    dv = find(g, bench="frame", impl="cudanms-cuda", layout="yolov8_seg",
+              input="device")
+    t = find(g, bench="frame", impl="torch-seg-post-cuda",
+             layout="yolov8_seg")
+    gpu = measured(dv, "gpu_med_us")
+    if gpu is None:
+        out.append("NOT MEASURED: YOLOv8-seg frame with masks on the device "
+                   "<= 60 us GPU time")
+    else:
+        out.append("%s: YOLOv8-seg frame (8400 anchors, 80 classes, 32x160x160"
+                   " prototypes, %s kept) with masks on the device <= 60 us "
+                   "GPU time: %s (min %s), %s wall" % (
+                       verdict(gpu <= 60.0), get(dv, "dets"), us(gpu),
+                       us(dv.get("gpu_min_us")), us(dv.get("wall_med_us"))))
+        tg = measured(t, "gpu_med_us")
+        if tg is None:
+            out.append("NOT MEASURED: YOLOv8-seg frame >= 20x the PyTorch "
+                       "seg post-process (no PyTorch figure)")
+        else:
+            out.append("%s: YOLOv8-seg frame >= 20x the PyTorch seg "
+                       "post-process (ultralytics' process_mask, masks to "
+                       "the host; GPU time): %.1fx (%s vs %s; wall %s)" % (
+                           verdict(tg / gpu >= 20), tg / gpu, us(tg),
+                           us(gpu), ratio_of(t, dv)))
+    pd = find(g, bench="frame", impl="cudanms-cuda", layout="yolov8_pose",
+              input="device")
+    pv = find(g, bench="frame", impl="cudanms-cuda", layout="yolov8",
+              input="device")
+    pg, vg = measured(pd, "gpu_med_us"), measured(pv, "gpu_med_us")
+    if pg is None or vg is None:
+        out.append("NOT MEASURED: YOLOv8-pose frame within 10 % of the "
+                   "YOLOv8 frame")
+    else:
+        out.append("%s: YOLOv8-pose frame (17 keypoints) on the device "
+                   "within 10 %% of the YOLOv8 frame (GPU time): %s vs %s "
+                   "(%+.1f %%; wall %s vs %s)" % (
+                       verdict(pg <= 1.1 * vg), us(pg), us(vg),
+                       100.0 * (pg / vg - 1.0), us(pd.get("wall_med_us")),
+                       us(pv.get("wall_med_us"))))
+    return out
+
+
 def rotated_table(recs, dev):
     """cnms_nms_rotated against the PyTorch probiou Fast-NMS."""
     rows = []
@@ -480,6 +560,7 @@ def targets(g, c):
     out += element_targets(g, "")
     out += cpu_targets(c)
     out += lane_targets(g, c)
+    out += heads_targets(g)
     return out
 
 
@@ -703,6 +784,16 @@ def main():
                       "post-process written for the bench, pair matrix on "
                       "the device, greedy keep on the host):\n\n"
                       + lt + "\n")
+        ht = heads_table(g)
+        if ht:
+            md.append("Pose and segmentation heads: the YOLOv8-seg frame "
+                      "(`cnms_detect_seg`, 8400 anchors, 80 classes, 32 "
+                      "coefficients, 160x160 prototypes, masks on the host "
+                      "at return) and the YOLOv8-pose frame (17 keypoints), "
+                      "640x640, beside the plain YOLOv8 frame; PyTorch: "
+                      "ultralytics' process_mask written for the bench, the "
+                      "masks to the host or left on the device:\n\n"
+                      + ht + "\n")
         if find(g, bench="nms_rotated"):
             md.append("Oriented NMS (`cnms_nms_rotated` from host arrays, "
                       "exact greedy on the polygon IoU, vs a PyTorch probiou "

@@ -10,6 +10,9 @@ detect: the 24-byte header of fuzz_detect.c (see parse ()) with small
 YOLOv8, YOLOv5, end2end and YOLOv8-OBB tensors in each value mode, both
 dtypes, short and long sizes. nms: boxes on fuzz_nms.c's small grid, raw
 floats, signed values; the same for oriented boxes (flag bit 7).
+heads: the 24-byte header of fuzz_heads.c with small yolov8-pose tensors
+(D 2 and 3, rows that D does not divide) and yolov8-seg tensors with their
+prototypes (a wrong M, missing, of the other dtype, short, batch 2).
 """
 import io
 import os
@@ -198,11 +201,64 @@ def nms_seeds():
           + bytes(lanes))
 
 
+def heads_header(f16=0, seg=0, letterbox=0, dsize=0, psize=0, other=0,
+                 kd=0, two_d=0, protos3=0, mode=1, missing=0, batch2=0,
+                 rows=11, n=10, m=2, hp=4, wp=4, thr=0.25, iou=0.45,
+                 model=(32, 32), frame=(48, 40)):
+    h = bytes([f16 | (seg << 1) | (letterbox << 2) | (dsize << 3)
+               | (psize << 5) | (other << 7),
+               kd | (two_d << 2) | (protos3 << 3) | (mode << 4)
+               | (missing << 6) | (batch2 << 7)])
+    h += struct.pack("<5H", rows, n, m, hp, wp)
+    h += struct.pack("<H", int(thr * 65536))
+    h += struct.pack("<H", int(iou * 65535))
+    h += struct.pack("<2H", model[0] - 1, model[1] - 1)
+    h += struct.pack("<2H", frame[0] - 1, frame[1] - 1)
+    assert len(h) == 24
+    return h
+
+
+def heads_seeds():
+    rng = np.random.default_rng(3)
+    body = rng.integers(0, 256, 4096, dtype=np.uint8).tobytes()
+    # pose: rows 5 + 2 * 3 (kd 3), 5 + 3 * 2 (kd 2), 12 (7: neither)
+    write("heads", "pose-d3", heads_header(kd=2, rows=11) + body)
+    write("heads", "pose-d2", heads_header(kd=1, rows=11, letterbox=1)
+          + body)
+    write("heads", "pose-default", heads_header(kd=0, rows=56, n=20, mode=0)
+          + body)
+    write("heads", "pose-f16", heads_header(f16=1, kd=2, rows=8, mode=3)
+          + body)
+    write("heads", "pose-bad-k", heads_header(kd=2, rows=12) + body)
+    write("heads", "pose-bad-kd", heads_header(kd=3, rows=11) + body)
+    write("heads", "pose-2d", heads_header(kd=2, rows=11, two_d=1) + body)
+    # seg: rows 4 + C + M
+    write("heads", "seg", heads_header(seg=1, rows=4 + 2 + 2, m=2) + body)
+    write("heads", "seg-mode3", heads_header(seg=1, rows=4 + 1 + 3, m=3,
+                                             mode=3, letterbox=1) + body)
+    write("heads", "seg-f16", heads_header(seg=1, f16=1, rows=4 + 2 + 4,
+                                           m=4, hp=5, wp=7) + body)
+    write("heads", "seg-protos3", heads_header(seg=1, rows=8, m=2,
+                                               protos3=1) + body)
+    write("heads", "seg-wrong-m", heads_header(seg=1, rows=8, m=4) + body)
+    write("heads", "seg-missing", heads_header(seg=1, rows=8, missing=1)
+          + body)
+    write("heads", "seg-other-dtype", heads_header(seg=1, rows=8, other=1)
+          + body)
+    write("heads", "seg-short", heads_header(seg=1, rows=8, psize=2) + body)
+    write("heads", "seg-batch2", heads_header(seg=1, rows=8, batch2=1)
+          + body)
+    write("heads", "seg-odd", heads_header(seg=1, rows=4 + 3 + 5, m=5, hp=1,
+                                           wp=9, model=(40, 24),
+                                           frame=(64, 17)) + body)
+
+
 def main():
     npy_seeds()
     detect_seeds()
     nms_seeds()
-    for kind in ("npy", "detect", "nms"):
+    heads_seeds()
+    for kind in ("npy", "detect", "nms", "heads"):
         print(kind, len(os.listdir(os.path.join(HERE, "corpus", kind))),
               "seeds")
 

@@ -18,7 +18,7 @@ build=${1:?usage: $0 BUILDDIR SECONDS [TARGET...]}
 seconds=${2:?usage: $0 BUILDDIR SECONDS [TARGET...]}
 seconds=${FUZZ_SECONDS:-$seconds}
 shift 2
-targets=${*:-npy detect nms}
+targets=${*:-npy detect nms heads}
 here=$(cd "$(dirname "$0")" && pwd)
 work=${FUZZ_WORK:-$(mktemp -d "${TMPDIR:-/tmp}/cnms-fuzz.XXXXXX")}
 mkdir -p "$work"
