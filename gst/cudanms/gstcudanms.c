@@ -779,17 +779,23 @@ gst_cudanms_transform_ip (GstBaseTransform * trans, GstBuffer * buffer)
     gint n_masks = 0;
 
     payload.masks = cnms_ctx_masks (ctx, &mask_bytes, &n_masks);
-    g_assert (n_masks == n_dets);
-    /* the segmentation mtds' bytes only where they are attached */
-    gst_cudanms_mask_pool_fill (self->mask_pool, payload.masks, n_dets,
-        mask_bytes, &payload.mask_data,
+    if (n_masks != n_dets || (n_dets > 0 && payload.masks == NULL)) {
+      /* the library's contract says otherwise: boxes without masks */
+      GST_WARNING_OBJECT (self, "%d masks for %d boxes: boxes attached "
+          "without masks", n_masks, n_dets);
+      payload.masks = NULL;
+    } else if (n_dets > 0) {
+      /* the segmentation mtds' bytes only where they are attached */
+      gst_cudanms_mask_pool_fill (self->mask_pool, payload.masks, n_dets,
+          mask_bytes, &payload.mask_data,
 #ifdef HAVE_GST_TENSOR_META
-        (attach_meta & GST_CUDANMS_ATTACH_META_ANALYTICS) ?
-        &payload.region_data : NULL
+          (attach_meta & GST_CUDANMS_ATTACH_META_ANALYTICS) ?
+          &payload.region_data : NULL
 #else
-        NULL
+          NULL
 #endif
-        );
+          );
+    }
   }
   if (report->shape.layout == CNMS_LAYOUT_LANEATT)
     attached = gst_cudanms_attach_lane_detections (buffer, &self->labels,
