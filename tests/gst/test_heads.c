@@ -5,7 +5,8 @@
  * segmentation tensor whose masks are worked out in the comments,
  * tensorinject's segmentation scene through layout=yolov8-seg (every mask
  * pixel against a reference of the documented rule written here, and the
- * masks against the scene's true shapes), and the bad inputs: prototypes
+ * masks against the scene's true shapes), the masks' memory reused from
+ * frame to frame, and the bad inputs: prototypes
  * missing or of the wrong size (one warning each, every buffer counted). */
 #include <math.h>
 #include <string.h>
@@ -381,6 +382,62 @@ GST_START_TEST (test_seg_bad_protos)
 
 GST_END_TEST;
 
+/* The address of the bytes of ROI id's mask. */
+static gconstpointer
+mask_address (GstBuffer * out, gint id)
+{
+  GstVideoRegionOfInterestMeta *roi =
+      gst_buffer_get_video_region_of_interest_meta_id (out, id);
+  GstStructure *s;
+  GstBuffer *data = NULL;
+  GstMapInfo map;
+  gconstpointer p;
+
+  fail_unless (roi != NULL);
+  s = gst_video_region_of_interest_meta_get_param (roi, "mask");
+  fail_unless (s != NULL);
+  fail_unless (gst_structure_get (s, "data", GST_TYPE_BUFFER, &data, NULL));
+  fail_unless (gst_buffer_map (data, &map, GST_MAP_READ));
+  p = map.data;
+  gst_buffer_unmap (data, &map);
+  gst_buffer_unref (data);
+  return p;
+}
+
+/* The masks' memory is pooled: a frame's masks reuse the block of a frame
+ * whose buffers are gone (the same address), while a frame still held
+ * keeps its own; masks 0 and 1 of a frame share one block (mask 1 right
+ * after mask 0's 11 x 8 bytes). ROIs alone (attach-meta=roi): with the
+ * segmentation mtds a frame also takes a block for their bytes. */
+GST_START_TEST (test_seg_pool)
+{
+  GstHarness *h = new_harness_caps ("layout=yolov8-seg model-size=16x16 "
+      "device=cpu attach-meta=roi", HAND_SEG_CAPS);
+  GstBuffer *a, *b;
+  gconstpointer pa, pb;
+
+  a = push_pull (h, hand_seg_frame (TRUE, 2 * 16 * 4));
+  pa = mask_address (a, 0);
+  fail_unless ((const guint8 *) mask_address (a, 1) == (const guint8 *) pa
+      + 11 * 8);
+  /* a held: b takes another block */
+  b = push_pull (h, hand_seg_frame (TRUE, 2 * 16 * 4));
+  pb = mask_address (b, 0);
+  fail_unless (pb != pa);
+  gst_buffer_unref (a);
+  gst_buffer_unref (b);
+  /* both gone: the next frames reuse their blocks */
+  a = push_pull (h, hand_seg_frame (TRUE, 2 * 16 * 4));
+  fail_unless (mask_address (a, 0) == pa || mask_address (a, 0) == pb);
+  gst_buffer_unref (a);
+  a = push_pull (h, hand_seg_frame (TRUE, 2 * 16 * 4));
+  fail_unless (mask_address (a, 0) == pa || mask_address (a, 0) == pb);
+  gst_buffer_unref (a);
+  gst_harness_teardown (h);
+}
+
+GST_END_TEST;
+
 /* seed 5, four shapes (tensorinject's segmentation test scene) */
 #define SEG_INJECT "layout=yolov8-seg seed=5 num-objects=4 noise=0"
 
@@ -509,6 +566,7 @@ heads_suite (void)
   tcase_add_test (tc, test_pose_bad_dims);
   tcase_add_test (tc, test_seg_hand);
   tcase_add_test (tc, test_seg_bad_protos);
+  tcase_add_test (tc, test_seg_pool);
   tcase_add_test (tc, test_seg_scene_masks);
   return s;
 }
