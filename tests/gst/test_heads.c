@@ -105,6 +105,21 @@ get_doubles (const GstStructure * s, const gchar * field, gdouble * out,
     out[i] = g_value_get_double (gst_value_array_get_value (arr, i));
 }
 
+/* v as the tensor holds it: a float, or with half the float rounded to
+ * float16 (the library's rounding) and back. */
+static gfloat
+tf (gdouble v, gboolean half)
+{
+  gfloat f = (gfloat) v;
+  guint16 h;
+
+  if (half) {
+    cnms_floats_to_halfs (&f, 1, &h);
+    cnms_halfs_to_floats (&h, 1, &f);
+  }
+  return f;
+}
+
 /* seed 3, three people (tensorinject's pose test scene) */
 #define POSE_INJECT "layout=yolov8-pose seed=3 num-objects=3 noise=0"
 
@@ -121,63 +136,72 @@ pose_scene (void)
 /* Each person's best anchor is kept: its ROI has the true box mapped as
  * cudanms maps boxes, its "keypoints" structure every true keypoint mapped
  * by the box rule ((v - pad) / gain in float: x / 2, (y - 80) / 2, not
- * clipped) and its visibility as the tensor holds it (the float of the
- * truth). */
+ * clipped) and its visibility as the tensor holds it; float32 and float16
+ * (every value of the truth rounded to half first). */
 GST_START_TEST (test_pose_keypoints)
 {
-  GstHarness *h = chain_harness (POSE_INJECT, "layout=yolov8-pose");
-  GstTensorInjectScene *sc = pose_scene ();
-  guint64 f;
+  guint half;
 
-  for (f = 0; f < 3; f++) {
-    GstBuffer *out;
-    gint i, k;
+  for (half = 0; half < 2; half++) {
+    GstHarness *h = chain_harness (half ? POSE_INJECT " data-type=float16" :
+        POSE_INJECT, "layout=yolov8-pose");
+    GstTensorInjectScene *sc = pose_scene ();
+    guint64 f;
 
-    fail_unless_equals_int (gst_harness_push (h, make_frame (0)),
-        GST_FLOW_OK);
-    out = gst_harness_pull (h);
-    fail_unless_equals_int (count_rois (out), 3);
-    for (i = 0; i < 3; i++) {
-      GstVideoRegionOfInterestMeta *roi;
-      GstStructure *det = NULL, *kps;
-      gdouble box[4], kp[POSE_K][3], pts[2 * POSE_K], scores[POSE_K];
-      gfloat r[4];
-      gint class_id;
+    for (f = 0; f < 3; f++) {
+      GstBuffer *out;
+      gint i, k;
 
-      fail_unless (gst_tensor_inject_scene_object (sc, i, f, box,
-              &class_id));
-      fail_unless (gst_tensor_inject_scene_object_keypoints (sc, i, f, kp));
-      map_truth_box (box, r);
-      roi = roi_with_box (out, r, &det);
-      fail_unless (roi != NULL, "frame %d: person %d has no ROI", (gint) f,
-          i);
-      fail_unless_equals_string (g_quark_to_string (roi->roi_type),
-          "class-0");
-      kps = gst_video_region_of_interest_meta_get_param (roi, "keypoints");
-      fail_unless (kps != NULL);
-      get_doubles (kps, "points", pts, 2 * POSE_K);
-      get_doubles (kps, "scores", scores, POSE_K);
-      for (k = 0; k < POSE_K; k++) {
-        gfloat x = (gfloat) kp[k][0] / 2.0f;
-        gfloat y = ((gfloat) kp[k][1] - 80.0f) / 2.0f;
+      fail_unless_equals_int (gst_harness_push (h, make_frame (0)),
+          GST_FLOW_OK);
+      out = gst_harness_pull (h);
+      fail_unless_equals_int (count_rois (out), 3);
+      for (i = 0; i < 3; i++) {
+        GstVideoRegionOfInterestMeta *roi;
+        GstStructure *det = NULL, *kps;
+        gdouble box[4], kp[POSE_K][3], pts[2 * POSE_K], scores[POSE_K];
+        gfloat r[4];
+        gint class_id;
 
-        fail_unless (pts[2 * k] == x && pts[2 * k + 1] == y,
-            "frame %d person %d keypoint %d: %g,%g, want %g,%g", (gint) f, i,
-            k, pts[2 * k], pts[2 * k + 1], x, y);
-        fail_unless (scores[k] == (gfloat) kp[k][2]);
+        fail_unless (gst_tensor_inject_scene_object (sc, i, f, box,
+                &class_id));
+        fail_unless (gst_tensor_inject_scene_object_keypoints (sc, i, f,
+                kp));
+        for (k = 0; k < 4; k++)
+          box[k] = tf (box[k], half);
+        map_truth_box (box, r);
+        roi = roi_with_box (out, r, &det);
+        fail_unless (roi != NULL, "frame %d: person %d has no ROI",
+            (gint) f, i);
+        fail_unless_equals_string (g_quark_to_string (roi->roi_type),
+            "class-0");
+        kps = gst_video_region_of_interest_meta_get_param (roi, "keypoints");
+        fail_unless (kps != NULL);
+        get_doubles (kps, "points", pts, 2 * POSE_K);
+        get_doubles (kps, "scores", scores, POSE_K);
+        for (k = 0; k < POSE_K; k++) {
+          gfloat x = tf (kp[k][0], half) / 2.0f;
+          gfloat y = (tf (kp[k][1], half) - 80.0f) / 2.0f;
+
+          fail_unless (pts[2 * k] == x && pts[2 * k + 1] == y,
+              "%s frame %d person %d keypoint %d: %g,%g, want %g,%g",
+              half ? "float16" : "float32", (gint) f, i, k, pts[2 * k],
+              pts[2 * k + 1], x, y);
+          fail_unless (scores[k] == tf (kp[k][2], half));
+        }
       }
+      gst_buffer_unref (out);
     }
-    gst_buffer_unref (out);
+    gst_tensor_inject_scene_free (sc);
+    gst_harness_teardown (h);
   }
-  gst_tensor_inject_scene_free (sc);
-  gst_harness_teardown (h);
 }
 
 GST_END_TEST;
 
 /* keypoint-dims=2 on the scene's [1, 56, N]: 51 keypoint values are no
  * whole number of pairs, a bad tensor: one warning naming it, every buffer
- * counted, no ROI. keypoint-dims=3 without roi-params: ROIs alone. */
+ * counted, no ROI. */
 GST_START_TEST (test_pose_bad_dims)
 {
   GstHarness *h = chain_harness (POSE_INJECT,
@@ -477,80 +501,87 @@ taps (gint x, gfloat gain, gfloat pad, gint protos, gint model, gint * i0,
  * mask rectangle the box's pixels, and every mask byte the rule applied to
  * the scene's own prototype logits (one-hot coefficients: the object's
  * plane); the mask covers the true shape (IoU with the shape's pixels
- * above 0.99). */
+ * above 0.99); float32 and float16 (the truth rounded to half). */
 GST_START_TEST (test_seg_scene_masks)
 {
-  GstHarness *h = chain_harness (SEG_INJECT, "layout=yolov8-seg");
-  GstTensorInjectScene *sc = seg_scene ();
-  guint64 f;
+  guint half;
 
-  for (f = 0; f < 2; f++) {
-    GstBuffer *out;
-    gint i;
+  for (half = 0; half < 2; half++) {
+    GstHarness *h = chain_harness (half ? SEG_INJECT " data-type=float16" :
+        SEG_INJECT, "layout=yolov8-seg");
+    GstTensorInjectScene *sc = seg_scene ();
+    guint64 f;
 
-    fail_unless_equals_int (gst_harness_push (h, make_frame (0)),
-        GST_FLOW_OK);
-    out = gst_harness_pull (h);
-    fail_unless_equals_int (count_rois (out), 4);
-    for (i = 0; i < 4; i++) {
-      GstVideoRegionOfInterestMeta *roi;
-      GstStructure *det = NULL;
-      gdouble box[4];
-      gfloat r[4];
-      gint class_id, rect[4], x, y, inter = 0, in_mask = 0, in_shape = 0;
-      guint8 *m;
+    for (f = 0; f < 2; f++) {
+      GstBuffer *out;
+      gint i;
 
-      fail_unless (gst_tensor_inject_scene_object (sc, i, f, box,
-              &class_id));
-      map_truth_box (box, r);
-      roi = roi_with_box (out, r, &det);
-      fail_unless (roi != NULL, "frame %d: object %d has no ROI", (gint) f,
-          i);
-      m = roi_mask (roi, rect);
-      fail_unless_equals_int (rect[0], (gint) ceilf (r[0]));
-      fail_unless_equals_int (rect[1], (gint) ceilf (r[1]));
-      fail_unless_equals_int (rect[2], (gint) ceilf (r[2]) - rect[0]);
-      fail_unless_equals_int (rect[3], (gint) ceilf (r[3]) - rect[1]);
-      for (y = 0; y < rect[3]; y++) {
-        gint yi0, yi1;
-        gfloat wy0, wy1;
+      fail_unless_equals_int (gst_harness_push (h, make_frame (0)),
+          GST_FLOW_OK);
+      out = gst_harness_pull (h);
+      fail_unless_equals_int (count_rois (out), 4);
+      for (i = 0; i < 4; i++) {
+        GstVideoRegionOfInterestMeta *roi;
+        GstStructure *det = NULL;
+        gdouble box[4];
+        gfloat r[4];
+        gint class_id, rect[4], x, y, inter = 0, in_mask = 0, in_shape = 0;
+        guint8 *m;
 
-        taps (rect[1] + y, 2.0f, 80.0f, 160, 640, &yi0, &yi1, &wy0, &wy1);
-        for (x = 0; x < rect[2]; x++) {
-          gint xi0, xi1;
-          gfloat wx0, wx1, l00, l01, l10, l11, l;
-          gboolean want, shape;
+        fail_unless (gst_tensor_inject_scene_object (sc, i, f, box,
+                &class_id));
+        for (x = 0; x < 4; x++)
+          box[x] = tf (box[x], half);
+        map_truth_box (box, r);
+        roi = roi_with_box (out, r, &det);
+        fail_unless (roi != NULL, "frame %d: object %d has no ROI", (gint) f,
+            i);
+        m = roi_mask (roi, rect);
+        fail_unless_equals_int (rect[0], (gint) ceilf (r[0]));
+        fail_unless_equals_int (rect[1], (gint) ceilf (r[1]));
+        fail_unless_equals_int (rect[2], (gint) ceilf (r[2]) - rect[0]);
+        fail_unless_equals_int (rect[3], (gint) ceilf (r[3]) - rect[1]);
+        for (y = 0; y < rect[3]; y++) {
+          gint yi0, yi1;
+          gfloat wy0, wy1;
 
-          taps (rect[0] + x, 2.0f, 0.0f, 160, 640, &xi0, &xi1, &wx0, &wx1);
-          /* the logits of prototype pixels, from the scene's rule */
-          l00 = gst_tensor_inject_scene_object_logit (sc, i, f,
-              (xi0 + 0.5) * 4, (yi0 + 0.5) * 4);
-          l01 = gst_tensor_inject_scene_object_logit (sc, i, f,
-              (xi1 + 0.5) * 4, (yi0 + 0.5) * 4);
-          l10 = gst_tensor_inject_scene_object_logit (sc, i, f,
-              (xi0 + 0.5) * 4, (yi1 + 0.5) * 4);
-          l11 = gst_tensor_inject_scene_object_logit (sc, i, f,
-              (xi1 + 0.5) * 4, (yi1 + 0.5) * 4);
-          l = wy0 * (wx0 * l00 + wx1 * l01) + wy1 * (wx0 * l10 + wx1 * l11);
-          want = l > 0.0f;
-          fail_unless_equals_int (m[y * rect[2] + x], want ? 1 : 0);
-          /* the true shape at the pixel's centre (model pixels) */
-          shape = gst_tensor_inject_scene_object_distance (sc, i, f,
-              (rect[0] + x + 0.5) * 2, (rect[1] + y + 0.5) * 2 + 80) > 0;
-          inter += want && shape;
-          in_mask += want;
-          in_shape += shape;
+          taps (rect[1] + y, 2.0f, 80.0f, 160, 640, &yi0, &yi1, &wy0, &wy1);
+          for (x = 0; x < rect[2]; x++) {
+            gint xi0, xi1;
+            gfloat wx0, wx1, l00, l01, l10, l11, l;
+            gboolean want, shape;
+
+            taps (rect[0] + x, 2.0f, 0.0f, 160, 640, &xi0, &xi1, &wx0, &wx1);
+            /* the logits of prototype pixels, from the scene's rule */
+            l00 = tf (gst_tensor_inject_scene_object_logit (sc, i, f,
+                    (xi0 + 0.5) * 4, (yi0 + 0.5) * 4), half);
+            l01 = tf (gst_tensor_inject_scene_object_logit (sc, i, f,
+                    (xi1 + 0.5) * 4, (yi0 + 0.5) * 4), half);
+            l10 = tf (gst_tensor_inject_scene_object_logit (sc, i, f,
+                    (xi0 + 0.5) * 4, (yi1 + 0.5) * 4), half);
+            l11 = tf (gst_tensor_inject_scene_object_logit (sc, i, f,
+                    (xi1 + 0.5) * 4, (yi1 + 0.5) * 4), half);
+            l = wy0 * (wx0 * l00 + wx1 * l01) + wy1 * (wx0 * l10 + wx1 * l11);
+            want = l > 0.0f;
+            fail_unless_equals_int (m[y * rect[2] + x], want ? 1 : 0);
+            /* the true shape at the pixel's centre (model pixels) */
+            shape = gst_tensor_inject_scene_object_distance (sc, i, f,
+                (rect[0] + x + 0.5) * 2, (rect[1] + y + 0.5) * 2 + 80) > 0;
+            inter += want && shape;
+            in_mask += want;
+            in_shape += shape;
+          }
         }
+        fail_unless (in_shape > 50);
+        fail_unless ((gdouble) inter / (in_mask + in_shape - inter) > 0.99,
+            "object %d: IoU %d / %d", i, inter, in_mask + in_shape - inter);
+        g_free (m);
       }
-      fail_unless (in_shape > 50);
-      fail_unless ((gdouble) inter / (in_mask + in_shape - inter) > 0.99,
-          "object %d: IoU %d / %d", i, inter, in_mask + in_shape - inter);
-      g_free (m);
+      gst_buffer_unref (out);
     }
-    gst_buffer_unref (out);
+    gst_tensor_inject_scene_free (sc);
+    gst_harness_teardown (h);
   }
-  gst_tensor_inject_scene_free (sc);
-  gst_harness_teardown (h);
 }
 
 GST_END_TEST;
