@@ -620,6 +620,17 @@ gst_cudanms_before_transform (GstBaseTransform * trans, GstBuffer * buffer)
   self->lookup = gst_cudanms_tensor_view_acquire (&self->view, buffer,
       self->tensor_id, to_cnms_layout (self->layout), self->msg,
       sizeof (self->msg));
+  /* a tensor decoder (tensordecodebin) reads GStreamer's segmentation
+   * detections under layout auto with their masks */
+  if (self->lookup == GST_CUDANMS_TENSOR_FOUND
+      && GST_CUDANMS_GET_CLASS (self)->tensor_decoder
+      && self->layout == GST_CUDANMS_LAYOUT_AUTO
+      && strcmp (self->view.id, GST_CUDANMS_TENSOR_ID_YOLOV8_SEG) == 0) {
+    gst_cudanms_tensor_view_release (&self->view);
+    self->lookup = gst_cudanms_tensor_view_acquire (&self->view, buffer,
+        GST_CUDANMS_TENSOR_ID_YOLOV8_SEG, CNMS_LAYOUT_YOLOV8_SEG, self->msg,
+        sizeof (self->msg));
+  }
   GST_OBJECT_UNLOCK (self);
   /* layout yolov8-seg: no prototypes is a bad input, not a missing one */
   if (self->lookup == GST_CUDANMS_TENSOR_FOUND
@@ -827,6 +838,10 @@ gst_cudanms_transform_ip (GstBaseTransform * trans, GstBuffer * buffer)
       && !gst_cudanms_tensor_view_take (&self->view, buffer))
     GST_DEBUG_OBJECT (self, "tensor '%s' is in no GstTensorMeta: nothing "
         "to take off the buffer", self->view.id);
+  /* and the prototypes it read */
+  if (GST_CUDANMS_GET_CLASS (self)->tensor_decoder
+      && self->protos.data != NULL)
+    gst_cudanms_tensor_view_take (&self->protos, buffer);
 #endif
   gst_cudanms_tensor_view_release (&self->view);
   gst_cudanms_tensor_view_release (&self->protos);
