@@ -14,7 +14,8 @@ if [ ! -f "$dir/build.ninja" ]; then
   CC=clang meson setup "$dir" -Dcuda=disabled -Dfuzz=enabled \
     -Db_sanitize=address,undefined -Db_lundef=false
 fi
-ninja -C "$dir" tests/fuzz/fuzz-npy tests/fuzz/fuzz-detect tests/fuzz/fuzz-nms
+ninja -C "$dir" tests/fuzz/fuzz-npy tests/fuzz/fuzz-detect tests/fuzz/fuzz-nms \
+  tests/fuzz/fuzz-heads
 rc=0
 FUZZ_SECONDS=${FUZZ_SECONDS:-60} meson test -C "$dir" --no-rebuild \
   --suite fuzz --print-errorlogs --num-processes 2 --timeout-multiplier 10 \

@@ -10,10 +10,11 @@
  * Masks: one batched pass for every kept record. The host lays out a job
  * per record (its pixel rectangle, the window of prototype pixels that
  * rectangle samples, where its logits and bytes go; the coefficients too
- * when the tensor is on the host), one upload; then a kernel computes the
- * logits of every window (each a dot product over m ascending) and one
- * the bytes of every pixel of every mask (bilinear, > 0); one copy brings
- * all the bytes to the host. Prototypes on the host are uploaded first. */
+ * when the tensor is on the host) in mapped pinned memory, which the
+ * first kernel reads (no upload): it computes the logits of every window
+ * (each a dot product over m ascending), a second the bytes of every pixel
+ * of every mask (bilinear, > 0), and one copy brings all the bytes to the
+ * host. Prototypes on the host are uploaded first. */
 #include <string.h>
 
 #include "cnms_cuda.cuh"
@@ -47,18 +48,28 @@ pose_kernel (const void *tensor, int f16, size_t n_anchors, int d, int k,
 }
 
 /* The logits of every job's window: blockIdx.y strides the jobs, the
- * block's threads its window's pixels. The coefficients come from the
- * device tensor (rows row0 .., strided by n_anchors) or, for a host
- * tensor, from coefs ([job][mc]). */
+ * block's threads its window's pixels. The jobs are read from mapped
+ * pinned memory (hjobs: written by the host, no upload), one thread per
+ * block, and copied to device memory (djobs) for pixels_kernel. The
+ * coefficients come from the device tensor (rows row0 .., strided by
+ * n_anchors) or, for a host tensor, from coefs ([job][mc], mapped). */
 static __global__ void
-logits_kernel (const cnms_mask_job *jobs, int n, const void *protos,
-    int f16, int wp, size_t plane, int mc, const void *tensor, int row0,
-    size_t n_anchors, const float *coefs, float *logits)
+logits_kernel (const cnms_mask_job *hjobs, cnms_mask_job *djobs, int n,
+    const void *protos, int f16, int wp, size_t plane, int mc,
+    const void *tensor, int row0, size_t n_anchors, const float *coefs,
+    float *logits)
 {
   __shared__ float c[CNMS_COEF_CHUNK];
+  __shared__ cnms_mask_job sj;
 
   for (int k = blockIdx.y; k < n; k += gridDim.y) {
-    const cnms_mask_job j = jobs[k];
+    if (threadIdx.x == 0) {
+      sj = hjobs[k];
+      if (blockIdx.x == 0)
+        djobs[k] = sj;
+    }
+    __syncthreads ();
+    const cnms_mask_job j = sj;
     const int count = j.ww * j.wh;
 
     for (int base = blockIdx.x * blockDim.x; base < count;
@@ -86,6 +97,8 @@ logits_kernel (const cnms_mask_job *jobs, int n, const void *protos,
       if (on)
         logits[j.lg + p] = l;
     }
+    /* sj is read above until here */
+    __syncthreads ();
   }
 }
 
@@ -161,6 +174,11 @@ pose (cnms_backend_ctx *ctx, cnms_cuda_priv *s, const cnms_heads_args *h,
     ctx->keypoints = out;
     return CNMS_OK;
   }
+  /* one thread a keypoint: a grid of int threads */
+  if (threads > 0x7fffffffLL - CNMS_BLOCK)
+    return cnms_fail (ctx, CNMS_ERR_INVALID_ARG, "%lld keypoints of kept "
+        "records from device memory: at most %d", threads,
+        0x7fffffff - CNMS_BLOCK);
   CNMS_TRY (cnms_cuda_reserve_pinned (ctx, &s->h_hjobs,
           (size_t) n * sizeof (int32_t), "kept anchors"));
   anchors = (int32_t *) s->h_hjobs.p;
@@ -252,7 +270,7 @@ seg (cnms_backend_ctx *ctx, cnms_cuda_priv *s, const cnms_heads_args *h,
             ((size_t) h->row0 + m) * (size_t) h->n_anchors
             + (size_t) (uint32_t) dets[i].anchor);
   }
-  CNMS_TRY (cnms_cuda_reserve_device (ctx, &s->d_hjobs, table_bytes,
+  CNMS_TRY (cnms_cuda_reserve_device (ctx, &s->d_hjobs, jobs_bytes,
           "mask jobs"));
   CNMS_TRY (cnms_cuda_reserve_device (ctx, &s->d_logits,
           ((size_t) lg + 1) * sizeof (float), "mask logits"));
@@ -273,15 +291,13 @@ seg (cnms_backend_ctx *ctx, cnms_cuda_priv *s, const cnms_heads_args *h,
             proto_bytes, cudaMemcpyHostToDevice, s->stream),
         "uploading the prototypes");
   }
-  CNMS_CUDA_TRY (ctx, cudaMemcpyAsync (s->d_hjobs.p, s->h_hjobs.p,
-          table_bytes, cudaMemcpyHostToDevice, s->stream),
-      "uploading the mask jobs");
   if (most_win > 0) {
     logits_kernel <<< job_grid (n, most_win), CNMS_BLOCK, 0, s->stream >>>
-        ((const cnms_mask_job *) s->d_hjobs.p, n, d_protos, f16,
-        h->proto_w, plane, mc, host_coefs ? NULL : h->t->data, h->row0,
-        (size_t) h->n_anchors, host_coefs ? (const float *) ((const char *)
-            s->d_hjobs.p + jobs_bytes) : NULL, (float *) s->d_logits.p);
+        ((const cnms_mask_job *) s->h_hjobs.dev,
+        (cnms_mask_job *) s->d_hjobs.p, n, d_protos, f16, h->proto_w, plane,
+        mc, host_coefs ? NULL : h->t->data, h->row0, (size_t) h->n_anchors,
+        host_coefs ? (const float *) ((const char *) s->h_hjobs.dev
+            + jobs_bytes) : NULL, (float *) s->d_logits.p);
     CNMS_CUDA_TRY (ctx, cudaGetLastError (), "mask logits kernel");
     pixels_kernel <<< job_grid (n, most_pix), CNMS_BLOCK, 0, s->stream >>>
         ((const cnms_mask_job *) s->d_hjobs.p, n, ax, ay,

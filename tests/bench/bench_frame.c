@@ -35,9 +35,12 @@
  * [1,32,160,160] through cnms_detect_seg (80 classes, 32 coefficients,
  * about 30 kept instances, the masks on the host at return), and
  * yolov8_pose.npy [1,56,8400] through cnms_detect (layout yolov8-pose,
- * 17 keypoints x 3), the defaults otherwise (640x640 model and frame,
- * letterbox); each CUDA input ("device": the tensor and the prototypes in
- * device memory) as the YOLO frames. The records' parity with the CPU
+ * 17 keypoints x 3; the YOLOv8 frame's boxes and best scores as one
+ * class), the defaults otherwise (640x640 model and frame, letterbox);
+ * each CUDA input ("device": the tensor and the prototypes in device
+ * memory) as the YOLO frames, and "yolov8_pose_boxes": the pose tensor's
+ * first 5 rows alone as a one-class yolov8 tensor from device memory (the
+ * same NMS without the keypoints). The records' parity with the CPU
  * backend covers the keypoints and every mask byte (an FNV-1a hash of
  * them); --save-dir also writes masks_<backend>_yolov8_seg.npy, uint8
  * [K, 640 x 640]: each mask placed in the frame.
@@ -140,6 +143,8 @@ frame_layout (const char *layout, cnms_params *p)
   }
   if (strcmp (layout, "yolov8_pose") == 0)
     return CNMS_LAYOUT_YOLOV8_POSE;
+  if (strcmp (layout, "yolov8_pose_boxes") == 0)
+    return CNMS_LAYOUT_YOLOV8;
   if (strcmp (layout, "yolov8_seg") == 0)
     return CNMS_LAYOUT_YOLOV8_SEG;
   if (strcmp (layout, "laneatt") == 0) {
@@ -434,7 +439,7 @@ bench_cuda (cnms_ctx *ctx, const cnms_tensor *t, const char *layout,
     pd = *seg_protos;
     if (cudaMalloc (&d_protos, pd.size) != cudaSuccess
         || cudaMemcpy (d_protos, pd.data, pd.size, cudaMemcpyHostToDevice)
-        != cudaSuccess) {
+        != cudaSuccess || cudaDeviceSynchronize () != cudaSuccess) {
       fprintf (stderr, "bench-frame: cannot place the prototypes on the "
           "device\n");
       exit (1);
@@ -446,6 +451,17 @@ bench_cuda (cnms_ctx *ctx, const cnms_tensor *t, const char *layout,
   }
   run_frame (ctx, &td, layout, "device", o, j, wall, gpu, &got);
   mismatches = end_cuda_record (j, &got, cpu);
+  if (strcmp (layout, "yolov8_pose") == 0) {
+    /* the same tensor's boxes alone: its first 5 rows as a one-class
+     * yolov8 tensor, no keypoints (what the keypoints cost) */
+    cnms_tensor boxes = td;
+
+    boxes.dims[boxes.n_dims - 2] = 5;
+    boxes.size = 5 * (size_t) boxes.dims[boxes.n_dims - 1] * sizeof (float);
+    run_frame (ctx, &boxes, "yolov8_pose_boxes", "device", o, j, wall, gpu,
+        &got);
+    bench_json_end (j);
+  }
   if (host_protos != NULL) {
     cudaFree ((void *) seg_protos->data);
     seg_protos = host_protos;

@@ -62,9 +62,11 @@ by 0.05), the others' are N(0, 1); the prototypes are 32 smooth planes
 (products of low-frequency cosines in x and y, random phases) at 160x160.
 The model and frame are 640x640, letterbox, the frames' other parameters.
 
-The YOLOv8-pose frame (pose_frame): the YOLOv8 frame's boxes with the best
-class score as the person score (one class), then 17 keypoints per anchor
-(x, y inside its box, a visibility score uniform in [0, 1)).
+The YOLOv8-pose frame (pose_frame): the YOLOv8 frame itself (its seed),
+its boxes with the best class score as the person score (one class: the
+same candidates as the YOLOv8 frame), then 17 keypoints per anchor (x, y
+inside its box, a visibility score uniform in [0, 1), drawn from
+SEED_POSE).
 """
 
 import json
@@ -343,7 +345,7 @@ def seg_frame(rng):
 
 def pose_frame(rng):
     """[1, 56, 8400]: the yolov8 frame's boxes, one score, 17 keypoints."""
-    t = frame(rng, False)[0]
+    t = frame(np.random.default_rng(SEED_FRAME["yolov8"]), False)[0]
     n = t.shape[1]
     out = np.zeros((5 + 3 * POSE_K, n), np.float32)
     out[:4] = t[:4]

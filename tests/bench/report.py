@@ -319,7 +319,8 @@ def heads_table(recs):
     """The heads' frames on the GPU host: cnms_detect_seg and the pose
     detect against the PyTorch seg post-process and the plain frame."""
     rows = []
-    for layout in ("yolov8_seg", "yolov8_pose", "yolov8"):
+    for layout in ("yolov8_seg", "yolov8_pose", "yolov8_pose_boxes",
+                   "yolov8"):
         dv = find(recs, bench="frame", impl="cudanms-cuda", layout=layout,
                   input="device")
         hs = find(recs, bench="frame", impl="cudanms-cuda", layout=layout,
@@ -392,6 +393,15 @@ def heads_targets(g):
                        verdict(pg <= 1.1 * vg), us(pg), us(vg),
                        100.0 * (pg / vg - 1.0), us(pd.get("wall_med_us")),
                        us(pv.get("wall_med_us"))))
+    pb = find(g, bench="frame", impl="cudanms-cuda",
+              layout="yolov8_pose_boxes", input="device")
+    bg = measured(pb, "gpu_med_us")
+    if pg is not None and bg is not None:
+        out.append("(what the keypoints cost: the pose frame %s against its "
+                   "boxes alone, the same one-class NMS, %s: %+.1f %% GPU "
+                   "time; wall %s vs %s)" % (
+                       us(pg), us(bg), 100.0 * (pg / bg - 1.0),
+                       us(pd.get("wall_med_us")), us(pb.get("wall_med_us"))))
     return out
 
 

@@ -4,7 +4,7 @@ The seeds are committed; this is how they were made. Run from anywhere:
 
     /usr/bin/python3 tests/fuzz/make_seeds.py
 
-npy: what numpy writes (every dtype cudanms reads, versions 1.0 to 3.0,
+npy: what numpy writes (every dtype cudanms reads, uint8 included, versions 1.0 to 3.0,
 scalars, empty arrays) and a header that ends in a quoted key.
 detect: the 24-byte header of fuzz_detect.c (see parse ()) with small
 YOLOv8, YOLOv5, end2end and YOLOv8-OBB tensors in each value mode, both
@@ -45,6 +45,8 @@ def npy_seeds():
     write("npy", "f2-1x7x10", npy_bytes(
         rng.random((1, 7, 10)).astype(np.float16)))
     write("npy", "i4-5", npy_bytes(np.arange(5, dtype=np.int32)))
+    write("npy", "u1-2x3", npy_bytes(np.arange(6, dtype=np.uint8)
+                                     .reshape(2, 3)))
     write("npy", "i8-2x2", npy_bytes(np.arange(4, dtype=np.int64)
                                      .reshape(2, 2)))
     write("npy", "scalar", npy_bytes(np.float32(1.5)))

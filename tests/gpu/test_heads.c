@@ -210,8 +210,11 @@ to_device (const void *p, size_t size)
 {
   void *d = NULL;
 
+  /* the copy from pageable memory may still be in flight when cudaMemcpy
+   * returns: synchronise before the library's non-blocking stream reads */
   if (cudaMalloc (&d, size > 0 ? size : 1) != cudaSuccess
-      || cudaMemcpy (d, p, size, cudaMemcpyHostToDevice) != cudaSuccess) {
+      || cudaMemcpy (d, p, size, cudaMemcpyHostToDevice) != cudaSuccess
+      || cudaDeviceSynchronize () != cudaSuccess) {
     if (d != NULL)
       cudaFree (d);
     return NULL;
@@ -269,7 +272,8 @@ heads_run (cnms_ctx *ctx, const heads_case *hc, int f16, int dev_t,
       pt.on_device = 1;
     }
   }
-  if ((dev_t && td == NULL) || (dev_p && pd == NULL)) {
+  /* the pose cases have no prototypes: dev_p asks for nothing */
+  if ((dev_t && td == NULL) || (!hc->pose && dev_p && pd == NULL)) {
     r->st = CNMS_ERR_CUDA;
     snprintf (r->error, sizeof r->error, "cannot copy to the device");
     goto out;
