@@ -6,8 +6,10 @@
  * tensorinject's segmentation scene through layout=yolov8-seg (every mask
  * pixel against a reference of the documented rule written here, and the
  * masks against the scene's true shapes), the masks' memory reused from
- * frame to frame, and the bad inputs: prototypes
- * missing or of the wrong size (one warning each, every buffer counted). */
+ * frame to frame, the bad inputs: prototypes
+ * missing or of the wrong size (one warning each, every buffer counted);
+ * and with a CUDA device, both scenes on the CUDA backend from host and
+ * device tensors against the CPU backend, byte for byte. */
 #include <math.h>
 #include <string.h>
 #include <gst/check/gstcheck.h>
@@ -586,6 +588,94 @@ GST_START_TEST (test_seg_scene_masks)
 
 GST_END_TEST;
 
+/* Everything a frame's ROIs carry, as one string: each ROI's rectangle,
+ * type, "detection" structure, keypoints and mask bytes (hex). */
+static gchar *
+frame_payload (GstBuffer * out)
+{
+  GString *str = g_string_new (NULL);
+  gpointer state = NULL;
+  GstMeta *m;
+
+  while ((m = gst_buffer_iterate_meta_filtered (out, &state,
+              GST_VIDEO_REGION_OF_INTEREST_META_API_TYPE))) {
+    GstVideoRegionOfInterestMeta *roi = (GstVideoRegionOfInterestMeta *) m;
+    GList *l;
+
+    g_string_append_printf (str, "%d:%u,%u,%u,%u,%s", roi->id, roi->x,
+        roi->y, roi->w, roi->h, g_quark_to_string (roi->roi_type));
+    for (l = roi->params; l != NULL; l = l->next) {
+      gchar *text = gst_structure_to_string (l->data);
+
+      g_string_append_printf (str, "|%s", text);
+      g_free (text);
+    }
+    g_string_append_c (str, '\n');
+  }
+  return g_string_free (str, FALSE);
+}
+
+/* With a CUDA device (the case is only registered then): the pose and
+ * segmentation scenes on the CUDA backend, from host tensors
+ * (device=cuda) and from device tensors (tensorinject memory=cuda), give
+ * what the CPU backend gives, every keypoint and mask byte (the ROI's
+ * structures serialised, the masks' buffers as hex). */
+GST_START_TEST (test_cuda_parity)
+{
+  const gchar *scenes[2][2] = {
+    {POSE_INJECT, "layout=yolov8-pose"},
+    {SEG_INJECT " num-classes=80", "layout=yolov8-seg"},
+  };
+  guint sc;
+
+  for (sc = 0; sc < 2; sc++) {
+    GstHarness *h[3];
+    gchar *desc[3];
+    guint k, f;
+
+    /* one name: the "detection" structures name their producer */
+    desc[0] = g_strdup_printf ("tensorinject %s ! cudanms name=nms "
+        "device=cpu %s", scenes[sc][0], scenes[sc][1]);
+    desc[1] = g_strdup_printf ("tensorinject %s ! cudanms name=nms "
+        "device=cuda %s", scenes[sc][0], scenes[sc][1]);
+    desc[2] = g_strdup_printf ("tensorinject %s memory=cuda ! cudanms "
+        "name=nms device=cuda %s", scenes[sc][0], scenes[sc][1]);
+    for (k = 0; k < 3; k++) {
+      h[k] = gst_harness_new_parse (desc[k]);
+      gst_harness_set_src_caps_str (h[k], FRAME_CAPS);
+    }
+    for (f = 0; f < 3; f++) {
+      gchar *want = NULL;
+
+      for (k = 0; k < 3; k++) {
+        GstBuffer *out;
+        gchar *got;
+
+        fail_unless_equals_int (gst_harness_push (h[k], make_frame (0)),
+            GST_FLOW_OK);
+        out = gst_harness_pull (h[k]);
+        fail_unless (out != NULL);
+        fail_unless (count_rois (out) >= 3);
+        got = frame_payload (out);
+        gst_buffer_unref (out);
+        if (k == 0) {
+          want = got;
+          continue;
+        }
+        fail_unless_equals_string (got, want);
+        g_free (got);
+      }
+      g_free (want);
+    }
+    for (k = 0; k < 3; k++) {
+      gst_harness_teardown (h[k]);
+      g_free (desc[k]);
+    }
+  }
+}
+
+GST_END_TEST;
+
 static Suite *
 heads_suite (void)
 {
@@ -599,6 +689,8 @@ heads_suite (void)
   tcase_add_test (tc, test_seg_bad_protos);
   tcase_add_test (tc, test_seg_pool);
   tcase_add_test (tc, test_seg_scene_masks);
+  if (cnms_cuda_device_count () > 0)
+    tcase_add_test (tc, test_cuda_parity);
   return s;
 }
 
