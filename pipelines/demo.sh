@@ -24,7 +24,17 @@
 #  6. draws 30 frames of that road, its lane markings painted by
 #     tensorinject and each kept lane as a polyline through its points
 #     (overlay.py --layout laneatt), into OUT_DIR: lanes-frame-*.png,
-#     lanes-contact-sheet.png and lanes-detections.jsonl.
+#     lanes-contact-sheet.png and lanes-detections.jsonl;
+#  7. prints 2 frames of a pose scene (tensorinject layout=yolov8-pose:
+#     people as COCO skeletons) through cudanms layout=yolov8-pose, and
+#     draws 60 frames with each person's box and skeleton (overlay.py
+#     --layout yolov8-pose): pose-frame-*.png, pose-contact-sheet.png,
+#     pose-detections.jsonl;
+#  8. draws 60 frames of a segmentation scene (tensorinject
+#     layout=yolov8-seg: shapes encoded as prototypes and coefficients)
+#     through cudanms layout=yolov8-seg, each kept box's mask filled
+#     (overlay.py --layout yolov8-seg): seg-frame-*.png,
+#     seg-contact-sheet.png, seg-detections.jsonl.
 #   sh pipelines/demo.sh [BUILD_DIR] [FRAMES] [OUT_DIR]
 # score-threshold 0.3 sits above the scene's background noise (<= 0.30);
 # 0.5 above the lane scene's background proposals (< 0.12).
@@ -63,4 +73,19 @@ echo "demo: lanes (LaneATT)"
   ! fakesink
 /usr/bin/python3 "$here/python/overlay.py" --out "$out" --frames 30 \
   --width 1280 --height 720 --layout laneatt --seed 3 --score-threshold 0.5
-echo "demo: open $out/contact-sheet.png, $out/obb-contact-sheet.png and $out/lanes-contact-sheet.png to see the boxes and lanes"
+echo "demo: keypoints (YOLOv8-pose)"
+"$build/pipelines/cudanms-print" \
+  videotestsrc num-buffers=2 \
+  ! video/x-raw,format=I420,width=1280,height=720,framerate=30/1 \
+  ! tensorinject layout=yolov8-pose seed=3 num-objects=5 \
+  ! cudanms name=nms layout=yolov8-pose iou=0.45 score-threshold=0.3 \
+      label-file="$here/coco.names" \
+  ! fakesink
+/usr/bin/python3 "$here/python/overlay.py" --out "$out" --frames 60 \
+  --width 1280 --height 720 --layout yolov8-pose --seed 3 --num-objects 5 \
+  --score-threshold 0.3
+echo "demo: instance masks (YOLOv8-seg)"
+/usr/bin/python3 "$here/python/overlay.py" --out "$out" --frames 60 \
+  --width 1280 --height 720 --layout yolov8-seg --seed 2 --num-objects 6 \
+  --score-threshold 0.3
+echo "demo: open $out/contact-sheet.png, $out/obb-contact-sheet.png, $out/lanes-contact-sheet.png, $out/pose-contact-sheet.png and $out/seg-contact-sheet.png to see the boxes, lanes, skeletons and masks"

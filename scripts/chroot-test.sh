@@ -14,6 +14,12 @@
 # expired relative to the clock: Acquire::Check-Valid-Until=false is set in
 # the chroot only. The last line is "SUITE: N passed, N failed, N skipped";
 # the exit code is meson test's.
+#
+# For a quicker run while working on a few tests: TESTS="name ..." runs
+# only those meson tests (e.g. TESTS="analytics-heads analytics-overlay");
+# LIGHT=1 leaves out python3-torchvision and python3-onnx (the golden and
+# onnxinference tests then skip); KEEP_BUILD=1 (with KEEP_CHROOT=1) keeps
+# the chroot's build and rebuilds only what changed.
 set -eu
 suite=${1:-}
 case "$suite" in
@@ -48,6 +54,12 @@ PKGS="meson ninja-build pkg-config gcc libc6-dev
   python3-numpy python3-gi python3-gst-1.0 python3-gi-cairo
   gir1.2-gstreamer-1.0 gir1.2-gst-plugins-base-1.0 python3-onnx
   python3-torchvision"
+if [ "${LIGHT:-0}" = 1 ]; then
+  PKGS=$(echo "$PKGS" | tr ' ' '\n' | grep -v -e '^python3-torchvision$' \
+    -e '^python3-onnx$' | tr '\n' ' ')
+fi
+TESTS=${TESTS:-}
+KEEP_BUILD=${KEEP_BUILD:-0}
 stamp=$root/.cudanms-chroot-ready
 
 if ! command -v debootstrap >/dev/null 2>&1; then
@@ -59,7 +71,7 @@ fi
 
 # Everything below runs in a private mount namespace: its mounts vanish
 # with it, whatever happens, and never show outside.
-export suite src work root mirror PKGS stamp
+export suite src work root mirror PKGS stamp TESTS KEEP_BUILD
 unshare --mount --propagation private sh -eu -c '
 cleanup () {
   for m in dev/shm dev/pts dev sys proc src; do
@@ -102,14 +114,20 @@ echo "chroot-test: $suite has GStreamer $gst ($(( $(date +%s) - t0 )) s so far)"
 mkdir -p "$root/src"
 mount --bind "$src" "$root/src"
 mount -o remount,bind,ro "$root/src"
-rm -rf "$root/build"
-in_root sh -c "meson setup /build /src -Dcuda=disabled > /build.log 2>&1 && ninja -C /build -j2 >> /build.log 2>&1" \
-  || { tail -30 "$root/build.log"; exit 1; }
+if [ "$KEEP_BUILD" = 1 ] && [ -f "$root/build/build.ninja" ]; then
+  in_root sh -c "ninja -C /build -j2 > /build.log 2>&1" \
+    || { tail -30 "$root/build.log"; exit 1; }
+else
+  rm -rf "$root/build"
+  in_root sh -c "meson setup /build /src -Dcuda=disabled > /build.log 2>&1 && ninja -C /build -j2 >> /build.log 2>&1" \
+    || { tail -30 "$root/build.log"; exit 1; }
+fi
 if grep -q "warning:" "$root/build.log"; then
   echo "chroot-test: compiler warnings on $suite:"; grep "warning:" "$root/build.log"
 fi
 rc=0
-in_root meson test -C /build --num-processes 2 --print-errorlogs || rc=$?
+# shellcheck disable=SC2086
+in_root meson test -C /build --num-processes 2 --print-errorlogs $TESTS || rc=$?
 cp "$root/build/meson-logs/testlog.json" "$work/testlog.json"
 cp "$root/build/meson-logs/testlog.txt" "$work/testlog.txt"
 echo "chroot-test: $suite done in $(( $(date +%s) - t0 )) s"

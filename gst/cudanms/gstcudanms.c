@@ -69,6 +69,8 @@
 #define DEFAULT_PROP_LANE_DISTANCE 50.0f
 /* a lane needs 2 points to be drawn */
 #define MIN_LANE_POINTS 2
+/* COCO's pose models: x, y and a visibility score per keypoint */
+#define DEFAULT_PROP_KEYPOINT_DIMS 3
 
 enum
 {
@@ -95,7 +97,8 @@ enum
   PROP_MIN_WIDTH,
   PROP_MIN_HEIGHT,
   PROP_MAX_DETECTIONS_PER_CLASS,
-  PROP_LANE_DISTANCE
+  PROP_LANE_DISTANCE,
+  PROP_KEYPOINT_DIMS
 };
 
 struct _GstCudanms
@@ -124,6 +127,7 @@ struct _GstCudanms
   guint min_width, min_height;
   guint max_detections_per_class;
   gfloat lane_distance;
+  gint keypoint_dims;
   gboolean labels_ready;        /* labels loaded: class names resolve */
 
   /* streaming state, made in start/set_caps */
@@ -136,6 +140,8 @@ struct _GstCudanms
   /* the tensor read in before_transform, used in transform_ip */
   GstCudanmsTensorLookup lookup;
   GstCudanmsTensorView view;
+  GstCudanmsTensorView protos;  /* layout yolov8-seg: its prototypes */
+  GstCudanmsMaskPool *mask_pool;        /* the masks' bytes, reused */
   gchar msg[256];
 };
 
@@ -165,6 +171,10 @@ to_cnms_layout (GstCudanmsLayout layout)
       return CNMS_LAYOUT_YOLOV8_OBB;
     case GST_CUDANMS_LAYOUT_LANEATT:
       return CNMS_LAYOUT_LANEATT;
+    case GST_CUDANMS_LAYOUT_YOLOV8_POSE:
+      return CNMS_LAYOUT_YOLOV8_POSE;
+    case GST_CUDANMS_LAYOUT_YOLOV8_SEG:
+      return CNMS_LAYOUT_YOLOV8_SEG;
     default:
       return CNMS_LAYOUT_AUTO;
   }
@@ -191,6 +201,9 @@ gst_cudanms_init (GstCudanms * self)
   self->attach_meta = DEFAULT_PROP_ATTACH_META;
   self->roi_params = DEFAULT_PROP_ROI_PARAMS;
   self->lane_distance = DEFAULT_PROP_LANE_DISTANCE;
+  self->keypoint_dims = DEFAULT_PROP_KEYPOINT_DIMS;
+  self->protos = (GstCudanmsTensorView) GST_CUDANMS_TENSOR_VIEW_INIT;
+  self->mask_pool = gst_cudanms_mask_pool_new ();
   gst_cudanms_classes_init (&self->classes);
   gst_cudanms_stats_init (&self->stats);
 
@@ -320,6 +333,9 @@ gst_cudanms_set_property (GObject * object, guint prop_id,
     case PROP_MAX_DETECTIONS_PER_CLASS:
       self->max_detections_per_class = g_value_get_uint (value);
       break;
+    case PROP_KEYPOINT_DIMS:
+      self->keypoint_dims = g_value_get_int (value);
+      break;
     case PROP_LANE_DISTANCE:
       self->lane_distance = g_value_get_float (value);
       break;
@@ -423,6 +439,9 @@ gst_cudanms_get_property (GObject * object, guint prop_id, GValue * value,
     case PROP_MAX_DETECTIONS_PER_CLASS:
       g_value_set_uint (value, self->max_detections_per_class);
       break;
+    case PROP_KEYPOINT_DIMS:
+      g_value_set_int (value, self->keypoint_dims);
+      break;
     case PROP_LANE_DISTANCE:
       g_value_set_float (value, self->lane_distance);
       break;
@@ -443,6 +462,7 @@ gst_cudanms_finalize (GObject * object)
   g_free (self->tensor_id);
   gst_cudanms_classes_clear (&self->classes);
   gst_cudanms_stats_clear (&self->stats);
+  gst_cudanms_mask_pool_unref (self->mask_pool);
   G_OBJECT_CLASS (parent_class)->finalize (object);
 }
 
@@ -522,7 +542,9 @@ gst_cudanms_stop (GstBaseTransform * trans)
   GstCudanms *self = GST_CUDANMS (trans);
 
   gst_cudanms_tensor_view_release (&self->view);
+  gst_cudanms_tensor_view_release (&self->protos);
   self->view.device_context = NULL;
+  self->protos.device_context = NULL;
   gst_cudanms_backend_stop (&self->be);
   GST_OBJECT_LOCK (self);
   self->backend_name = NULL;
@@ -590,13 +612,34 @@ gst_cudanms_before_transform (GstBaseTransform * trans, GstBuffer * buffer)
   GstCudanms *self = GST_CUDANMS (trans);
 
   gst_cudanms_tensor_view_release (&self->view);
+  gst_cudanms_tensor_view_release (&self->protos);
   /* a device tensor of the pipeline's CUDA context is used in place */
   self->view.device_context = gst_cudanms_backend_device_context (&self->be);
+  self->protos.device_context = self->view.device_context;
   GST_OBJECT_LOCK (self);
   self->lookup = gst_cudanms_tensor_view_acquire (&self->view, buffer,
       self->tensor_id, to_cnms_layout (self->layout), self->msg,
       sizeof (self->msg));
+  /* a tensor decoder (tensordecodebin) reads GStreamer's segmentation
+   * detections under layout auto with their masks */
+  if (self->lookup == GST_CUDANMS_TENSOR_FOUND
+      && GST_CUDANMS_GET_CLASS (self)->tensor_decoder
+      && self->layout == GST_CUDANMS_LAYOUT_AUTO
+      && strcmp (self->view.id, GST_CUDANMS_TENSOR_ID_YOLOV8_SEG) == 0) {
+    gst_cudanms_tensor_view_release (&self->view);
+    self->lookup = gst_cudanms_tensor_view_acquire (&self->view, buffer,
+        GST_CUDANMS_TENSOR_ID_YOLOV8_SEG, CNMS_LAYOUT_YOLOV8_SEG, self->msg,
+        sizeof (self->msg));
+  }
   GST_OBJECT_UNLOCK (self);
+  /* layout yolov8-seg: no prototypes is a bad input, not a missing one */
+  if (self->lookup == GST_CUDANMS_TENSOR_FOUND
+      && self->view.layout == CNMS_LAYOUT_YOLOV8_SEG
+      && gst_cudanms_tensor_view_acquire_protos (&self->protos, buffer,
+          self->msg, sizeof (self->msg)) != GST_CUDANMS_TENSOR_FOUND) {
+    gst_cudanms_tensor_view_release (&self->view);
+    self->lookup = GST_CUDANMS_TENSOR_BAD;
+  }
 }
 
 /* cnms_detect failed with st, not for a bad tensor (CUDA, memory): a
@@ -635,6 +678,7 @@ gst_cudanms_transform_ip (GstBaseTransform * trans, GstBuffer * buffer)
   cnms_det *lane_dets = NULL;
   gfloat *lane_points = NULL;
   GstCudanmsLanes lanes = { NULL, 0 };
+  GstCudanmsPayload payload = { NULL, 0, 0, NULL, NULL, NULL };
   gboolean attached;
   GstClockTime took, t_out;
   const cnms_report *report;
@@ -661,6 +705,7 @@ gst_cudanms_transform_ip (GstBaseTransform * trans, GstBuffer * buffer)
   attach_meta = self->attach_meta;
   roi_params = self->roi_params;
   lane_distance = self->lane_distance;
+  p.keypoint_dims = self->keypoint_dims;
   GST_OBJECT_UNLOCK (self);
   p.frame_width = self->frame_width;
   p.frame_height = self->frame_height;
@@ -672,7 +717,9 @@ gst_cudanms_transform_ip (GstBaseTransform * trans, GstBuffer * buffer)
 
   /* cnms_detect validates the tensor against the layout, once */
   st = gst_cudanms_backend_detect (&self->be, &self->view.tensor,
-      self->view.layout, &p, lane_distance, &dets, &n_dets, &ctx, &took);
+      self->view.layout == CNMS_LAYOUT_YOLOV8_SEG ? &self->protos.tensor :
+      NULL, self->view.layout, &p, lane_distance, &dets, &n_dets, &ctx,
+      &took);
   if (ctx != NULL) {
     GST_OBJECT_LOCK (self);
     self->backend_name = cnms_ctx_backend (ctx) == CNMS_BACKEND_CUDA ?
@@ -735,9 +782,40 @@ gst_cudanms_transform_ip (GstBaseTransform * trans, GstBuffer * buffer)
       cnms_ctx_backend (ctx) == CNMS_BACKEND_CUDA ? "cuda" : "cpu",
       report->candidates, n_dets);
   t_out = gst_util_get_timestamp ();
+  if (report->shape.layout == CNMS_LAYOUT_YOLOV8_POSE) {
+    payload.keypoints = cnms_ctx_keypoints (ctx, &payload.n_keypoints,
+        &payload.keypoint_dims);
+  } else if (report->shape.layout == CNMS_LAYOUT_YOLOV8_SEG) {
+    const guint8 *mask_bytes = NULL;
+    gint n_masks = 0;
+
+    payload.masks = cnms_ctx_masks (ctx, &mask_bytes, &n_masks);
+    if (n_masks != n_dets || (n_dets > 0 && payload.masks == NULL)) {
+      /* the library's contract says otherwise: boxes without masks */
+      GST_WARNING_OBJECT (self, "%d masks for %d boxes: boxes attached "
+          "without masks", n_masks, n_dets);
+      payload.masks = NULL;
+    } else if (n_dets > 0) {
+      /* the segmentation mtds' bytes only where they are attached */
+      gst_cudanms_mask_pool_fill (self->mask_pool, payload.masks, n_dets,
+          mask_bytes, &payload.mask_data,
+#ifdef HAVE_GST_TENSOR_META
+          (attach_meta & GST_CUDANMS_ATTACH_META_ANALYTICS) ?
+          &payload.region_data : NULL
+#else
+          NULL
+#endif
+          );
+    }
+  }
   if (report->shape.layout == CNMS_LAYOUT_LANEATT)
     attached = gst_cudanms_attach_lane_detections (buffer, &self->labels,
         dets, n_dets, &lanes, self->frame_width, self->frame_height,
+        attach_meta, roi_params, GST_ELEMENT_NAME (self));
+  else if (report->shape.layout == CNMS_LAYOUT_YOLOV8_POSE
+      || report->shape.layout == CNMS_LAYOUT_YOLOV8_SEG)
+    attached = gst_cudanms_attach_payload_detections (buffer, &self->labels,
+        dets, n_dets, &payload, self->frame_width, self->frame_height,
         attach_meta, roi_params, GST_ELEMENT_NAME (self));
   else
     attached = (report->shape.layout == CNMS_LAYOUT_YOLOV8_OBB ?
@@ -747,6 +825,8 @@ gst_cudanms_transform_ip (GstBaseTransform * trans, GstBuffer * buffer)
         roi_params, GST_ELEMENT_NAME (self));
   g_free (lane_dets);
   g_free (lane_points);
+  gst_clear_buffer (&payload.mask_data);
+  gst_clear_buffer (&payload.region_data);
   if (!attached)
     GST_WARNING_OBJECT (self, "could not attach every analytics mtd");
   gst_cudanms_stats_times (GST_ELEMENT (self), &self->stats, took,
@@ -758,17 +838,24 @@ gst_cudanms_transform_ip (GstBaseTransform * trans, GstBuffer * buffer)
       && !gst_cudanms_tensor_view_take (&self->view, buffer))
     GST_DEBUG_OBJECT (self, "tensor '%s' is in no GstTensorMeta: nothing "
         "to take off the buffer", self->view.id);
+  /* and the prototypes it read */
+  if (GST_CUDANMS_GET_CLASS (self)->tensor_decoder
+      && self->protos.data != NULL)
+    gst_cudanms_tensor_view_take (&self->protos, buffer);
 #endif
   gst_cudanms_tensor_view_release (&self->view);
+  gst_cudanms_tensor_view_release (&self->protos);
   return GST_FLOW_OK;
 
 problem:
   gst_cudanms_tensor_view_release (&self->view);
+  gst_cudanms_tensor_view_release (&self->protos);
   gst_cudanms_stats_problem (GST_ELEMENT (self), &self->stats,
       self->lookup == GST_CUDANMS_TENSOR_MISSING, self->msg);
   return GST_FLOW_OK;
 detect_failed:
   gst_cudanms_tensor_view_release (&self->view);
+  gst_cudanms_tensor_view_release (&self->protos);
   post_detect_failed (self, st, ctx, p.max_candidates);
   return GST_FLOW_ERROR;
 }
@@ -886,6 +973,14 @@ gst_cudanms_class_init (GstCudanmsClass * klass)
    * length, S x offsets) is taken from cudanms's own tensor id
    * laneatt-proposals (GStreamer has no lane decoder, hence no standard
    * id) or set by layout=laneatt; auto never guesses it otherwise.
+   * yolov8-pose ([1, 4+1+K*D, N]: one person score, K keypoints of
+   * keypoint-dims values) and yolov8-seg (the detections [1, 4+C+M, N]
+   * with the prototypes [1, M, Hp, Wp], the tensor of id
+   * yolo-v8-segmentation-out-protos on the buffer) are only ever set:
+   * each kept box's ROI then carries a "keypoints" or a "mask" structure,
+   * and with analytics >= 1.26 each mask is also a
+   * GstAnalyticsSegmentationMtd related to the box's ODMtd (docs/element.md).
+   * Under auto, yolo-v8-segmentation-out-detections gives boxes only.
    */
   g_object_class_install_property (gobject_class, PROP_LAYOUT,
       g_param_spec_enum ("layout", "Layout", "Tensor layout",
@@ -1076,6 +1171,18 @@ gst_cudanms_class_init (GstCudanmsClass * klass)
           "Layout laneatt: suppress a lane when its mean horizontal distance "
           "to a kept lane over their shared rows is below this (model "
           "pixels)", 0.0f, G_MAXFLOAT, DEFAULT_PROP_LANE_DISTANCE, live));
+  /**
+   * GstCudanms:keypoint-dims:
+   *
+   * Layout yolov8-pose: values per keypoint in the tensor [1, 4+1+K*D, N],
+   * 3 (x, y, visibility score: COCO's YOLOv8/YOLO11 pose models) or 2
+   * (x, y); K is then (rows - 5) / D, which D must divide. Other layouts
+   * ignore it.
+   */
+  g_object_class_install_property (gobject_class, PROP_KEYPOINT_DIMS,
+      g_param_spec_int ("keypoint-dims", "Keypoint dims",
+          "Layout yolov8-pose: values per keypoint (3: x y visibility, 2: "
+          "x y)", 2, 3, DEFAULT_PROP_KEYPOINT_DIMS, live));
   /**
    * GstCudanms:min-width:
    *

@@ -169,9 +169,9 @@ gst_cudanms_backend_device_context (const GstCudanmsBackend * be)
 
 cnms_status
 gst_cudanms_backend_detect (GstCudanmsBackend * be, const cnms_tensor * t,
-    cnms_layout layout, const cnms_params * p, gfloat lane_distance,
-    const cnms_det ** dets, int *n_dets, cnms_ctx ** used,
-    GstClockTime * took)
+    const cnms_tensor * protos, cnms_layout layout, const cnms_params * p,
+    gfloat lane_distance, const cnms_det ** dets, int *n_dets,
+    cnms_ctx ** used, GstClockTime * took)
 {
   cnms_backend b;
   gboolean timed = FALSE;
@@ -179,7 +179,8 @@ gst_cudanms_backend_detect (GstCudanmsBackend * be, const cnms_tensor * t,
   cnms_status st;
 
   *took = 0;
-  if (t->on_device || be->cpu == NULL)
+  if (t->on_device || (protos != NULL && protos->on_device)
+      || be->cpu == NULL)
     b = CNMS_BACKEND_CUDA;
   else if (be->cuda == NULL)
     b = CNMS_BACKEND_CPU;
@@ -193,6 +194,8 @@ gst_cudanms_backend_detect (GstCudanmsBackend * be, const cnms_tensor * t,
     return CNMS_ERR_CUDA;
   if (layout == CNMS_LAYOUT_LANEATT)
     st = cnms_detect_lanes (*used, t, p, lane_distance, dets, n_dets);
+  else if (layout == CNMS_LAYOUT_YOLOV8_SEG)
+    st = cnms_detect_seg (*used, t, protos, p, dets, n_dets);
   else
     st = cnms_detect (*used, t, layout, p, dets, n_dets);
   if (b == CNMS_BACKEND_CUDA)

@@ -48,9 +48,12 @@ GstObject *gst_cudanms_backend_device_context (const GstCudanmsBackend * be);
  * time in nanoseconds (what device=auto compares, and the stats'
  * backend-time). Layout laneatt runs cnms_detect_lanes with
  * lane_distance (model pixels); the lanes' points are then
- * cnms_ctx_lane_points (*used). */
+ * cnms_ctx_lane_points (*used). Layout yolov8-seg runs cnms_detect_seg
+ * with the prototypes protos (NULL otherwise; a device tensor either goes
+ * to CUDA); the masks are then cnms_ctx_masks (*used). */
 cnms_status gst_cudanms_backend_detect (GstCudanmsBackend * be,
-    const cnms_tensor * t, cnms_layout layout, const cnms_params * p,
+    const cnms_tensor * t, const cnms_tensor * protos, cnms_layout layout,
+    const cnms_params * p,
     gfloat lane_distance, const cnms_det ** dets, int *n_dets,
     cnms_ctx ** used, GstClockTime * took);
 

@@ -19,6 +19,11 @@ gst_cudanms_layout_get_type (void)
           "boxes (cx cy w h, classes, angle)", "yolov8-obb"},
     {GST_CUDANMS_LAYOUT_LANEATT, "LaneATT [1, N, 5+S], lane proposals (2 "
           "logits, start_y, start_x, length, S x offsets)", "laneatt"},
+    {GST_CUDANMS_LAYOUT_YOLOV8_POSE, "YOLOv8/v11-pose [1, 4+1+K*D, N], "
+          "keypoints (cx cy w h, person score, K keypoints of D values)",
+        "yolov8-pose"},
+    {GST_CUDANMS_LAYOUT_YOLOV8_SEG, "YOLOv8/v11-seg [1, 4+C+M, N] with "
+          "prototypes [1, M, Hp, Wp], instance masks", "yolov8-seg"},
     {0, NULL, NULL}
   };
 

@@ -17,6 +17,10 @@ G_BEGIN_DECLS
  *   boxes, cx cy w h, C class scores, the angle in radians
  * @GST_CUDANMS_LAYOUT_LANEATT: [1, N, 5+S] or [N, 5+S] (LaneATT): lane
  *   proposals, 2 logits, start_y, start_x, length, S x offsets
+ * @GST_CUDANMS_LAYOUT_YOLOV8_POSE: [1, 4+1+K*D, N] (YOLOv8/v11-pose): one
+ *   person score, K keypoints of D values (keypoint-dims)
+ * @GST_CUDANMS_LAYOUT_YOLOV8_SEG: [1, 4+C+M, N] (YOLOv8/v11-seg) with the
+ *   prototypes [1, M, Hp, Wp]: instance masks
  */
 typedef enum
 {
@@ -25,7 +29,9 @@ typedef enum
   GST_CUDANMS_LAYOUT_YOLOV8,
   GST_CUDANMS_LAYOUT_END2END,
   GST_CUDANMS_LAYOUT_YOLOV8_OBB,
-  GST_CUDANMS_LAYOUT_LANEATT
+  GST_CUDANMS_LAYOUT_LANEATT,
+  GST_CUDANMS_LAYOUT_YOLOV8_POSE,
+  GST_CUDANMS_LAYOUT_YOLOV8_SEG
 } GstCudanmsLayout;
 
 /**

@@ -4,6 +4,7 @@
 #endif
 
 #include <math.h>
+#include <string.h>
 #include <gst/video/video.h>
 
 #include "gstcudanmsoutput.h"
@@ -83,7 +84,8 @@ enum
 {
   Q_DETECTION, Q_CONFIDENCE, Q_LABEL_ID, Q_LABEL, Q_X_MIN, Q_Y_MIN, Q_X_MAX,
   Q_Y_MAX, Q_PRODUCER, Q_CX, Q_CY, Q_WIDTH, Q_HEIGHT, Q_ANGLE, Q_LANE,
-  Q_SCORE, Q_POINTS, Q_ANCHOR, N_QUARKS
+  Q_SCORE, Q_POINTS, Q_ANCHOR, Q_KEYPOINTS, Q_SCORES, Q_MASK, Q_X, Q_Y,
+  Q_DATA, N_QUARKS
 };
 
 static const GQuark *
@@ -92,7 +94,7 @@ detection_quarks (void)
   static const gchar *const names[N_QUARKS] = { "detection", "confidence",
     "label_id", "label", "x_min", "y_min", "x_max", "y_max", "producer",
     "cx", "cy", "width", "height", "angle", "lane", "score", "points",
-    "anchor"
+    "anchor", "keypoints", "scores", "mask", "x", "y", "data"
   };
   static GQuark quarks[N_QUARKS];
   static gsize done = 0;
@@ -130,7 +132,75 @@ lane_structure (const cnms_det * d, const gfloat * pts, gint n_rows)
   return s;
 }
 
-/* lane_pts: NULL, or the record's lane points (lanes->n_rows of them). */
+/* The "keypoints" structure of kept record i of a pose payload: points
+ * (x y of each keypoint, frame pixels, not clipped) and, with D = 3,
+ * scores (each keypoint's visibility score). */
+static GstStructure *
+keypoints_structure (const GstCudanmsPayload * payload, gint i)
+{
+  const GQuark *q = detection_quarks ();
+  const gfloat *kp = payload->keypoints + (gsize) i * 3 *
+      payload->n_keypoints;
+  GValue points = G_VALUE_INIT, scores = G_VALUE_INIT, v = G_VALUE_INIT;
+  GstStructure *s;
+  gint j;
+
+  g_value_init (&points, GST_TYPE_ARRAY);
+  g_value_init (&scores, GST_TYPE_ARRAY);
+  g_value_init (&v, G_TYPE_DOUBLE);
+  for (j = 0; j < payload->n_keypoints; j++) {
+    g_value_set_double (&v, (gdouble) kp[3 * j]);
+    gst_value_array_append_value (&points, &v);
+    g_value_set_double (&v, (gdouble) kp[3 * j + 1]);
+    gst_value_array_append_value (&points, &v);
+    if (payload->keypoint_dims == 3) {
+      g_value_set_double (&v, (gdouble) kp[3 * j + 2]);
+      gst_value_array_append_value (&scores, &v);
+    }
+  }
+  g_value_unset (&v);
+  s = gst_structure_new_id_empty (q[Q_KEYPOINTS]);
+  gst_structure_id_take_value (s, q[Q_POINTS], &points);
+  if (payload->keypoint_dims == 3)
+    gst_structure_id_take_value (s, q[Q_SCORES], &scores);
+  else
+    g_value_unset (&scores);
+  return s;
+}
+
+/* Bytes offset .. offset + size of buf, sharing its memory (an empty
+ * buffer for size 0). */
+static GstBuffer *
+sub_buffer (GstBuffer * buf, gsize offset, gsize size)
+{
+  if (size == 0)
+    return gst_buffer_new ();
+  return gst_buffer_copy_region (buf, GST_BUFFER_COPY_MEMORY, offset, size);
+}
+
+/* The "mask" structure of kept record i of a segmentation payload: x, y,
+ * width, height (the frame-pixel rectangle of cnms_mask) and data (its
+ * width x height bytes, row-major, 1 inside the mask, 0 outside; a buffer
+ * sharing the frame's mask memory, read-only). */
+static GstStructure *
+mask_structure (const GstCudanmsPayload * payload, gint i)
+{
+  const GQuark *q = detection_quarks ();
+  const cnms_mask *m = &payload->masks[i];
+  GstBuffer *data = sub_buffer (payload->mask_data, m->offset,
+      (gsize) m->width * (gsize) m->height);
+  GstStructure *s = gst_structure_new_id (q[Q_MASK],
+      q[Q_X], G_TYPE_INT, m->x, q[Q_Y], G_TYPE_INT, m->y,
+      q[Q_WIDTH], G_TYPE_INT, m->width, q[Q_HEIGHT], G_TYPE_INT, m->height,
+      NULL);
+  GValue v = G_VALUE_INIT;
+
+  g_value_init (&v, GST_TYPE_BUFFER);
+  g_value_take_boxed (&v, data);
+  gst_structure_id_take_value (s, q[Q_DATA], &v);
+  return s;
+}
+
 /* Record i's lane points, NULL when not lanes. */
 #define LANE_PTS(lanes, i) ((lanes) != NULL ? \
     (lanes)->points + (gsize) (i) * 2 * (lanes)->n_rows : NULL)
@@ -138,8 +208,9 @@ lane_structure (const cnms_det * d, const gfloat * pts, gint n_rows)
 static void
 attach_roi (GstBuffer * buffer, GstCudanmsLabels * labels,
     const cnms_det * d, gboolean oriented, const GstCudanmsLanes * lanes,
-    const gfloat * lane_pts, gint id, gint frame_width, gint frame_height,
-    gboolean params, const gchar * producer)
+    const gfloat * lane_pts, const GstCudanmsPayload * payload, gint index,
+    gint id, gint frame_width, gint frame_height, gboolean params,
+    const gchar * producer)
 {
   const GQuark *q = detection_quarks ();
   gdouble fw = frame_width, fh = frame_height;
@@ -180,6 +251,12 @@ attach_roi (GstBuffer * buffer, GstCudanmsLabels * labels,
   if (lanes != NULL)
     gst_video_region_of_interest_meta_add_param (meta,
         lane_structure (d, lane_pts, lanes->n_rows));
+  if (payload != NULL && payload->keypoints != NULL)
+    gst_video_region_of_interest_meta_add_param (meta,
+        keypoints_structure (payload, index));
+  if (payload != NULL && payload->masks != NULL)
+    gst_video_region_of_interest_meta_add_param (meta,
+        mask_structure (payload, index));
 }
 
 void
@@ -187,8 +264,8 @@ gst_cudanms_attach_roi (GstBuffer * buffer, GstCudanmsLabels * labels,
     const cnms_det * d, gint id, gint frame_width, gint frame_height,
     gboolean params, const gchar * producer)
 {
-  attach_roi (buffer, labels, d, FALSE, NULL, NULL, id, frame_width,
-      frame_height, params, producer);
+  attach_roi (buffer, labels, d, FALSE, NULL, NULL, NULL, 0, id,
+      frame_width, frame_height, params, producer);
 }
 
 void
@@ -196,8 +273,8 @@ gst_cudanms_attach_oriented_roi (GstBuffer * buffer,
     GstCudanmsLabels * labels, const cnms_det * d, gint id, gint frame_width,
     gint frame_height, gboolean params, const gchar * producer)
 {
-  attach_roi (buffer, labels, d, TRUE, NULL, NULL, id, frame_width,
-      frame_height, params, producer);
+  attach_roi (buffer, labels, d, TRUE, NULL, NULL, NULL, 0, id,
+      frame_width, frame_height, params, producer);
 }
 
 void
@@ -255,10 +332,46 @@ gst_cudanms_attach_meta_available (GstCudanmsAttachMeta which)
 #ifdef HAVE_GST_ANALYTICS
 /* One GstAnalyticsODMtd per kept box, in kept order, in the buffer's
  * relation meta (the existing one, else a new one). */
+#ifdef HAVE_GST_TENSOR_META
+/* Kept record i's mask as a GstAnalyticsSegmentationMtd related both ways
+ * to its ODMtd od, as yolosegv8tensordec relates them: an instance mask
+ * (GRAY8 with its video meta, stride its width) of regions 0 (background)
+ * and i mod 255 + 1, over the mask's frame-pixel rectangle. An empty mask
+ * (no pixel in the frame) has none. */
+static gboolean
+attach_segmentation_mtd (GstAnalyticsRelationMeta * rmeta,
+    const GstCudanmsPayload * payload, gint i, const GstAnalyticsMtd * od)
+{
+  const cnms_mask *m = &payload->masks[i];
+  gsize offsets[GST_VIDEO_MAX_PLANES] = { 0 };
+  gint strides[GST_VIDEO_MAX_PLANES] = { m->width };
+  guint region_ids[2] = { 0, (guint) (i % 255) + 1 };
+  GstAnalyticsSegmentationMtd seg;
+  GstBuffer *mask;
+
+  if (m->width <= 0 || m->height <= 0)
+    return TRUE;
+  mask = sub_buffer (payload->region_data, m->offset,
+      (gsize) m->width * (gsize) m->height);
+  gst_buffer_add_video_meta_full (mask, GST_VIDEO_FRAME_FLAG_NONE,
+      GST_VIDEO_FORMAT_GRAY8, (guint) m->width, (guint) m->height, 1,
+      offsets, strides);
+  if (!gst_analytics_relation_meta_add_segmentation_mtd (rmeta, mask,
+          GST_SEGMENTATION_TYPE_INSTANCE, 2, region_ids, m->x, m->y,
+          (guint) m->width, (guint) m->height, &seg))
+    return FALSE;
+  return gst_analytics_relation_meta_set_relation (rmeta,
+      GST_ANALYTICS_REL_TYPE_RELATE_TO, od->id, seg.id)
+      && gst_analytics_relation_meta_set_relation (rmeta,
+      GST_ANALYTICS_REL_TYPE_RELATE_TO, seg.id, od->id);
+}
+#endif
+
 static gboolean
 attach_od_mtds (GstBuffer * buffer, GstCudanmsLabels * labels,
     const cnms_det * dets, gint n, gboolean oriented,
-    const GstCudanmsLanes * lanes, gint frame_width, gint frame_height)
+    const GstCudanmsLanes * lanes, const GstCudanmsPayload * payload,
+    gint frame_width, gint frame_height)
 {
   GstAnalyticsRelationMeta *rmeta;
   gint i;
@@ -278,6 +391,7 @@ attach_od_mtds (GstBuffer * buffer, GstCudanmsLabels * labels,
   if (rmeta == NULL)
     return FALSE;
   for (i = 0; i < n; i++) {
+    GstAnalyticsODMtd od;
     GstCudanmsBox box;
     gfloat r[4];
 
@@ -300,8 +414,14 @@ attach_od_mtds (GstBuffer * buffer, GstCudanmsLabels * labels,
     }
 #endif
     if (!gst_analytics_relation_meta_add_od_mtd (rmeta, box.quark, box.x,
-            box.y, box.w, box.h, dets[i].score, NULL))
+            box.y, box.w, box.h, dets[i].score, &od))
       return FALSE;
+#ifdef HAVE_GST_TENSOR_META
+    if (payload != NULL && payload->masks != NULL
+        && !attach_segmentation_mtd (rmeta, payload, i, (GstAnalyticsMtd *)
+            & od))
+      return FALSE;
+#endif
   }
   return TRUE;
 }
@@ -315,8 +435,9 @@ attach_od_mtds (GstBuffer * buffer, GstCudanmsLabels * labels,
 static void
 attach_rois_in_free_ids (GstBuffer * buffer, GstCudanmsLabels * labels,
     const cnms_det * dets, gint n, gboolean oriented,
-    const GstCudanmsLanes * lanes, gint frame_width, gint frame_height,
-    gboolean roi_params, const gchar * producer)
+    const GstCudanmsLanes * lanes, const GstCudanmsPayload * payload,
+    gint frame_width, gint frame_height, gboolean roi_params,
+    const gchar * producer)
 {
   GHashTable *used = g_hash_table_new (g_direct_hash, g_direct_equal);
   gpointer state = NULL;
@@ -332,8 +453,8 @@ attach_rois_in_free_ids (GstBuffer * buffer, GstCudanmsLabels * labels,
             || g_hash_table_contains (used, GINT_TO_POINTER (id))))
       id++;
     attach_roi (buffer, labels, &dets[i], oriented, lanes,
-        LANE_PTS (lanes, i), id, frame_width, frame_height, roi_params,
-        producer);
+        LANE_PTS (lanes, i), payload, i, id, frame_width, frame_height,
+        roi_params, producer);
     g_hash_table_add (used, GINT_TO_POINTER (id));
   }
   g_hash_table_unref (used);
@@ -342,9 +463,9 @@ attach_rois_in_free_ids (GstBuffer * buffer, GstCudanmsLabels * labels,
 static gboolean
 attach_detections (GstBuffer * buffer, GstCudanmsLabels * labels,
     const cnms_det * dets, gint n, gboolean oriented,
-    const GstCudanmsLanes * lanes, gint frame_width,
-    gint frame_height, GstCudanmsAttachMeta which, gboolean roi_params,
-    const gchar * producer)
+    const GstCudanmsLanes * lanes, const GstCudanmsPayload * payload,
+    gint frame_width, gint frame_height, GstCudanmsAttachMeta which,
+    gboolean roi_params, const gchar * producer)
 {
   gint64 first;
   gint i;
@@ -357,16 +478,16 @@ attach_detections (GstBuffer * buffer, GstCudanmsLabels * labels,
     if (first + (n - 1) <= G_MAXINT) {
       for (i = 0; i < n; i++)
         attach_roi (buffer, labels, &dets[i], oriented, lanes,
-            LANE_PTS (lanes, i), (gint) first + i, frame_width,
+            LANE_PTS (lanes, i), payload, i, (gint) first + i, frame_width,
             frame_height, roi_params, producer);
     } else {
       attach_rois_in_free_ids (buffer, labels, dets, n, oriented, lanes,
-          frame_width, frame_height, roi_params, producer);
+          payload, frame_width, frame_height, roi_params, producer);
     }
   }
 #ifdef HAVE_GST_ANALYTICS
   if ((which & GST_CUDANMS_ATTACH_META_ANALYTICS)
-      && !attach_od_mtds (buffer, labels, dets, n, oriented, lanes,
+      && !attach_od_mtds (buffer, labels, dets, n, oriented, lanes, payload,
           frame_width, frame_height))
     return FALSE;
 #endif
@@ -378,7 +499,17 @@ gst_cudanms_attach_detections (GstBuffer * buffer, GstCudanmsLabels * labels,
     const cnms_det * dets, gint n, gint frame_width, gint frame_height,
     GstCudanmsAttachMeta which, gboolean roi_params, const gchar * producer)
 {
-  return attach_detections (buffer, labels, dets, n, FALSE, NULL,
+  return attach_detections (buffer, labels, dets, n, FALSE, NULL, NULL,
+      frame_width, frame_height, which, roi_params, producer);
+}
+
+gboolean
+gst_cudanms_attach_payload_detections (GstBuffer * buffer,
+    GstCudanmsLabels * labels, const cnms_det * dets, gint n,
+    const GstCudanmsPayload * payload, gint frame_width, gint frame_height,
+    GstCudanmsAttachMeta which, gboolean roi_params, const gchar * producer)
+{
+  return attach_detections (buffer, labels, dets, n, FALSE, NULL, payload,
       frame_width, frame_height, which, roi_params, producer);
 }
 
@@ -388,7 +519,7 @@ gst_cudanms_attach_oriented_detections (GstBuffer * buffer,
     gint frame_width, gint frame_height, GstCudanmsAttachMeta which,
     gboolean roi_params, const gchar * producer)
 {
-  return attach_detections (buffer, labels, dets, n, TRUE, NULL,
+  return attach_detections (buffer, labels, dets, n, TRUE, NULL, NULL,
       frame_width, frame_height, which, roi_params, producer);
 }
 
@@ -398,6 +529,146 @@ gst_cudanms_attach_lane_detections (GstBuffer * buffer,
     const GstCudanmsLanes * lanes, gint frame_width, gint frame_height,
     GstCudanmsAttachMeta which, gboolean roi_params, const gchar * producer)
 {
-  return attach_detections (buffer, labels, dets, n, FALSE, lanes,
+  return attach_detections (buffer, labels, dets, n, FALSE, lanes, NULL,
       frame_width, frame_height, which, roi_params, producer);
+}
+
+/* The mask pool (see gstcudanmsoutput.h). */
+#define MASK_POOL_KEEP 8        /* free blocks kept */
+
+struct _GstCudanmsMaskPool
+{
+  gint ref;
+  GMutex lock;
+  GPtrArray *free;              /* MaskBlock */
+};
+
+typedef struct
+{
+  GstCudanmsMaskPool *pool;
+  guint8 *data;
+  gsize capacity;
+} MaskBlock;
+
+GstCudanmsMaskPool *
+gst_cudanms_mask_pool_new (void)
+{
+  GstCudanmsMaskPool *pool = g_new0 (GstCudanmsMaskPool, 1);
+
+  pool->ref = 1;
+  g_mutex_init (&pool->lock);
+  pool->free = g_ptr_array_new ();
+  return pool;
+}
+
+static void
+mask_block_free (MaskBlock * b)
+{
+  g_free (b->data);
+  g_free (b);
+}
+
+void
+gst_cudanms_mask_pool_unref (GstCudanmsMaskPool * pool)
+{
+  if (pool == NULL || !g_atomic_int_dec_and_test (&pool->ref))
+    return;
+  while (pool->free->len > 0)
+    mask_block_free (g_ptr_array_steal_index_fast (pool->free, 0));
+  g_ptr_array_unref (pool->free);
+  g_mutex_clear (&pool->lock);
+  g_free (pool);
+}
+
+/* The buffer's memory is gone: its block goes back. */
+static void
+mask_block_release (gpointer user_data)
+{
+  MaskBlock *b = user_data;
+  GstCudanmsMaskPool *pool = b->pool;
+
+  g_mutex_lock (&pool->lock);
+  if (pool->free->len < MASK_POOL_KEEP) {
+    g_ptr_array_add (pool->free, b);
+    b = NULL;
+  }
+  g_mutex_unlock (&pool->lock);
+  if (b != NULL)
+    mask_block_free (b);
+  gst_cudanms_mask_pool_unref (pool);
+}
+
+/* A block of at least size bytes: a free one that fits, else the largest
+ * free one grown, else a new one. */
+static MaskBlock *
+mask_block_take (GstCudanmsMaskPool * pool, gsize size)
+{
+  MaskBlock *b = NULL;
+  guint i, best = G_MAXUINT;
+
+  g_mutex_lock (&pool->lock);
+  for (i = 0; i < pool->free->len; i++) {
+    MaskBlock *c = g_ptr_array_index (pool->free, i);
+
+    if (best == G_MAXUINT || c->capacity >
+        ((MaskBlock *) g_ptr_array_index (pool->free, best))->capacity)
+      best = i;
+    if (c->capacity >= size) {
+      best = i;
+      break;
+    }
+  }
+  if (best != G_MAXUINT)
+    b = g_ptr_array_steal_index_fast (pool->free, best);
+  g_mutex_unlock (&pool->lock);
+  if (b == NULL) {
+    b = g_new0 (MaskBlock, 1);
+    b->pool = pool;
+  }
+  if (b->capacity < size) {
+    /* grown by half again, so that a slowly growing frame settles */
+    g_free (b->data);
+    b->capacity = MAX (size + size / 2, 4096);
+    b->data = g_malloc (b->capacity);
+  }
+  g_atomic_int_inc (&pool->ref);
+  return b;
+}
+
+static GstBuffer *
+mask_block_wrap (MaskBlock * b, gsize size)
+{
+  return gst_buffer_new_wrapped_full (GST_MEMORY_FLAG_READONLY, b->data,
+      b->capacity, 0, size, b, mask_block_release);
+}
+
+void
+gst_cudanms_mask_pool_fill (GstCudanmsMaskPool * pool,
+    const cnms_mask * masks, gint n, const guint8 * data,
+    GstBuffer ** mask_data, GstBuffer ** region_data)
+{
+  gsize size = 1, k;
+  MaskBlock *b;
+  gint i;
+
+  for (i = 0; i < n; i++)
+    size = MAX (size, masks[i].offset + (gsize) masks[i].width *
+        (gsize) masks[i].height);
+  b = mask_block_take (pool, size);
+  if (n > 0)
+    memcpy (b->data, data, size);
+  *mask_data = mask_block_wrap (b, size);
+  if (region_data == NULL)
+    return;
+  b = mask_block_take (pool, size);
+  memset (b->data, 0, size);
+  for (i = 0; i < n; i++) {
+    const guint8 *src = data + masks[i].offset;
+    guint8 *dst = b->data + masks[i].offset, id = (guint8) (i % 255 + 1);
+    gsize len = (gsize) masks[i].width * (gsize) masks[i].height;
+
+    for (k = 0; k < len; k++)
+      dst[k] = src[k] ? id : 0;
+  }
+  *region_data = mask_block_wrap (b, size);
 }

@@ -23,6 +23,24 @@ typedef struct
   gint n_rows;
 } GstCudanmsLanes;
 
+/* What kept records of layouts yolov8-pose and yolov8-seg carry besides
+ * their box. Pose: record i's keypoint j at keypoints[3 (i K + j)] x, y
+ * (frame pixels, not clipped) and its visibility score (NaN when
+ * keypoint_dims is 2), cnms_ctx_keypoints' layout. Segmentation: record
+ * i's mask masks[i] (cnms_ctx_masks), its width x height bytes at
+ * masks[i].offset of mask_data (0 or 1) and of region_data (0 or the
+ * record's region id i mod 255 + 1); both buffers read-only, shared by
+ * the metas. */
+typedef struct
+{
+  const gfloat *keypoints;
+  gint n_keypoints;
+  gint keypoint_dims;
+  const cnms_mask *masks;
+  GstBuffer *mask_data;
+  GstBuffer *region_data;
+} GstCudanmsPayload;
+
 /* Attaches kept box d as a GstVideoRegionOfInterestMeta of the given id,
  * with its "detection" param structure (producer: the element's name)
  * when params is TRUE. */
@@ -88,6 +106,42 @@ gboolean gst_cudanms_attach_lane_detections (GstBuffer * buffer,
     GstCudanmsLabels * labels, const cnms_det * dets, gint n,
     const GstCudanmsLanes * lanes, gint frame_width, gint frame_height,
     GstCudanmsAttachMeta which, gboolean roi_params, const gchar * producer);
+
+/* gst_cudanms_attach_detections for pose and segmentation records: the
+ * ROI of each box with its "detection" structure and a second param
+ * structure: "keypoints" (points: a GstValueArray of doubles x0, y0, x1,
+ * y1, ... in frame pixels, one pair per keypoint, not clipped; scores: a
+ * GstValueArray of the keypoints' visibility scores, doubles, with
+ * keypoint-dims 3 only) or "mask" (x, y, width, height: ints, the mask's
+ * frame-pixel rectangle, the pixels of the box; data: a GstBuffer of its
+ * width x height bytes, row-major, 1 inside the mask, 0 outside); ODMtds
+ * of the boxes, and with analytics >= 1.26 each mask also as a
+ * GstAnalyticsSegmentationMtd related both ways (RELATE_TO) to its ODMtd,
+ * as yolosegv8tensordec attaches them: GRAY8 of the region_data bytes
+ * with its GstVideoMeta (stride = width), instance type, region ids 0 and
+ * i mod 255 + 1, located at the mask's rectangle (no mtd for an empty
+ * mask). */
+gboolean gst_cudanms_attach_payload_detections (GstBuffer * buffer,
+    GstCudanmsLabels * labels, const cnms_det * dets, gint n,
+    const GstCudanmsPayload * payload, gint frame_width, gint frame_height,
+    GstCudanmsAttachMeta which, gboolean roi_params, const gchar * producer);
+
+/* Reusable memory for the masks: the bytes of one frame's masks go into a
+ * block taken from the pool, wrapped as a read-only GstBuffer whose
+ * memory returns the block to the pool when the last buffer sharing it
+ * (the metas' sub-buffers) is gone; a block too small is replaced by a
+ * larger one. The pool lives while a block is out. */
+typedef struct _GstCudanmsMaskPool GstCudanmsMaskPool;
+
+GstCudanmsMaskPool *gst_cudanms_mask_pool_new (void);
+void gst_cudanms_mask_pool_unref (GstCudanmsMaskPool * pool);
+
+/* The n masks' bytes (data, as cnms_ctx_masks gives them) as *mask_data
+ * (0 or 1) and, when region_data is not NULL, as *region_data (mask i's
+ * 1s as its region id i mod 255 + 1); offsets as in masks. */
+void gst_cudanms_mask_pool_fill (GstCudanmsMaskPool * pool,
+    const cnms_mask * masks, gint n, const guint8 * data,
+    GstBuffer ** mask_data, GstBuffer ** region_data);
 
 G_END_DECLS
 #endif /* __GST_CUDANMS_OUTPUT_H__ */

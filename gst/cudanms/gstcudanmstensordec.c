@@ -27,7 +27,10 @@
  * - "yolo-v8-segmentation-out": segmentation detections with their protos
  *   where GStreamer's yolosegv8tensordec (col-major float32 only) does not
  *   take them, i.e. detections labelled row-major, or float16; cudanms
- *   decodes their boxes (no masks).
+ *   reads them as layout=yolov8-seg (layout=auto takes it from the id) and
+ *   attaches each box's ODMtd and mask (a GstAnalyticsSegmentationMtd
+ *   related to it, as yolosegv8tensordec does) and ROI, and takes both
+ *   tensors off the buffer.
  *
  * tensordecodebin chains every decoder whose template matches the caps, in
  * rank order, and gives each the same caps. So that the yolo-v8-out tensor

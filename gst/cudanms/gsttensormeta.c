@@ -377,6 +377,8 @@ strip_mask_rows (GstCudanmsTensorView * view, GstTensorMeta * tmeta,
 typedef struct
 {
   const gchar *id;              /* tensor-id, or NULL */
+  gboolean raw;                 /* the tensor of id, whatever it holds (the
+                                 * prototypes of a segmentation model) */
   cnms_layout layout;           /* the layout property */
   GstCudanmsTensorView *view;
   gchar *msg;
@@ -419,7 +421,7 @@ search_visit (Search * search, const GstStructure * s, gconstpointer t,
 #endif
   if (search->id != NULL && g_strcmp0 (id, search->id) != 0)
     return;
-  what = gst_cudanms_tensor_id_not_detection (id);
+  what = search->raw ? NULL : gst_cudanms_tensor_id_not_detection (id);
   if (what != NULL && search->id == NULL) {
     search->n_skipped++;
     return;
@@ -434,7 +436,9 @@ search_visit (Search * search, const GstStructure * s, gconstpointer t,
     r = GST_CUDANMS_TENSOR_BAD;
   } else if (s != NULL) {
     r = view_from_structure (view, s, reason, sizeof (reason));
-    if (r == GST_CUDANMS_TENSOR_FOUND
+    /* layout yolov8-seg reads the prototypes from another meta */
+    if (r == GST_CUDANMS_TENSOR_FOUND && !search->raw
+        && view->layout != CNMS_LAYOUT_YOLOV8_SEG
         && g_strcmp0 (id, GST_CUDANMS_TENSOR_ID_YOLOV8_SEG) == 0) {
       g_snprintf (reason, sizeof (reason), "segmentation detections are only "
           "read from a GstTensorMeta (with their protos tensor)");
@@ -443,7 +447,8 @@ search_visit (Search * search, const GstStructure * s, gconstpointer t,
   } else {
 #ifdef HAVE_GST_TENSOR_META
     r = view_from_gst_tensor (view, t, reason, sizeof (reason));
-    if (r == GST_CUDANMS_TENSOR_FOUND
+    if (r == GST_CUDANMS_TENSOR_FOUND && !search->raw
+        && view->layout != CNMS_LAYOUT_YOLOV8_SEG
         && g_strcmp0 (id, GST_CUDANMS_TENSOR_ID_YOLOV8_SEG) == 0
         && !strip_mask_rows (view, tmeta, reason, sizeof (reason)))
       r = GST_CUDANMS_TENSOR_BAD;
@@ -453,7 +458,8 @@ search_visit (Search * search, const GstStructure * s, gconstpointer t,
   }
 
   if (search->id != NULL) {
-    /* the selected tensor: cnms_detect judges its fit to the layout */
+    /* the selected tensor: cnms_detect judges its fit to the layout (the
+     * library checks prototypes with their detections) */
     search->result = r;
     if (r == GST_CUDANMS_TENSOR_BAD)
       search_fail (search, id, reason);
@@ -471,15 +477,16 @@ search_visit (Search * search, const GstStructure * s, gconstpointer t,
   search->done = TRUE;
 }
 
-GstCudanmsTensorLookup
-gst_cudanms_tensor_view_acquire (GstCudanmsTensorView * view, GstBuffer * buffer,
-    const gchar * id, cnms_layout layout, gchar * msg, gsize msg_size)
+static GstCudanmsTensorLookup
+view_acquire (GstCudanmsTensorView * view, GstBuffer * buffer,
+    const gchar * id, gboolean raw, cnms_layout layout, gchar * msg,
+    gsize msg_size)
 {
   /* looked up once it exists (plugin_init registers it): a lookup by name
    * per buffer takes GStreamer's global meta lock */
   static const GstMetaInfo *custom_info = NULL;
   const GstMetaInfo *custom = g_atomic_pointer_get (&custom_info);
-  Search search = { id, layout, view, msg, msg_size,
+  Search search = { id, raw, layout, view, msg, msg_size,
     GST_CUDANMS_TENSOR_MISSING, 0, 0, FALSE
   };
   gpointer state = NULL;
@@ -537,6 +544,29 @@ gst_cudanms_tensor_view_acquire (GstCudanmsTensorView * view, GstBuffer * buffer
   else
     g_snprintf (msg, msg_size, "no tensor on the buffer");
   return GST_CUDANMS_TENSOR_MISSING;
+}
+
+GstCudanmsTensorLookup
+gst_cudanms_tensor_view_acquire (GstCudanmsTensorView * view,
+    GstBuffer * buffer, const gchar * id, cnms_layout layout, gchar * msg,
+    gsize msg_size)
+{
+  return view_acquire (view, buffer, id, FALSE, layout, msg, msg_size);
+}
+
+GstCudanmsTensorLookup
+gst_cudanms_tensor_view_acquire_protos (GstCudanmsTensorView * view,
+    GstBuffer * buffer, gchar * msg, gsize msg_size)
+{
+  GstCudanmsTensorLookup r = view_acquire (view, buffer,
+      GST_CUDANMS_TENSOR_ID_YOLOV8_SEG_PROTOS, TRUE, CNMS_LAYOUT_AUTO, msg,
+      msg_size);
+
+  if (r == GST_CUDANMS_TENSOR_MISSING)
+    g_snprintf (msg, msg_size, "layout yolov8-seg needs the prototypes: no "
+        "tensor with id '%s' on the buffer",
+        GST_CUDANMS_TENSOR_ID_YOLOV8_SEG_PROTOS);
+  return r;
 }
 
 void

@@ -69,8 +69,11 @@ typedef struct
  *
  * view->layout is layout, except that layout AUTO on a tensor with a
  * standard YOLOv8 id (yolo-v8-out, yolo-v8-segmentation-out-detections) is
- * yolov8, and on one with the YOLOv8-OBB id (yolo-v8-obb-out) yolov8-obb. yolo-v8-segmentation-out-detections [1, 4+C+M, N] is read as its
- * first 4+C planes, M from the protos tensor of the same GstTensorMeta.
+ * yolov8, and on one with the YOLOv8-OBB id (yolo-v8-obb-out) yolov8-obb.
+ * Under any layout but yolov8-seg, yolo-v8-segmentation-out-detections
+ * [1, 4+C+M, N] is read as its first 4+C planes (boxes only), M from the
+ * protos tensor of the same GstTensorMeta; layout yolov8-seg reads it
+ * whole, from any meta (its prototypes: gst_cudanms_tensor_view_acquire_protos).
  *
  * Writes why into msg on MISSING and BAD (BAD: the selected tensor is bad,
  * or no tensor fits: the first one's reason). Release the view with
@@ -79,6 +82,16 @@ GstCudanmsTensorLookup gst_cudanms_tensor_view_acquire (GstCudanmsTensorView * v
     GstBuffer * buffer, const gchar * id, cnms_layout layout, gchar * msg,
     gsize msg_size);
 void gst_cudanms_tensor_view_release (GstCudanmsTensorView * view);
+
+/* Layout yolov8-seg: the prototypes [1, M, Hp, Wp], the first tensor on
+ * buffer (any meta, in the order above) with GStreamer's id
+ * yolo-v8-segmentation-out-protos, mapped as the detections are (in place
+ * on the device when view->device_context is its context). MISSING
+ * without one, BAD when it cannot be read (msg says why); its fit to the
+ * detections is cnms_detect_seg's to judge. Release as any view. */
+GstCudanmsTensorLookup gst_cudanms_tensor_view_acquire_protos
+    (GstCudanmsTensorView * view, GstBuffer * buffer, gchar * msg,
+    gsize msg_size);
 
 #ifdef HAVE_GST_TENSOR_CAPS
 /* GStreamer >= 1.28, a tensor decoder (cudanmstensordec): takes the tensor

@@ -22,7 +22,13 @@
  * for cudanms's layout=auto to read it as oriented boxes. With
  * layout=laneatt it renders LaneATT lane proposals [1, 1000, 77] of a road
  * of 2-4 slowly swaying lanes (model 640x360, tensor id
- * "laneatt-proposals" unless set). The same seed
+ * "laneatt-proposals" unless set). With layout=yolov8-pose it renders a
+ * YOLOv8-pose output [1, 56, N] of people as COCO skeletons (17 keypoints
+ * with visibility); with layout=yolov8-seg a YOLOv8-seg output, two
+ * tensors: detections [1, 4+C+32, N] (id
+ * "yolo-v8-segmentation-out-detections" unless set) and prototypes
+ * [1, 32, H/4, W/4] ("yolo-v8-segmentation-out-protos"), that encode
+ * ellipses, rectangles and diamonds whose masks are known. The same seed
  * gives the same tensors. With #GstTensorInject:draw-objects the objects
  * are also painted into the video frames, where cudanms will box them.
  *
@@ -70,6 +76,10 @@ GST_DEBUG_CATEGORY_STATIC (gst_tensor_inject_debug);
 #define DEFAULT_LANE_TENSOR_ID "laneatt-proposals"
 #define DEFAULT_LANE_MODEL_WIDTH 640
 #define DEFAULT_LANE_MODEL_HEIGHT 360
+/* layout=yolov8-seg: GStreamer's ids of its two tensors (the detections'
+ * one unless tensor-id was set) */
+#define SEG_TENSOR_ID "yolo-v8-segmentation-out-detections"
+#define SEG_PROTOS_ID "yolo-v8-segmentation-out-protos"
 
 enum
 {
@@ -146,6 +156,10 @@ gst_tensor_inject_layout_get_type (void)
           "objects", "yolov8-obb"},
     {GST_TENSOR_INJECT_LAYOUT_LANEATT, "LaneATT lane proposals [1, N, 5+S] "
           "(N = 1000, S = 72)", "laneatt"},
+    {GST_TENSOR_INJECT_LAYOUT_YOLOV8_POSE, "YOLOv8-pose [1, 4+1+17*3, N], "
+          "people as COCO skeletons", "yolov8-pose"},
+    {GST_TENSOR_INJECT_LAYOUT_YOLOV8_SEG, "YOLOv8-seg: detections "
+          "[1, 4+C+32, N] and prototypes [1, 32, H/4, W/4]", "yolov8-seg"},
     {0, NULL, NULL}
   };
 
@@ -341,9 +355,13 @@ gst_tensor_inject_start (GstBaseTransform * trans)
 
   GST_OBJECT_LOCK (self);
   location = g_strdup (self->location);
+  memset (&cfg, 0, sizeof (cfg));
   cfg.lanes = self->layout == GST_TENSOR_INJECT_LAYOUT_LANEATT;
-  self->stream_tensor_id = g_strdup (cfg.lanes && !self->tensor_id_set ?
-      DEFAULT_LANE_TENSOR_ID : self->tensor_id);
+  cfg.pose = self->layout == GST_TENSOR_INJECT_LAYOUT_YOLOV8_POSE;
+  cfg.seg = self->layout == GST_TENSOR_INJECT_LAYOUT_YOLOV8_SEG;
+  self->stream_tensor_id = g_strdup (self->tensor_id_set ? self->tensor_id :
+      cfg.lanes ? DEFAULT_LANE_TENSOR_ID : cfg.seg ? SEG_TENSOR_ID :
+      self->tensor_id);
   cfg.yolov5 = self->layout == GST_TENSOR_INJECT_LAYOUT_YOLOV5;
   cfg.num_classes = self->num_classes;
   cfg.model_width = self->model_width;
@@ -511,23 +529,22 @@ gst_tensor_inject_attach (GstBuffer * buffer, const gchar * id,
  * for memory=cuda. */
 static gboolean
 gst_tensor_inject_attach_data (GstTensorInject * self, GstBuffer * buffer,
-    cnms_dtype dtype, const gint64 * dims, guint n_dims, GstBuffer * data)
+    const gchar * id, cnms_dtype dtype, const gint64 * dims, guint n_dims,
+    GstBuffer * data)
 {
   GstBuffer *cuda = NULL;
   GstMapInfo map;
   gboolean ok;
 
   if (!self->stream_cuda)
-    return gst_tensor_inject_attach (buffer, self->stream_tensor_id, dtype,
-        dims, n_dims, data);
+    return gst_tensor_inject_attach (buffer, id, dtype, dims, n_dims, data);
   if (!gst_buffer_map (data, &map, GST_MAP_READ))
     return FALSE;
   cuda = gst_tensor_inject_cuda_buffer (&self->cuda, map.data, map.size);
   gst_buffer_unmap (data, &map);
   if (cuda == NULL)
     return FALSE;
-  ok = gst_tensor_inject_attach (buffer, self->stream_tensor_id, dtype, dims,
-      n_dims, cuda);
+  ok = gst_tensor_inject_attach (buffer, id, dtype, dims, n_dims, cuda);
   gst_buffer_unref (cuda);
   return ok;
 }
@@ -552,8 +569,8 @@ gst_tensor_inject_attach_npy (GstTensorInject * self, GstBuffer * buffer,
       goto attach_failed;
     return GST_FLOW_OK;
   }
-  if (!gst_tensor_inject_attach_data (self, buffer, npy->dtype, npy->dims,
-          (guint) npy->n_dims, npy->data))
+  if (!gst_tensor_inject_attach_data (self, buffer, self->stream_tensor_id,
+          npy->dtype, npy->dims, (guint) npy->n_dims, npy->data))
     goto attach_failed;
   return GST_FLOW_OK;
 
@@ -594,30 +611,48 @@ static GstFlowReturn
 gst_tensor_inject_synthesize (GstTensorInject * self, GstBuffer * buffer)
 {
   gsize size = gst_tensor_inject_scene_size (self->scene);
+  gsize protos_size = gst_tensor_inject_scene_protos_size (self->scene);
   GstBuffer *data = gst_buffer_new_allocate (NULL, size, NULL);
+  GstBuffer *protos = NULL;
   GstFlowReturn ret = GST_FLOW_OK;
+  cnms_dtype dtype = self->data_type == GST_TENSOR_INJECT_DATA_TYPE_FLOAT16 ?
+      CNMS_DTYPE_FLOAT16 : CNMS_DTYPE_FLOAT32;
   GstMapInfo map;
-  gint64 dims[3];
+  gint64 dims[3], protos_dims[4];
 
   if (data == NULL || !gst_buffer_map (data, &map, GST_MAP_WRITE))
     goto no_memory;
   gst_tensor_inject_scene_render (self->scene, self->frame, map.data);
   gst_buffer_unmap (data, &map);
+  if (protos_size > 0) {
+    size = protos_size;
+    protos = gst_buffer_new_allocate (NULL, size, NULL);
+    if (protos == NULL || !gst_buffer_map (protos, &map, GST_MAP_WRITE))
+      goto no_memory;
+    gst_tensor_inject_scene_render_protos (self->scene, self->frame,
+        map.data);
+    gst_buffer_unmap (protos, &map);
+  }
   gst_tensor_inject_scene_dims (self->scene, dims);
-  if (!gst_tensor_inject_attach_data (self, buffer,
-          self->data_type == GST_TENSOR_INJECT_DATA_TYPE_FLOAT16 ?
-          CNMS_DTYPE_FLOAT16 : CNMS_DTYPE_FLOAT32, dims, 3, data)) {
+  gst_tensor_inject_scene_protos_dims (self->scene, protos_dims);
+  /* a segmentation scene's detections, then its prototypes */
+  if (!gst_tensor_inject_attach_data (self, buffer, self->stream_tensor_id,
+          dtype, dims, 3, data)
+      || (protos != NULL && !gst_tensor_inject_attach_data (self, buffer,
+              SEG_PROTOS_ID, dtype, protos_dims, 4, protos))) {
     GST_ELEMENT_ERROR (self, CORE, FAILED, ("Could not attach the tensor."),
         (NULL));
     ret = GST_FLOW_ERROR;
   }
   gst_buffer_unref (data);
+  gst_clear_buffer (&protos);
   return ret;
 
 no_memory:
   GST_ELEMENT_ERROR (self, RESOURCE, NO_SPACE_LEFT,
       ("Could not allocate a %" G_GSIZE_FORMAT "-byte tensor.", size), (NULL));
   gst_clear_buffer (&data);
+  gst_clear_buffer (&protos);
   return GST_FLOW_ERROR;
 }
 
@@ -705,7 +740,9 @@ gst_tensor_inject_class_init (GstTensorInjectClass * klass)
    * GstTensorInject:tensor-id:
    *
    * The id given to the attached tensor (NULL: no id). With
-   * layout=laneatt, "laneatt-proposals" unless this property is set.
+   * layout=laneatt, "laneatt-proposals" unless this property is set; with
+   * layout=yolov8-seg the detections' id, "yolo-v8-segmentation-out-detections"
+   * unless set (the prototypes are always "yolo-v8-segmentation-out-protos").
    */
   g_object_class_install_property (gobject_class, PROP_TENSOR_ID,
       g_param_spec_string ("tensor-id", "Tensor id",
@@ -724,7 +761,18 @@ gst_tensor_inject_class_init (GstTensorInjectClass * klass)
    * rest are background proposals scoring below 0.12. num-classes,
    * num-objects and noise do not apply to laneatt; its tensor-id defaults
    * to "laneatt-proposals" and its model-size to 640x360 (LaneATT's input)
-   * unless those properties are set.
+   * unless those properties are set. yolov8-pose [1, 4+1+17*3, N]: people
+   * (one class; num-classes does not apply) as skeletons of COCO's 17
+   * keypoints (x, y in model pixels, visibility: one in seven occluded,
+   * 0.05..0.3, the others 0.6..0.99), arms and legs swinging; each person's
+   * best anchor holds its true box and keypoints exactly, the others
+   * jitter them. yolov8-seg: detections [1, 4+C+32, N] and prototypes
+   * [1, 32, H/4, W/4] (H x W the model size), attached as two tensors in
+   * that order: object i (at most 32) is an ellipse, rectangle or diamond
+   * whose signed distance (prototype pixels, clamped to +-4, positive
+   * inside) is prototype channel i, and its anchors' coefficients are
+   * one-hot on i (background anchors: all zero), so that its mask is the
+   * shape; its best anchor holds its true box exactly.
    */
   g_object_class_install_property (gobject_class, PROP_LAYOUT,
       g_param_spec_enum ("layout", "Layout", "Layout of the synthetic tensor",
@@ -792,7 +840,10 @@ gst_tensor_inject_class_init (GstTensorInjectClass * klass)
    * the anchors' jitter) mapped to frame pixels as cudanms maps boxes with
    * its default letterbox=true; with layout=yolov8-obb a rotated rectangle
    * over its true oriented box; with layout=laneatt each lane as a light
-   * yellow marking, a polyline 4 pixels wide through its true points.
+   * yellow marking, a polyline 4 pixels wide through its true points;
+   * with layout=yolov8-pose each person's skeleton (its visible keypoints as
+   * discs of radius 3, the COCO limbs between them 4 pixels wide); with
+   * layout=yolov8-seg each object's true shape (fill and a 2-pixel border).
    * Drawn on RGB, BGR, RGBx, BGRx, xRGB, xBGR,
    * RGBA, BGRA, ARGB, ABGR and I420; other formats, and .npy replay, pass
    * untouched with one warning. The tensors are the same either way.

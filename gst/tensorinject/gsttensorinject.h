@@ -17,13 +17,19 @@ G_BEGIN_DECLS
  *   (cx cy w h, C class scores, the angle in radians)
  * @GST_TENSOR_INJECT_LAYOUT_LANEATT: [1, N, 5+S], LaneATT lane proposals
  *   (N = 1000, S = 72) of a road of 2-4 lanes
+ * @GST_TENSOR_INJECT_LAYOUT_YOLOV8_POSE: [1, 4+1+17*3, N], people as COCO
+ *   skeletons (cx cy w h, the person score, 17 keypoints x y visibility)
+ * @GST_TENSOR_INJECT_LAYOUT_YOLOV8_SEG: detections [1, 4+C+32, N] and
+ *   prototypes [1, 32, H/4, W/4] of shapes whose masks are known
  */
 typedef enum
 {
   GST_TENSOR_INJECT_LAYOUT_YOLOV5,
   GST_TENSOR_INJECT_LAYOUT_YOLOV8,
   GST_TENSOR_INJECT_LAYOUT_YOLOV8_OBB,
-  GST_TENSOR_INJECT_LAYOUT_LANEATT
+  GST_TENSOR_INJECT_LAYOUT_LANEATT,
+  GST_TENSOR_INJECT_LAYOUT_YOLOV8_POSE,
+  GST_TENSOR_INJECT_LAYOUT_YOLOV8_SEG
 } GstTensorInjectLayout;
 
 /**

@@ -26,6 +26,20 @@
  * a squared distance below (GST_TENSOR_INJECT_DRAW_LANE_WIDTH / 2)^2 to
  * one of the segments is painted (the distance to segment a b: with
  * u = clamp ((p - a) . (b - a) / |b - a|^2, 0, 1), |p - a - u (b - a)|).
+ *
+ * A pose scene's person is its skeleton: each of COCO's 19 limbs
+ * (pose_limbs) whose two keypoints are visible (visibility >= 0.5), a
+ * segment GST_TENSOR_INJECT_DRAW_LIMB_WIDTH pixels wide in its palette
+ * fill colour (person i: palette i mod 11), then each visible keypoint, a
+ * disc of radius GST_TENSOR_INJECT_DRAW_JOINT_RADIUS in the border colour
+ * (a sample whose centre lies nearer than the radius); the keypoints
+ * mapped model -> frame with letterbox in double as above.
+ *
+ * A segmentation scene's object is its true shape: a sample whose centre
+ * p, mapped frame -> model (m = f gain + pad), lies inside it (its signed
+ * distance d, gst_tensor_inject_scene_object_distance, > 0) is painted,
+ * in the class's border colour where d / gain <= GST_TENSOR_INJECT_DRAW_BORDER
+ * (frame pixels from the outline), else its fill colour.
  */
 #ifdef HAVE_CONFIG_H
 #include "config.h"
@@ -248,13 +262,12 @@ segment_d2 (gdouble px, gdouble py, gdouble ax, gdouble ay, gdouble bx,
   return ex * ex + ey * ey;
 }
 
-/* Paints the samples within half the width of the segment a b. */
+/* Paints the samples nearer than hw to the segment a b. */
 static void
 fill_segment (GstVideoFrame * f, gdouble ax, gdouble ay, gdouble bx,
-    gdouble by, const guint8 value[GST_VIDEO_MAX_COMPONENTS])
+    gdouble by, gdouble hw, const guint8 value[GST_VIDEO_MAX_COMPONENTS])
 {
   const GstVideoFormatInfo *finfo = f->info.finfo;
-  gdouble hw = GST_TENSOR_INJECT_DRAW_LANE_WIDTH / 2.0;
   guint k;
 
   for (k = 0; k < GST_VIDEO_FORMAT_INFO_N_COMPONENTS (finfo); k++) {
@@ -309,7 +322,128 @@ draw_lanes (const GstTensorInjectScene * scene, guint64 frame,
       py[r] = ((gdouble) (s - 1 - r) / (s - 1) * mh - pad_y) / gain;
     }
     for (r = 0; r < end; r++)
-      fill_segment (vframe, px[r], py[r], px[r + 1], py[r + 1], value);
+      fill_segment (vframe, px[r], py[r], px[r + 1], py[r + 1],
+          GST_TENSOR_INJECT_DRAW_LANE_WIDTH / 2.0, value);
+  }
+}
+
+/* COCO's skeleton: keypoint pairs (ultralytics' order, 0-based). */
+static const gint pose_limbs[19][2] = {
+  {15, 13}, {13, 11}, {16, 14}, {14, 12}, {11, 12}, {5, 11}, {6, 12},
+  {5, 6}, {5, 7}, {6, 8}, {7, 9}, {8, 10}, {1, 2}, {0, 1}, {0, 2},
+  {1, 3}, {2, 4}, {3, 5}, {4, 6},
+};
+
+static void
+letterbox_of (const GstTensorInjectScene * scene, GstVideoFrame * vframe,
+    gdouble * gain, gdouble * pad_x, gdouble * pad_y)
+{
+  gdouble fw = GST_VIDEO_FRAME_WIDTH (vframe);
+  gdouble fh = GST_VIDEO_FRAME_HEIGHT (vframe);
+  gint mw, mh;
+
+  gst_tensor_inject_scene_model_size (scene, &mw, &mh);
+  *gain = MIN (mw / fw, mh / fh);
+  *pad_x = round ((mw - fw * *gain) / 2 - 0.1);
+  *pad_y = round ((mh - fh * *gain) / 2 - 0.1);
+}
+
+static void
+draw_pose (const GstTensorInjectScene * scene, guint64 frame,
+    GstVideoFrame * vframe)
+{
+  gint i, k, n = gst_tensor_inject_scene_n_objects (scene);
+  gdouble gain, pad_x, pad_y;
+
+  letterbox_of (scene, vframe, &gain, &pad_x, &pad_y);
+  for (i = 0; i < n; i++) {
+    guint8 limb[GST_VIDEO_MAX_COMPONENTS], joint[GST_VIDEO_MAX_COMPONENTS];
+    gdouble kp[GST_TENSOR_INJECT_POSE_KEYPOINTS][3];
+    gdouble fx[GST_TENSOR_INJECT_POSE_KEYPOINTS],
+        fy[GST_TENSOR_INJECT_POSE_KEYPOINTS];
+
+    if (!gst_tensor_inject_scene_object_keypoints (scene, i, frame, kp))
+      continue;
+    for (k = 0; k < GST_TENSOR_INJECT_POSE_KEYPOINTS; k++) {
+      fx[k] = (kp[k][0] - pad_x) / gain;
+      fy[k] = (kp[k][1] - pad_y) / gain;
+    }
+    component_values (&vframe->info, palette[i % 11][0], limb);
+    component_values (&vframe->info, palette[i % 11][1], joint);
+    for (k = 0; k < 19; k++) {
+      gint a = pose_limbs[k][0], b = pose_limbs[k][1];
+
+      if (kp[a][2] >= 0.5 && kp[b][2] >= 0.5)
+        fill_segment (vframe, fx[a], fy[a], fx[b], fy[b],
+            GST_TENSOR_INJECT_DRAW_LIMB_WIDTH / 2.0, limb);
+    }
+    for (k = 0; k < GST_TENSOR_INJECT_POSE_KEYPOINTS; k++) {
+      if (kp[k][2] >= 0.5)
+        fill_segment (vframe, fx[k], fy[k], fx[k], fy[k],
+            GST_TENSOR_INJECT_DRAW_JOINT_RADIUS, joint);
+    }
+  }
+}
+
+/* Paints object i's true shape (see the file's comment). */
+static void
+fill_shape (GstVideoFrame * f, const GstTensorInjectScene * scene, gint i,
+    guint64 frame, const gdouble box[4], gdouble gain, gdouble pad_x,
+    gdouble pad_y, const guint8 fill[GST_VIDEO_MAX_COMPONENTS],
+    const guint8 border[GST_VIDEO_MAX_COMPONENTS])
+{
+  const GstVideoFormatInfo *finfo = f->info.finfo;
+  guint k;
+
+  for (k = 0; k < GST_VIDEO_FORMAT_INFO_N_COMPONENTS (finfo); k++) {
+    guint8 *data = GST_VIDEO_FRAME_COMP_DATA (f, k);
+    gint stride = GST_VIDEO_FRAME_COMP_STRIDE (f, k);
+    gint pstride = GST_VIDEO_FRAME_COMP_PSTRIDE (f, k);
+    gint sx = 1 << GST_VIDEO_FORMAT_INFO_W_SUB (finfo, k);
+    gint sy = 1 << GST_VIDEO_FORMAT_INFO_H_SUB (finfo, k);
+    gint x0, x1, y0, y1, x, y;
+
+    /* the box's samples, one more each side; the distance decides */
+    span ((box[0] - box[2] / 2 - pad_x) / gain - sx,
+        (box[0] + box[2] / 2 - pad_x) / gain + sx, sx,
+        GST_VIDEO_FRAME_COMP_WIDTH (f, k), &x0, &x1);
+    span ((box[1] - box[3] / 2 - pad_y) / gain - sy,
+        (box[1] + box[3] / 2 - pad_y) / gain + sy, sy,
+        GST_VIDEO_FRAME_COMP_HEIGHT (f, k), &y0, &y1);
+    for (y = y0; y < y1; y++) {
+      guint8 *row = data + (gsize) y * stride;
+
+      for (x = x0; x < x1; x++) {
+        gdouble d = gst_tensor_inject_scene_object_distance (scene, i, frame,
+            (x + 0.5) * sx * gain + pad_x, (y + 0.5) * sy * gain + pad_y);
+
+        if (d > 0)
+          row[(gsize) x * pstride] = d / gain <= GST_TENSOR_INJECT_DRAW_BORDER ?
+              border[k] : fill[k];
+      }
+    }
+  }
+}
+
+static void
+draw_shapes (const GstTensorInjectScene * scene, guint64 frame,
+    GstVideoFrame * vframe)
+{
+  gint i, n = gst_tensor_inject_scene_n_objects (scene);
+  gdouble gain, pad_x, pad_y;
+
+  letterbox_of (scene, vframe, &gain, &pad_x, &pad_y);
+  for (i = 0; i < n; i++) {
+    guint8 fill[GST_VIDEO_MAX_COMPONENTS], border[GST_VIDEO_MAX_COMPONENTS];
+    gdouble box[4];
+    gint class_id;
+
+    if (!gst_tensor_inject_scene_object (scene, i, frame, box, &class_id))
+      continue;
+    component_values (&vframe->info, palette[class_id % 11][0], fill);
+    component_values (&vframe->info, palette[class_id % 11][1], border);
+    fill_shape (vframe, scene, i, frame, box, gain, pad_x, pad_y, fill,
+        border);
   }
 }
 
@@ -320,6 +454,14 @@ gst_tensor_inject_draw_objects (const GstTensorInjectScene * scene,
   cnms_params p;
   gint i, n = gst_tensor_inject_scene_n_objects (scene);
 
+  if (gst_tensor_inject_scene_pose (scene)) {
+    draw_pose (scene, frame, vframe);
+    return;
+  }
+  if (gst_tensor_inject_scene_seg (scene)) {
+    draw_shapes (scene, frame, vframe);
+    return;
+  }
   if (gst_tensor_inject_scene_lanes (scene)) {
     draw_lanes (scene, frame, vframe);
     return;

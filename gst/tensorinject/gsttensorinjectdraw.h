@@ -15,6 +15,11 @@ G_BEGIN_DECLS
  * nearer than half of it to the lane's polyline is painted. */
 #define GST_TENSOR_INJECT_DRAW_LANE_WIDTH 4
 
+/* A pose scene's limbs: segments this many frame pixels wide; its
+ * keypoints: discs of this radius. */
+#define GST_TENSOR_INJECT_DRAW_LIMB_WIDTH 4
+#define GST_TENSOR_INJECT_DRAW_JOINT_RADIUS 3
+
 /* Whether gst_tensor_inject_draw_objects draws on this format: the 8-bit
  * packed RGB formats (RGB, BGR, RGBx, BGRx, xRGB, xBGR, RGBA, BGRA, ARGB,
  * ABGR) and I420. */
@@ -28,7 +33,10 @@ gboolean gst_tensor_inject_draw_supported (GstVideoFormat format);
  * letterbox; the rule is in gsttensorinjectdraw.c); in a lane scene each
  * lane as a marking (a polyline GST_TENSOR_INJECT_DRAW_LANE_WIDTH pixels
  * wide through its rows, mapped with letterbox; the rule is in
- * gsttensorinjectdraw.c). Later objects cover earlier ones. */
+ * gsttensorinjectdraw.c); in a pose scene each person's skeleton (its
+ * visible keypoints and the limbs between them); in a segmentation scene
+ * each object's true shape (the rules are in gsttensorinjectdraw.c).
+ * Later objects cover earlier ones. */
 void gst_tensor_inject_draw_objects (const GstTensorInjectScene * scene,
     guint64 frame, GstVideoFrame * vframe);
 

@@ -28,6 +28,25 @@
  * each shifts its x by up to 1.8 model pixels plus up to 0.9 per row. The
  * other proposals are static background: short straight segments with
  * logits (3..5, -1..0), scores below 0.12.
+ *
+ * A pose scene (YOLOv8-pose [1, 4+1+17*3, N], one class: person) moves
+ * people as box scenes move objects: each is a skeleton of COCO's 17
+ * keypoints laid on its box by a fixed template (a standing person facing
+ * the camera), arms and legs swinging at the person's own pace, each
+ * keypoint with a fixed visibility (one in seven occluded: 0.05..0.3,
+ * else 0.6..0.99). A segmentation scene (YOLOv8-seg, detections
+ * [1, 4+C+32, N] and prototypes [1, 32, mh/4, mw/4]) moves ellipses,
+ * rectangles and diamonds: object i's shape is prototype channel i (its
+ * signed distance at each prototype pixel, in prototype pixels, clamped to
+ * +-4: positive inside), and its anchors' coefficients are one-hot on i,
+ * so that its true mask is known. In both, an object's best anchor (its
+ * centre cell, scoring its peak, written after every cluster so that no
+ * other object's cluster covers it) holds its true box and payload
+ * exactly; the others jitter them as in the box scenes. A segmentation shape
+ * scores one class, and an anchor it writes is its alone (the classes and
+ * coefficients of a shape written before are cleared). Background anchors have
+ * keypoints about their cell with visibility below 0.05, and zero mask
+ * coefficients (an empty mask).
  */
 #ifdef HAVE_CONFIG_H
 #include "config.h"
@@ -69,7 +88,28 @@ typedef struct
   gdouble peak;
   gint n_anchors;
   gdouble angle0, omega;        /* oriented: angle at frame 0, per frame */
+  /* pose: each keypoint's visibility, the limbs' phase and pace */
+  gdouble vis[GST_TENSOR_INJECT_POSE_KEYPOINTS];
+  gdouble phase0, pace;
+  GstTensorInjectShape shape;   /* segmentation */
 } SynthObject;
+
+#define POSE_K GST_TENSOR_INJECT_POSE_KEYPOINTS
+#define SEG_M GST_TENSOR_INJECT_SEG_MASKS
+
+/* A standing person facing the camera, keypoint k at (u, v) of its box
+ * (0..1 from the top left); COCO's order, so the person's left is on the
+ * image's right. swing[k]: how far u moves with the limbs' swing. */
+static const gdouble pose_template[POSE_K][3] = {
+  {0.50, 0.08, 0.0}, {0.55, 0.06, 0.0}, {0.45, 0.06, 0.0},
+  {0.61, 0.08, 0.0}, {0.39, 0.08, 0.0},
+  {0.72, 0.22, 0.0}, {0.28, 0.22, 0.0},
+  {0.82, 0.38, 0.04}, {0.18, 0.38, -0.04},
+  {0.86, 0.53, 0.09}, {0.14, 0.53, -0.09},
+  {0.63, 0.55, 0.0}, {0.37, 0.55, 0.0},
+  {0.64, 0.75, -0.04}, {0.36, 0.75, 0.04},
+  {0.66, 0.95, -0.08}, {0.34, 0.95, 0.08},
+};
 
 struct _GstTensorInjectScene
 {
@@ -108,15 +148,10 @@ unit (guint64 * state)
   return (gdouble) (splitmix64 (state) >> 11) * (1.0 / 9007199254740992.0);
 }
 
+/* Element pos of out, in the scene's data type. */
 static void
-put (const GstTensorInjectScene * sc, guint8 * out, gint anchor, gint channel,
-    gdouble value)
+put_at (const GstTensorInjectScene * sc, guint8 * out, gsize pos, gfloat f)
 {
-  gsize pos = sc->cfg.yolov5 || sc->cfg.lanes ?
-      (gsize) anchor * sc->n_channels + channel :
-      (gsize) channel * sc->n_anchors + anchor;
-
-  gfloat f = (gfloat) value;
   guint16 h;
 
   if (sc->cfg.dtype == CNMS_DTYPE_FLOAT16) {
@@ -125,6 +160,17 @@ put (const GstTensorInjectScene * sc, guint8 * out, gint anchor, gint channel,
   } else {
     memcpy (out + pos * 4, &f, 4);
   }
+}
+
+static void
+put (const GstTensorInjectScene * sc, guint8 * out, gint anchor, gint channel,
+    gdouble value)
+{
+  gsize pos = sc->cfg.yolov5 || sc->cfg.lanes ?
+      (gsize) anchor * sc->n_channels + channel :
+      (gsize) channel * sc->n_anchors + anchor;
+
+  put_at (sc, out, pos, (gfloat) value);
 }
 
 /* Channel of class c's score. */
@@ -202,6 +248,11 @@ render_background (GstTensorInjectScene * sc, guint64 * rng)
             put (sc, sc->base, a, class_channel (sc, c), 0.02 * unit (rng));
           if (sc->cfg.obb)
             put (sc, sc->base, a, angle_channel (sc), 0.2 * unit (rng) - 0.1);
+          for (c = 0; sc->cfg.pose && c < POSE_K; c++) {
+            put (sc, sc->base, a, 5 + 3 * c, (gx + 0.5 + unit (rng)) * s);
+            put (sc, sc->base, a, 6 + 3 * c, (gy + 0.5 + unit (rng)) * s);
+            put (sc, sc->base, a, 7 + 3 * c, 0.05 * unit (rng));
+          }
         }
       }
     }
@@ -246,6 +297,24 @@ make_objects (GstTensorInjectScene * sc, guint64 * rng)
     if (sc->cfg.obb) {
       o->angle0 = OBB_MIN_ANGLE + G_PI * unit (rng);
       o->omega = -0.05 + 0.1 * unit (rng);
+    }
+    if (sc->cfg.pose) {
+      gint k;
+
+      /* people: taller than wide */
+      o->w = MIN (40.0 + 80.0 * unit (rng), mw * 0.5);
+      o->h = MIN (o->w * (2.0 + 0.6 * unit (rng)), mh * 0.8);
+      o->x0 = o->w / 2 + unit (rng) * (mw - o->w);
+      o->y0 = o->h / 2 + unit (rng) * (mh - o->h);
+      for (k = 0; k < POSE_K; k++)
+        o->vis[k] = unit (rng) < 1.0 / 7 ? 0.05 + 0.25 * unit (rng) :
+            0.6 + 0.39 * unit (rng);
+      o->phase0 = 2 * G_PI * unit (rng);
+      o->pace = 0.1 + 0.15 * unit (rng);
+    }
+    if (sc->cfg.seg) {
+      o->shape = (GstTensorInjectShape) (splitmix64 (rng) % 3);
+      o->second_class = -1;     /* one class per shape: one mask each */
     }
   }
 }
@@ -368,6 +437,11 @@ gst_tensor_inject_scene_new (const GstTensorInjectSceneConfig * cfg)
   gint level;
 
   sc->cfg = *cfg;
+  if (cfg->pose)
+    sc->cfg.num_classes = 1;
+  if (cfg->seg)
+    sc->cfg.num_objects = MIN (cfg->num_objects, SEG_M);
+  cfg = &sc->cfg;
   for (level = 0; level < N_LEVELS; level++) {
     sc->grid_w[level] = MAX (cfg->model_width / strides[level], 1);
     sc->grid_h[level] = MAX (cfg->model_height / strides[level], 1);
@@ -376,14 +450,16 @@ gst_tensor_inject_scene_new (const GstTensorInjectSceneConfig * cfg)
   }
   sc->n_anchors = cfg->yolov5 ? sc->n_cells * 3 : sc->n_cells;
   sc->n_channels = (cfg->yolov5 ? 5 : 4) + cfg->num_classes
-      + (cfg->obb ? 1 : 0);
+      + (cfg->obb ? 1 : 0) + (cfg->pose ? 3 * POSE_K : 0)
+      + (cfg->seg ? SEG_M : 0);
   if (cfg->lanes) {
     sc->n_anchors = LANE_N;
     sc->n_channels = 5 + LANE_S;
   }
   sc->elem_size = cfg->dtype == CNMS_DTYPE_FLOAT16 ? 2 : 4;
   sc->size = (gsize) sc->n_anchors * sc->n_channels * sc->elem_size;
-  sc->base = g_malloc (sc->size);
+  /* zeros: a segmentation scene's background coefficients */
+  sc->base = g_malloc0 (sc->size);
   sc->objects = g_new0 (SynthObject, MAX (cfg->num_objects, 1));
 
   if (cfg->lanes) {
@@ -463,16 +539,59 @@ object_angle (const SynthObject * o, guint64 frame)
   return wrap_angle (o->angle0 + o->omega * (gdouble) frame);
 }
 
+/* Anchor a's keypoints: kp exactly (the best anchor), else jittered by up
+ * to 2% of the box and 0.05 in visibility. */
 static void
-render_object (const GstTensorInjectScene * sc, const SynthObject * o,
-    guint64 frame, guint64 * rng, guint8 * out)
+render_keypoints (const GstTensorInjectScene * sc, guint8 * out, gint a,
+    const SynthObject * o, const gdouble kp[POSE_K][3], gboolean exact,
+    guint64 * rng)
 {
+  gint k;
+
+  for (k = 0; k < POSE_K; k++) {
+    gdouble x = kp[k][0], y = kp[k][1], v = kp[k][2];
+
+    if (!exact) {
+      x += 0.02 * o->w * (2 * unit (rng) - 1);
+      y += 0.02 * o->h * (2 * unit (rng) - 1);
+      v = CLAMP (v + 0.05 * (2 * unit (rng) - 1), 0.0, 1.0);
+    }
+    put (sc, out, a, 5 + 3 * k, x);
+    put (sc, out, a, 6 + 3 * k, y);
+    put (sc, out, a, 7 + 3 * k, v);
+  }
+}
+
+/* A pose object's keypoints at frame number frame (model pixels). */
+static void
+object_keypoints (const GstTensorInjectScene * sc, const SynthObject * o,
+    guint64 frame, gdouble kp[POSE_K][3])
+{
+  gdouble cx, cy, swing = sin (o->phase0 + o->pace * (gdouble) frame);
+  gint k;
+
+  object_centre (sc, o, frame, &cx, &cy);
+  for (k = 0; k < POSE_K; k++) {
+    kp[k][0] = cx + (pose_template[k][0] + pose_template[k][2] * swing
+        - 0.5) * o->w;
+    kp[k][1] = cy + (pose_template[k][1] - 0.5) * o->h;
+    kp[k][2] = o->vis[k];
+  }
+}
+
+static void
+render_object (const GstTensorInjectScene * sc, gint index,
+    const SynthObject * o, guint64 frame, guint64 * rng, guint8 * out)
+{
+  gdouble kp[POSE_K][3];
   gint level = object_level (o), s = strides[level];
   gdouble cx, cy;
   gint gx0, gy0, r, dx, dy, written = 0;
   gdouble angle = sc->cfg.obb ? object_angle (o, frame) : 0.0;
 
   object_centre (sc, o, frame, &cx, &cy);
+  if (sc->cfg.pose)
+    object_keypoints (sc, o, frame, kp);
   gx0 = CLAMP ((gint) (cx / s), 0, sc->grid_w[level] - 1);
   gy0 = CLAMP ((gint) (cy / s), 0, sc->grid_h[level] - 1);
 
@@ -487,6 +606,14 @@ render_object (const GstTensorInjectScene * sc, const SynthObject * o,
             || gx >= sc->grid_w[level] || gy >= sc->grid_h[level])
           continue;
         a = anchor_index (sc, level, gx, gy, written % 3);
+        if (sc->cfg.seg) {
+          /* the anchor is this shape's alone (an earlier shape's class
+           * score or coefficient would mix two shapes) */
+          gint c;
+
+          for (c = 4; c < sc->n_channels; c++)
+            put (sc, out, a, c, 0.0);
+        }
         score = o->peak * (1.0 - 0.35 * r / CLUSTER_RADIUS)
             - 0.05 * unit (rng);
         put_box (sc, out, a,
@@ -501,9 +628,45 @@ render_object (const GstTensorInjectScene * sc, const SynthObject * o,
         if (o->second_class >= 0 && written % 3 == 0)
           put (sc, out, a, class_channel (sc, o->second_class),
               sc->cfg.yolov5 ? 0.5 * score / 0.9 : 0.5 * score);
+        if ((sc->cfg.pose || sc->cfg.seg) && written == 0)
+          /* the best anchor: the true box, the peak score */
+          put_box (sc, out, a, cx, cy, o->w, o->h, o->class_id, o->peak, 1.0);
+        if (sc->cfg.pose)
+          render_keypoints (sc, out, a, o, (const gdouble (*)[3]) kp,
+              written == 0, rng);
+        if (sc->cfg.seg)
+          put (sc, out, a, 4 + sc->cfg.num_classes + index, 1.0);
         written++;
       }
     }
+  }
+}
+
+/* Pose and segmentation scenes: object index's best anchor (its centre
+ * cell) written again after every cluster, so that a later object's
+ * cluster cannot cover it: the true box, the peak score, the true
+ * keypoints or the one-hot coefficients (a segmentation anchor's other
+ * classes and coefficients cleared). */
+static void
+render_best (const GstTensorInjectScene * sc, gint index,
+    const SynthObject * o, guint64 frame, guint8 * out)
+{
+  gint level = object_level (o), s = strides[level], a, c;
+  gdouble cx, cy, kp[POSE_K][3];
+
+  object_centre (sc, o, frame, &cx, &cy);
+  a = anchor_index (sc, level,
+      CLAMP ((gint) (cx / s), 0, sc->grid_w[level] - 1),
+      CLAMP ((gint) (cy / s), 0, sc->grid_h[level] - 1), 0);
+  if (sc->cfg.seg) {
+    for (c = 4; c < sc->n_channels; c++)
+      put (sc, out, a, c, 0.0);
+    put (sc, out, a, 4 + sc->cfg.num_classes + index, 1.0);
+  }
+  put_box (sc, out, a, cx, cy, o->w, o->h, o->class_id, o->peak, 1.0);
+  if (sc->cfg.pose) {
+    object_keypoints (sc, o, frame, kp);
+    render_keypoints (sc, out, a, o, (const gdouble (*)[3]) kp, TRUE, NULL);
   }
 }
 
@@ -520,7 +683,10 @@ gst_tensor_inject_scene_render (const GstTensorInjectScene * scene, guint64 fram
     return;
   }
   for (i = 0; i < scene->cfg.num_objects; i++)
-    render_object (scene, &scene->objects[i], frame, &rng, out);
+    render_object (scene, i, &scene->objects[i], frame, &rng, out);
+  for (i = 0; (scene->cfg.pose || scene->cfg.seg)
+      && i < scene->cfg.num_objects; i++)
+    render_best (scene, i, &scene->objects[i], frame, out);
 }
 
 gint
@@ -599,4 +765,152 @@ gst_tensor_inject_scene_lane (const GstTensorInjectScene * scene, gint i,
   if (n != NULL)
     *n = l->n_props;
   return TRUE;
+}
+
+gboolean
+gst_tensor_inject_scene_pose (const GstTensorInjectScene * scene)
+{
+  return scene->cfg.pose;
+}
+
+gboolean
+gst_tensor_inject_scene_object_keypoints (const GstTensorInjectScene * scene,
+    gint i, guint64 frame, gdouble kp[GST_TENSOR_INJECT_POSE_KEYPOINTS][3])
+{
+  if (!scene->cfg.pose || i < 0 || i >= scene->cfg.num_objects)
+    return FALSE;
+  object_keypoints (scene, &scene->objects[i], frame, kp);
+  return TRUE;
+}
+
+gboolean
+gst_tensor_inject_scene_seg (const GstTensorInjectScene * scene)
+{
+  return scene->cfg.seg;
+}
+
+/* Prototype size: 1/4 of the model's, at least 1. */
+static void
+proto_size (const GstTensorInjectScene * sc, gint * pw, gint * ph)
+{
+  *pw = MAX (sc->cfg.model_width / GST_TENSOR_INJECT_SEG_PROTO_STRIDE, 1);
+  *ph = MAX (sc->cfg.model_height / GST_TENSOR_INJECT_SEG_PROTO_STRIDE, 1);
+}
+
+void
+gst_tensor_inject_scene_protos_dims (const GstTensorInjectScene * scene,
+    gint64 dims[4])
+{
+  gint pw, ph;
+
+  proto_size (scene, &pw, &ph);
+  dims[0] = 1;
+  dims[1] = SEG_M;
+  dims[2] = ph;
+  dims[3] = pw;
+}
+
+gsize
+gst_tensor_inject_scene_protos_size (const GstTensorInjectScene * scene)
+{
+  gint pw, ph;
+
+  if (!scene->cfg.seg)
+    return 0;
+  proto_size (scene, &pw, &ph);
+  return (gsize) SEG_M * ph * pw * scene->elem_size;
+}
+
+static gdouble
+shape_distance (GstTensorInjectShape shape, gdouble dx, gdouble dy,
+    gdouble a, gdouble b)
+{
+  switch (shape) {
+    case GST_TENSOR_INJECT_SHAPE_ELLIPSE:
+      return (1.0 - sqrt ((dx / a) * (dx / a) + (dy / b) * (dy / b)))
+          * MIN (a, b);
+    case GST_TENSOR_INJECT_SHAPE_RECTANGLE:
+      return MIN (a - fabs (dx), b - fabs (dy));
+    case GST_TENSOR_INJECT_SHAPE_DIAMOND:
+    default:
+      return (1.0 - fabs (dx) / a - fabs (dy) / b) * a * b
+          / sqrt (a * a + b * b);
+  }
+}
+
+GstTensorInjectShape
+gst_tensor_inject_scene_object_shape (const GstTensorInjectScene * scene,
+    gint i)
+{
+  if (!scene->cfg.seg || i < 0 || i >= scene->cfg.num_objects)
+    return GST_TENSOR_INJECT_SHAPE_ELLIPSE;
+  return scene->objects[i].shape;
+}
+
+gdouble
+gst_tensor_inject_scene_object_distance (const GstTensorInjectScene * scene,
+    gint i, guint64 frame, gdouble x, gdouble y)
+{
+  const SynthObject *o;
+  gdouble cx, cy;
+
+  if (!scene->cfg.seg || i < 0 || i >= scene->cfg.num_objects)
+    return -G_MAXDOUBLE;
+  o = &scene->objects[i];
+  object_centre (scene, o, frame, &cx, &cy);
+  return shape_distance (o->shape, x - cx, y - cy, o->w / 2, o->h / 2);
+}
+
+/* A distance d (model pixels) as a prototype logit. */
+static gfloat
+distance_logit (const GstTensorInjectScene * scene, gdouble d)
+{
+  gint pw, ph;
+
+  proto_size (scene, &pw, &ph);
+  d /= (gdouble) scene->cfg.model_width / pw;
+  return (gfloat) CLAMP (d, -GST_TENSOR_INJECT_SEG_CLAMP,
+      GST_TENSOR_INJECT_SEG_CLAMP);
+}
+
+gfloat
+gst_tensor_inject_scene_object_logit (const GstTensorInjectScene * scene,
+    gint i, guint64 frame, gdouble x, gdouble y)
+{
+  return distance_logit (scene,
+      gst_tensor_inject_scene_object_distance (scene, i, frame, x, y));
+}
+
+void
+gst_tensor_inject_scene_render_protos (const GstTensorInjectScene * scene,
+    guint64 frame, guint8 * out)
+{
+  gint pw, ph, c, px, py;
+  gdouble sx, sy;
+
+  if (!scene->cfg.seg)
+    return;
+  proto_size (scene, &pw, &ph);
+  sx = (gdouble) scene->cfg.model_width / pw;
+  sy = (gdouble) scene->cfg.model_height / ph;
+  for (c = 0; c < SEG_M; c++) {
+    const SynthObject *o = c < scene->cfg.num_objects ?
+        &scene->objects[c] : NULL;
+    gsize base = (gsize) c * ph * pw;
+    gdouble cx = 0, cy = 0;
+
+    if (o != NULL)
+      object_centre (scene, o, frame, &cx, &cy);
+    for (py = 0; py < ph; py++) {
+      for (px = 0; px < pw; px++) {
+        /* as gst_tensor_inject_scene_object_logit */
+        gfloat v = o != NULL ? distance_logit (scene, shape_distance
+            (o->shape, (px + 0.5) * sx - cx, (py + 0.5) * sy - cy,
+                o->w / 2, o->h / 2)) :
+            (gfloat) - GST_TENSOR_INJECT_SEG_CLAMP;
+
+        put_at (scene, out, base + (gsize) py * pw + px, v);
+      }
+    }
+  }
 }

@@ -8,7 +8,11 @@
  * size and angle too: the ROI is its axis-aligned hull. A lane (cudanms
  * layout=laneatt) carries its points in the JSON: "lane": {"points":
  * [[x, y], ...]} (frame pixels, bottom row first); the ROI is their
- * rectangle.
+ * rectangle. A person (layout=yolov8-pose) carries "keypoints": {"points":
+ * [[x, y, score], ...]} (frame pixels; [x, y] without scores), an instance
+ * (layout=yolov8-seg) "mask": {"x", "y", "width", "height" (its frame-pixel
+ * rectangle), "counts": [...]} (its bytes row-major as runs, alternately
+ * 0s and 1s, the first a run of 0s, possibly empty).
  * Exits 0 on EOS, 1 on a pipeline error, 2 on bad usage.
  *
  *   cudanms-print [--json] [--quiet] 'videotestsrc num-buffers=10 ! tensorinject ! cudanms name=nms ! fakesink'
@@ -69,6 +73,76 @@ print_lane_points (const GstStructure * lane)
   printf ("]}");
 }
 
+static gdouble
+array_double (const GValue * arr, guint i)
+{
+  const GValue *v = gst_value_array_get_value (arr, i);
+
+  return G_VALUE_HOLDS_DOUBLE (v) ? g_value_get_double (v) : 0.0;
+}
+
+/* ,"keypoints":{"points":[[x,y,score],...]} of a "keypoints" structure. */
+static void
+print_keypoints (const GstStructure * kps)
+{
+  const GValue *pts = gst_structure_get_value (kps, "points");
+  const GValue *scores = gst_structure_get_value (kps, "scores");
+  guint i, n = pts != NULL && GST_VALUE_HOLDS_ARRAY (pts) ?
+      gst_value_array_get_size (pts) / 2 : 0;
+
+  if (scores != NULL && (!GST_VALUE_HOLDS_ARRAY (scores)
+          || gst_value_array_get_size (scores) != n))
+    scores = NULL;
+  printf (",\"keypoints\":{\"points\":[");
+  for (i = 0; i < n; i++) {
+    printf ("%s[%.6f,%.6f", i ? "," : "", array_double (pts, 2 * i),
+        array_double (pts, 2 * i + 1));
+    if (scores != NULL)
+      printf (",%.6f", array_double (scores, i));
+    printf ("]");
+  }
+  printf ("]}");
+}
+
+/* ,"mask":{"x":..,"y":..,"width":..,"height":..,"counts":[...]} of a
+ * "mask" structure: its bytes as runs of 0s and 1s, 0s first. */
+static void
+print_mask (const GstStructure * mask)
+{
+  gint x = 0, y = 0, w = 0, h = 0;
+  GstBuffer *data = NULL;
+  GstMapInfo map;
+  gsize i, run = 0;
+  guint8 cur = 0;
+  gboolean first = TRUE;
+
+  gst_structure_get_int (mask, "x", &x);
+  gst_structure_get_int (mask, "y", &y);
+  gst_structure_get_int (mask, "width", &w);
+  gst_structure_get_int (mask, "height", &h);
+  printf (",\"mask\":{\"x\":%d,\"y\":%d,\"width\":%d,\"height\":%d,"
+      "\"counts\":[", x, y, w, h);
+  if (gst_structure_get (mask, "data", GST_TYPE_BUFFER, &data, NULL)
+      && gst_buffer_map (data, &map, GST_MAP_READ)) {
+    for (i = 0; i < map.size; i++) {
+      guint8 v = map.data[i] != 0;
+
+      if (v != cur) {
+        printf ("%s%" G_GSIZE_FORMAT, first ? "" : ",", run);
+        first = FALSE;
+        cur = v;
+        run = 0;
+      }
+      run++;
+    }
+    if (run > 0)
+      printf ("%s%" G_GSIZE_FORMAT, first ? "" : ",", run);
+    gst_buffer_unmap (data, &map);
+  }
+  gst_clear_buffer (&data);
+  printf ("]}");
+}
+
 static void
 print_roi (PrintState * st, GstVideoRegionOfInterestMeta * roi, gboolean first)
 {
@@ -84,6 +158,11 @@ print_roi (PrintState * st, GstVideoRegionOfInterestMeta * roi, gboolean first)
   /* a lane: its points, x0 y0 x1 y1 ... */
   GstStructure *lane = gst_video_region_of_interest_meta_get_param (roi,
       "lane");
+  /* a person's keypoints, an instance's mask */
+  GstStructure *kps = gst_video_region_of_interest_meta_get_param (roi,
+      "keypoints");
+  GstStructure *mask = gst_video_region_of_interest_meta_get_param (roi,
+      "mask");
 
   if (det) {
     gst_structure_get_double (det, "confidence", &conf);
@@ -120,6 +199,10 @@ print_roi (PrintState * st, GstVideoRegionOfInterestMeta * roi, gboolean first)
           obb[4]);
     if (lane != NULL)
       print_lane_points (lane);
+    if (kps != NULL)
+      print_keypoints (kps);
+    if (mask != NULL)
+      print_mask (mask);
     printf ("}}");
   } else {
     printf ("  #%-3d %-14s %.3f  x=%-5u y=%-5u w=%-5u h=%-5u", roi->id,

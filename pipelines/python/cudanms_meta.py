@@ -141,7 +141,12 @@ def detections(buf, producer=None):
     structure (roi-params=false, or another element's) are left out. An
     oriented box's detection also holds "oriented_box": cx, cy, width,
     height, angle; a lane's (layout=laneatt) "lane": {"points": [[x, y],
-    ...]} in frame pixels, bottom row first."""
+    ...]} in frame pixels, bottom row first; a person's (layout=yolov8-pose)
+    "keypoints": {"points": [[x, y, score], ...]} ([x, y] without scores);
+    an instance's (layout=yolov8-seg) "mask": {"x", "y", "width",
+    "height", "counts"}: its frame-pixel rectangle and its bytes row-major
+    as runs alternately of 0s and 1s, 0s first (mask_bitmap() unpacks
+    them)."""
     out = []
     for roi in _rois(buf):
         det = roi.get_param("detection")
@@ -173,6 +178,22 @@ def detections(buf, producer=None):
             detection["lane"] = {"points": [
                 [round(v[i], 6), round(v[i + 1], 6)]
                 for i in range(0, len(v) - 1, 2)]}
+        # a person (layout=yolov8-pose): its keypoints, frame pixels
+        kps = roi.get_param("keypoints")
+        if kps is not None and kps.has_field("points"):
+            v = list(kps.get_value("points"))
+            sc = list(kps.get_value("scores")) \
+                if kps.has_field("scores") else None
+            if sc is not None and len(sc) != len(v) // 2:
+                sc = None
+            detection["keypoints"] = {"points": [
+                [round(v[2 * i], 6), round(v[2 * i + 1], 6)]
+                + ([round(sc[i], 6)] if sc is not None else [])
+                for i in range(len(v) // 2)]}
+        # an instance (layout=yolov8-seg): its mask over its rectangle
+        mask = roi.get_param("mask")
+        if mask is not None and mask.has_field("data"):
+            detection["mask"] = _mask_dict(mask)
         out.append({
             "region_id": roi.id,
             "roi_type": roi_type,
@@ -180,6 +201,37 @@ def detections(buf, producer=None):
             "detection": detection,
         })
     return out
+
+
+def _mask_dict(mask):
+    data = mask.get_value("data")
+    ok, info = data.map(Gst.MapFlags.READ)
+    raw = bytes(info.data) if ok else b""
+    if ok:
+        data.unmap(info)
+    counts, cur, run = [], 0, 0
+    for b in raw:
+        v = 1 if b else 0
+        if v != cur:
+            counts.append(run)
+            cur, run = v, 0
+        run += 1
+    if run:
+        counts.append(run)
+    return {k: mask.get_value(k) for k in ("x", "y", "width", "height")} \
+        | {"counts": counts}
+
+
+def mask_bitmap(mask):
+    """A detection's "mask" as a NumPy uint8 array [height, width] of 0s
+    and 1s (its top left pixel at mask["x"], mask["y"] of the frame)."""
+    import numpy as np
+    flat = np.zeros(mask["width"] * mask["height"], np.uint8)
+    pos, val = 0, 0
+    for n in mask["counts"]:
+        flat[pos:pos + n] = val
+        pos, val = pos + n, 1 - val
+    return flat.reshape(mask["height"], mask["width"])
 
 
 def frame_json(pts, width, height, objects):

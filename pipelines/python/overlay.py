@@ -26,6 +26,17 @@ polyline through its points (the ROI's "lane" structure, frame pixels),
 and the files are named lanes-frame-*.png, lanes-contact-sheet.png and
 lanes-detections.jsonl (each object's detection with "lane": {"points":
 [[x, y], ...]}, bottom row first).
+With --layout yolov8-pose the scene is people (tensorinject
+layout=yolov8-pose: COCO skeletons, painted as such); cudanms
+layout=yolov8-pose keeps one box per person and each is drawn with its
+COCO skeleton through its keypoints (the ROI's "keypoints" structure; a
+keypoint scoring below 0.5 and its limbs left out): pose-frame-*.png,
+pose-contact-sheet.png, pose-detections.jsonl. With --layout yolov8-seg
+the scene is shapes (tensorinject layout=yolov8-seg: ellipses, rectangles
+and diamonds encoded as prototypes and coefficients); cudanms
+layout=yolov8-seg assembles each kept box's mask and each is filled at
+half opacity (the ROI's "mask" structure): seg-frame-*.png,
+seg-contact-sheet.png, seg-detections.jsonl.
 No GPU and no model: tensorinject renders a seeded synthetic scene.
 Needs GST_PLUGIN_PATH_1_0 to hold the cudanms plugin, and python3-gi-cairo.
 """
@@ -53,9 +64,21 @@ LAYOUTS = {
                    "num-classes=15 ", os.path.join(HERE, "..", "dota.names"),
                    "obb-"),
     "laneatt": ("layout=laneatt ", None, "lanes-"),
+    "yolov8-pose": ("layout=yolov8-pose ",
+                    os.path.join(HERE, "..", "coco.names"), "pose-"),
+    "yolov8-seg": ("layout=yolov8-seg ",
+                   os.path.join(HERE, "..", "coco.names"), "seg-"),
 }
 # cudanms's own properties per layout, beyond the common ones
-NMS_PROPS = {"laneatt": "model-size=640x360 "}
+NMS_PROPS = {"laneatt": "model-size=640x360 ",
+             "yolov8-pose": "layout=yolov8-pose ",
+             "yolov8-seg": "layout=yolov8-seg "}
+# COCO's skeleton: the keypoint pairs of its 19 limbs (ultralytics' order)
+COCO_LIMBS = [(15, 13), (13, 11), (16, 14), (14, 12), (11, 12), (5, 11),
+              (6, 12), (5, 6), (5, 7), (6, 8), (7, 9), (8, 10), (1, 2),
+              (0, 1), (0, 2), (1, 3), (2, 4), (3, 5), (4, 6)]
+# a keypoint is drawn when its visibility score is at least this
+KEYPOINT_SCORE = 0.5
 
 
 def lane_points(roi):
@@ -131,10 +154,61 @@ def label_boxes(cr, objects, width):
     return placed
 
 
+def fill_mask(cr, mask, rgb):
+    """An instance mask (a detection's "mask": its rectangle and runs),
+    filled in rgb at half opacity over its pixels."""
+    w, h = mask["width"], mask["height"]
+    if w <= 0 or h <= 0:
+        return
+    stride = cairo.ImageSurface.format_stride_for_width(cairo.FORMAT_A8, w)
+    data = bytearray(stride * h)
+    pos, val = 0, 0
+    for n in mask["counts"]:
+        if val:
+            for i in range(pos, pos + n):
+                data[(i // w) * stride + i % w] = 255
+        pos, val = pos + n, 1 - val
+    surface = cairo.ImageSurface.create_for_data(data, cairo.FORMAT_A8, w, h,
+                                                 stride)
+    cr.save()
+    cr.set_source_rgba(rgb[0], rgb[1], rgb[2], 0.55)
+    cr.mask_surface(surface, mask["x"], mask["y"])
+    cr.restore()
+
+
+def draw_skeleton(cr, points, rgb):
+    """A person's COCO skeleton: each limb whose two keypoints are visible
+    (score >= KEYPOINT_SCORE; all without scores), then the keypoints."""
+    seen = [len(p) < 3 or p[2] >= KEYPOINT_SCORE for p in points]
+    cr.save()
+    cr.set_line_cap(cairo.LINE_CAP_ROUND)
+    cr.set_source_rgb(*rgb)
+    for a, b in COCO_LIMBS:
+        if a < len(points) and b < len(points) and seen[a] and seen[b]:
+            cr.move_to(points[a][0], points[a][1])
+            cr.line_to(points[b][0], points[b][1])
+            cr.stroke()
+    cr.set_source_rgb(1, 1, 1)
+    for p, s in zip(points, seen):
+        if s:
+            cr.arc(p[0], p[1], LINE_WIDTH + 1, 0, 2 * math.pi)
+            cr.fill()
+    cr.restore()
+
+
 def draw_detections(cr, objects, width):
     cr.set_line_width(LINE_WIDTH)
     for o in reversed(objects):  # lowest score first, the best end on top
         cr.set_source_rgb(*label_color(o["detection"]["label_id"]))
+        mask = o["detection"].get("mask")
+        if mask is not None:
+            fill_mask(cr, mask, label_color(o["detection"]["label_id"]))
+            cr.set_source_rgb(*label_color(o["detection"]["label_id"]))
+        kps = o["detection"].get("keypoints")
+        if kps is not None:
+            draw_skeleton(cr, kps["points"],
+                          label_color(o["detection"]["label_id"]))
+            cr.set_source_rgb(*label_color(o["detection"]["label_id"]))
         lane = o["detection"].get("lane")
         if lane is not None:
             # a lane: its polyline, round joins and caps (every point within
@@ -270,7 +344,8 @@ def main():
     ap.add_argument("--seed", type=int, default=7)
     ap.add_argument("--layout", choices=sorted(LAYOUTS), default="yolov8",
                     help="the scene: boxes (yolov8), oriented boxes "
-                    "(yolov8-obb) or lanes (laneatt)")
+                    "(yolov8-obb), lanes (laneatt), people's keypoints "
+                    "(yolov8-pose) or instance masks (yolov8-seg)")
     ap.add_argument("--num-objects", type=int, default=None,
                     help="objects in the scene (tensorinject's default)")
     # 0.3: above the synthetic scene's background noise (0.05..0.30); the

@@ -555,13 +555,14 @@ seg_group (const gchar * order, const gchar * type)
 }
 
 /* Segmentation: cudanms takes the groups yolosegv8tensordec does not
- * (detections row-major, or float16), decodes their boxes and takes the
- * detections off, leaving the protos; col-major float32 goes to
- * yolosegv8tensordec alone, which also draws the masks. */
+ * (detections row-major, or float16), decodes them with their masks (the
+ * hand boxes; coefficients 0.99, 0.99 on prototype planes 1 and 0: a logit
+ * of 0.99 everywhere, so each mask fills its box's rectangle) and takes
+ * both tensors off; col-major float32 goes to yolosegv8tensordec alone. */
 GST_START_TEST (test_segmentation)
 {
   const gsize protos_dims[] = { 1, 2, 4, 4 };
-  gfloat protos[32] = { 0 };
+  gfloat protos[32] = { 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1 };
   gchar *group = seg_group ("row-major", "float32");
   GstHarness *h = new_bin_harness (group);
   gchar *chain = chain_of (h->element);
@@ -584,10 +585,42 @@ GST_START_TEST (test_segmentation)
             protos_dims, 4, protos, sizeof protos));
     out = push_pull (h, buf);
     assert_hand_od_mtds (out);
-    assert_hand_rois (out, NULL);
+    /* the hand ROIs, each with its detection and its mask */
+    fail_unless_equals_int (count_rois (out), HAND_KEPT);
+    for (j = 0; j < HAND_KEPT; j++) {
+      GstVideoRegionOfInterestMeta *roi =
+          gst_buffer_get_video_region_of_interest_meta_id (out, j);
+      GstStructure *m = gst_video_region_of_interest_meta_get_param (roi,
+          "mask");
+      const ExpectedRoi *e = &hand_expected[j];
+      GstBuffer *data = NULL;
+      GstMapInfo bytes;
+      gint mx, my, mw, mh;
+      gsize k;
+
+      fail_unless (roi->x == e->x && roi->y == e->y && roi->w == e->w
+          && roi->h == e->h);
+      fail_unless (gst_video_region_of_interest_meta_get_param (roi,
+              "detection") != NULL);
+      fail_unless_equals_int (g_list_length (roi->params), 2);
+      fail_unless (m != NULL);
+      fail_unless (gst_structure_get (m, "x", G_TYPE_INT, &mx, "y",
+              G_TYPE_INT, &my, "width", G_TYPE_INT, &mw, "height",
+              G_TYPE_INT, &mh, "data", GST_TYPE_BUFFER, &data, NULL));
+      /* the pixels of the box: ceil (x1) .. ceil (x2) - 1 */
+      fail_unless (mx == (gint) ceilf (e->x1) && my == (gint) ceilf (e->y1)
+          && mw == (gint) ceilf (e->x2) - mx
+          && mh == (gint) ceilf (e->y2) - my);
+      fail_unless (gst_buffer_map (data, &bytes, GST_MAP_READ));
+      fail_unless_equals_uint64 (bytes.size, (guint64) mw * mh);
+      for (k = 0; k < bytes.size; k++)
+        fail_unless_equals_int (bytes.data[k], 1);
+      gst_buffer_unmap (data, &bytes);
+      gst_buffer_unref (data);
+    }
     fail_unless (find_tensor (out, "yolo-v8-segmentation-out-detections") ==
         NULL);
-    fail_unless (find_tensor (out, "yolo-v8-segmentation-out-protos") !=
+    fail_unless (find_tensor (out, "yolo-v8-segmentation-out-protos") ==
         NULL);
     gst_buffer_unref (out);
   }

@@ -4,7 +4,11 @@
  * scene (layout=yolov8-obb: its tensor through cudanms, its rotated
  * rectangles drawn); the lane scene (layout=laneatt: its proposals
  * against the scene's true lanes and through cnms_detect_lanes, its lane
- * markings drawn). */
+ * markings drawn); the pose scene (layout=yolov8-pose: its keypoints
+ * against the people's true skeletons, float32 and float16, the skeletons
+ * drawn) and the segmentation scene (layout=yolov8-seg: its detections'
+ * one-hot coefficients and every prototype value against the shapes'
+ * rule, the shapes drawn). */
 #include <math.h>
 #include <string.h>
 #include <glib/gstdio.h>
@@ -1164,6 +1168,626 @@ GST_START_TEST (test_lane_draw)
 
 GST_END_TEST;
 
+/* The i-th CudanmsTensorMeta of out (attach order): its id, dims (n_dims
+ * of them) and float32 data (a copy, or float16 when half is TRUE). */
+static gpointer
+nth_tensor (GstBuffer * out, guint index, const gchar * want_id,
+    const guint64 * want_dims, guint n_dims, gboolean half)
+{
+  gpointer state = NULL;
+  GstMeta *meta;
+  guint seen = 0, k;
+
+  while ((meta = gst_buffer_iterate_meta (out, &state))) {
+    GstStructure *st;
+    const GValue *dims;
+    GstBuffer *data = NULL;
+    gpointer t;
+    guint64 n = 1;
+
+    if (!gst_meta_info_is_custom (meta->info)
+        || !gst_custom_meta_has_name ((GstCustomMeta *) meta,
+            "CudanmsTensorMeta") || seen++ != index)
+      continue;
+    st = gst_custom_meta_get_structure ((GstCustomMeta *) meta);
+    fail_unless_equals_string (gst_structure_get_string (st, "id"), want_id);
+    fail_unless_equals_string (gst_structure_get_string (st, "data-type"),
+        half ? "float16" : "float32");
+    fail_unless_equals_string (gst_structure_get_string (st, "dims-order"),
+        "row-major");
+    dims = gst_structure_get_value (st, "dims");
+    fail_unless_equals_int (gst_value_array_get_size (dims), n_dims);
+    for (k = 0; k < n_dims; k++) {
+      fail_unless_equals_uint64 (g_value_get_uint64 (gst_value_array_get_value
+              (dims, k)), want_dims[k]);
+      n *= want_dims[k];
+    }
+    fail_unless (gst_structure_get (st, "data", GST_TYPE_BUFFER, &data,
+            NULL));
+    fail_unless_equals_uint64 (gst_buffer_get_size (data), n * (half ? 2 : 4));
+    t = g_malloc (gst_buffer_get_size (data));
+    gst_buffer_extract (data, 0, t, gst_buffer_get_size (data));
+    gst_buffer_unref (data);
+    return t;
+  }
+  fail ("no tensor %u on the buffer", index);
+  return NULL;
+}
+
+static guint
+n_tensor_metas (GstBuffer * out)
+{
+  gpointer state = NULL;
+  GstMeta *meta;
+  guint n = 0;
+
+  while ((meta = gst_buffer_iterate_meta (out, &state)))
+    n += gst_meta_info_is_custom (meta->info)
+        && gst_custom_meta_has_name ((GstCustomMeta *) meta,
+        "CudanmsTensorMeta");
+  return n;
+}
+
+/* The synthetic model's anchors: 80x80 + 40x40 + 20x20 at 640x640. */
+#define ANCHORS_640 8400
+
+/* A GRAY8 frame through a harness of "tensorinject <props>". */
+static GstBuffer *
+inject_one (GstHarness * h)
+{
+  fail_unless_equals_int (gst_harness_push (h, make_frame (0)), GST_FLOW_OK);
+  return gst_harness_pull (h);
+}
+
+/* The anchors of a [1, R, N] tensor whose box rows are exactly box (as
+ * floats): their count, the last one in *anchor. */
+static gint
+exact_box_anchors (const gfloat * t, gint n, const gdouble box[4],
+    gint * anchor)
+{
+  gint a, k, found = 0;
+
+  for (a = 0; a < n; a++) {
+    for (k = 0; k < 4 && t[(gsize) k * n + a] == (gfloat) box[k]; k++);
+    if (k == 4) {
+      found++;
+      *anchor = a;
+    }
+  }
+  return found;
+}
+
+/* Whether anchor a's box lies within frac of box (each coordinate). */
+static gboolean
+near_box (const gfloat * t, gint n, gint a, const gdouble box[4],
+    gdouble frac)
+{
+  gint k;
+
+  for (k = 0; k < 4; k++) {
+    gdouble tol = frac * box[2 + k % 2] + 1e-3;
+
+    if (fabs (t[(gsize) k * n + a] - box[k]) > tol)
+      return FALSE;
+  }
+  return TRUE;
+}
+
+/* layout=yolov8-pose: seed 3, three people, no noise. */
+#define POSE_PROPS "layout=yolov8-pose seed=3 num-objects=3 noise=0"
+#define POSE_K GST_TENSOR_INJECT_POSE_KEYPOINTS
+#define POSE_ROWS (4 + 1 + 3 * POSE_K)
+
+static GstTensorInjectScene *
+pose_scene (void)
+{
+  GstTensorInjectSceneConfig cfg = { FALSE, 80, 640, 640, CNMS_DTYPE_FLOAT32,
+    3, 3, 0, FALSE, FALSE, TRUE, FALSE
+  };
+
+  return gst_tensor_inject_scene_new (&cfg);
+}
+
+/* The template's keypoints that the limbs' swing leaves in place, at u of
+ * the box: nose, eyes, ears, shoulders, hips (COCO's order). */
+static const struct
+{
+  gint k;
+  gdouble u, v;
+} pose_fixed[] = {
+  {0, 0.50, 0.08}, {1, 0.55, 0.06}, {2, 0.45, 0.06}, {3, 0.61, 0.08},
+  {4, 0.39, 0.08}, {5, 0.72, 0.22}, {6, 0.28, 0.22}, {11, 0.63, 0.55},
+  {12, 0.37, 0.55},
+};
+
+/* Every value of the pose tensor that the scene defines exactly: each
+ * person's best anchor (its true box and keypoints as floats, the highest
+ * score of its cluster), its other anchors (keypoints within 2% of the
+ * box), the background's visibilities (below 0.05); float32 and float16
+ * (the same values, each rounded to half). */
+GST_START_TEST (test_pose_scene)
+{
+  static const guint64 want_dims[3] = { 1, POSE_ROWS, ANCHORS_640 };
+  const gint n = ANCHORS_640;
+  guint half;
+
+  for (half = 0; half < 2; half++) {
+    gchar *desc = g_strdup_printf ("tensorinject " POSE_PROPS
+        " num-classes=80%s", half ? " data-type=float16" : "");
+    GstHarness *h = gst_harness_new_parse (desc);
+    GstTensorInjectScene *sc = pose_scene ();
+    guint64 f;
+    gint occluded = 0;
+
+    fail_unless (gst_tensor_inject_scene_pose (sc));
+    gst_harness_set_src_caps_str (h, FRAME_CAPS);
+    for (f = 0; f < 3; f++) {
+      GstBuffer *out = inject_one (h);
+      gfloat *t;
+      gint i, a, k;
+      gboolean in_cluster[ANCHORS_640] = { FALSE };
+
+      fail_unless_equals_int (n_tensor_metas (out), 1);
+      if (half) {
+        guint16 *h16 = nth_tensor (out, 0, "detections", want_dims, 3, TRUE);
+
+        t = g_new (gfloat, (gsize) POSE_ROWS * n);
+        cnms_halfs_to_floats (h16, (gsize) POSE_ROWS * n, t);
+        g_free (h16);
+      } else {
+        t = nth_tensor (out, 0, "detections", want_dims, 3, FALSE);
+      }
+      fail_unless_equals_int (gst_tensor_inject_scene_n_objects (sc), 3);
+      for (i = 0; i < 3; i++) {
+        gdouble box[4], kp[POSE_K][3];
+        gint class_id = -1, best = -1;
+
+        fail_unless (gst_tensor_inject_scene_object (sc, i, f, box,
+                &class_id));
+        fail_unless (gst_tensor_inject_scene_object_keypoints (sc, i, f,
+                kp));
+        fail_unless_equals_int (class_id, 0);
+        /* taller than wide, inside the model */
+        fail_unless (box[3] > 1.9 * box[2]);
+        fail_unless (box[0] - box[2] / 2 >= 0 && box[0] + box[2] / 2 <= 640
+            && box[1] - box[3] / 2 >= 0 && box[1] + box[3] / 2 <= 640);
+        if (half) {
+          /* rounded to half, the box matches the rounded rows */
+          for (k = 0; k < 4; k++) {
+            gfloat v = (gfloat) box[k];
+            guint16 hv;
+
+            cnms_floats_to_halfs (&v, 1, &hv);
+            cnms_halfs_to_floats (&hv, 1, &v);
+            box[k] = v;
+          }
+        }
+        fail_unless_equals_int (exact_box_anchors (t, n, box, &best), 1);
+        for (k = 0; k < POSE_K; k++) {
+          gint j;
+
+          for (j = 0; j < 3; j++) {
+            gfloat want = (gfloat) kp[k][j];
+
+            if (half) {
+              guint16 hv;
+
+              cnms_floats_to_halfs (&want, 1, &hv);
+              cnms_halfs_to_floats (&hv, 1, &want);
+            }
+            fail_unless (t[(gsize) (5 + 3 * k + j) * n + best] == want,
+                "frame %d person %d keypoint %d value %d: %g, want %g",
+                (gint) f, i, k, j, t[(gsize) (5 + 3 * k + j) * n + best],
+                want);
+          }
+          /* visible 0.6..0.99 or occluded 0.05..0.3 */
+          fail_unless ((kp[k][2] >= 0.6 && kp[k][2] < 0.99)
+              || (kp[k][2] >= 0.05 && kp[k][2] < 0.3));
+          occluded += kp[k][2] < 0.5;
+          /* inside the box */
+          fail_unless (fabs (kp[k][0] - box[0]) <= box[2] / 2
+              && fabs (kp[k][1] - box[1]) <= box[3] / 2);
+        }
+        /* the template's fixed points, worked out here */
+        for (k = 0; k < (gint) G_N_ELEMENTS (pose_fixed); k++) {
+          const gint kk = pose_fixed[k].k;
+
+          fail_unless (fabs (kp[kk][0] - (box[0] + (pose_fixed[k].u - 0.5)
+                      * box[2])) < 1e-6 * box[2] + (half ? box[2] : 0));
+          fail_unless (fabs (kp[kk][1] - (box[1] + (pose_fixed[k].v - 0.5)
+                      * box[3])) < 1e-6 * box[3] + (half ? box[3] : 0));
+        }
+        /* the limbs swing symmetrically: the wrists' mean is the box's
+         * centre line */
+        fail_unless (fabs ((kp[9][0] + kp[10][0]) / 2 - box[0]) < 1e-6
+            * box[2] + (half ? box[2] : 0));
+        /* its cluster: the best anchor scores highest; the others'
+         * keypoints jitter by at most 2% of the box */
+        for (a = 0; a < n; a++) {
+          if (!near_box (t, n, a, box, 0.031 + (half ? 0.01 : 0))
+              || t[(gsize) 4 * n + a] < 0.3)
+            continue;
+          in_cluster[a] = TRUE;
+          fail_unless (t[(gsize) 4 * n + a] <= t[(gsize) 4 * n + best]);
+          for (k = 0; k < POSE_K; k++) {
+            fail_unless (fabs (t[(gsize) (5 + 3 * k) * n + a] - kp[k][0])
+                <= 0.02 * box[2] + 0.5);
+            fail_unless (fabs (t[(gsize) (6 + 3 * k) * n + a] - kp[k][1])
+                <= 0.02 * box[3] + 0.5);
+            fail_unless (fabs (t[(gsize) (7 + 3 * k) * n + a] - kp[k][2])
+                <= 0.05 + 1e-3);
+          }
+        }
+      }
+      /* the background: low scores, keypoints nobody sees */
+      for (a = 0; a < n; a++) {
+        if (in_cluster[a])
+          continue;
+        fail_unless (t[(gsize) 4 * n + a] < 0.3);
+        if (t[(gsize) 4 * n + a] < 0.021) {
+          for (k = 0; k < POSE_K; k++)
+            fail_unless (t[(gsize) (7 + 3 * k) * n + a] < 0.0501);
+        }
+      }
+      g_free (t);
+      gst_buffer_unref (out);
+    }
+    /* about one keypoint in seven is occluded (3 people x 3 frames) */
+    fail_unless (occluded > 0 && occluded < 3 * 3 * POSE_K / 3);
+    gst_tensor_inject_scene_free (sc);
+    gst_harness_teardown (h);
+    g_free (desc);
+  }
+}
+
+GST_END_TEST;
+
+/* layout=yolov8-seg: seed 5, four objects, no noise, 80 classes. */
+#define SEG_PROPS "layout=yolov8-seg seed=5 num-objects=4 noise=0"
+#define SEG_M GST_TENSOR_INJECT_SEG_MASKS
+#define SEG_ROWS (4 + 80 + SEG_M)
+#define SEG_DET_ID "yolo-v8-segmentation-out-detections"
+#define SEG_PROTOS_ID "yolo-v8-segmentation-out-protos"
+
+static GstTensorInjectScene *
+seg_scene (gint num_objects)
+{
+  GstTensorInjectSceneConfig cfg = { FALSE, 80, 640, 640, CNMS_DTYPE_FLOAT32,
+    5, num_objects, 0, FALSE, FALSE, FALSE, TRUE
+  };
+
+  return gst_tensor_inject_scene_new (&cfg);
+}
+
+/* The documented shapes, written here: the signed distance of (dx, dy)
+ * from the centre of an a x b (half sides) shape, model pixels. */
+static gdouble
+shape_distance (GstTensorInjectShape shape, gdouble dx, gdouble dy,
+    gdouble a, gdouble b)
+{
+  if (shape == GST_TENSOR_INJECT_SHAPE_ELLIPSE)
+    return (1.0 - sqrt (dx * dx / (a * a) + dy * dy / (b * b))) * MIN (a, b);
+  if (shape == GST_TENSOR_INJECT_SHAPE_RECTANGLE)
+    return MIN (a - fabs (dx), b - fabs (dy));
+  fail_unless (shape == GST_TENSOR_INJECT_SHAPE_DIAMOND);
+  return (1.0 - fabs (dx) / a - fabs (dy) / b) * a * b / sqrt (a * a + b * b);
+}
+
+static gdouble
+shape_area (GstTensorInjectShape shape, gdouble w, gdouble h)
+{
+  return shape == GST_TENSOR_INJECT_SHAPE_ELLIPSE ? G_PI * w * h / 4 :
+      shape == GST_TENSOR_INJECT_SHAPE_RECTANGLE ? w * h : w * h / 2;
+}
+
+/* Both tensors of a segmentation frame: the detections (the objects' best
+ * anchors exact, every anchor's coefficients one-hot on its object or
+ * zero) and every prototype value (the signed distance of the documented
+ * shape at the pixel's centre, in prototype pixels, clamped to +-4; the
+ * unused channels -4); tensor-id renames the detections only. */
+GST_START_TEST (test_seg_scene)
+{
+  static const guint64 det_dims[3] = { 1, SEG_ROWS, ANCHORS_640 };
+  static const guint64 protos_dims[4] = { 1, SEG_M, 160, 160 };
+  const gint n = ANCHORS_640;
+  GstTensorInjectScene *sc = seg_scene (4);
+  gint shapes[3] = { 0, 0, 0 };
+  guint run;
+
+  fail_unless (gst_tensor_inject_scene_seg (sc));
+  fail_unless_equals_uint64 (gst_tensor_inject_scene_protos_size (sc),
+      (guint64) SEG_M * 160 * 160 * 4);
+  for (run = 0; run < 2; run++) {
+    const gchar *id = run ? "dets" : SEG_DET_ID;
+    gchar *desc = g_strdup_printf ("tensorinject " SEG_PROPS "%s",
+        run ? " tensor-id=dets" : "");
+    GstHarness *h = gst_harness_new_parse (desc);
+    guint64 f;
+
+    gst_harness_set_src_caps_str (h, FRAME_CAPS);
+    for (f = 0; f < 2; f++) {
+      GstBuffer *out = inject_one (h);
+      gfloat *t, *p;
+      gint i, a, c, px, py;
+      gint owner[ANCHORS_640];
+
+      fail_unless_equals_int (n_tensor_metas (out), 2);
+      t = nth_tensor (out, 0, id, det_dims, 3, FALSE);
+      p = nth_tensor (out, 1, SEG_PROTOS_ID, protos_dims, 4, FALSE);
+      /* each anchor's coefficients: zero, or one-hot */
+      for (a = 0; a < n; a++) {
+        owner[a] = -1;
+        for (c = 0; c < SEG_M; c++) {
+          gfloat v = t[(gsize) (84 + c) * n + a];
+
+          fail_unless (v == 0.0f || (v == 1.0f && owner[a] == -1));
+          if (v == 1.0f)
+            owner[a] = c;
+        }
+        fail_unless (owner[a] < 4);
+        if (owner[a] < 0)
+          fail_unless (t[(gsize) 4 * n + a] < 0.3 && t[(gsize) 83 * n + a]
+              < 0.3);
+      }
+      for (i = 0; i < 4; i++) {
+        gdouble box[4], area;
+        gint class_id = -1, best = -1, cluster = 0, inside = 0;
+        GstTensorInjectShape shape = gst_tensor_inject_scene_object_shape (sc,
+            i);
+
+        fail_unless (gst_tensor_inject_scene_object (sc, i, f, box,
+                &class_id));
+        fail_unless_equals_int (exact_box_anchors (t, n, box, &best), 1);
+        fail_unless_equals_int (owner[best], i);
+        fail_unless (t[(gsize) (4 + class_id) * n + best] > 0.59);
+        for (a = 0; a < n; a++) {
+          if (owner[a] != i)
+            continue;
+          cluster++;
+          fail_unless (near_box (t, n, a, box, 0.031));
+          fail_unless (t[(gsize) (4 + class_id) * n + a]
+              <= t[(gsize) (4 + class_id) * n + best]);
+        }
+        fail_unless (cluster >= 10 && cluster <= 60);
+        /* prototype channel i, pixel by pixel */
+        for (py = 0; py < 160; py++) {
+          for (px = 0; px < 160; px++) {
+            gdouble x = (px + 0.5) * 4, y = (py + 0.5) * 4;
+            gdouble d = shape_distance (shape, x - box[0], y - box[1],
+                box[2] / 2, box[3] / 2);
+            gfloat want = (gfloat) CLAMP (d / 4, -4.0, 4.0);
+            gfloat got = p[((gsize) i * 160 + py) * 160 + px];
+
+            fail_unless (got == want, "frame %d object %d (%d,%d): %g, "
+                "want %g", (gint) f, i, px, py, got, want);
+            fail_unless (gst_tensor_inject_scene_object_logit (sc, i, f, x,
+                    y) == want);
+            inside += got > 0;
+          }
+        }
+        /* its true mask has the shape's area (in 4x4 pixels) */
+        area = shape_area (shape, box[2], box[3]) / 16;
+        fail_unless (fabs (inside - area) < 0.05 * area + (box[2] + box[3])
+            / 4, "object %d: %d proto pixels inside, area %g", i, inside,
+            area);
+        shapes[shape]++;
+      }
+      for (c = 4; c < SEG_M; c++)
+        for (px = 0; px < 160 * 160; px++)
+          fail_unless (p[(gsize) c * 160 * 160 + px] == -4.0f);
+      g_free (t);
+      g_free (p);
+      gst_buffer_unref (out);
+    }
+    gst_harness_teardown (h);
+    g_free (desc);
+  }
+  /* seed 5's four objects are not all one shape */
+  fail_unless (MAX (shapes[0], MAX (shapes[1], shapes[2])) < 4 * 2 * 2);
+  gst_tensor_inject_scene_free (sc);
+  /* at most 32 objects, one prototype channel each */
+  sc = seg_scene (40);
+  fail_unless_equals_int (gst_tensor_inject_scene_n_objects (sc), SEG_M);
+  gst_tensor_inject_scene_free (sc);
+}
+
+GST_END_TEST;
+
+/* Palette of gsttensorinjectdraw.c: fill hsv (k/11, 0.7, 0.6), border hsv
+ * (k/11, 0.8, 0.3). */
+static const guint8 test_palette[11][2][3] = {
+  {{153, 46, 46}, {76, 15, 15}},
+  {{153, 104, 46}, {76, 49, 15}},
+  {{143, 153, 46}, {71, 76, 15}},
+  {{85, 153, 46}, {38, 76, 15}},
+  {{46, 153, 65}, {15, 76, 26}},
+  {{46, 153, 124}, {15, 76, 60}},
+  {{46, 124, 153}, {15, 60, 76}},
+  {{46, 65, 153}, {15, 26, 76}},
+  {{85, 46, 153}, {38, 15, 76}},
+  {{143, 46, 153}, {71, 15, 76}},
+  {{153, 46, 104}, {76, 15, 49}},
+};
+
+/* An RGB frame of draw_harness (320x240, letterbox gain 2, pad_y 80)
+ * against want (x, y) -> the RGB colour, or NULL for the background. */
+typedef const guint8 *(*WantFunc) (gpointer user, gint x, gint y);
+
+static gint
+check_rgb_want (GstBuffer * out, const GstVideoInfo * info, WantFunc want,
+    gpointer user)
+{
+  GstMapInfo map;
+  gint x, y, painted = 0;
+
+  fail_unless (gst_buffer_map (out, &map, GST_MAP_READ));
+  for (y = 0; y < FRAME_H; y++) {
+    for (x = 0; x < FRAME_W; x++) {
+      const guint8 *px = map.data + (gsize) y * info->stride[0] + x * 3;
+      const guint8 *c = want (user, x, y);
+      guint8 bg[3] = { DRAW_BG, DRAW_BG, DRAW_BG };
+
+      if (c == NULL)
+        c = bg;
+      else
+        painted++;
+      fail_unless (px[0] == c[0] && px[1] == c[1] && px[2] == c[2],
+          "(%d,%d): %d,%d,%d, expected %d,%d,%d", x, y, px[0], px[1], px[2],
+          c[0], c[1], c[2]);
+    }
+  }
+  gst_buffer_unmap (out, &map);
+  return painted;
+}
+
+typedef struct
+{
+  gint n;
+  gdouble box[4][4];
+  gint class_id[4];
+  GstTensorInjectShape shape[4];
+} SegTruth;
+
+/* The last object whose shape holds the sample: border within 2 frame
+ * pixels (4 model pixels) of its outline. */
+static const guint8 *
+seg_want (gpointer user, gint x, gint y)
+{
+  const SegTruth *st = user;
+  gdouble mx = (x + 0.5) * 2, my = (y + 0.5) * 2 + 80;
+  gint i;
+
+  for (i = st->n - 1; i >= 0; i--) {
+    gdouble d = shape_distance (st->shape[i], mx - st->box[i][0],
+        my - st->box[i][1], st->box[i][2] / 2, st->box[i][3] / 2);
+
+    if (d > 0)
+      return test_palette[st->class_id[i] % 11][d / 2 <= 2 ? 1 : 0];
+  }
+  return NULL;
+}
+
+/* draw-objects with layout=yolov8-seg: each object's true shape, every
+ * pixel against the rule worked out here. */
+GST_START_TEST (test_seg_draw)
+{
+  GstVideoInfo info;
+  GstHarness *h = draw_harness (SEG_PROPS " draw-objects=true", "RGB", &info);
+  GstBuffer *in = solid_frame (&info, DRAW_BG);
+  GstTensorInjectScene *sc = seg_scene (4);
+  guint64 f;
+
+  for (f = 0; f < 2; f++) {
+    GstBuffer *out = push_pull_copy (h, in);
+    SegTruth st = { 4 };
+    gint i, painted;
+    gdouble area = 0;
+
+    for (i = 0; i < 4; i++) {
+      fail_unless (gst_tensor_inject_scene_object (sc, i, f, st.box[i],
+              &st.class_id[i]));
+      st.shape[i] = gst_tensor_inject_scene_object_shape (sc, i);
+      area += shape_area (st.shape[i], st.box[i][2] / 2, st.box[i][3] / 2);
+    }
+    painted = check_rgb_want (out, &info, seg_want, &st);
+    /* something of them is on the frame (overlaps and the letterbox's
+     * bands cover some) */
+    fail_unless (painted > 0.2 * area && painted <= area * 1.02 + 200,
+        "%d painted, %g area", painted, area);
+    gst_buffer_unref (out);
+  }
+  gst_tensor_inject_scene_free (sc);
+  gst_buffer_unref (in);
+  gst_harness_teardown (h);
+}
+
+GST_END_TEST;
+
+static const gint test_limbs[19][2] = {
+  {15, 13}, {13, 11}, {16, 14}, {14, 12}, {11, 12}, {5, 11}, {6, 12},
+  {5, 6}, {5, 7}, {6, 8}, {7, 9}, {8, 10}, {1, 2}, {0, 1}, {0, 2},
+  {1, 3}, {2, 4}, {3, 5}, {4, 6},
+};
+
+typedef struct
+{
+  gint n;
+  gdouble kp[3][POSE_K][3];     /* frame pixels, visibility */
+} PoseTruth;
+
+static gdouble
+point_segment_d2 (gdouble px, gdouble py, const gdouble * a,
+    const gdouble * b)
+{
+  gdouble dx = b[0] - a[0], dy = b[1] - a[1], l2 = dx * dx + dy * dy, u = 0;
+  gdouble ex, ey;
+
+  if (l2 > 0)
+    u = CLAMP (((px - a[0]) * dx + (py - a[1]) * dy) / l2, 0.0, 1.0);
+  ex = px - a[0] - u * dx;
+  ey = py - a[1] - u * dy;
+  return ex * ex + ey * ey;
+}
+
+/* The last person's joint (radius 3) or limb (4 wide) at the sample;
+ * within a person the joints cover the limbs. */
+static const guint8 *
+pose_want (gpointer user, gint x, gint y)
+{
+  const PoseTruth *pt = user;
+  gdouble px = x + 0.5, py = y + 0.5;
+  gint i, k;
+
+  for (i = pt->n - 1; i >= 0; i--) {
+    for (k = 0; k < POSE_K; k++)
+      if (pt->kp[i][k][2] >= 0.5
+          && point_segment_d2 (px, py, pt->kp[i][k], pt->kp[i][k]) < 9)
+        return test_palette[i % 11][1];
+    for (k = 0; k < 19; k++) {
+      const gdouble *a = pt->kp[i][test_limbs[k][0]];
+      const gdouble *b = pt->kp[i][test_limbs[k][1]];
+
+      if (a[2] >= 0.5 && b[2] >= 0.5 && point_segment_d2 (px, py, a, b) < 4)
+        return test_palette[i % 11][0];
+    }
+  }
+  return NULL;
+}
+
+/* draw-objects with layout=yolov8-pose: each person's visible keypoints
+ * and the COCO limbs between them, every pixel against the rule. */
+GST_START_TEST (test_pose_draw)
+{
+  GstVideoInfo info;
+  GstHarness *h = draw_harness (POSE_PROPS " draw-objects=true", "RGB",
+      &info);
+  GstBuffer *in = solid_frame (&info, DRAW_BG);
+  GstTensorInjectScene *sc = pose_scene ();
+  guint64 f;
+
+  for (f = 0; f < 2; f++) {
+    GstBuffer *out = push_pull_copy (h, in);
+    PoseTruth pt = { 3 };
+    gint i, k;
+
+    for (i = 0; i < 3; i++) {
+      fail_unless (gst_tensor_inject_scene_object_keypoints (sc, i, f,
+              pt.kp[i]));
+      for (k = 0; k < POSE_K; k++) {
+        pt.kp[i][k][0] = pt.kp[i][k][0] / 2;
+        pt.kp[i][k][1] = (pt.kp[i][k][1] - 80) / 2;
+      }
+    }
+    fail_unless (check_rgb_want (out, &info, pose_want, &pt) > 200);
+    gst_buffer_unref (out);
+  }
+  gst_tensor_inject_scene_free (sc);
+  gst_buffer_unref (in);
+  gst_harness_teardown (h);
+}
+
+GST_END_TEST;
+
 static Suite *
 tensorinject_suite (void)
 {
@@ -1187,6 +1811,10 @@ tensorinject_suite (void)
   tcase_add_test (tc, test_lane_scene);
   tcase_add_test (tc, test_lane_properties);
   tcase_add_test (tc, test_lane_draw);
+  tcase_add_test (tc, test_pose_scene);
+  tcase_add_test (tc, test_pose_draw);
+  tcase_add_test (tc, test_seg_scene);
+  tcase_add_test (tc, test_seg_draw);
   return s;
 }
 

@@ -40,6 +40,8 @@ public="cnms_params_init cnms_parse_size cnms_map_centre_box
   cnms_ctx_free cnms_ctx_backend cnms_ctx_error cnms_ctx_report cnms_detect
   cnms_nms cnms_nms_rotated cnms_obb_corners cnms_obb_hull
   cnms_detect_lanes cnms_ctx_lane_points cnms_nms_lanes
+  cnms_pose_shape cnms_seg_shape cnms_ctx_keypoints cnms_detect_seg
+  cnms_ctx_masks
   cnms_ctx_set_cuda_stream cnms_cuda_device_count cnms_status_str
   cnms_layout_name"
 
