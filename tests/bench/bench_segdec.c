@@ -19,7 +19,9 @@
  * runs alone in a harness (push, pull); identity in the same harness
  * measures what the harness and making the buffers cost, which both
  * elements' figures include. The frames' tensors are rendered once; each
- * push wraps frame i's in a new buffer with a new GstTensorMeta. Exits 77
+ * push wraps frame i's in a new buffer with a new GstTensorMeta. The
+ * warm-up pass (untimed) counts each element's boxes (ODMtds), masks
+ * (segmentation mtds) and mask pixels, and those set, per frame. Exits 77
  * where yolosegv8tensordec is absent (GStreamer < 1.28). */
 #include <stdio.h>
 #include <stdlib.h>
@@ -27,6 +29,7 @@
 
 #include <gst/gst.h>
 #include <gst/check/gstharness.h>
+#include <gst/video/video.h>
 
 #ifdef HAVE_GST_TENSOR_META
 #include <gst/analytics/analytics.h>
@@ -214,24 +217,58 @@ harness_segdec (const SegFrames * f)
   return harness (el, f);
 }
 
-static guint
-count_mtds (GstBuffer * buf, GstAnalyticsMtdType type)
+/* Adds buf's ODMtds to counts[0], its segmentation mtds to counts[1],
+ * their masks' pixels (the GstVideoMeta's width x height) to counts[2]
+ * and those that are set (not 0) to counts[3]. The rows are read packed
+ * (stride = width), as test_heads.c reads both elements' masks: cudanms's
+ * video meta says so; yolosegv8tensordec 1.28.8 writes its rows packed
+ * at the start of a prototype-grid-sized buffer whose video meta gives
+ * the grid's width as the stride. */
+static void
+count_mtds (GstBuffer * buf, guint64 counts[4])
 {
   GstAnalyticsRelationMeta *rmeta =
       gst_buffer_get_analytics_relation_meta (buf);
   gpointer state = NULL;
   GstAnalyticsMtd mtd;
-  guint n = 0;
 
-  while (rmeta != NULL && gst_analytics_relation_meta_iterate (rmeta, &state,
-          type, &mtd))
-    n++;
-  return n;
+  if (rmeta == NULL)
+    return;
+  while (gst_analytics_relation_meta_iterate (rmeta, &state,
+          gst_analytics_od_mtd_get_mtd_type (), &mtd))
+    counts[0]++;
+  state = NULL;
+  while (gst_analytics_relation_meta_iterate (rmeta, &state,
+          gst_analytics_segmentation_mtd_get_mtd_type (), &mtd)) {
+    GstBuffer *mask;
+    GstVideoMeta *vmeta;
+    GstMapInfo map;
+    gint x, y;
+    guint w, h, r, c;
+
+    counts[1]++;
+    mask = gst_analytics_segmentation_mtd_get_mask (
+        (GstAnalyticsSegmentationMtd *) & mtd, &x, &y, &w, &h);
+    if (mask == NULL)
+      continue;
+    vmeta = gst_buffer_get_video_meta (mask);
+    if (vmeta != NULL && gst_buffer_map (mask, &map, GST_MAP_READ)) {
+      counts[2] += (guint64) vmeta->width * vmeta->height;
+      for (r = 0; r < vmeta->height; r++) {
+        const guint8 *row = map.data + (gsize) r * vmeta->width;
+
+        for (c = 0; c < vmeta->width; c++)
+          counts[3] += row[c] != 0;
+      }
+      gst_buffer_unmap (mask, &map);
+    }
+    gst_buffer_unref (mask);
+  }
 }
 
 /* Seconds for one pass over the frames through h; with counts, also the
- * ODMtds and segmentation mtds of the outputs added into counts[0], [1]
- * (then the pass is not a timed one). */
+ * outputs' mtds and mask bytes added into counts (count_mtds; then the
+ * pass is not a timed one). */
 static gdouble
 one_pass (GstHarness * h, const SegFrames * f, guint64 * counts)
 {
@@ -246,11 +283,8 @@ one_pass (GstHarness * h, const SegFrames * f, guint64 * counts)
       exit (1);
     }
     out = gst_harness_pull (h);
-    if (counts != NULL) {
-      counts[0] += count_mtds (out, gst_analytics_od_mtd_get_mtd_type ());
-      counts[1] += count_mtds (out,
-          gst_analytics_segmentation_mtd_get_mtd_type ());
-    }
+    if (counts != NULL)
+      count_mtds (out, counts);
     gst_buffer_unref (out);
   }
   return (g_get_monotonic_time () - t0) / 1e6;
@@ -272,7 +306,7 @@ bench (const SegSetup * setup, guint rounds)
   GstHarness *h[3] = { harness_identity (f), harness_segdec (f),
     harness_cudanms (f)
   };
-  guint64 counts[3][2] = { {0, 0}, {0, 0}, {0, 0} };
+  guint64 counts[3][4] = { {0}, {0}, {0} };
   gdouble *secs[3], med[3], n = setup->n_frames;
   guint r, e;
 
@@ -294,10 +328,11 @@ bench (const SegSetup * setup, guint rounds)
     g_free (secs[e]);
     gst_harness_teardown (h[e]);
   }
-  printf ("| %s | %u | %.1f / %.1f | %.1f / %.1f | %.0f | %.0f | %.0f "
-      "| %.1fx |\n", setup->name, setup->n_frames, counts[1][0] / n,
-      counts[2][0] / n, counts[1][1] / n, counts[2][1] / n, n / med[1],
-      n / med[2], n / med[0], med[1] / med[2]);
+  printf ("| %s | %u | %.1f / %.1f | %.1f / %.1f | %.0f (%.0f) / %.0f (%.0f) "
+      "| %.0f | %.0f | %.0f | %.1fx |\n", setup->name, setup->n_frames,
+      counts[1][0] / n, counts[2][0] / n, counts[1][1] / n, counts[2][1] / n,
+      counts[1][2] / n, counts[1][3] / n, counts[2][2] / n, counts[2][3] / n,
+      n / med[1], n / med[2], n / med[0], med[1] / med[2]);
   fflush (stdout);
   seg_frames_free (f);
 }
@@ -345,10 +380,10 @@ main (int argc, char **argv)
   printf ("bench-segdec: %s, %u cores, %s; median of %u rounds; "
       "frames/s\n\n", cpu, g_get_num_processors (), version, rounds);
   printf ("| setup | frames | boxes/frame (yolosegv8tensordec / cudanms) | "
-      "masks/frame (yolosegv8tensordec / cudanms) | yolosegv8tensordec | "
-      "cudanms layout=yolov8-seg device=cpu | harness alone (identity) | "
-      "cudanms / yolosegv8tensordec |\n"
-      "|---|---|---|---|---|---|---|---|\n");
+      "masks/frame (yolosegv8tensordec / cudanms) | mask pixels/frame "
+      "(set) | yolosegv8tensordec | cudanms layout=yolov8-seg device=cpu | "
+      "harness alone (identity) | cudanms / yolosegv8tensordec |\n"
+      "|---|---|---|---|---|---|---|---|---|\n");
   bench (&seg_heads, rounds);
   bench (&seg_30, rounds);
   g_free (version);
