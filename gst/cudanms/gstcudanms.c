@@ -640,6 +640,15 @@ gst_cudanms_before_transform (GstBaseTransform * trans, GstBuffer * buffer)
     gst_cudanms_tensor_view_release (&self->view);
     self->lookup = GST_CUDANMS_TENSOR_BAD;
   }
+  /* a device tensor of another CUDA context (another GPU) was read
+   * through host memory: counted, and said once */
+  if (self->lookup == GST_CUDANMS_TENSOR_FOUND
+      && (self->view.other_context != NULL
+          || self->protos.other_context != NULL))
+    gst_cudanms_stats_other_context (GST_ELEMENT (self), &self->stats,
+        G_OBJECT (self->view.device_context),
+        G_OBJECT (self->view.other_context != NULL ?
+            self->view.other_context : self->protos.other_context));
 }
 
 /* cnms_detect failed with st, not for a bad tensor (CUDA, memory): a
