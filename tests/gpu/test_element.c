@@ -49,6 +49,14 @@
  *                             buffer counted in
  *                             buffers-from-other-cuda-context, one warning
  *                             naming both GPUs
+ *   test-gpu-element bad-id   cuda-device-id past the GPUs (the device
+ *                             count: 1 on a host of one GPU): device=cuda
+ *                             on device tensors fails at start with the
+ *                             error naming the id and the count;
+ *                             device=auto on host tensors warns once and
+ *                             runs on the CPU with the ROIs and counters
+ *                             of device=cpu (skips without a device or
+ *                             cudaupload)
  */
 #include <math.h>
 #include <stdio.h>
@@ -89,7 +97,11 @@ typedef struct {
                                  * tensorinject and cudanms (device runs) */
   gint devices[3];              /* their "cuda-device-id" (-1: none) */
   guint n_warnings;             /* warnings posted in the run */
+  gchar *error;                 /* the error that ended the run, if any */
 } RunResult;
+
+/* TRUE while a test expects its runs to end in an error: not a FAIL */
+static gboolean expect_error;
 
 static void run_desc (const gchar * desc, gboolean cuda_memory,
     RunResult * r);
@@ -101,6 +113,7 @@ run_result_clear (RunResult * r)
   g_clear_pointer (&r->backend, g_free);
   g_clear_pointer (&r->warning, g_free);
   g_clear_pointer (&r->stats, g_free);
+  g_clear_pointer (&r->error, g_free);
 }
 
 /* The GstCudaContext element answers a context query on its own source
@@ -256,7 +269,10 @@ run_desc (const gchar * desc, gboolean cuda_memory, RunResult * r)
   } else if (msg != NULL) {
     gchar *dbg = NULL;
     gst_message_parse_error (msg, &err, &dbg);
-    printf ("FAIL: \"%s\": %s (%s)\n", desc, err->message, dbg ? dbg : "");
+    r->error = g_strdup (err->message);
+    if (!expect_error)
+      printf ("FAIL: \"%s\": %s (%s)\n", desc, err->message, dbg ? dbg :
+          "");
     g_clear_error (&err);
     g_free (dbg);
   } else {
@@ -688,6 +704,70 @@ test_device (void)
   return failed + test_geometries () + test_threads (TRUE);
 }
 
+/* cuda-device-id past the host's GPUs (the device count), in pipelines:
+ * device=cuda on device tensors fails at start with the error naming the
+ * id and the count; device=auto on host tensors warns once and runs on
+ * the CPU with the ROIs of device=cpu. */
+static int
+test_bad_id (void)
+{
+  const gint n = cnms_cuda_device_count ();
+  RunConfig c = streams[0];
+  RunResult r, ref;
+  gchar *props = g_strdup_printf ("cuda-device-id=%d", n);
+  gchar *want_err = g_strdup_printf ("Could not start the post-processing "
+      "backend: device=cuda, but cuda-device-id=%d names no device: this "
+      "host has %d CUDA device%s (CUDA build: yes)", n, n, n == 1 ? "" :
+      "s");
+  gchar *want_warn = g_strdup_printf ("cuda-device-id=%d names no device: "
+      "this host has %d CUDA device%s; device=auto runs on the CPU.", n, n,
+      n == 1 ? "" : "s");
+  int failed = 0;
+
+  c.props = props;
+  c.cuda_memory = TRUE;
+  expect_error = TRUE;
+  run_pipeline (&c, &r);
+  expect_error = FALSE;
+  if (r.ok || g_strcmp0 (r.error, want_err) != 0) {
+    printf ("FAIL: device=cuda cuda-device-id=%d: %s \"%s\", expected the "
+        "error \"%s\"\n", n, r.ok ? "EOS," : "error", r.error ? r.error :
+        "(none)", want_err);
+    failed++;
+  } else {
+    printf ("device=cuda cuda-device-id=%d with %d devices: \"%s\"\n", n, n,
+        r.error);
+  }
+  run_result_clear (&r);
+
+  c.cuda_memory = FALSE;
+  c.device = "auto";
+  run_pipeline (&c, &r);
+  c.device = "cpu";
+  c.props = NULL;
+  run_pipeline (&c, &ref);
+  c.device = "auto";
+  if (!run_ok ("device=auto, bad id", &c, &r, "cpu")
+      || !run_ok ("device=cpu", &c, &ref, "cpu")
+      || !same_frames ("device=auto, bad id vs cpu", &ref, &r)
+      || !same_stats ("device=auto, bad id", &ref, &r)
+      || r.n_warnings != 1 || g_strcmp0 (r.warning, want_warn) != 0) {
+    printf ("FAIL: device=auto cuda-device-id=%d: %u warnings, the first "
+        "\"%s\", expected one: \"%s\"\n", n, r.n_warnings,
+        r.warning ? r.warning : "(none)", want_warn);
+    failed++;
+  } else {
+    printf ("device=auto cuda-device-id=%d: backend %s, %u ROIs as "
+        "device=cpu, warning \"%s\"\n", n, r.backend, r.n_rois, r.warning);
+  }
+  run_result_clear (&r);
+  run_result_clear (&ref);
+  g_free (props);
+  g_free (want_err);
+  g_free (want_warn);
+  return failed;
+}
+
 /* ---- several GPUs (mode multi) ---- */
 
 /* One pipeline of test_multi's, run in a thread of its own. */
@@ -894,7 +974,8 @@ main (int argc, char **argv)
   if (strcmp (mode, "auto") == 0) {
     failed = test_auto ();
   } else if (strcmp (mode, "parity") == 0 || strcmp (mode, "threads") == 0
-      || strcmp (mode, "device") == 0 || strcmp (mode, "multi") == 0) {
+      || strcmp (mode, "device") == 0 || strcmp (mode, "multi") == 0
+      || strcmp (mode, "bad-id") == 0) {
     GstElementFactory *up = gst_element_factory_find ("cudaupload");
     const gint need = mode[0] == 'm' ? 2 : 1;
     if (cnms_cuda_device_count () < need) {
@@ -904,7 +985,7 @@ main (int argc, char **argv)
         gst_object_unref (up);
       return SKIP;
     }
-    if ((mode[0] == 'd' || mode[0] == 'm') && up == NULL) {
+    if ((mode[0] == 'd' || mode[0] == 'm' || mode[0] == 'b') && up == NULL) {
       printf ("element %s: SKIP, no cudaupload (nvcodec)\n", mode);
       return SKIP;
     }
@@ -912,9 +993,10 @@ main (int argc, char **argv)
       gst_object_unref (up);
     failed = mode[0] == 'p' ? test_parity () : mode[0] == 't' ?
         test_threads (FALSE) : mode[0] == 'm' ? test_multi () :
-        test_device ();
+        mode[0] == 'b' ? test_bad_id () : test_device ();
   } else {
-    printf ("usage: test-gpu-element parity|threads|auto|device|multi\n");
+    printf ("usage: test-gpu-element parity|threads|auto|device|multi|"
+        "bad-id\n");
     return 2;
   }
   printf ("element %s: %s\n", mode, failed ? "FAILED" : "ok");
