@@ -48,7 +48,9 @@
  *                             ROIs of host tensors on device=cpu, every
  *                             buffer counted in
  *                             buffers-from-other-cuda-context, one warning
- *                             naming both GPUs
+ *                             naming both GPUs; and device=auto with
+ *                             cuda-device-id=-1 in a pipeline on GPU 1
+ *                             joins its context (device 1, read in place)
  *   test-gpu-element bad-id   cuda-device-id past the GPUs (the device
  *                             count: 1 on a host of one GPU): device=cuda
  *                             on device tensors fails at start with the
@@ -955,13 +957,61 @@ test_multi_cross (void)
   return failed;
 }
 
+/* device=auto with cuda-device-id=-1 follows the context the pipeline
+ * offers: in a pipeline on GPU 1 the element joins that context, reads the
+ * device tensors in place (backend cuda, nothing from another context)
+ * and gives the ROIs and counters of host tensors on device=cpu. */
+static int
+test_multi_follow (void)
+{
+  const RunConfig *c = &streams[1];
+  RunConfig ref_cfg = *c;
+  RunResult r, ref;
+  gchar *desc = g_strdup_printf ("videotestsrc num-buffers=%d pattern=black "
+      "! video/x-raw,format=NV12,width=1280,height=720,framerate=30/1 "
+      "! cudaupload name=up cuda-device-id=1 ! tensorinject name=inj "
+      "memory=cuda seed=%u layout=%s data-type=%s ! cudanms name=nms "
+      "device=auto ! cudadownload cuda-device-id=1 ! fakesink name=sink "
+      "sync=false", c->frames, c->seed, c->layout, c->data_type);
+  const gchar *what = "device=auto cuda-device-id=-1 in a pipeline on GPU 1";
+  gboolean ok;
+
+  ref_cfg.device = "cpu";
+  run_pipeline (&ref_cfg, &ref);
+  run_desc (desc, TRUE, &r);
+  ok = run_ok ("host tensors on cpu", &ref_cfg, &ref, "cpu")
+      && run_ok (what, c, &r, "cuda") && same_frames (what, &ref, &r)
+      && same_stats (what, &ref, &r);
+  if (ok && ref.n_rois == 0) {
+    printf ("FAIL: %s: no ROI at all\n", what);
+    ok = FALSE;
+  }
+  if (ok && (r.contexts[0] == NULL || r.contexts[0] != r.contexts[1]
+          || r.contexts[1] != r.contexts[2] || r.devices[2] != 1
+          || r.n_warnings != 0)) {
+    printf ("FAIL: %s: contexts %p %p %p on devices %d %d %d, expected one "
+        "on device 1; %u warnings\n", what, r.contexts[0], r.contexts[1],
+        r.contexts[2], r.devices[0], r.devices[1], r.devices[2],
+        r.n_warnings);
+    ok = FALSE;
+  }
+  printf ("multi %s: %u ROIs, backend %s, GstCudaContext %p of device %d, "
+      "%s host tensors on cpu\n", what, r.n_rois, r.backend ? r.backend :
+      "-", r.contexts[2], r.devices[2], ok ? "==" : "!=");
+  run_result_clear (&r);
+  run_result_clear (&ref);
+  g_free (desc);
+  return !ok;
+}
+
 static int
 test_multi (void)
 {
   const gint n = cnms_cuda_device_count ();
 
   printf ("multi: %d CUDA devices\n", n);
-  return test_multi_per_gpu (n) + test_multi_cross ();
+  return test_multi_per_gpu (n) + test_multi_cross () +
+      test_multi_follow ();
 }
 
 int
