@@ -1044,7 +1044,9 @@ gst_cudanms_class_init (GstCudanmsClass * klass)
    * GstCudanms:cuda-device-id:
    *
    * CUDA device to run on; -1 takes the pipeline's shared CUDA context
-   * (gst-cuda), or the first device.
+   * (gst-cuda), or the first device. An index past the host's devices is
+   * an error at start on device=cuda; on device=auto the element runs on
+   * the CPU and posts a warning naming the index and the device count.
    */
   g_object_class_install_property (gobject_class, PROP_CUDA_DEVICE_ID,
       g_param_spec_int ("cuda-device-id", "CUDA device id",
