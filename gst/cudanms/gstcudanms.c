@@ -640,6 +640,15 @@ gst_cudanms_before_transform (GstBaseTransform * trans, GstBuffer * buffer)
     gst_cudanms_tensor_view_release (&self->view);
     self->lookup = GST_CUDANMS_TENSOR_BAD;
   }
+  /* a device tensor of another CUDA context (another GPU) was read
+   * through host memory: counted, and said once */
+  if (self->lookup == GST_CUDANMS_TENSOR_FOUND
+      && (self->view.other_context != NULL
+          || self->protos.other_context != NULL))
+    gst_cudanms_stats_other_context (GST_ELEMENT (self), &self->stats,
+        G_OBJECT (self->view.device_context),
+        G_OBJECT (self->view.other_context != NULL ?
+            self->view.other_context : self->protos.other_context));
 }
 
 /* cnms_detect failed with st, not for a bad tensor (CUDA, memory): a
@@ -1035,7 +1044,9 @@ gst_cudanms_class_init (GstCudanmsClass * klass)
    * GstCudanms:cuda-device-id:
    *
    * CUDA device to run on; -1 takes the pipeline's shared CUDA context
-   * (gst-cuda), or the first device.
+   * (gst-cuda), or the first device. An index past the host's devices is
+   * an error at start on device=cuda; on device=auto the element runs on
+   * the CPU and posts a warning naming the index and the device count.
    */
   g_object_class_install_property (gobject_class, PROP_CUDA_DEVICE_ID,
       g_param_spec_int ("cuda-device-id", "CUDA device id",

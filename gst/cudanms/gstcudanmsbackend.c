@@ -72,7 +72,25 @@ gst_cudanms_backend_start (GstCudanmsBackend * be, GstElement * element,
   gst_cudanms_pick_init (&be->pick);
   be->cuda_context = given;
   given = NULL;
-  if (device != GST_CUDANMS_DEVICE_CPU && n_cuda > 0) {
+  if (device != GST_CUDANMS_DEVICE_CPU && device_id >= n_cuda) {
+    /* an id past the devices: an error on device=cuda, the CPU on auto */
+    if (device == GST_CUDANMS_DEVICE_CUDA) {
+      g_snprintf (msg, msg_size, "device=cuda, but cuda-device-id=%d names "
+          "no device: this host has %d CUDA device%s (CUDA build: %s)",
+          device_id, n_cuda, n_cuda == 1 ? "" : "s", HAVE_CUDA ? "yes" : "no");
+      gst_clear_object (&be->cuda_context);
+      return FALSE;
+    }
+    GST_ELEMENT_WARNING_WITH_DETAILS (element, RESOURCE, SETTINGS,
+        ("cuda-device-id=%d names no device: this host has %d CUDA "
+            "device%s; device=auto runs on the CPU.", device_id, n_cuda,
+            n_cuda == 1 ? "" : "s"),
+        ("Set cuda-device-id to -1 (the pipeline's CUDA context, else the "
+            "first device) or to a device below %d", n_cuda),
+        ("kind", G_TYPE_STRING, "cuda-device-id-out-of-range",
+            "cuda-device-id", G_TYPE_INT, device_id, "cuda-devices",
+            G_TYPE_INT, n_cuda, NULL));
+  } else if (device != GST_CUDANMS_DEVICE_CPU && n_cuda > 0) {
     (void) ensure_context (element, device_id, &be->cuda_context);
     /* with a shared context its device is the one: the library takes the
      * current device */

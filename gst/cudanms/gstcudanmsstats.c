@@ -30,6 +30,7 @@ void
 gst_cudanms_stats_init (GstCudanmsStats * stats)
 {
   memset (&stats->c, 0, sizeof (stats->c));
+  stats->other_context_posted = FALSE;
   stats->warned = g_hash_table_new_full (g_str_hash, g_str_equal, g_free,
       NULL);
 }
@@ -53,6 +54,7 @@ void
 gst_cudanms_stats_new_stream (GstCudanmsStats * stats)
 {
   g_hash_table_remove_all (stats->warned);
+  stats->other_context_posted = FALSE;
 }
 
 /**
@@ -67,7 +69,9 @@ gst_cudanms_stats_new_stream (GstCudanmsStats * stats)
  * end2end-fractional-classes (rows whose class was truncated),
  * detections-without-label (class ids past the label file),
  * lanes-without-points (kept lanes with fewer than 2 points in the frame,
- * dropped; layout laneatt),
+ * dropped; layout laneatt), buffers-from-other-cuda-context (tensors in
+ * GstCudaMemory of another CUDA context than the element's, e.g. of
+ * another GPU: read through a host copy),
  * and two times
  * in nanoseconds, summed over the decoded buffers: backend-time (the
  * backend's decode + NMS call, with its wait for the GPU) and output-time
@@ -84,7 +88,7 @@ gst_cudanms_stats_install_property (GObjectClass * klass, guint prop_id)
           "buffers-over-max-candidates, detections, "
           "buffers-with-scores-above-1, end2end-invalid-classes, "
           "end2end-fractional-classes, detections-without-label, "
-          "lanes-without-points; "
+          "lanes-without-points, buffers-from-other-cuda-context; "
           "backend-time, output-time (ns)",
           GST_TYPE_STRUCTURE, G_PARAM_READABLE | G_PARAM_STATIC_STRINGS));
 }
@@ -106,6 +110,7 @@ gst_cudanms_stats_to_structure (const GstCudanmsStats * stats)
       "end2end-fractional-classes", G_TYPE_UINT64, c->fractional_classes,
       "detections-without-label", G_TYPE_UINT64, c->unlabelled,
       "lanes-without-points", G_TYPE_UINT64, c->lanes_without_points,
+      "buffers-from-other-cuda-context", G_TYPE_UINT64, c->other_context,
       "backend-time", G_TYPE_UINT64, c->backend_ns,
       "output-time", G_TYPE_UINT64, c->output_ns, NULL);
 
@@ -311,6 +316,61 @@ gst_cudanms_stats_lanes_without_points (GstElement * element,
             n, NULL));
   else
     GST_INFO_OBJECT (element, "%d kept lanes without points dropped", n);
+}
+
+/* The CUDA device of a GstCudaContext (its "cuda-device-id"), -1 when it
+ * has none. */
+static gint
+context_device (GObject * context)
+{
+  gint id = -1;
+
+  if (context != NULL
+      && g_object_class_find_property (G_OBJECT_GET_CLASS (context),
+          "cuda-device-id") != NULL)
+    g_object_get (context, "cuda-device-id", &id, NULL);
+  return id;
+}
+
+void
+gst_cudanms_stats_other_context (GstElement * element,
+    GstCudanmsStats * stats, GObject * element_context,
+    GObject * tensor_context)
+{
+  gint mine, theirs;
+
+  GST_OBJECT_LOCK (element);
+  stats->c.other_context++;
+  GST_OBJECT_UNLOCK (element);
+  if (stats->other_context_posted) {
+    GST_LOG_OBJECT (element, "tensor of another CUDA context, read through "
+        "host memory");
+    return;
+  }
+  stats->other_context_posted = TRUE;
+  mine = context_device (element_context);
+  theirs = context_device (tensor_context);
+  if (theirs != mine)
+    GST_ELEMENT_WARNING_WITH_DETAILS (element, RESOURCE, SETTINGS,
+        ("Tensors in CUDA memory of GPU %d reach the element on GPU %d: "
+            "each is copied through host memory and decoded as a host "
+            "tensor.", theirs, mine),
+        ("No peer access between GPUs is assumed. Set cuda-device-id=%d "
+            "(the tensor's GPU) to read them in place; such buffers are "
+            "counted (stats: buffers-from-other-cuda-context)", theirs),
+        ("kind", G_TYPE_STRING, "other-cuda-context", "tensor-device",
+            G_TYPE_INT, theirs, "element-device", G_TYPE_INT, mine, NULL));
+  else
+    GST_ELEMENT_WARNING_WITH_DETAILS (element, RESOURCE, SETTINGS,
+        ("Tensors in CUDA memory of another CUDA context on GPU %d reach "
+            "the element (its own context on GPU %d): each is copied "
+            "through host memory and decoded as a host tensor.", theirs,
+            mine),
+        ("Share one GstCudaContext in the pipeline (the gst.cuda.context "
+            "context) to read them in place; such buffers are counted "
+            "(stats: buffers-from-other-cuda-context)"),
+        ("kind", G_TYPE_STRING, "other-cuda-context", "tensor-device",
+            G_TYPE_INT, theirs, "element-device", G_TYPE_INT, mine, NULL));
 }
 
 void

@@ -31,6 +31,8 @@ typedef struct
   guint64 fractional_classes;   /* end2end rows with a fractional class */
   guint64 unlabelled;           /* detections without a label-file line */
   guint64 lanes_without_points; /* kept lanes dropped: < 2 points */
+  guint64 other_context;        /* buffers whose tensor was GstCudaMemory of
+                                 * another CUDA context than the element's */
   guint64 backend_ns;           /* time in the backend's decode + NMS call */
   guint64 output_ns;            /* time attaching the metas */
 } GstCudanmsCounters;
@@ -40,6 +42,9 @@ typedef struct
   GstCudanmsCounters c;
   /* kinds of problem posted in this stream (streaming thread only) */
   GHashTable *warned;
+  /* the other-context notice was posted in this stream (streaming thread
+   * only) */
+  gboolean other_context_posted;
 } GstCudanmsStats;
 
 void gst_cudanms_stats_init (GstCudanmsStats * stats);
@@ -77,6 +82,13 @@ void gst_cudanms_stats_frame (GstElement * element, GstCudanmsStats * stats,
  * frame and were dropped: counts them and posts it once per stream. */
 void gst_cudanms_stats_lanes_without_points (GstElement * element,
     GstCudanmsStats * stats, gint n, gint min_points);
+/* A buffer's tensor (or prototypes) was GstCudaMemory of tensor_context,
+ * another GstCudaContext than the element's element_context, and was read
+ * through a host copy: counts it, and posts once per stream an element
+ * warning naming both contexts' devices. */
+void gst_cudanms_stats_other_context (GstElement * element,
+    GstCudanmsStats * stats, GObject * element_context,
+    GObject * tensor_context);
 /* Adds a decoded frame's times (nanoseconds, monotonic clock): the
  * backend's call, and the attaching of its metas. */
 void gst_cudanms_stats_times (GstElement * element, GstCudanmsStats * stats,

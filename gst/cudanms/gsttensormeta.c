@@ -208,15 +208,44 @@ cuda_map_in_place (GstBuffer * buf, GstMapInfo * map, GstObject * context)
 #endif
 }
 
+/* With context set: the GstCudaContext of the first GstCudaMemory of buf
+ * that belongs to another context, else NULL (borrowed). */
+static GstObject *
+cuda_other_context (GstBuffer * buf, GstObject * context)
+{
+#ifdef HAVE_GST_CUDA
+  guint i, n = gst_buffer_n_memory (buf);
+
+  if (context == NULL)
+    return NULL;
+  for (i = 0; i < n; i++) {
+    GstMemory *mem = gst_buffer_peek_memory (buf, i);
+
+    if (gst_is_cuda_memory (mem)
+        && ((GstCudaMemory *) mem)->context != (GstCudaContext *) context)
+      return GST_OBJECT (((GstCudaMemory *) mem)->context);
+  }
+#else
+  (void) buf;
+  (void) context;
+#endif
+  return NULL;
+}
+
 static gboolean
 map_buffer (GstCudanmsTensorView * view, GstBuffer * buf)
 {
   if (buf == NULL)
     return FALSE;
-  if (cuda_map_in_place (buf, &view->map, view->device_context))
+  if (cuda_map_in_place (buf, &view->map, view->device_context)) {
     view->tensor.on_device = 1;
-  else if (!gst_buffer_map (buf, &view->map, GST_MAP_READ))
-    return FALSE;
+  } else {
+    /* another context's device memory: gst-cuda's map copies it to the
+     * host; the backend then reads it as a host tensor */
+    if (!gst_buffer_map (buf, &view->map, GST_MAP_READ))
+      return FALSE;
+    view->other_context = cuda_other_context (buf, view->device_context);
+  }
   view->data = gst_buffer_ref (buf);
   view->tensor.data = view->map.data;
   view->tensor.size = view->map.size;
@@ -579,6 +608,7 @@ gst_cudanms_tensor_view_release (GstCudanmsTensorView * view)
   }
   g_clear_pointer (&view->bytes, g_bytes_unref);
   memset (&view->tensor, 0, sizeof (view->tensor));
+  view->other_context = NULL;
 }
 
 #ifdef HAVE_GST_TENSOR_CAPS

@@ -50,12 +50,18 @@ typedef struct
    * mapped in place (tensor.on_device); NULL maps every tensor on the host
    * (gst-cuda downloads device memory) */
   GstObject *device_context;
+  /* set by the acquire: with device_context set, the GstCudaContext of
+   * the found tensor's data when that is GstCudaMemory of another context
+   * (another GPU, or another context of the same GPU), read through a
+   * host mapping as host memory is; else NULL. Borrowed: the memory holds
+   * it while the view holds the data. */
+  GstObject *other_context;
   /* the found tensor's id ("" when it has none): a message about the
    * tensor names it */
   gchar id[128];
 } GstCudanmsTensorView;
 
-#define GST_CUDANMS_TENSOR_VIEW_INIT { { NULL, 0, CNMS_DTYPE_FLOAT32, 0, { 0 }, 0 }, CNMS_LAYOUT_AUTO, NULL, NULL, GST_MAP_INFO_INIT, NULL, "" }
+#define GST_CUDANMS_TENSOR_VIEW_INIT { { NULL, 0, CNMS_DTYPE_FLOAT32, 0, { 0 }, 0 }, CNMS_LAYOUT_AUTO, NULL, NULL, GST_MAP_INFO_INIT, NULL, NULL, "" }
 
 /* Finds a tensor on buffer and maps it. Metas are visited in the order they
  * were attached (oldest first), whatever their kind: GstTensorMeta (each

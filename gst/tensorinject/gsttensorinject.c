@@ -94,7 +94,8 @@ enum
   PROP_NUM_OBJECTS,
   PROP_NOISE,
   PROP_DRAW_OBJECTS,
-  PROP_MEMORY
+  PROP_MEMORY,
+  PROP_CUDA_DEVICE_ID
 };
 
 struct _GstTensorInject
@@ -220,6 +221,7 @@ gst_tensor_inject_init (GstTensorInject * self)
   self->noise = DEFAULT_PROP_NOISE;
   self->draw_objects = DEFAULT_PROP_DRAW_OBJECTS;
   self->memory = DEFAULT_PROP_MEMORY;
+  self->cuda.device_id = -1;
 
   gst_base_transform_set_in_place (GST_BASE_TRANSFORM (self), TRUE);
   gst_base_transform_set_passthrough (GST_BASE_TRANSFORM (self), FALSE);
@@ -279,6 +281,9 @@ gst_tensor_inject_set_property (GObject * object, guint prop_id,
     case PROP_MEMORY:
       self->memory = g_value_get_enum (value);
       break;
+    case PROP_CUDA_DEVICE_ID:
+      self->cuda.device_id = g_value_get_int (value);
+      break;
     default:
       G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
       break;
@@ -326,6 +331,9 @@ gst_tensor_inject_get_property (GObject * object, guint prop_id,
       break;
     case PROP_MEMORY:
       g_value_set_enum (value, self->memory);
+      break;
+    case PROP_CUDA_DEVICE_ID:
+      g_value_set_int (value, self->cuda.device_id);
       break;
     default:
       G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
@@ -865,6 +873,18 @@ gst_tensor_inject_class_init (GstTensorInjectClass * klass)
       g_param_spec_enum ("memory", "Memory",
           "Where the tensor's bytes are: system or CUDA memory",
           GST_TYPE_TENSOR_INJECT_MEMORY, DEFAULT_PROP_MEMORY, flags));
+  /**
+   * GstTensorInject:cuda-device-id:
+   *
+   * memory=cuda: the CUDA device whose context holds the tensors; -1
+   * takes the pipeline's shared CUDA context whatever its device (else
+   * the first device). A context of another device offered by a
+   * neighbour is refused, as gst-cuda's elements refuse it.
+   */
+  g_object_class_install_property (gobject_class, PROP_CUDA_DEVICE_ID,
+      g_param_spec_int ("cuda-device-id", "CUDA device id",
+          "memory=cuda: CUDA device index (-1: the pipeline's context)",
+          -1, 1024, -1, flags));
 
   gst_element_class_add_static_pad_template (element_class, &sink_template);
   gst_element_class_add_static_pad_template (element_class, &src_template);

@@ -32,10 +32,10 @@ gst_tensor_inject_cuda_start (GstTensorInjectCuda * c, GstElement * element,
   }
   /* set_context writes into c->context too: the same storage, so that a
    * context a neighbour answers the query with is the one kept */
-  if (!gst_cuda_ensure_element_context (element, -1,
+  if (!gst_cuda_ensure_element_context (element, c->device_id,
           (GstCudaContext **) & c->context)) {
-    g_snprintf (msg, msg_size, "memory=cuda: no CUDA context (no CUDA "
-        "device?)");
+    g_snprintf (msg, msg_size, "memory=cuda: no CUDA context for "
+        "cuda-device-id=%d (no such CUDA device?)", c->device_id);
     return FALSE;
   }
   gst_cuda_memory_init_once ();
@@ -65,7 +65,7 @@ gst_tensor_inject_cuda_set_context (GstTensorInjectCuda * c,
     GstElement * element, GstContext * context)
 {
 #ifdef HAVE_GST_CUDA
-  gst_cuda_handle_set_context (element, context, -1,
+  gst_cuda_handle_set_context (element, context, c->device_id,
       (GstCudaContext **) & c->context);
 #else
   (void) c;

@@ -13,9 +13,11 @@ typedef struct
   GstObject *context;           /* the pipeline's GstCudaContext */
   GstBufferPool *pool;          /* of GstCudaMemory buffers */
   gsize size;                   /* bytes per tensor the pool holds */
+  gint device_id;               /* the CUDA device, -1: any (the pipeline's
+                                 * context, else the first device) */
 } GstTensorInjectCuda;
 
-/* Joins the pipeline's CUDA context (or makes one). FALSE with a reason in
+/* Joins the pipeline's CUDA context for c->device_id (or makes one). FALSE with a reason in
  * msg without gst-cuda, a CUDA library or a device. */
 gboolean gst_tensor_inject_cuda_start (GstTensorInjectCuda * c,
     GstElement * element, gchar * msg, gsize msg_size);

@@ -1,8 +1,8 @@
 /* bench-element: frames/s of the cudanms element, 1 and K instances.
  *
  * usage: bench-element DATA_DIR OUT_JSON [--frames N] [--warmup N]
- *          [--instances 1,8] [--devices cuda-device,cuda,cpu,auto]
- *          [--rounds R]
+ *          [--instances 1,8] [--devices cuda-device,cuda,cpu,auto,
+ *          cuda-device:gpus] [--rounds R]
  *
  * The K pipelines of a case share one GstCudaContext, made here and set on
  * each pipeline (gst_element_set_context), as an application that runs
@@ -11,7 +11,13 @@
  *          which the GPU time-slices);
  *   :bare  cudanms roi-params=false (ROIs without their structure);
  *   :analytics  cudanms attach-meta=analytics (GStreamer >= 1.24: one
- *          GstAnalyticsODMtd per box instead of the ROI metas).
+ *          GstAnalyticsODMtd per box instead of the ROI metas);
+ *   :gpus  one pipeline per GPU: instance i runs on GPU i (cudanms and,
+ *          for cuda-device, tensorinject cuda-device-id=i, in a context of
+ *          that GPU shared by the case's pipelines on it); the case runs
+ *          with 1 instance (GPU 0) and with N, the host's device count,
+ *          whatever --instances says; with fewer than 2 GPUs it is
+ *          skipped (a record with its reason). Its records carry "gpus".
  *
  * Probes on cudanms's pads also time each buffer inside the element
  * (from its sink pad to its src pad: the tensor read, the backend, the
@@ -256,6 +262,9 @@ record_one (bench_json *j, const char *device, int k, int frames,
   bench_json_str (j, "bench", "element");
   bench_json_str (j, "device", device);
   bench_json_num (j, "instances", k);
+  /* :gpus: one pipeline per GPU */
+  if (strstr (device, ":gpus") != NULL)
+    bench_json_num (j, "gpus", k);
   bench_json_num (j, "frames", frames);
   if (r->error != NULL) {
     bench_json_str (j, "error", r->error);
@@ -308,30 +317,35 @@ record (bench_json *j, const char *device, int k, int frames, result *r,
       r[rounds - 1].total);
 }
 
-/* The one CUDA context that the pipelines of a case share (made on first
- * use; NULL without gst-cuda or a device). */
+/* The one CUDA context of device that the pipelines of a case on that
+ * device share (made on first use; NULL without gst-cuda or the
+ * device). */
+#define MAX_GPUS 64
 static GstContext *
-shared_cuda_context (void)
+shared_cuda_context (int device)
 {
 #ifdef HAVE_GST_CUDA
-  static GstContext *context;
+  static GstContext *context[MAX_GPUS];
 
-  if (context == NULL && gst_cuda_load_library ()) {
-    GstCudaContext *cuda = gst_cuda_context_new (0);
+  if (device < 0 || device >= MAX_GPUS)
+    return NULL;
+  if (context[device] == NULL && gst_cuda_load_library ()) {
+    GstCudaContext *cuda = gst_cuda_context_new (device);
 
     if (cuda != NULL) {
-      context = gst_context_new_cuda_context (cuda);
+      context[device] = gst_context_new_cuda_context (cuda);
       gst_object_unref (cuda);
     }
   }
-  return context;
+  return context[device];
 #else
+  (void) device;
   return NULL;
 #endif
 }
 
 /* One round of a case into *res; name: cuda-device, cuda, cpu or auto,
- * then the suffixes :own and :bare (see the top). */
+ * then the suffixes :own, :bare, :analytics and :gpus (see the top). */
 static void
 run (result *res, GstBuffer *proto, const char *dir, const char *name,
     int k, int warmup, int frames)
@@ -343,7 +357,9 @@ run (result *res, GstBuffer *proto, const char *dir, const char *name,
       "bare");
   const gboolean analytics = g_strv_contains ((const gchar * const *) parts,
       "analytics");
-  GstContext *shared = own ? NULL : shared_cuda_context ();
+  /* :gpus: instance i on GPU i */
+  const gboolean per_gpu = g_strv_contains ((const gchar * const *) parts,
+      "gpus");
   instance *in = g_new0 (instance, k);
   double *per = g_new0 (double, k), first = 0, last = 0;
   /* the frames of cuda-device runs: tensorinject attaches their tensor */
@@ -357,14 +373,19 @@ run (result *res, GstBuffer *proto, const char *dir, const char *name,
   started = FALSE;
   for (i = 0; i < k && error == NULL; i++) {
     const gboolean on_device = strcmp (device, "cuda-device") == 0;
+    /* the GPU of this instance: its own with :gpus, else any (-1) */
+    const int gpu = per_gpu ? i : -1;
+    GstContext *shared = own ? NULL : shared_cuda_context (MAX (gpu, 0));
     gchar *inject = on_device ? g_strdup_printf ("tensorinject memory=cuda "
-        "location=%s/yolov8.npy ! ", dir) : g_strdup ("");
+        "cuda-device-id=%d location=%s/yolov8.npy ! ", gpu, dir) :
+        g_strdup ("");
     gchar *desc = g_strdup_printf ("appsrc name=src format=time block=true "
         "max-bytes=0 max-buffers=32 caps=video/x-raw,format=GRAY8,width=%d,"
-        "height=%d,framerate=30/1 ! %scudanms name=nms device=%s roi-params=%s "
-        "attach-meta=%s ! fakesink name=sink sync=false async=false",
-        FRAME_SIZE, FRAME_SIZE, inject, on_device ? "auto" : device,
-        no_params ? "false" : "true", analytics ? "analytics" : "roi");
+        "height=%d,framerate=30/1 ! %scudanms name=nms device=%s "
+        "cuda-device-id=%d roi-params=%s attach-meta=%s ! fakesink "
+        "name=sink sync=false async=false", FRAME_SIZE, FRAME_SIZE, inject,
+        on_device ? "auto" : device, gpu, no_params ? "false" : "true",
+        analytics ? "analytics" : "roi");
     GError *err = NULL;
     GstElement *sink, *nms;
     GstPad *pad;
@@ -512,12 +533,33 @@ bench_meta (bench_json *j, const cnms_npy *npy, GstCudanmsAttachMeta which,
   g_free (us);
 }
 
+/* TRUE when none of a case's rounds r[0..rounds) failed. */
+static gboolean
+all_ran (const result *r, int rounds)
+{
+  int i;
+
+  for (i = 0; i < rounds; i++)
+    if (r[i].error != NULL)
+      return FALSE;
+  return TRUE;
+}
+
+/* One case: a device name with its suffixes, k instances; skip: why it is
+ * not run (owned), or NULL. */
+typedef struct
+{
+  const char *device;
+  int k;
+  gchar *skip;
+} bench_case;
+
 static void
 usage (void)
 {
   fprintf (stderr, "usage: bench-element DATA_DIR OUT_JSON [--frames N] "
       "[--warmup N] [--instances 1,8] [--devices cuda-device,cuda,cpu,"
-      "auto] [--rounds R]\n");
+      "auto,cuda-device:gpus] [--rounds R]\n");
   exit (2);
 }
 
@@ -525,7 +567,9 @@ int
 main (int argc, char **argv)
 {
   const char *instances = "1,8", *devices = "cuda,cpu";
-  int frames = 4000, warmup = 100, rounds = 1, i, d, r, n_dev, n_k;
+  int frames = 4000, warmup = 100, rounds = 1, i, d, r, c, n_dev, n_k;
+  int n_gpus, n_cases = 0;
+  bench_case *cases;
   result *res;
   gchar **dev_list, **k_list;
   GstElement *probe;
@@ -580,29 +624,64 @@ main (int argc, char **argv)
   for (i = 0; i < n_k; i++)
     if (atoi (k_list[i]) < 1)
       usage ();
-  /* res[(d * n_k + i) * rounds + r]: the cases take turns in each round */
-  res = g_new0 (result, (gsize) n_dev * n_k * rounds);
-  for (r = 0; r < rounds; r++) {
-    for (d = 0; d < n_dev; d++) {
-      for (i = 0; i < n_k; i++) {
-        result *x = &res[(d * n_k + i) * rounds + r];
-
-        if (strncmp (dev_list[d], "cuda", 4) == 0
-            && cnms_cuda_device_count () == 0)
-          x->error = "skipped: no CUDA device";
-        else
-          run (x, proto, argv[1], dev_list[d], atoi (k_list[i]), warmup,
-              frames);
-        if (rounds > 1 && x->error == NULL)
-          printf ("round %d: device=%s instances=%s: %.0f frames/s total\n",
-              r + 1, dev_list[d], k_list[i], x->total);
+  /* the cases: each device with each instance count, but a :gpus device
+   * with 1 and N (the device count), or once, skipped, below 2 GPUs */
+  n_gpus = cnms_cuda_device_count ();
+  cases = g_new0 (bench_case, (gsize) n_dev * MAX (n_k, 2));
+  for (d = 0; d < n_dev; d++) {
+    if (strstr (dev_list[d], ":gpus") != NULL) {
+      cases[n_cases].device = dev_list[d];
+      cases[n_cases++].k = 1;
+      if (n_gpus >= 2) {
+        cases[n_cases].device = dev_list[d];
+        cases[n_cases++].k = n_gpus;
+      } else {
+        cases[n_cases - 1].skip = g_strdup_printf ("skipped: %d CUDA "
+            "devices, one pipeline per GPU needs 2", MAX (n_gpus, 0));
       }
+      continue;
+    }
+    for (i = 0; i < n_k; i++) {
+      cases[n_cases].device = dev_list[d];
+      cases[n_cases++].k = atoi (k_list[i]);
     }
   }
-  for (d = 0; d < n_dev; d++)
-    for (i = 0; i < n_k; i++)
-      record (&j, dev_list[d], atoi (k_list[i]), frames,
-          &res[(d * n_k + i) * rounds], rounds);
+  /* res[c * rounds + r]: the cases take turns in each round */
+  res = g_new0 (result, (gsize) n_cases * rounds);
+  for (r = 0; r < rounds; r++) {
+    for (c = 0; c < n_cases; c++) {
+      result *x = &res[c * rounds + r];
+
+      if (cases[c].skip != NULL)
+        x->error = cases[c].skip;
+      else if (strncmp (cases[c].device, "cuda", 4) == 0 && n_gpus <= 0)
+        x->error = "skipped: no CUDA device";
+      else
+        run (x, proto, argv[1], cases[c].device, cases[c].k, warmup,
+            frames);
+      if (rounds > 1 && x->error == NULL)
+        printf ("round %d: device=%s instances=%d: %.0f frames/s total\n",
+            r + 1, cases[c].device, cases[c].k, x->total);
+    }
+  }
+  for (c = 0; c < n_cases; c++) {
+    const result *one = c > 0 ? &res[(c - 1) * rounds] : NULL;
+
+    record (&j, cases[c].device, cases[c].k, frames, &res[c * rounds],
+        rounds);
+    /* :gpus: N GPUs against one (both records' median rounds) */
+    if (one != NULL && strstr (cases[c].device, ":gpus") != NULL
+        && cases[c].k > 1 && cases[c - 1].k == 1
+        && strcmp (cases[c - 1].device, cases[c].device) == 0
+        && all_ran (one, rounds) && all_ran (&res[c * rounds], rounds))
+      printf ("element device=%s: %d GPUs %.0f frames/s, one GPU %.0f: "
+          "%.2fx\n", cases[c].device, cases[c].k,
+          res[c * rounds + rounds / 2].total, one[rounds / 2].total,
+          res[c * rounds + rounds / 2].total / one[rounds / 2].total);
+  }
+  for (c = 0; c < n_cases; c++)
+    g_free (cases[c].skip);
+  g_free (cases);
   g_free (res);
   g_strfreev (dev_list);
   g_strfreev (k_list);

@@ -606,6 +606,28 @@ def element_targets(g, where):
                        "context: %.0f frames/s, %.2fx%s" % (
                            verdict(x >= 5), what, eight["fps_total"], x,
                            where))
+    for dev, what in (("cuda-device:gpus", "device tensors"),
+                      ("cuda-device:gpus:analytics", "device tensors, "
+                       "attach-meta=analytics")):
+        if not find(g, bench="element", device=dev):
+            continue
+        one = find(g, bench="element", device=dev, instances=1)
+        many = [r for r in g if r.get("bench") == "element"
+                and r.get("device") == dev and r.get("instances", 1) > 1
+                and "fps_total" in r]
+        if get(one, "fps_total") is None or not many:
+            why = get(one, "error") or "no run on 2 or more GPUs"
+            out.append("NOT MEASURED: one pipeline per GPU, N GPUs >= 0.9 x N "
+                       "one GPU (2 GPUs: >= 1.9x), %s: %s%s" % (what, why,
+                                                                 where))
+            continue
+        n = many[0]["instances"]
+        want = 1.9 if n == 2 else 0.9 * n
+        x = many[0]["fps_total"] / one["fps_total"]
+        out.append("%s: one pipeline per GPU, %d GPUs >= %.1fx one GPU, %s: "
+                   "%.0f vs %.0f frames/s, %.2fx%s" % (
+                       verdict(x >= want), n, want, what,
+                       many[0]["fps_total"], one["fps_total"], x, where))
     for params in (1, 0):
         meta = find(g, bench="meta", roi_params=params)
         if meta:

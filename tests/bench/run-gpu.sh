@@ -32,7 +32,8 @@ element () {
     LD_LIBRARY_PATH="$LD_LIBRARY_PATH:$CUDA_LIBS" \
     GST_PLUGIN_PATH_1_0="$B/gst" GST_REGISTRY_1_0="$W/registry.bin" \
     "$B/tests/bench/bench-element" "$W/data" "$O/element.json" \
-    --devices cuda-device,cuda-device:bare,cuda,cpu,auto --instances 1,8 \
+    --devices cuda-device,cuda-device:bare,cuda,cpu,auto,cuda-device:gpus \
+    --instances 1,8 \
     --frames 2000 \
     --rounds 5
 }
@@ -44,7 +45,7 @@ bundle () {
       "$(head -1 "$W/bundle/gpu-bundle/build/VERSION")" > "$O/bundle/gst.json" &&
     "$PY" "$ROOT/scripts/gpu-bundle-run.py" "$W/bundle/gpu-bundle" run \
       tests/bench/bench-element "$W/data" "$O/bundle/element.json" \
-      --devices cuda-device:analytics,cuda-device:bare,cuda-device,cuda,cpu:analytics,cpu,auto \
+      --devices cuda-device:analytics,cuda-device:bare,cuda-device,cuda,cpu:analytics,cpu,auto,cuda-device:gpus:analytics \
       --instances 1,8 --frames 2000 --rounds 5
 }
 write_meta "$O/meta.json" gpu tests/bench/run-gpu.sh "$@"

@@ -35,6 +35,30 @@
  *                             float32 and float16, host and device
  *                             tensors on device=cuda with exactly the ROIs
  *                             and counters of host tensors on device=cpu
+ *   test-gpu-element multi    several GPUs (skips with fewer than 2): a
+ *                             pipeline per GPU k (cudaupload
+ *                             cuda-device-id=k ! tensorinject memory=cuda
+ *                             ! cudanms cuda-device-id=k ! cudadownload
+ *                             cuda-device-id=k), all at once in threads,
+ *                             each with the ROIs and counters of host
+ *                             tensors on device=cpu, its three CUDA
+ *                             elements in one GstCudaContext of device k;
+ *                             and tensors in CUDA memory of GPU 1 into
+ *                             cudanms on GPU 0 (device=cuda and auto): the
+ *                             ROIs of host tensors on device=cpu, every
+ *                             buffer counted in
+ *                             buffers-from-other-cuda-context, one warning
+ *                             naming both GPUs; and device=auto with
+ *                             cuda-device-id=-1 in a pipeline on GPU 1
+ *                             joins its context (device 1, read in place)
+ *   test-gpu-element bad-id   cuda-device-id past the GPUs (the device
+ *                             count: 1 on a host of one GPU): device=cuda
+ *                             on device tensors fails at start with the
+ *                             error naming the id and the count;
+ *                             device=auto on host tensors warns once and
+ *                             runs on the CPU with the ROIs and counters
+ *                             of device=cpu (skips without a device or
+ *                             cudaupload)
  */
 #include <math.h>
 #include <stdio.h>
@@ -73,7 +97,17 @@ typedef struct {
                                  * out */
   gpointer contexts[3];         /* the GstCudaContext of cudaupload,
                                  * tensorinject and cudanms (device runs) */
+  gint devices[3];              /* their "cuda-device-id" (-1: none) */
+  guint n_warnings;             /* warnings cudanms posted in the run */
+  gchar *nms_warning;           /* the first of them */
+  gchar *error;                 /* the error that ended the run, if any */
 } RunResult;
+
+/* TRUE while a test expects its runs to end in an error: not a FAIL */
+static gboolean expect_error;
+
+static void run_desc (const gchar * desc, gboolean cuda_memory,
+    RunResult * r);
 
 static void
 run_result_clear (RunResult * r)
@@ -82,6 +116,8 @@ run_result_clear (RunResult * r)
   g_clear_pointer (&r->backend, g_free);
   g_clear_pointer (&r->warning, g_free);
   g_clear_pointer (&r->stats, g_free);
+  g_clear_pointer (&r->error, g_free);
+  g_clear_pointer (&r->nms_warning, g_free);
 }
 
 /* The GstCudaContext element answers a context query on its own source
@@ -109,6 +145,17 @@ cuda_context_of (GstElement * element)
   }
   gst_query_unref (q);
   return obj;
+}
+
+/* The "cuda-device-id" of a GstCudaContext, -1 for NULL. */
+static gint
+context_device (gpointer context)
+{
+  gint id = -1;
+
+  if (context != NULL)
+    g_object_get (context, "cuda-device-id", &id, NULL);
+  return id;
 }
 
 /* Every ROI meta of buf in attach (kept) order, exactly. */
@@ -167,6 +214,18 @@ run_pipeline (const RunConfig * c, RunResult * r)
       "! cudanms name=nms device=%s %s ! fakesink name=sink sync=false",
       c->frames, where, c->layout, c->data_type, c->device,
       c->props ? c->props : "");
+
+  g_free (where);
+  run_desc (desc, c->cuda_memory, r);
+  g_free (desc);
+}
+
+/* Runs the pipeline desc (a cudanms named nms, a fakesink named sink;
+ * cuda_memory: cudaupload named up and tensorinject named inj too) to
+ * EOS; r->ok tells whether it got there. */
+static void
+run_desc (const gchar * desc, gboolean cuda_memory, RunResult * r)
+{
   GError *err = NULL;
   GstElement *pipe = gst_parse_launch (desc, &err);
   GstElement *sink, *nms;
@@ -174,14 +233,12 @@ run_pipeline (const RunConfig * c, RunResult * r)
   GstBus *bus;
   GstMessage *msg;
 
-  g_free (where);
   memset (r, 0, sizeof *r);
   r->frames = g_ptr_array_new_with_free_func (g_free);
   if (pipe == NULL || err != NULL) {
     printf ("FAIL: cannot build \"%s\": %s\n", desc,
         err ? err->message : "?");
     g_clear_error (&err);
-    g_free (desc);
     return;
   }
   sink = gst_bin_get_by_name (GST_BIN (pipe), "sink");
@@ -196,12 +253,14 @@ run_pipeline (const RunConfig * c, RunResult * r)
   while ((msg = gst_bus_timed_pop_filtered (bus, TIMEOUT_S * GST_SECOND,
               GST_MESSAGE_EOS | GST_MESSAGE_ERROR | GST_MESSAGE_WARNING))
       != NULL && GST_MESSAGE_TYPE (msg) == GST_MESSAGE_WARNING) {
-    if (r->warning == NULL) {
-      GError *w = NULL;
-      gst_message_parse_warning (msg, &w, NULL);
+    GError *w = NULL;
+
+    gst_message_parse_warning (msg, &w, NULL);
+    if (r->warning == NULL)
       r->warning = g_strdup (w->message);
-      g_clear_error (&w);
-    }
+    if (GST_MESSAGE_SRC (msg) == GST_OBJECT (nms) && r->n_warnings++ == 0)
+      r->nms_warning = g_strdup (w->message);
+    g_clear_error (&w);
     gst_message_unref (msg);
   }
   if (msg != NULL && GST_MESSAGE_TYPE (msg) == GST_MESSAGE_EOS) {
@@ -215,7 +274,10 @@ run_pipeline (const RunConfig * c, RunResult * r)
   } else if (msg != NULL) {
     gchar *dbg = NULL;
     gst_message_parse_error (msg, &err, &dbg);
-    printf ("FAIL: \"%s\": %s (%s)\n", desc, err->message, dbg ? dbg : "");
+    r->error = g_strdup (err->message);
+    if (!expect_error)
+      printf ("FAIL: \"%s\": %s (%s)\n", desc, err->message, dbg ? dbg :
+          "");
     g_clear_error (&err);
     g_free (dbg);
   } else {
@@ -223,12 +285,13 @@ run_pipeline (const RunConfig * c, RunResult * r)
   }
   /* still running: the backend in use, the shared CUDA context */
   g_object_get (nms, "backend", &r->backend, NULL);
-  if (c->cuda_memory) {
+  if (cuda_memory) {
     static const gchar *names[3] = { "up", "inj", "nms" };
     gint k;
     for (k = 0; k < 3; k++) {
       GstElement *e = gst_bin_get_by_name (GST_BIN (pipe), names[k]);
       r->contexts[k] = cuda_context_of (e);
+      r->devices[k] = context_device (r->contexts[k]);
       gst_object_unref (e);
     }
   }
@@ -239,7 +302,6 @@ run_pipeline (const RunConfig * c, RunResult * r)
   gst_object_unref (nms);
   gst_object_unref (sink);
   gst_object_unref (pipe);
-  g_free (desc);
 }
 
 /* 1 when a and b hold the same frames; else prints the first difference. */
@@ -647,6 +709,315 @@ test_device (void)
   return failed + test_geometries () + test_threads (TRUE);
 }
 
+/* cuda-device-id past the host's GPUs (the device count), in pipelines:
+ * device=cuda on device tensors fails at start with the error naming the
+ * id and the count; device=auto on host tensors warns once and runs on
+ * the CPU with the ROIs of device=cpu. */
+static int
+test_bad_id (void)
+{
+  const gint n = cnms_cuda_device_count ();
+  RunConfig c = streams[0];
+  RunResult r, ref;
+  gchar *props = g_strdup_printf ("cuda-device-id=%d", n);
+  gchar *want_err = g_strdup_printf ("Could not start the post-processing "
+      "backend: device=cuda, but cuda-device-id=%d names no device: this "
+      "host has %d CUDA device%s (CUDA build: yes)", n, n, n == 1 ? "" :
+      "s");
+  gchar *want_warn = g_strdup_printf ("cuda-device-id=%d names no device: "
+      "this host has %d CUDA device%s; device=auto runs on the CPU.", n, n,
+      n == 1 ? "" : "s");
+  int failed = 0;
+
+  c.props = props;
+  c.cuda_memory = TRUE;
+  expect_error = TRUE;
+  run_pipeline (&c, &r);
+  expect_error = FALSE;
+  if (r.ok || g_strcmp0 (r.error, want_err) != 0) {
+    printf ("FAIL: device=cuda cuda-device-id=%d: %s \"%s\", expected the "
+        "error \"%s\"\n", n, r.ok ? "EOS," : "error", r.error ? r.error :
+        "(none)", want_err);
+    failed++;
+  } else {
+    printf ("device=cuda cuda-device-id=%d with %d devices: \"%s\"\n", n, n,
+        r.error);
+  }
+  run_result_clear (&r);
+
+  c.cuda_memory = FALSE;
+  c.device = "auto";
+  run_pipeline (&c, &r);
+  c.device = "cpu";
+  c.props = NULL;
+  run_pipeline (&c, &ref);
+  c.device = "auto";
+  if (!run_ok ("device=auto, bad id", &c, &r, "cpu")
+      || !run_ok ("device=cpu", &c, &ref, "cpu")
+      || !same_frames ("device=auto, bad id vs cpu", &ref, &r)
+      || !same_stats ("device=auto, bad id", &ref, &r)
+      || r.n_warnings != 1 || g_strcmp0 (r.nms_warning, want_warn) != 0) {
+    printf ("FAIL: device=auto cuda-device-id=%d: %u warnings, the first "
+        "\"%s\", expected one: \"%s\"\n", n, r.n_warnings,
+        r.nms_warning ? r.nms_warning : "(none)", want_warn);
+    failed++;
+  } else {
+    printf ("device=auto cuda-device-id=%d: backend %s, %u ROIs as "
+        "device=cpu, warning \"%s\"\n", n, r.backend, r.n_rois,
+        r.nms_warning);
+  }
+  run_result_clear (&r);
+  run_result_clear (&ref);
+  g_free (props);
+  g_free (want_err);
+  g_free (want_warn);
+  return failed;
+}
+
+/* ---- several GPUs (mode multi) ---- */
+
+/* One pipeline of test_multi's, run in a thread of its own. */
+typedef struct {
+  gchar *desc;
+  RunResult r;
+} MultiRun;
+
+static gpointer
+multi_thread (gpointer data)
+{
+  MultiRun *m = data;
+
+  run_desc (m->desc, TRUE, &m->r);
+  return NULL;
+}
+
+/* The counters of a run without buffers-from-other-cuda-context, whose
+ * value goes to *other (G_MAXUINT64 when missing). */
+static gchar *
+stats_less_other (const RunResult * r, guint64 * other)
+{
+  GstStructure *s = r->stats ? gst_structure_from_string (r->stats, NULL) :
+      NULL;
+  gchar *str;
+
+  *other = G_MAXUINT64;
+  if (s == NULL)
+    return g_strdup ("(none)");
+  gst_structure_get_uint64 (s, "buffers-from-other-cuda-context", other);
+  gst_structure_remove_field (s, "buffers-from-other-cuda-context");
+  str = gst_structure_to_string (s);
+  gst_structure_free (s);
+  return str;
+}
+
+/* A pipeline per GPU, all streaming at once: on GPU k, cudaupload,
+ * tensorinject and cudanms in one GstCudaContext of device k, and the ROIs
+ * and counters of host tensors on device=cpu; no warning. */
+static int
+test_multi_per_gpu (gint n_gpus)
+{
+  MultiRun *m = g_new0 (MultiRun, n_gpus);
+  RunResult *ref = g_new0 (RunResult, n_gpus);
+  GThread **th = g_new0 (GThread *, n_gpus);
+  int failed = 0, k;
+
+  for (k = 0; k < n_gpus; k++) {
+    const RunConfig *c = &streams[k % N_THREADS];
+    RunConfig ref_cfg = *c;
+
+    ref_cfg.device = "cpu";
+    run_pipeline (&ref_cfg, &ref[k]);
+    failed += !run_ok ("host tensors on cpu", &ref_cfg, &ref[k], "cpu");
+    m[k].desc = g_strdup_printf ("videotestsrc num-buffers=%d pattern=black "
+        "! video/x-raw,format=NV12,width=1280,height=720,framerate=30/1 "
+        "! cudaupload name=up cuda-device-id=%d ! tensorinject name=inj "
+        "memory=cuda seed=%u layout=%s data-type=%s ! cudanms name=nms "
+        "device=cuda cuda-device-id=%d ! cudadownload cuda-device-id=%d "
+        "! fakesink name=sink sync=false", c->frames, k, c->seed, c->layout,
+        c->data_type, k, k);
+  }
+  for (k = 0; k < n_gpus; k++)
+    th[k] = g_thread_new ("gpu", multi_thread, &m[k]);
+  for (k = 0; k < n_gpus; k++) {
+    const RunConfig *c = &streams[k % N_THREADS];
+    RunResult *r = &m[k].r;
+    gchar *what = g_strdup_printf ("GPU %d (%s %s, device tensors)", k,
+        c->layout, c->data_type);
+    gboolean ok;
+
+    g_thread_join (th[k]);
+    ok = run_ok (what, c, r, "cuda") && same_frames (what, &ref[k], r)
+        && same_stats (what, &ref[k], r);
+    if (ok && ref[k].n_rois == 0) {
+      printf ("FAIL: %s: no ROI at all\n", what);
+      ok = FALSE;
+    }
+    if (ok && (r->contexts[0] == NULL || r->contexts[0] != r->contexts[1]
+            || r->contexts[1] != r->contexts[2] || r->devices[2] != k)) {
+      printf ("FAIL: %s: CUDA contexts %p %p %p (cudaupload, tensorinject, "
+          "cudanms) on devices %d %d %d, expected one on device %d\n", what,
+          r->contexts[0], r->contexts[1], r->contexts[2], r->devices[0],
+          r->devices[1], r->devices[2], k);
+      ok = FALSE;
+    }
+    if (ok && r->n_warnings != 0) {
+      printf ("FAIL: %s: %u warnings, the first \"%s\"\n", what,
+          r->n_warnings, r->nms_warning);
+      ok = FALSE;
+    }
+    printf ("multi %s: %u ROIs in %d frames, GstCudaContext %p of device "
+        "%d, %s host tensors on cpu\n", what, r->n_rois, c->frames,
+        r->contexts[2], r->devices[2], ok ? "==" : "!=");
+    failed += !ok;
+    run_result_clear (r);
+    run_result_clear (&ref[k]);
+    g_free (m[k].desc);
+    g_free (what);
+  }
+  g_free (th);
+  g_free (ref);
+  g_free (m);
+  return failed;
+}
+
+/* Tensors in CUDA memory of GPU 1 into cudanms on GPU 0 (device=cuda and
+ * auto): each is read through host memory, so the ROIs and the other
+ * counters are those of host tensors on device=cpu; every buffer is
+ * counted in buffers-from-other-cuda-context, and one warning names both
+ * GPUs. */
+static int
+test_multi_cross (void)
+{
+  static const gchar *devices[] = { "cuda", "auto" };
+  const gchar *want = "Tensors in CUDA memory of GPU 1 reach the element on "
+      "GPU 0: each is copied through host memory and decoded as a host "
+      "tensor.";
+  RunConfig ref_cfg = streams[0];
+  RunResult ref;
+  int failed = 0, d;
+
+  ref_cfg.device = "cpu";
+  run_pipeline (&ref_cfg, &ref);
+  failed += !run_ok ("host tensors on cpu", &ref_cfg, &ref, "cpu");
+  for (d = 0; d < 2; d++) {
+    const RunConfig *c = &streams[0];
+    gchar *desc = g_strdup_printf ("videotestsrc num-buffers=%d "
+        "pattern=black ! video/x-raw,format=NV12,width=1280,height=720,"
+        "framerate=30/1 ! cudaupload name=up cuda-device-id=1 "
+        "! tensorinject name=inj memory=cuda cuda-device-id=1 seed=%u "
+        "layout=%s data-type=%s ! cudanms name=nms device=%s "
+        "cuda-device-id=0 ! fakesink name=sink sync=false", c->frames,
+        c->seed, c->layout, c->data_type, devices[d]);
+    gchar *what = g_strdup_printf ("GPU 1 tensors into device=%s on GPU 0",
+        devices[d]);
+    gchar *ref_stats, *stats;
+    guint64 ref_other, other;
+    RunResult r;
+    gboolean ok;
+
+    run_desc (desc, TRUE, &r);
+    ref_stats = stats_less_other (&ref, &ref_other);
+    stats = stats_less_other (&r, &other);
+    /* device=auto: the host copy goes to whichever backend timed faster */
+    ok = run_ok (what, c, &r, d == 0 || g_strcmp0 (r.backend, "cpu") != 0 ?
+        "cuda" : "cpu") && same_frames (what, &ref, &r);
+    if (ok && ref.n_rois == 0) {
+      printf ("FAIL: %s: no ROI at all\n", what);
+      ok = FALSE;
+    }
+    if (ok && (strcmp (ref_stats, stats) != 0 || ref_other != 0
+            || other != (guint64) c->frames)) {
+      printf ("FAIL: %s: counters\n  host:   %s, %" G_GUINT64_FORMAT
+          " from another context\n  device: %s, %" G_GUINT64_FORMAT
+          " from another context (want %d)\n", what, ref_stats, ref_other,
+          stats, other, c->frames);
+      ok = FALSE;
+    }
+    if (ok && (r.n_warnings != 1 || g_strcmp0 (r.nms_warning, want) != 0)) {
+      printf ("FAIL: %s: %u warnings, the first \"%s\", expected one: "
+          "\"%s\"\n", what, r.n_warnings, r.nms_warning ? r.nms_warning :
+          "(none)", want);
+      ok = FALSE;
+    }
+    if (ok && (r.devices[0] != 1 || r.devices[1] != 1 || r.devices[2] != 0)) {
+      printf ("FAIL: %s: contexts on devices %d %d %d (cudaupload, "
+          "tensorinject, cudanms), expected 1 1 0\n", what, r.devices[0],
+          r.devices[1], r.devices[2]);
+      ok = FALSE;
+    }
+    printf ("multi %s: %u ROIs in %d frames on %s, %" G_GUINT64_FORMAT
+        " buffers from another CUDA context, %u warning \"%s\", %s host "
+        "tensors on cpu\n", what, r.n_rois, c->frames,
+        r.backend ? r.backend : "-", other, r.n_warnings,
+        r.nms_warning ? r.nms_warning : "", ok ? "==" : "!=");
+    failed += !ok;
+    run_result_clear (&r);
+    g_free (ref_stats);
+    g_free (stats);
+    g_free (desc);
+    g_free (what);
+  }
+  run_result_clear (&ref);
+  return failed;
+}
+
+/* device=auto with cuda-device-id=-1 follows the context the pipeline
+ * offers: in a pipeline on GPU 1 the element joins that context, reads the
+ * device tensors in place (backend cuda, nothing from another context)
+ * and gives the ROIs and counters of host tensors on device=cpu. */
+static int
+test_multi_follow (void)
+{
+  const RunConfig *c = &streams[1];
+  RunConfig ref_cfg = *c;
+  RunResult r, ref;
+  gchar *desc = g_strdup_printf ("videotestsrc num-buffers=%d pattern=black "
+      "! video/x-raw,format=NV12,width=1280,height=720,framerate=30/1 "
+      "! cudaupload name=up cuda-device-id=1 ! tensorinject name=inj "
+      "memory=cuda seed=%u layout=%s data-type=%s ! cudanms name=nms "
+      "device=auto ! cudadownload cuda-device-id=1 ! fakesink name=sink "
+      "sync=false", c->frames, c->seed, c->layout, c->data_type);
+  const gchar *what = "device=auto cuda-device-id=-1 in a pipeline on GPU 1";
+  gboolean ok;
+
+  ref_cfg.device = "cpu";
+  run_pipeline (&ref_cfg, &ref);
+  run_desc (desc, TRUE, &r);
+  ok = run_ok ("host tensors on cpu", &ref_cfg, &ref, "cpu")
+      && run_ok (what, c, &r, "cuda") && same_frames (what, &ref, &r)
+      && same_stats (what, &ref, &r);
+  if (ok && ref.n_rois == 0) {
+    printf ("FAIL: %s: no ROI at all\n", what);
+    ok = FALSE;
+  }
+  if (ok && (r.contexts[0] == NULL || r.contexts[0] != r.contexts[1]
+          || r.contexts[1] != r.contexts[2] || r.devices[2] != 1
+          || r.n_warnings != 0)) {
+    printf ("FAIL: %s: contexts %p %p %p on devices %d %d %d, expected one "
+        "on device 1; %u warnings\n", what, r.contexts[0], r.contexts[1],
+        r.contexts[2], r.devices[0], r.devices[1], r.devices[2],
+        r.n_warnings);
+    ok = FALSE;
+  }
+  printf ("multi %s: %u ROIs, backend %s, GstCudaContext %p of device %d, "
+      "%s host tensors on cpu\n", what, r.n_rois, r.backend ? r.backend :
+      "-", r.contexts[2], r.devices[2], ok ? "==" : "!=");
+  run_result_clear (&r);
+  run_result_clear (&ref);
+  g_free (desc);
+  return !ok;
+}
+
+static int
+test_multi (void)
+{
+  const gint n = cnms_cuda_device_count ();
+
+  printf ("multi: %d CUDA devices\n", n);
+  return test_multi_per_gpu (n) + test_multi_cross () +
+      test_multi_follow ();
+}
+
 int
 main (int argc, char **argv)
 {
@@ -657,22 +1028,29 @@ main (int argc, char **argv)
   if (strcmp (mode, "auto") == 0) {
     failed = test_auto ();
   } else if (strcmp (mode, "parity") == 0 || strcmp (mode, "threads") == 0
-      || strcmp (mode, "device") == 0) {
+      || strcmp (mode, "device") == 0 || strcmp (mode, "multi") == 0
+      || strcmp (mode, "bad-id") == 0) {
     GstElementFactory *up = gst_element_factory_find ("cudaupload");
-    if (cnms_cuda_device_count () <= 0) {
-      printf ("element %s: SKIP, no CUDA device\n", mode);
+    const gint need = mode[0] == 'm' ? 2 : 1;
+    if (cnms_cuda_device_count () < need) {
+      printf ("element %s: SKIP, %d CUDA devices (%d needed)\n", mode,
+          MAX (cnms_cuda_device_count (), 0), need);
+      if (up != NULL)
+        gst_object_unref (up);
       return SKIP;
     }
-    if (mode[0] == 'd' && up == NULL) {
+    if ((mode[0] == 'd' || mode[0] == 'm' || mode[0] == 'b') && up == NULL) {
       printf ("element %s: SKIP, no cudaupload (nvcodec)\n", mode);
       return SKIP;
     }
     if (up != NULL)
       gst_object_unref (up);
     failed = mode[0] == 'p' ? test_parity () : mode[0] == 't' ?
-        test_threads (FALSE) : test_device ();
+        test_threads (FALSE) : mode[0] == 'm' ? test_multi () :
+        mode[0] == 'b' ? test_bad_id () : test_device ();
   } else {
-    printf ("usage: test-gpu-element parity|threads|auto|device\n");
+    printf ("usage: test-gpu-element parity|threads|auto|device|multi|"
+        "bad-id\n");
     return 2;
   }
   printf ("element %s: %s\n", mode, failed ? "FAILED" : "ok");

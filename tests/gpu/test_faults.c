@@ -21,6 +21,10 @@
  *   isolated  two such pipelines in one process: while one streams small
  *             tensors (300 buffers, every one with its exact ROIs), the
  *             other fails as above; the first never sees an error
+ *   gpus      the same across GPUs (skips with fewer than 2): the failing
+ *             pipeline's cudanms on GPU 1 (cuda-device-id=1, GPU 1's
+ *             memory held), the streaming one's on GPU 0, which streams
+ *             on to EOS with every buffer's exact ROIs
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -56,7 +60,8 @@ static int failures;
 static void *hog[512];
 static int n_hog;
 
-/* Holds device memory until HEADROOM (at most HEADROOM + 1 GiB) is free. */
+/* Holds memory of the current device until HEADROOM (at most HEADROOM +
+ * 1 GiB) is free. */
 static void
 hold_device_memory (void)
 {
@@ -165,12 +170,14 @@ typedef struct
   GstBus *bus;
 } Pipe;
 
+/* appsrc ! cudanms device=cuda on GPU gpu (-1: the default) ! appsink */
 static void
-pipe_make (Pipe * p, gint max_candidates)
+pipe_make_on (Pipe * p, gint max_candidates, gint gpu)
 {
   gchar *desc = g_strdup_printf ("appsrc name=src format=time caps=" CAPS
-      " ! cudanms name=nms device=cuda model-size=320x240 max-candidates=%d "
-      "! appsink name=sink sync=false", max_candidates);
+      " ! cudanms name=nms device=cuda cuda-device-id=%d model-size=320x240 "
+      "max-candidates=%d ! appsink name=sink sync=false", gpu,
+      max_candidates);
 
   p->pipe = gst_parse_launch (desc, NULL);
   if (p->pipe == NULL) {
@@ -182,6 +189,12 @@ pipe_make (Pipe * p, gint max_candidates)
   p->nms = gst_bin_get_by_name (GST_BIN (p->pipe), "nms");
   p->bus = gst_element_get_bus (p->pipe);
   g_free (desc);
+}
+
+static void
+pipe_make (Pipe * p, gint max_candidates)
+{
+  pipe_make_on (p, max_candidates, -1);
 }
 
 static void
@@ -363,6 +376,85 @@ test_isolated (void)
   printf ("isolated: %s\n", failures > before ? "FAILED" : "ok");
 }
 
+/* The device of the GstCudaContext cudanms answers a context query with
+ * on its src pad, -1 without one. */
+static gint
+nms_device (Pipe * p)
+{
+  GstQuery *q = gst_query_new_context ("gst.cuda.context");
+  GstPad *pad = gst_element_get_static_pad (p->nms, "src");
+  GstContext *ctx = NULL;
+  gint id = -1;
+
+  if (gst_pad_query (pad, q)) {
+    gst_query_parse_context (q, &ctx);
+    if (ctx != NULL) {
+      const GValue *v = gst_structure_get_value (gst_context_get_structure
+          (ctx), "gst.cuda.context");
+      if (v != NULL && G_VALUE_HOLDS_OBJECT (v))
+        g_object_get (g_value_get_object (v), "cuda-device-id", &id, NULL);
+    }
+  }
+  gst_object_unref (pad);
+  gst_query_unref (q);
+  return id;
+}
+
+/* Two pipelines on two GPUs in one process: GPU 1's memory is held, its
+ * pipeline fails out of memory while GPU 0's streams its small tensors
+ * on to EOS, every buffer with its exact ROIs, and never sees an error. */
+static void
+test_gpus (void)
+{
+  Pipe good, bad;
+  Streamer s = { &good, 0, 0, FALSE };
+  GThread *thread;
+  GstMessage *msg;
+  gint at_failure, dev_good, dev_bad;
+  int before = failures;
+
+  pipe_make_on (&good, 30000, 0);
+  pipe_make_on (&bad, 30000, 1);
+  warm_up (&good, "gpus: warm-up on GPU 0");
+  warm_up (&bad, "gpus: warm-up on GPU 1");
+  CHECK (cudaSetDevice (1) == cudaSuccess, "cannot select GPU 1");
+  hold_device_memory ();
+  cudaSetDevice (0);
+  g_object_set (bad.nms, "max-candidates", HUGE_N, NULL);
+  gst_element_set_state (good.pipe, GST_STATE_PLAYING);
+  gst_element_set_state (bad.pipe, GST_STATE_PLAYING);
+  dev_good = nms_device (&good);
+  dev_bad = nms_device (&bad);
+  printf ("gpus: the streaming cudanms on GPU %d, the failing one on GPU "
+      "%d\n", dev_good, dev_bad);
+  CHECK (dev_good == 0 && dev_bad == 1, "cudanms on GPUs %d and %d, "
+      "expected 0 and 1", dev_good, dev_bad);
+  thread = g_thread_new ("streamer", stream_small, &s);
+  while (g_atomic_int_get (&s.done) < 50)
+    g_usleep (1000);
+  expect_oom (&bad);
+  at_failure = g_atomic_int_get (&s.done);
+  gst_element_set_state (bad.pipe, GST_STATE_NULL);
+  g_thread_join (thread);
+  gst_app_src_end_of_stream (GST_APP_SRC (good.src));
+  msg = gst_bus_timed_pop_filtered (good.bus, 30 * GST_SECOND,
+      GST_MESSAGE_EOS | GST_MESSAGE_ERROR);
+  CHECK (msg != NULL && GST_MESSAGE_TYPE (msg) == GST_MESSAGE_EOS,
+      "the streaming pipeline on GPU 0 did not reach EOS");
+  if (msg != NULL)
+    gst_message_unref (msg);
+  printf ("gpus: the pipeline on GPU 1 failed at buffer %d of %d on GPU "
+      "0\n", at_failure, ISOLATED_BUFFERS);
+  CHECK (at_failure < ISOLATED_BUFFERS, "the failure came after the stream");
+  CHECK (s.done == ISOLATED_BUFFERS && s.bad == 0, "%d of %d buffers wrong",
+      s.bad, s.done);
+  CHECK (gst_bus_pop_filtered (good.bus, GST_MESSAGE_ERROR) == NULL,
+      "the streaming pipeline got an error");
+  pipe_free (&bad);
+  pipe_free (&good);
+  printf ("gpus: %s\n", failures > before ? "FAILED" : "ok");
+}
+
 int
 main (int argc, char **argv)
 {
@@ -371,12 +463,14 @@ main (int argc, char **argv)
   int i;
 
   gst_init (&argc, &argv);
-  if (strcmp (mode, "oom") != 0 && strcmp (mode, "isolated") != 0) {
-    printf ("usage: test-gpu-faults oom|isolated\n");
+  if (strcmp (mode, "oom") != 0 && strcmp (mode, "isolated") != 0
+      && strcmp (mode, "gpus") != 0) {
+    printf ("usage: test-gpu-faults oom|isolated|gpus\n");
     return 2;
   }
-  if (cnms_cuda_device_count () <= 0) {
-    printf ("faults %s: SKIP, no CUDA device\n", mode);
+  if (cnms_cuda_device_count () < (mode[0] == 'g' ? 2 : 1)) {
+    printf ("faults %s: SKIP, %d CUDA devices (%d needed)\n", mode,
+        MAX (cnms_cuda_device_count (), 0), mode[0] == 'g' ? 2 : 1);
     return SKIP;
   }
   if (san != NULL && strcmp (san, "1") == 0) {
@@ -386,8 +480,10 @@ main (int argc, char **argv)
   }
   if (mode[0] == 'o')
     test_oom ();
-  else
+  else if (mode[0] == 'i')
     test_isolated ();
+  else
+    test_gpus ();
   for (i = 0; i < n_hog; i++)
     cudaFree (hog[i]);
   printf ("faults %s: %s\n", mode, failures ? "FAILED" : "ok");

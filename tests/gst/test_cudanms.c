@@ -179,6 +179,74 @@ GST_START_TEST (test_device_cuda_without_device)
 
 GST_END_TEST;
 
+/* cuda-device-id past the host's devices (here: the device count itself,
+ * out of range on every host): device=cuda refuses to start with an
+ * error naming the id and the count; device=auto warns so, once, and
+ * runs on the CPU with the CPU's ROIs. */
+GST_START_TEST (test_device_id_out_of_range)
+{
+  const gint n = cnms_cuda_device_count ();
+  GstElement *el = gst_element_factory_make ("cudanms", NULL);
+  gchar *want, *want_yes, *want_no, *text, *backend = NULL;
+  GstBus *bus = watch_bus (el);
+  GstMessage *msg;
+  GError *err = NULL;
+  GstHarness *h;
+  GstBuffer *out;
+
+  g_object_set (el, "device", 1 /* cuda */ , "cuda-device-id", n, NULL);
+  fail_unless_equals_int (gst_element_set_state (el, GST_STATE_PAUSED),
+      GST_STATE_CHANGE_FAILURE);
+  msg = gst_bus_pop_filtered (bus, GST_MESSAGE_ERROR);
+  fail_unless (msg != NULL);
+  gst_message_parse_error (msg, &err, NULL);
+  want = g_strdup_printf ("Could not start the post-processing backend: "
+      "device=cuda, but cuda-device-id=%d names no device: this host has "
+      "%d CUDA device%s (CUDA build: ", n, n, n == 1 ? "" : "s");
+  want_yes = g_strconcat (want, "yes)", NULL);
+  want_no = g_strconcat (want, "no)", NULL);
+  fail_unless (strcmp (err->message, want_yes) == 0
+      || strcmp (err->message, want_no) == 0, "'%s', expected '%s'",
+      err->message, want_no);
+  g_clear_error (&err);
+  gst_message_unref (msg);
+  g_free (want);
+  g_free (want_yes);
+  g_free (want_no);
+  gst_element_set_state (el, GST_STATE_NULL);
+  unwatch_bus (bus);
+  gst_object_unref (el);
+
+  el = gst_element_factory_make ("cudanms", NULL);
+  gst_util_set_object_arg (G_OBJECT (el), "model-size", "320x240");
+  g_object_set (el, "cuda-device-id", n, NULL);
+  bus = watch_bus (el);
+  h = gst_harness_new_with_element (el, "sink", "src");
+  gst_object_unref (el);
+  gst_harness_set_src_caps_str (h, FRAME_CAPS);
+  want = g_strdup_printf ("cuda-device-id=%d names no device: this host has "
+      "%d CUDA device%s; device=auto runs on the CPU.", n, n,
+      n == 1 ? "" : "s");
+  text = pop_warning (bus);
+  fail_unless (text != NULL, "no warning '%s'", want);
+  fail_unless_equals_string (text, want);
+  g_free (text);
+  g_free (want);
+  out = push_pull (h, hand_frame_yolov8 ());
+  assert_hand_rois (out, NULL);
+  gst_buffer_unref (out);
+  assert_no_warning (bus);
+  g_object_get (h->element, "backend", &backend, NULL);
+  fail_unless_equals_string (backend, "cpu");
+  g_free (backend);
+  fail_unless_equals_uint64 (get_stat (h->element,
+          "buffers-from-other-cuda-context"), 0);
+  gst_harness_teardown (h);
+  unwatch_bus (bus);
+}
+
+GST_END_TEST;
+
 GST_START_TEST (test_tensor_id)
 {
   GstHarness *h = new_harness ("tensor-id=detections");
@@ -644,6 +712,7 @@ cudanms_suite (void)
   tcase_add_test (tc, test_label_file);
   tcase_add_test (tc, test_label_file_missing);
   tcase_add_test (tc, test_device_cuda_without_device);
+  tcase_add_test (tc, test_device_id_out_of_range);
   tcase_add_test (tc, test_tensor_id);
   tcase_add_test (tc, test_fp16);
   tcase_add_test (tc, test_yolov5);

@@ -523,9 +523,11 @@ GST_START_TEST (test_stats_reset)
   g_object_get (el, "stats", &s, NULL);
   fail_unless (s != NULL);
   fail_unless (gst_structure_has_name (s, "cudanms-stats"));
-  fail_unless_equals_int (gst_structure_n_fields (s), 14);
+  fail_unless_equals_int (gst_structure_n_fields (s), 15);
   gst_structure_free (s);
   fail_unless_equals_uint64 (get_stat (el, "buffers"), 0);
+  fail_unless_equals_uint64 (get_stat (el, "buffers-from-other-cuda-context"),
+      0);
   fail_unless_equals_uint64 (get_stat (el, "backend-time"), 0);
   fail_unless_equals_uint64 (get_stat (el, "output-time"), 0);
   gst_object_unref (el);
