@@ -32,6 +32,7 @@
 #include <gst/video/video.h>
 
 #ifdef HAVE_GST_TENSOR_META
+#include "bench_gst.h"
 #include <gst/analytics/analytics.h>
 #include "gsttensorinjectscene.h"
 
@@ -290,14 +291,6 @@ one_pass (GstHarness * h, const SegFrames * f, guint64 * counts)
   return (g_get_monotonic_time () - t0) / 1e6;
 }
 
-static gint
-cmp_double (gconstpointer a, gconstpointer b)
-{
-  gdouble x = *(const gdouble *) a, y = *(const gdouble *) b;
-
-  return x < y ? -1 : x > y;
-}
-
 static void
 bench (const SegSetup * setup, guint rounds)
 {
@@ -323,7 +316,7 @@ bench (const SegSetup * setup, guint rounds)
     }
   }
   for (e = 0; e < 3; e++) {
-    qsort (secs[e], rounds, sizeof (gdouble), cmp_double);
+    qsort (secs[e], rounds, sizeof (gdouble), bench_gst_cmp_double);
     med[e] = secs[e][rounds / 2];
     g_free (secs[e]);
     gst_harness_teardown (h[e]);
@@ -337,26 +330,6 @@ bench (const SegSetup * setup, guint rounds)
   seg_frames_free (f);
 }
 
-static gchar *
-cpu_name (void)
-{
-  gchar *info = NULL, *name = NULL, **lines;
-  guint i;
-
-  if (!g_file_get_contents ("/proc/cpuinfo", &info, NULL, NULL))
-    return g_strdup ("unknown CPU");
-  lines = g_strsplit (info, "\n", -1);
-  for (i = 0; lines[i] != NULL && name == NULL; i++) {
-    if (g_str_has_prefix (lines[i], "model name")) {
-      const gchar *colon = strchr (lines[i], ':');
-
-      name = g_strdup (g_strstrip ((gchar *) (colon ? colon + 1 : "")));
-    }
-  }
-  g_strfreev (lines);
-  g_free (info);
-  return name ? name : g_strdup ("unknown CPU");
-}
 #endif
 
 int
@@ -375,7 +348,7 @@ main (int argc, char **argv)
   gst_object_unref (f);
   if (rounds < 1)
     rounds = 1;
-  cpu = cpu_name ();
+  cpu = bench_gst_cpu_name ();
   version = gst_version_string ();
   printf ("bench-segdec: %s, %u cores, %s; median of %u rounds; "
       "frames/s\n\n", cpu, g_get_num_processors (), version, rounds);

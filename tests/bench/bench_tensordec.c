@@ -19,15 +19,8 @@
 #include <gst/check/gstharness.h>
 
 #ifdef HAVE_GST_TENSOR_META
+#include "bench_gst.h"
 #include "tensordec_frames.h"
-
-static gint
-cmp_double (gconstpointer a, gconstpointer b)
-{
-  gdouble x = *(const gdouble *) a, y = *(const gdouble *) b;
-
-  return x < y ? -1 : x > y;
-}
 
 /* Seconds for one pass over the frames through h. */
 static gdouble
@@ -106,7 +99,7 @@ bench (const TdSetup * setup, guint rounds)
     }
   }
   for (e = 0; e < 3; e++) {
-    qsort (secs[e], rounds, sizeof (gdouble), cmp_double);
+    qsort (secs[e], rounds, sizeof (gdouble), bench_gst_cmp_double);
     med[e] = secs[e][rounds / 2];
     g_free (secs[e]);
     gst_harness_teardown (h[e]);
@@ -118,26 +111,6 @@ bench (const TdSetup * setup, guint rounds)
   td_frames_free (f);
 }
 
-static gchar *
-cpu_name (void)
-{
-  gchar *info = NULL, *name = NULL, **lines;
-  guint i;
-
-  if (!g_file_get_contents ("/proc/cpuinfo", &info, NULL, NULL))
-    return g_strdup ("unknown CPU");
-  lines = g_strsplit (info, "\n", -1);
-  for (i = 0; lines[i] != NULL && name == NULL; i++) {
-    if (g_str_has_prefix (lines[i], "model name")) {
-      const gchar *colon = strchr (lines[i], ':');
-
-      name = g_strdup (g_strstrip ((gchar *) (colon ? colon + 1 : "")));
-    }
-  }
-  g_strfreev (lines);
-  g_free (info);
-  return name ? name : g_strdup ("unknown CPU");
-}
 #endif
 
 int
@@ -156,7 +129,7 @@ main (int argc, char **argv)
   gst_object_unref (f);
   if (rounds < 1)
     rounds = 1;
-  cpu = cpu_name ();
+  cpu = bench_gst_cpu_name ();
   version = gst_version_string ();
   printf ("bench-tensordec: %s, %u cores, %s; median of %u rounds; "
       "frames/s\n\n", cpu, g_get_num_processors (), version, rounds);
