@@ -142,6 +142,10 @@ struct _GstCudanms
   GstCudanmsTensorView view;
   GstCudanmsTensorView protos;  /* layout yolov8-seg: its prototypes */
   GstCudanmsMaskPool *mask_pool;        /* the masks' bytes, reused */
+  /* layout laneatt: the lanes kept with their points (cnms_det) and those
+   * points (gfloat), reused from frame to frame */
+  GArray *lane_dets;
+  GArray *lane_points;
   gchar msg[256];
 };
 
@@ -204,6 +208,8 @@ gst_cudanms_init (GstCudanms * self)
   self->keypoint_dims = DEFAULT_PROP_KEYPOINT_DIMS;
   self->protos = (GstCudanmsTensorView) GST_CUDANMS_TENSOR_VIEW_INIT;
   self->mask_pool = gst_cudanms_mask_pool_new ();
+  self->lane_dets = g_array_new (FALSE, FALSE, sizeof (cnms_det));
+  self->lane_points = g_array_new (FALSE, FALSE, sizeof (gfloat));
   gst_cudanms_classes_init (&self->classes);
   gst_cudanms_stats_init (&self->stats);
 
@@ -463,6 +469,8 @@ gst_cudanms_finalize (GObject * object)
   gst_cudanms_classes_clear (&self->classes);
   gst_cudanms_stats_clear (&self->stats);
   gst_cudanms_mask_pool_unref (self->mask_pool);
+  g_array_unref (self->lane_dets);
+  g_array_unref (self->lane_points);
   G_OBJECT_CLASS (parent_class)->finalize (object);
 }
 
@@ -684,8 +692,6 @@ gst_cudanms_transform_ip (GstBaseTransform * trans, GstBuffer * buffer)
   cnms_status st;
   gint n_dets = 0;
   gfloat lane_distance;
-  cnms_det *lane_dets = NULL;
-  gfloat *lane_points = NULL;
   GstCudanmsLanes lanes = { NULL, 0 };
   GstCudanmsPayload payload = { NULL, 0, 0, NULL, NULL, NULL };
   gboolean attached;
@@ -761,9 +767,14 @@ gst_cudanms_transform_ip (GstBaseTransform * trans, GstBuffer * buffer)
   if (report->shape.layout == CNMS_LAYOUT_LANEATT && n_dets > 0) {
     gint n_rows = 0, kept = 0, i, r;
     const gfloat *pts = cnms_ctx_lane_points (ctx, &n_rows);
+    cnms_det *lane_dets;
+    gfloat *lane_points;
 
-    lane_dets = g_new (cnms_det, n_dets);
-    lane_points = g_new (gfloat, (gsize) n_dets * 2 * MAX (n_rows, 1));
+    g_array_set_size (self->lane_dets, n_dets);
+    g_array_set_size (self->lane_points, (guint) n_dets * 2 * MAX (n_rows,
+            1));
+    lane_dets = (cnms_det *) self->lane_dets->data;
+    lane_points = (gfloat *) self->lane_points->data;
     for (i = 0; i < n_dets; i++) {
       const gfloat *lp = pts != NULL ? pts + (gsize) i * 2 * n_rows : NULL;
       gint n_points = 0;
@@ -805,9 +816,11 @@ gst_cudanms_transform_ip (GstBaseTransform * trans, GstBuffer * buffer)
           "without masks", n_masks, n_dets);
       payload.masks = NULL;
     } else if (n_dets > 0) {
-      /* the segmentation mtds' bytes only where they are attached */
+      /* each copy of the bytes only where it is attached: the ROIs'
+       * "mask" structures, the segmentation mtds */
       gst_cudanms_mask_pool_fill (self->mask_pool, payload.masks, n_dets,
-          mask_bytes, &payload.mask_data,
+          mask_bytes, (attach_meta & GST_CUDANMS_ATTACH_META_ROI)
+          && roi_params ? &payload.mask_data : NULL,
 #ifdef HAVE_GST_TENSOR_META
           (attach_meta & GST_CUDANMS_ATTACH_META_ANALYTICS) ?
           &payload.region_data : NULL
@@ -832,8 +845,6 @@ gst_cudanms_transform_ip (GstBaseTransform * trans, GstBuffer * buffer)
         gst_cudanms_attach_detections) (buffer, &self->labels, dets,
         n_dets, self->frame_width, self->frame_height, attach_meta,
         roi_params, GST_ELEMENT_NAME (self));
-  g_free (lane_dets);
-  g_free (lane_points);
   gst_clear_buffer (&payload.mask_data);
   gst_clear_buffer (&payload.region_data);
   if (!attached)

@@ -208,7 +208,7 @@ mask_structure (const GstCudanmsPayload * payload, gint i)
 static void
 attach_roi (GstBuffer * buffer, GstCudanmsLabels * labels,
     const cnms_det * d, gboolean oriented, const GstCudanmsLanes * lanes,
-    const gfloat * lane_pts, const GstCudanmsPayload * payload, gint index,
+    const GstCudanmsPayload * payload, gint index,
     gint id, gint frame_width, gint frame_height, gboolean params,
     const gchar * producer)
 {
@@ -250,7 +250,7 @@ attach_roi (GstBuffer * buffer, GstCudanmsLabels * labels,
   gst_video_region_of_interest_meta_add_param (meta, s);
   if (lanes != NULL)
     gst_video_region_of_interest_meta_add_param (meta,
-        lane_structure (d, lane_pts, lanes->n_rows));
+        lane_structure (d, LANE_PTS (lanes, index), lanes->n_rows));
   if (payload != NULL && payload->keypoints != NULL)
     gst_video_region_of_interest_meta_add_param (meta,
         keypoints_structure (payload, index));
@@ -264,7 +264,7 @@ gst_cudanms_attach_roi (GstBuffer * buffer, GstCudanmsLabels * labels,
     const cnms_det * d, gint id, gint frame_width, gint frame_height,
     gboolean params, const gchar * producer)
 {
-  attach_roi (buffer, labels, d, FALSE, NULL, NULL, NULL, 0, id,
+  attach_roi (buffer, labels, d, FALSE, NULL, NULL, 0, id,
       frame_width, frame_height, params, producer);
 }
 
@@ -273,7 +273,7 @@ gst_cudanms_attach_oriented_roi (GstBuffer * buffer,
     GstCudanmsLabels * labels, const cnms_det * d, gint id, gint frame_width,
     gint frame_height, gboolean params, const gchar * producer)
 {
-  attach_roi (buffer, labels, d, TRUE, NULL, NULL, NULL, 0, id,
+  attach_roi (buffer, labels, d, TRUE, NULL, NULL, 0, id,
       frame_width, frame_height, params, producer);
 }
 
@@ -452,8 +452,7 @@ attach_rois_in_free_ids (GstBuffer * buffer, GstCudanmsLabels * labels,
     while (id < G_MAXINT && (id < 0
             || g_hash_table_contains (used, GINT_TO_POINTER (id))))
       id++;
-    attach_roi (buffer, labels, &dets[i], oriented, lanes,
-        LANE_PTS (lanes, i), payload, i, id, frame_width, frame_height,
+    attach_roi (buffer, labels, &dets[i], oriented, lanes, payload, i, id, frame_width, frame_height,
         roi_params, producer);
     g_hash_table_add (used, GINT_TO_POINTER (id));
   }
@@ -477,9 +476,9 @@ attach_detections (GstBuffer * buffer, GstCudanmsLabels * labels,
     first = gst_cudanms_next_roi_id (buffer);
     if (first + (n - 1) <= G_MAXINT) {
       for (i = 0; i < n; i++)
-        attach_roi (buffer, labels, &dets[i], oriented, lanes,
-            LANE_PTS (lanes, i), payload, i, (gint) first + i, frame_width,
-            frame_height, roi_params, producer);
+        attach_roi (buffer, labels, &dets[i], oriented, lanes, payload, i,
+            (gint) first + i, frame_width, frame_height, roi_params,
+            producer);
     } else {
       attach_rois_in_free_ids (buffer, labels, dets, n, oriented, lanes,
           payload, frame_width, frame_height, roi_params, producer);
@@ -654,10 +653,12 @@ gst_cudanms_mask_pool_fill (GstCudanmsMaskPool * pool,
   for (i = 0; i < n; i++)
     size = MAX (size, masks[i].offset + (gsize) masks[i].width *
         (gsize) masks[i].height);
-  b = mask_block_take (pool, size);
-  if (n > 0)
-    memcpy (b->data, data, size);
-  *mask_data = mask_block_wrap (b, size);
+  if (mask_data != NULL) {
+    b = mask_block_take (pool, size);
+    if (n > 0)
+      memcpy (b->data, data, size);
+    *mask_data = mask_block_wrap (b, size);
+  }
   if (region_data == NULL)
     return;
   b = mask_block_take (pool, size);

@@ -28,9 +28,10 @@ typedef struct
  * (frame pixels, not clipped) and its visibility score (NaN when
  * keypoint_dims is 2), cnms_ctx_keypoints' layout. Segmentation: record
  * i's mask masks[i] (cnms_ctx_masks), its width x height bytes at
- * masks[i].offset of mask_data (0 or 1) and of region_data (0 or the
- * record's region id i mod 255 + 1); both buffers read-only, shared by
- * the metas. */
+ * masks[i].offset of mask_data (0 or 1; NULL unless the ROIs carry
+ * "mask" structures) and of region_data (0 or the record's region id
+ * i mod 255 + 1; NULL unless segmentation mtds are attached); both
+ * buffers read-only, shared by the metas. */
 typedef struct
 {
   const gfloat *keypoints;
@@ -136,9 +137,10 @@ typedef struct _GstCudanmsMaskPool GstCudanmsMaskPool;
 GstCudanmsMaskPool *gst_cudanms_mask_pool_new (void);
 void gst_cudanms_mask_pool_unref (GstCudanmsMaskPool * pool);
 
-/* The n masks' bytes (data, as cnms_ctx_masks gives them) as *mask_data
- * (0 or 1) and, when region_data is not NULL, as *region_data (mask i's
- * 1s as its region id i mod 255 + 1); offsets as in masks. */
+/* The n masks' bytes (data, as cnms_ctx_masks gives them), when mask_data
+ * is not NULL as *mask_data (0 or 1: the ROIs' "mask" structures) and,
+ * when region_data is not NULL, as *region_data (mask i's 1s as its
+ * region id i mod 255 + 1: the segmentation mtds); offsets as in masks. */
 void gst_cudanms_mask_pool_fill (GstCudanmsMaskPool * pool,
     const cnms_mask * masks, gint n, const guint8 * data,
     GstBuffer ** mask_data, GstBuffer ** region_data);

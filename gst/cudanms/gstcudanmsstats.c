@@ -30,7 +30,6 @@ void
 gst_cudanms_stats_init (GstCudanmsStats * stats)
 {
   memset (&stats->c, 0, sizeof (stats->c));
-  stats->other_context_posted = FALSE;
   stats->warned = g_hash_table_new_full (g_str_hash, g_str_equal, g_free,
       NULL);
 }
@@ -54,7 +53,6 @@ void
 gst_cudanms_stats_new_stream (GstCudanmsStats * stats)
 {
   g_hash_table_remove_all (stats->warned);
-  stats->other_context_posted = FALSE;
 }
 
 /**
@@ -342,12 +340,11 @@ gst_cudanms_stats_other_context (GstElement * element,
   GST_OBJECT_LOCK (element);
   stats->c.other_context++;
   GST_OBJECT_UNLOCK (element);
-  if (stats->other_context_posted) {
+  if (!first_of_kind (stats, "other cuda context")) {
     GST_LOG_OBJECT (element, "tensor of another CUDA context, read through "
         "host memory");
     return;
   }
-  stats->other_context_posted = TRUE;
   mine = context_device (element_context);
   theirs = context_device (tensor_context);
   if (theirs != mine)

@@ -42,9 +42,6 @@ typedef struct
   GstCudanmsCounters c;
   /* kinds of problem posted in this stream (streaming thread only) */
   GHashTable *warned;
-  /* the other-context notice was posted in this stream (streaming thread
-   * only) */
-  gboolean other_context_posted;
 } GstCudanmsStats;
 
 void gst_cudanms_stats_init (GstCudanmsStats * stats);

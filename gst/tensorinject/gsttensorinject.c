@@ -130,6 +130,8 @@ struct _GstTensorInject
   GstVideoInfo info;            /* negotiated, when info_valid */
   gboolean info_valid;
   gboolean stream_cuda;         /* memory=cuda */
+  gint cuda_device_id;          /* the property; cuda.device_id is its copy
+                                 * taken under the lock */
   GstTensorInjectCuda cuda;
   GstBuffer *single_cuda;       /* memory=cuda: the one file, uploaded once */
 };
@@ -221,6 +223,7 @@ gst_tensor_inject_init (GstTensorInject * self)
   self->noise = DEFAULT_PROP_NOISE;
   self->draw_objects = DEFAULT_PROP_DRAW_OBJECTS;
   self->memory = DEFAULT_PROP_MEMORY;
+  self->cuda_device_id = -1;
   self->cuda.device_id = -1;
 
   gst_base_transform_set_in_place (GST_BASE_TRANSFORM (self), TRUE);
@@ -282,7 +285,7 @@ gst_tensor_inject_set_property (GObject * object, guint prop_id,
       self->memory = g_value_get_enum (value);
       break;
     case PROP_CUDA_DEVICE_ID:
-      self->cuda.device_id = g_value_get_int (value);
+      self->cuda_device_id = g_value_get_int (value);
       break;
     default:
       G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
@@ -333,7 +336,7 @@ gst_tensor_inject_get_property (GObject * object, guint prop_id,
       g_value_set_enum (value, self->memory);
       break;
     case PROP_CUDA_DEVICE_ID:
-      g_value_set_int (value, self->cuda.device_id);
+      g_value_set_int (value, self->cuda_device_id);
       break;
     default:
       G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
@@ -386,6 +389,7 @@ gst_tensor_inject_start (GstBaseTransform * trans)
   cfg.obb = self->layout == GST_TENSOR_INJECT_LAYOUT_YOLOV8_OBB;
   self->stream_draw_objects = self->draw_objects;
   self->stream_cuda = self->memory == GST_TENSOR_INJECT_MEMORY_CUDA;
+  self->cuda.device_id = self->cuda_device_id;
   GST_OBJECT_UNLOCK (self);
 
   self->frame = 0;
@@ -454,6 +458,9 @@ gst_tensor_inject_set_context (GstElement * element, GstContext * context)
 {
   GstTensorInject *self = GST_TENSOR_INJECT (element);
 
+  GST_OBJECT_LOCK (self);
+  self->cuda.device_id = self->cuda_device_id;
+  GST_OBJECT_UNLOCK (self);
   gst_tensor_inject_cuda_set_context (&self->cuda, element, context);
   GST_ELEMENT_CLASS (parent_class)->set_context (element, context);
 }

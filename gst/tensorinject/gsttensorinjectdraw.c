@@ -209,19 +209,30 @@ fill_oriented (GstVideoFrame * f, const OrientedRect * o,
   }
 }
 
+/* The symmetric letterbox of the scene's model over vframe: model =
+ * frame gain + pad. */
+static void
+letterbox_of (const GstTensorInjectScene * scene, GstVideoFrame * vframe,
+    gdouble * gain, gdouble * pad_x, gdouble * pad_y)
+{
+  gdouble fw = GST_VIDEO_FRAME_WIDTH (vframe);
+  gdouble fh = GST_VIDEO_FRAME_HEIGHT (vframe);
+  gint mw, mh;
+
+  gst_tensor_inject_scene_model_size (scene, &mw, &mh);
+  *gain = MIN (mw / fw, mh / fh);
+  *pad_x = round ((mw - fw * *gain) / 2 - 0.1);
+  *pad_y = round ((mh - fh * *gain) / 2 - 0.1);
+}
+
 static void
 draw_oriented (const GstTensorInjectScene * scene, guint64 frame,
     GstVideoFrame * vframe)
 {
-  gint i, n = gst_tensor_inject_scene_n_objects (scene), mw, mh;
-  gdouble fw = GST_VIDEO_FRAME_WIDTH (vframe);
-  gdouble fh = GST_VIDEO_FRAME_HEIGHT (vframe);
+  gint i, n = gst_tensor_inject_scene_n_objects (scene);
   gdouble gain, pad_x, pad_y;
 
-  gst_tensor_inject_scene_model_size (scene, &mw, &mh);
-  gain = MIN (mw / fw, mh / fh);
-  pad_x = round ((mw - fw * gain) / 2 - 0.1);
-  pad_y = round ((mh - fh * gain) / 2 - 0.1);
+  letterbox_of (scene, vframe, &gain, &pad_x, &pad_y);
   for (i = 0; i < n; i++) {
     guint8 fill[GST_VIDEO_MAX_COMPONENTS], border[GST_VIDEO_MAX_COMPONENTS];
     gdouble box[4], a;
@@ -301,15 +312,11 @@ draw_lanes (const GstTensorInjectScene * scene, guint64 frame,
 {
   gint i, r, end, mw, mh, n = gst_tensor_inject_scene_n_lanes (scene);
   const gint s = GST_TENSOR_INJECT_LANE_ROWS;
-  gdouble fw = GST_VIDEO_FRAME_WIDTH (vframe);
-  gdouble fh = GST_VIDEO_FRAME_HEIGHT (vframe);
   gdouble gain, pad_x, pad_y;
   guint8 value[GST_VIDEO_MAX_COMPONENTS];
 
+  letterbox_of (scene, vframe, &gain, &pad_x, &pad_y);
   gst_tensor_inject_scene_model_size (scene, &mw, &mh);
-  gain = MIN (mw / fw, mh / fh);
-  pad_x = round ((mw - fw * gain) / 2 - 0.1);
-  pad_y = round ((mh - fh * gain) / 2 - 0.1);
   component_values (&vframe->info, lane_rgb, value);
   for (i = 0; i < n; i++) {
     gdouble x[GST_TENSOR_INJECT_LANE_ROWS], px[GST_TENSOR_INJECT_LANE_ROWS],
@@ -333,20 +340,6 @@ static const gint pose_limbs[19][2] = {
   {5, 6}, {5, 7}, {6, 8}, {7, 9}, {8, 10}, {1, 2}, {0, 1}, {0, 2},
   {1, 3}, {2, 4}, {3, 5}, {4, 6},
 };
-
-static void
-letterbox_of (const GstTensorInjectScene * scene, GstVideoFrame * vframe,
-    gdouble * gain, gdouble * pad_x, gdouble * pad_y)
-{
-  gdouble fw = GST_VIDEO_FRAME_WIDTH (vframe);
-  gdouble fh = GST_VIDEO_FRAME_HEIGHT (vframe);
-  gint mw, mh;
-
-  gst_tensor_inject_scene_model_size (scene, &mw, &mh);
-  *gain = MIN (mw / fw, mh / fh);
-  *pad_x = round ((mw - fw * *gain) / 2 - 0.1);
-  *pad_y = round ((mh - fh * *gain) / 2 - 0.1);
-}
 
 static void
 draw_pose (const GstTensorInjectScene * scene, guint64 frame,

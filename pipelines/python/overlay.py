@@ -51,8 +51,6 @@ import gi
 
 gi.require_foreign("cairo")
 from cudanms_meta import Gst, detections, frame_json  # noqa: E402
-gi.require_version("GstVideo", "1.0")
-from gi.repository import GstVideo  # noqa: E402
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 SHEET_COLS, SHEET_ROWS, SHEET_SCALE, SHEET_GAP = 3, 2, 0.5, 8
@@ -79,29 +77,6 @@ COCO_LIMBS = [(15, 13), (13, 11), (16, 14), (14, 12), (11, 12), (5, 11),
               (0, 1), (0, 2), (1, 3), (2, 4), (3, 5), (4, 6)]
 # a keypoint is drawn when its visibility score is at least this
 KEYPOINT_SCORE = 0.5
-
-
-def lane_points(roi):
-    """The points of a lane ROI (its "lane" structure's points, a
-    GstValueArray x0 y0 x1 y1 ... in frame pixels) as [[x, y], ...], each
-    rounded to 6 decimals; None when the ROI is not a lane."""
-    lane = roi.get_param("lane")
-    if lane is None or not lane.has_field("points"):
-        return None
-    flat = [round(v, 6) for v in lane.get_value("points")]
-    return [flat[i:i + 2] for i in range(0, len(flat) - 1, 2)]
-
-
-def add_lanes(buf, objects):
-    """Gives each lane detection of buf its points: detection["lane"]
-    ["points"]."""
-    for o in objects:
-        roi = GstVideo.buffer_get_video_region_of_interest_meta_id(
-            buf, o["region_id"])
-        pts = lane_points(roi) if roi is not None else None
-        if pts is not None:
-            o["detection"].setdefault("lane", {})["points"] = pts
-    return objects
 
 
 def label_color(label_id):
@@ -297,7 +272,7 @@ def run(args):
 
     def on_buffer(pad, info):
         buf = info.get_buffer()
-        objects = add_lanes(buf, detections(buf))
+        objects = detections(buf)
         pending[buf.pts] = objects
         jsonl.write(frame_json(buf.pts, args.width, args.height, objects)
                     + "\n")
