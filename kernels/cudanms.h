@@ -305,7 +305,7 @@ typedef struct {
 } cnms_mask;
 
 /* The most bytes the masks of one cnms_detect_seg may take (1 GiB): more
- * is CNMS_ERR_NO_MEMORY, before any is allocated. */
+ * is CNMS_ERR_NO_MEMORY, before the masks' bytes are allocated. */
 #define CNMS_MASK_BYTES_MAX ((size_t) 1 << 30)
 
 /* Decode + NMS of a yolov8-seg tensor and the masks of its kept records
@@ -360,7 +360,8 @@ cnms_status cnms_nms_rotated (cnms_ctx *ctx, const float *boxes,
  * (strictly) and its rows are valid; then lane NMS in (score desc, index
  * asc) order, at most p->max_detections kept, after the p->max_candidates
  * cap. p's model and frame sizes and letterbox map the points; its IoU
- * and per-class fields are not used. A record (cnms_det) of a lane: its
+ * and per-class fields play no part, but are checked as for cnms_detect
+ * (an IoU outside [0, 1] is CNMS_ERR_INVALID_ARG). A record (cnms_det) of a lane: its
  * score, class 0, its proposal index (anchor), x1 y1 x2 y2 the frame
  * rectangle of its points (all 0 when it has none) and angle 0. */
 cnms_status cnms_detect_lanes (cnms_ctx *ctx, const cnms_tensor *t,
@@ -377,8 +378,9 @@ cnms_status cnms_detect_lanes (cnms_ctx *ctx, const cnms_tensor *t,
 const float *cnms_ctx_lane_points (const cnms_ctx *ctx, int *n_rows);
 
 /* Plain lane NMS on host arrays, LaneATT's nms(): proposals [n][5+S]
- * (S = n_offsets >= 2), scores [n]; a proposal takes part when its score,
- * start_y and length are finite and its start row lies in [0, S-1].
+ * (S = n_offsets, 2 .. 2^20), scores [n]; a proposal takes part when its
+ * score, start_y and length are finite, |start_y (S-1)| and |length| are
+ * at most 2^20, and its start row lies in [0, S-1].
  * keep (n entries) receives input indices in kept order;
  * max_detections <= 0: no cap. */
 cnms_status cnms_nms_lanes (cnms_ctx *ctx, const float *proposals,

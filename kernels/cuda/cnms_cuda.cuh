@@ -234,10 +234,6 @@ cudaError_t cnms_cuda_decode (const void *d_tensor, cnms_dtype dtype,
     void *d_cand, uint64_t *d_keys, uint32_t *d_vals, int32_t *d_report,
     cudaStream_t stream);
 
-/* cuda_filter.cu: plain NMS input. Keeps the boxes (geom: CNMS_GEOM_BOX,
- * [n][4]; CNMS_GEOM_OBB, [n][5]) whose values and score are all finite:
- * their keys and input indices go to keys/vals, their number to d_hdr
- * (whose count must be zero). */
 /* cuda_filter.cu: cnms_nms_lanes input. Keeps the proposals [n][5 + S]
  * (row stride floats) whose score is finite and whose rows
  * cnms_lane_rows takes (n_strips = S - 1). */
@@ -262,6 +258,10 @@ cudaError_t cnms_cuda_decode_lanes (const void *d_tensor, int f16,
 cudaError_t cnms_cuda_gather_kept_rows (const void *d_tensor,
     size_t row_bytes, size_t dst_stride, const void *out, int max_keep,
     void *dst, cudaStream_t stream);
+/* cuda_filter.cu: plain NMS input. Keeps the boxes (geom: CNMS_GEOM_BOX,
+ * [n][4]; CNMS_GEOM_OBB, [n][5]) whose values and score are all finite:
+ * their keys and input indices go to keys/vals, their number to d_hdr
+ * (whose count must be zero). */
 cudaError_t cnms_cuda_filter (int geom, const float *d_boxes,
     const float *d_scores, int n, int abits, int32_t *d_hdr,
     uint64_t *d_keys, uint32_t *d_vals, cudaStream_t stream);

@@ -18,6 +18,7 @@
 static const char *const dtype_descr[] = {
   "<f4", "<f2", "<i4", "<i8", "|u1"
 };
+static const size_t n_descr = sizeof dtype_descr / sizeof dtype_descr[0];
 
 size_t
 cnms_npy_dtype_size (cnms_npy_dtype dtype)
@@ -253,12 +254,12 @@ parse_header (const char *h, size_t hlen, cnms_npy *a, char *err,
   if (!have_shape)
     return fail (err, err_size, "npy header has no 'shape' tuple");
 
-  for (i = 0; i < 5; i++) {
+  for (i = 0; i < n_descr; i++) {
     if (strlen (dtype_descr[i]) == descr_len
         && memcmp (descr, dtype_descr[i], descr_len) == 0)
       break;
   }
-  if (i == 5) {
+  if (i == n_descr) {
     shown (descr, descr_len, name, 16);
     return fail (err, err_size, "unsupported npy dtype '%s' (expected "
         "<f4, <f2, <i4, <i8 or |u1)", name);

@@ -324,6 +324,13 @@ def main():
                   "reference pixel for pixel (%d records, %d mask pixels, "
                   "%d set); backend %s" % (a.cases - bad, a.cases, kept,
                                             pixels, set_px, a.backend))
+        # the seeded cases must exercise the rule: records kept, keypoints
+        # or set mask pixels (an empty run would pass on nothing)
+        if a.cases > 0 and (kept == 0 or (points == 0 if pose
+                                          else set_px == 0)):
+            print("golden-heads: %s: nothing kept or set in %d cases" % (
+                name, a.cases))
+            bad += 1
         fails += bad
     return 1 if fails else 0
 
