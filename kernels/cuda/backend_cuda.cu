@@ -146,12 +146,13 @@ reserve_out (cnms_backend_ctx *ctx, cnms_cuda_priv *s, size_t bytes)
 
 /* Enqueues the engine of geometry geom on the n candidate slots in
  * d_keys/d_vals (count in d_hdr), decoding them first when dec is given;
- * report: the decode's row counts (detect), or NULL (plain NMS). */
+ * report: the decode's row counts (detect), or NULL (plain NMS);
+ * kept_dev: cnms_engine_args's, or NULL. */
 static cnms_status
 enqueue_engine (cnms_backend_ctx *ctx, cnms_cuda_priv *s, int geom,
     const cnms_engine_decode *dec, const cnms_cand_src *src, int n,
-    const cnms_nms_args *a, int32_t *d_hdr, int32_t *report, int blocks,
-    size_t smem)
+    const cnms_nms_args *a, int32_t *d_hdr, int32_t *report,
+    int32_t *kept_dev, int blocks, size_t smem)
 {
   cnms_engine_args g;
 
@@ -167,6 +168,7 @@ enqueue_engine (cnms_backend_ctx *ctx, cnms_cuda_priv *s, int geom,
   g.cache_max = s->force_large ? -1 : CNMS_CACHE_MAX;
   g.row_list_max = s->force_large ? 0 : CNMS_ROW_LIST;
   g.report = report;
+  g.kept_dev = kept_dev;
   g.order = (uint32_t *) s->d_order.p;
   g.boxes = (float4 *) s->d_boxes.p;
   /* [hulls cap | cnms_obb cap] for oriented boxes */
@@ -316,6 +318,7 @@ enqueue_detect (cnms_backend_ctx *ctx, cnms_cuda_priv *s,
   int32_t *d_hdr;
   int blocks = 1;
   size_t smem = 0;
+  bool ahead = false;
 
   a.cap = cap;
   a.max_keep = p->max_detections < cap ? p->max_detections : cap;
@@ -341,6 +344,9 @@ enqueue_detect (cnms_backend_ctx *ctx, cnms_cuda_priv *s,
     CNMS_TRY (cnms_cuda_reserve_pinned (ctx, &s->h_stage, in_bytes,
             "tensor staging"));
   }
+  if (ctx->heads_ahead != NULL)
+    CNMS_TRY (cnms_cuda_heads_ahead_reserve (ctx, ctx->heads_ahead,
+            a.max_keep, &ahead));
   d_hdr = (int32_t *) s->d_cand.p;
   CNMS_TRY (upload_rules (ctx, s, rules, &a.rules));
 
@@ -378,8 +384,9 @@ enqueue_detect (cnms_backend_ctx *ctx, cnms_cuda_priv *s,
   memset (&src, 0, sizeof src);
   src.recs = dec.recs;
   CNMS_TRY (enqueue_engine (ctx, s, geom, fused ? &dec : NULL, &src, n, &a,
-          d_hdr, dec.report, blocks, smem));
-  if (ctx->heads_ahead != NULL)
+          d_hdr, dec.report, ahead ? (int32_t *) s->d_kept.p : NULL, blocks,
+          smem));
+  if (ahead)
     CNMS_TRY (cnms_cuda_heads_ahead (ctx, ctx->heads_ahead, a.max_keep));
   return cnms_cuda_timing_end (ctx);
 }
@@ -483,7 +490,7 @@ enqueue_nms (cnms_backend_ctx *ctx, cnms_cuda_priv *s, int geom,
   src.classes_in = classes != NULL ?
       (const int32_t *) (d_in + off_classes) : NULL;
   CNMS_TRY (enqueue_engine (ctx, s, geom, NULL, &src, n, &a, d_hdr, NULL,
-          blocks, smem));
+          NULL, blocks, smem));
   return cnms_cuda_timing_end (ctx);
 }
 
@@ -579,7 +586,7 @@ enqueue_nms_lanes (cnms_backend_ctx *ctx, cnms_cuda_priv *s,
   src.lane_stride = (int) stride;
   src.lane_n = n_offsets - 1;
   CNMS_TRY (enqueue_engine (ctx, s, CNMS_GEOM_LANE, NULL, &src, n, &a, d_hdr,
-          NULL, blocks, smem));
+          NULL, NULL, blocks, smem));
   return cnms_cuda_timing_end (ctx);
 }
 
@@ -686,7 +693,7 @@ enqueue_detect_lanes (cnms_backend_ctx *ctx, cnms_cuda_priv *s,
   src.lane_stride = stride;
   src.lane_n = shape->n_classes - 1;
   CNMS_TRY (enqueue_engine (ctx, s, CNMS_GEOM_LANE, NULL, &src, n, &a, d_hdr,
-          (int32_t *) s->d_report.p, blocks, smem));
+          (int32_t *) s->d_report.p, NULL, blocks, smem));
   if (t->on_device)
     CNMS_CUDA_TRY (ctx, cnms_cuda_gather_kept_rows (d_tensor,
             in_bytes / (size_t) n, CNMS_KEPT_ROW_STRIDE (in_bytes /

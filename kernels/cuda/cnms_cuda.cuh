@@ -128,6 +128,7 @@ typedef struct {
   size_t ahead_bytes, ahead_logits;     /* seg: the room to reserve for
                                  * the masks' bytes and logits */
   int no_ahead;                 /* CNMS_TEST_NO_HEADS_AHEAD */
+  cnms_cuda_buf d_kept;         /* the engine's kept_dev for the heads */
 } cnms_cuda_priv;
 
 /* Makes dev current for the calling thread for one scope and restores
@@ -340,6 +341,10 @@ typedef struct {
   int32_t *report;              /* detect: the decode's row counts, copied
                                  * to the output header and zeroed; NULL
                                  * for plain NMS */
+  int32_t *kept_dev;            /* NULL, or device memory for [kept count |
+                                 * the kept records' sort values]: what the
+                                 * output holds, for kernels behind the
+                                 * engine (no reads of host memory) */
   uint32_t *order;              /* capacity: sort values in sorted order */
   float4 *boxes;                /* cap: sorted boxes, or oriented boxes'
                                  * hulls (suppress only) */
@@ -395,11 +400,15 @@ cudaError_t cnms_cuda_engine_allow_smem (size_t max_dynamic);
 extern "C" cnms_status cnms_cuda_heads (cnms_backend_ctx *ctx,
     const cnms_heads_args *h, const cnms_det *dets, int n);
 /* cuda_heads.cu: enqueues the heads h on the kept records of the engine
- * just enqueued (its output h_out, at most max_keep records), where they
- * can run there: a device tensor, and for masks device prototypes.
+ * just enqueued (at most max_keep), where they can run there: a device
+ * tensor, and for masks device prototypes. _reserve, before the stream
+ * work, reserves their buffers and says whether they will (*ahead: then
+ * the engine's kept_dev is d_kept).
  * cnms_cuda_heads_ahead_done, after the stream's synchronisation, notes
  * whether they completed (masks: within their room), so that
  * cnms_cuda_heads takes them instead of running the heads again. */
+cnms_status cnms_cuda_heads_ahead_reserve (cnms_backend_ctx *ctx,
+    const cnms_heads_args *h, int max_keep, bool *ahead);
 cnms_status cnms_cuda_heads_ahead (cnms_backend_ctx *ctx,
     const cnms_heads_args *h, int max_keep);
 cnms_status cnms_cuda_heads_ahead_done (cnms_backend_ctx *ctx);

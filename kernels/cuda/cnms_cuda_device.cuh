@@ -104,6 +104,21 @@ cnms_write_kept (char *body, int k, const cnms_det *recs, int first,
   }
 }
 
+/* The kept count k and sort values (order (r) gives rank r's) into
+ * g.kept_dev when it is given, by the threads first, first + step, ... */
+template <typename F>
+__device__ __forceinline__ void
+cnms_write_kept_dev (const cnms_engine_args &g, int k, int first, int step,
+    F order)
+{
+  if (g.kept_dev == NULL)
+    return;
+  for (int r = first; r < k; r += step)
+    g.kept_dev[1 + r] = (int32_t) order (r);
+  if (first == 0)
+    g.kept_dev[0] = k;
+}
+
 __device__ __forceinline__ float
 cnms_box4_area (float4 b)
 {

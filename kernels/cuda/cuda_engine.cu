@@ -185,6 +185,8 @@ engine_kernel (cnms_engine_args g)
     cnms_write_kept (body, k, g.src.recs, blockIdx.x * blockDim.x +
         threadIdx.x, gridDim.x * blockDim.x,
         [&] (int r) { return g.order[r]; });
+    cnms_write_kept_dev (g, k, blockIdx.x * blockDim.x + threadIdx.x,
+        gridDim.x * blockDim.x, [&] (int r) { return g.order[r]; });
     if (blockIdx.x == 0 && threadIdx.x == 0)
       out_hdr[CNMS_OUT_KEPT] = k;
     if (reporter)

@@ -19,9 +19,11 @@
  * Ahead: when the tensor (and for masks the prototypes) lies on the
  * device and no caps follow the NMS, the detect enqueues the heads behind
  * its engine (cnms_cuda_heads_ahead), so that one synchronisation serves
- * both. The kernels then read the kept records from the engine's output
- * (mapped pinned memory): the keypoints of every kept record go straight
- * into mapped memory; for masks a one-block kernel makes the jobs (each
+ * both. The kernels then find the kept records through the engine's
+ * kept_dev (their count and sort values in device memory: reads of the
+ * mapped output would each cross the bus): the keypoints of every kept
+ * record go straight into mapped memory; for masks a one-block kernel
+ * makes the jobs (each
  * record's rectangle, window and offsets, in record order, the offsets
  * by a prefix sum) and their totals, and the masks' bytes go straight
  * into mapped memory too. The room for the bytes and logits is the last
@@ -86,47 +88,53 @@ mask_window (const cnms_mask_axis *ax, const cnms_mask_axis *ay,
   j->wh = hi - lo + 1;
 }
 
-/* Keypoints: thread i is keypoint i % k of kept record i / k, whose
- * anchor is anchors[(i / k) * stride]; the records: n, or when count is
- * given *count clamped to [0, n] (an engine's kept count). */
+/* How many kept records: n, or when sel (an engine's kept_dev) is given
+ * its count clamped to [0, n]. */
+static __device__ int
+kept_count (const int32_t *sel, int n)
+{
+  if (sel == NULL)
+    return n;
+  const int c = sel[0];
+  return c < 0 ? 0 : (c < n ? c : n);
+}
+
+/* Keypoints: thread i is keypoint i % k of kept record r = i / k, whose
+ * anchor is anchors[r], or with sel that of record sel[1 + r] of recs
+ * (the engine's kept sort values). */
 static __global__ void
 pose_kernel (const void *tensor, int f16, size_t n_anchors, int d, int k,
-    const int32_t *anchors, int stride, const int32_t *count, int n,
+    const int32_t *anchors, const cnms_det *recs, const int32_t *sel, int n,
     cnms_map map, float *out)
 {
   const long long i = (long long) blockIdx.x * blockDim.x + threadIdx.x;
-  int m = n;
 
-  if (count != NULL) {
-    const int c = *count;
-    m = c < 0 ? 0 : (c < n ? c : n);
-  }
-  if (i >= (long long) m * k)
+  if (i >= (long long) kept_count (sel, n) * k)
     return;
+  const long long r = i / k;
+  const int32_t a = sel != NULL ? recs[sel[1 + r]].anchor : anchors[r];
   cnms_pose_keypoint (tensor, f16, n_anchors, d, (int) (i % k),
-      (size_t) (uint32_t) anchors[(i / k) * stride], &map, out + 3 * i);
+      (size_t) (uint32_t) a, &map, out + 3 * i);
 }
 
-/* The masks' jobs of an engine's kept records (out: its mapped output,
- * at most max_keep records), in one block: each record's rectangle
+/* The masks' jobs of an engine's kept records (recs[sel[1 + r]] for
+ * r < sel[0], at most max_keep), in one block: each record's rectangle
  * (cnms_mask_rect of its box, as the front end's table) and window, its
  * bytes' and logits' offsets by a prefix sum in record order, into
  * djobs and (for the host's check) hjobs; the totals into dsum and
  * hsum, over when they pass the room. */
 static __global__ void
-jobs_kernel (const char *out, int max_keep, cnms_mask_axis ax,
-    cnms_mask_axis ay, long long room_bytes, long long room_logits,
-    cnms_mask_sum *dsum, cnms_mask_job *djobs, cnms_mask_sum *hsum,
-    cnms_mask_job *hjobs)
+jobs_kernel (const cnms_det *recs, const int32_t *sel, int max_keep,
+    cnms_mask_axis ax, cnms_mask_axis ay, long long room_bytes,
+    long long room_logits, cnms_mask_sum *dsum, cnms_mask_job *djobs,
+    cnms_mask_sum *hsum, cnms_mask_job *hjobs)
 {
   __shared__ long long sb[CNMS_BLOCK], sl[CNMS_BLOCK];
   __shared__ long long base_b, base_l;
   __shared__ int most_w, most_p;
   const int t = threadIdx.x;
-  const cnms_det *recs = (const cnms_det *) (out + CNMS_HEADER_BYTES);
-  int kept = ((const int32_t *) out)[CNMS_OUT_KEPT];
+  const int kept = kept_count (sel, max_keep);
 
-  kept = kept < 0 ? 0 : (kept < max_keep ? kept : max_keep);
   if (t == 0) {
     base_b = base_l = 0;
     most_w = most_p = 0;
@@ -139,7 +147,7 @@ jobs_kernel (const char *out, int max_keep, cnms_mask_axis ax,
 
     memset (&j, 0, sizeof j);
     if (i < kept) {
-      const cnms_det d = recs[i];
+      const cnms_det d = recs[sel[1 + i]];
 
       cnms_mask_rect (d.x1, d.y1, d.x2, d.y2, &j.x, &j.y, &j.w, &j.h);
       mask_window (&ax, &ay, &j);
@@ -342,7 +350,7 @@ pose (cnms_backend_ctx *ctx, cnms_cuda_priv *s, const cnms_heads_args *h,
   CNMS_TRY (cnms_cuda_timing_begin (ctx));
   pose_kernel <<< (unsigned) cnms_ceil_div ((int) threads, CNMS_BLOCK),
       CNMS_BLOCK, 0, s->stream >>> (h->t->data, f16, na, h->keypoint_dims,
-      k, (const int32_t *) s->h_hjobs.dev, 1, NULL, n, h->map,
+      k, (const int32_t *) s->h_hjobs.dev, NULL, NULL, n, h->map,
       (float *) s->h_heads.dev);
   CNMS_CUDA_TRY (ctx, cudaGetLastError (), "keypoint kernel");
   CNMS_TRY (cnms_cuda_timing_end (ctx));
@@ -470,6 +478,57 @@ room (size_t v, size_t least)
   return r < least ? least : r;
 }
 
+/* Whether heads h can run behind the engine (max_keep records at most),
+ * and their grid's threads (pose). */
+static bool
+ahead_possible (const cnms_cuda_priv *s, const cnms_heads_args *h,
+    int max_keep)
+{
+  if (!h->t->on_device || max_keep < 1 || s->no_ahead)
+    return false;
+  if (h->kind == CNMS_HEAD_POSE)
+    /* past an int grid the heads' own call says why */
+    return (long long) max_keep * h->n_keypoints <= 0x7fffffffLL - CNMS_BLOCK;
+  return h->protos->on_device;
+}
+
+/* The jobs' bytes in d_hjobs and h_hjobs: the totals, then the jobs. */
+static size_t
+ahead_jobs_bytes (int max_keep)
+{
+  return CNMS_SUM_BYTES + (size_t) max_keep * sizeof (cnms_mask_job);
+}
+
+cnms_status
+cnms_cuda_heads_ahead_reserve (cnms_backend_ctx *ctx,
+    const cnms_heads_args *h, int max_keep, bool *ahead)
+{
+  cnms_cuda_priv *s = (cnms_cuda_priv *) ctx->priv;
+
+  *ahead = false;
+  if (!ahead_possible (s, h, max_keep))
+    return CNMS_OK;
+  CNMS_TRY (cnms_cuda_reserve_device (ctx, &s->d_kept,
+          ((size_t) max_keep + 1) * sizeof (int32_t), "kept records"));
+  if (h->kind == CNMS_HEAD_POSE) {
+    CNMS_TRY (cnms_cuda_reserve_pinned (ctx, &s->h_heads,
+            ((size_t) max_keep * h->n_keypoints + 1) * 3 * sizeof (float),
+            "keypoints"));
+  } else {
+    CNMS_TRY (cnms_cuda_reserve_pinned (ctx, &s->h_heads,
+            room (s->ahead_bytes, (size_t) 1 << 16), "masks"));
+    CNMS_TRY (cnms_cuda_reserve_device (ctx, &s->d_logits,
+            room (s->ahead_logits, (size_t) 1 << 14) * sizeof (float),
+            "mask logits"));
+    CNMS_TRY (cnms_cuda_reserve_device (ctx, &s->d_hjobs,
+            ahead_jobs_bytes (max_keep), "mask jobs"));
+    CNMS_TRY (cnms_cuda_reserve_pinned (ctx, &s->h_hjobs,
+            ahead_jobs_bytes (max_keep), "mask jobs"));
+  }
+  *ahead = true;
+  return CNMS_OK;
+}
+
 cnms_status
 cnms_cuda_heads_ahead (cnms_backend_ctx *ctx, const cnms_heads_args *h,
     int max_keep)
@@ -477,60 +536,37 @@ cnms_cuda_heads_ahead (cnms_backend_ctx *ctx, const cnms_heads_args *h,
   cnms_cuda_priv *s = (cnms_cuda_priv *) ctx->priv;
   const int f16 = h->t->dtype == CNMS_DTYPE_FLOAT16;
   const size_t na = (size_t) h->n_anchors;
-  /* the engine's output as kernels see it: [header | records] */
-  const char *out = (const char *) s->h_out.dev;
+  /* the engine's kept records, in device memory */
+  const cnms_det *recs = (const cnms_det *) ((const char *) s->d_cand.p
+      + CNMS_HEADER_BYTES);
+  const int32_t *sel = (const int32_t *) s->d_kept.p;
 
-  s->ahead_kind = 0;
-  if (!h->t->on_device || max_keep < 1 || s->no_ahead)
-    return CNMS_OK;
   if (h->kind == CNMS_HEAD_POSE) {
     const int k = h->n_keypoints;
-    const long long threads = (long long) max_keep * k;
+    const int threads = max_keep * k;
 
-    /* past an int grid the heads' own call says why */
-    if (threads > 0x7fffffffLL - CNMS_BLOCK)
-      return CNMS_OK;
-    CNMS_TRY (cnms_cuda_reserve_pinned (ctx, &s->h_heads,
-            ((size_t) threads + 1) * 3 * sizeof (float), "keypoints"));
-    pose_kernel <<< (unsigned) cnms_ceil_div ((int) threads, CNMS_BLOCK),
+    pose_kernel <<< (unsigned) cnms_ceil_div (threads, CNMS_BLOCK),
         CNMS_BLOCK, 0, s->stream >>> (h->t->data, f16, na, h->keypoint_dims,
-        k, (const int32_t *) (out + CNMS_HEADER_BYTES + offsetof (cnms_det,
-                anchor)), (int) (sizeof (cnms_det) / sizeof (int32_t)),
-        (const int32_t *) out + CNMS_OUT_KEPT, max_keep, h->map,
-        (float *) s->h_heads.dev);
+        k, NULL, recs, sel, max_keep, h->map, (float *) s->h_heads.dev);
     CNMS_CUDA_TRY (ctx, cudaGetLastError (), "keypoint kernel");
     s->ahead_kind = CNMS_HEAD_POSE;
     return CNMS_OK;
   }
-  if (!h->protos->on_device)
-    return CNMS_OK;
   {
     const size_t plane = (size_t) h->proto_h * (size_t) h->proto_w;
-    const size_t jobs_bytes = CNMS_SUM_BYTES
-        + (size_t) max_keep * sizeof (cnms_mask_job);
     const int rows = s->ahead_n + s->ahead_n / 4;
     const int gy = rows < 8 ? 8 : (rows < max_keep ? rows : max_keep);
     cnms_mask_axis ax, ay;
-    cnms_mask_sum *dsum;
-    cnms_mask_job *djobs;
+    cnms_mask_sum *dsum = (cnms_mask_sum *) s->d_hjobs.p;
+    cnms_mask_job *djobs = (cnms_mask_job *) ((char *) s->d_hjobs.p
+        + CNMS_SUM_BYTES);
 
-    CNMS_TRY (cnms_cuda_reserve_pinned (ctx, &s->h_heads,
-            room (s->ahead_bytes, (size_t) 1 << 16), "masks"));
-    CNMS_TRY (cnms_cuda_reserve_device (ctx, &s->d_logits,
-            room (s->ahead_logits, (size_t) 1 << 14) * sizeof (float),
-            "mask logits"));
-    CNMS_TRY (cnms_cuda_reserve_device (ctx, &s->d_hjobs, jobs_bytes,
-            "mask jobs"));
-    CNMS_TRY (cnms_cuda_reserve_pinned (ctx, &s->h_hjobs, jobs_bytes,
-            "mask jobs"));
     cnms_mask_axis_init (&ax, h->map.gain_x, h->map.pad_x, h->proto_w,
         h->model_w);
     cnms_mask_axis_init (&ay, h->map.gain_y, h->map.pad_y, h->proto_h,
         h->model_h);
-    dsum = (cnms_mask_sum *) s->d_hjobs.p;
-    djobs = (cnms_mask_job *) ((char *) s->d_hjobs.p + CNMS_SUM_BYTES);
-    jobs_kernel <<< 1, CNMS_BLOCK, 0, s->stream >>> (out, max_keep, ax, ay,
-        (long long) s->h_heads.cap,
+    jobs_kernel <<< 1, CNMS_BLOCK, 0, s->stream >>> (recs, sel, max_keep,
+        ax, ay, (long long) s->h_heads.cap,
         (long long) (s->d_logits.cap / sizeof (float)), dsum, djobs,
         (cnms_mask_sum *) s->h_hjobs.dev,
         (cnms_mask_job *) ((char *) s->h_hjobs.dev + CNMS_SUM_BYTES));

@@ -209,6 +209,8 @@ cnms_resolve_cached (const cnms_engine_args &g, int n, uint64_t *s)
   const int kept = s_n_kept;
   cnms_write_kept (body, kept, g.src.recs, tid, blockDim.x,
       [&] (int r) { return s_order[s_kpos[r]]; });
+  cnms_write_kept_dev (g, kept, tid, blockDim.x,
+      [&] (int r) { return s_order[s_kpos[r]]; });
   if (tid == 0)
     ((int32_t *) g.out)[CNMS_OUT_KEPT] = kept;
 }
@@ -325,6 +327,8 @@ cnms_resolve_global (const cnms_engine_args &g, int n, uint64_t *s)
 
       if (mine) {
         const int rank = kept + __popcll (kept_bits & ((1ull << tid) - 1));
+        if (g.kept_dev != NULL)
+          g.kept_dev[1 + rank] = (int32_t) src;
         if (g.src.recs != NULL)
           cnms_write_record (body, rank, rec);
         else
@@ -357,8 +361,11 @@ cnms_resolve_global (const cnms_engine_args &g, int n, uint64_t *s)
     src = next_src;
     cnt = next_cnt;
   }
-  if (tid == 0)
+  if (tid == 0) {
+    if (g.kept_dev != NULL)
+      g.kept_dev[0] = kept;
     ((int32_t *) g.out)[CNMS_OUT_KEPT] = kept;
+  }
 }
 
 /* The resolve of n sorted boxes by one block; s: its dynamic shared
