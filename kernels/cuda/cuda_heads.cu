@@ -101,20 +101,44 @@ kept_count (const int32_t *sel, int n)
 
 /* Keypoints: thread i is keypoint i % k of kept record r = i / k, whose
  * anchor is anchors[r], or with sel that of record sel[1 + r] of recs
- * (the engine's kept sort values). */
+ * (the engine's kept sort values). out is mapped host memory, where every
+ * store crosses the bus: a block's keypoints are staged in shared memory
+ * and go out in 16-byte pieces, consecutive threads' pieces consecutive
+ * (out is 16-byte aligned; a block's 3 CNMS_BLOCK floats are whole
+ * pieces; the last piece may reach 3 floats past the keypoints, which
+ * out has room for). */
 static __global__ void
 pose_kernel (const void *tensor, int f16, size_t n_anchors, int d, int k,
     const int32_t *anchors, const cnms_det *recs, const int32_t *sel, int n,
     cnms_map map, float *out)
 {
-  const long long i = (long long) blockIdx.x * blockDim.x + threadIdx.x;
+  __shared__ __align__ (16) float st[3 * CNMS_BLOCK];
+  const long long first = (long long) blockIdx.x * CNMS_BLOCK;
+  const long long i = first + threadIdx.x;
+  const long long total = (long long) kept_count (sel, n) * k;
 
-  if (i >= (long long) kept_count (sel, n) * k)
+  if (first >= total)
     return;
-  const long long r = i / k;
-  const int32_t a = sel != NULL ? recs[sel[1 + r]].anchor : anchors[r];
-  cnms_pose_keypoint (tensor, f16, n_anchors, d, (int) (i % k),
-      (size_t) (uint32_t) a, &map, out + 3 * i);
+  if (i < total) {
+    const long long r = i / k;
+    const int32_t a = sel != NULL ? recs[sel[1 + r]].anchor : anchors[r];
+
+    cnms_pose_keypoint (tensor, f16, n_anchors, d, (int) (i % k),
+        (size_t) (uint32_t) a, &map, st + 3 * threadIdx.x);
+  } else {
+    st[3 * threadIdx.x] = st[3 * threadIdx.x + 1] =
+        st[3 * threadIdx.x + 2] = 0.0f;
+  }
+  __syncthreads ();
+  {
+    const long long floats = 3 * ((total - first) < CNMS_BLOCK ?
+        total - first : CNMS_BLOCK);
+    const int pieces = (int) ((floats + 3) / 4);
+
+    if ((int) threadIdx.x < pieces)
+      ((float4 *) (out + 3 * first))[threadIdx.x] =
+          ((const float4 *) st)[threadIdx.x];
+  }
 }
 
 /* The masks' jobs of an engine's kept records (recs[sel[1 + r]] for

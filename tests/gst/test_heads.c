@@ -615,7 +615,7 @@ frame_payload (GstBuffer * out)
   return g_string_free (str, FALSE);
 }
 
-/* With a CUDA device (the case is only registered then): the pose and
+/* With a CUDA device (without one the case says so and ends): the pose and
  * segmentation scenes on the CUDA backend, from host tensors
  * (device=cuda) and from device tensors (tensorinject memory=cuda), give
  * what the CPU backend gives, every keypoint and mask byte (the ROI's
@@ -628,6 +628,12 @@ GST_START_TEST (test_cuda_parity)
   };
   guint sc;
 
+  /* asked here, in the test's own process: CUDA started before check
+   * forks the test would not work in the child */
+  if (cnms_cuda_device_count () < 1) {
+    g_print ("test_cuda_parity: no CUDA device, not run\n");
+    return;
+  }
   for (sc = 0; sc < 2; sc++) {
     GstHarness *h[3];
     gchar *desc[3];
@@ -689,8 +695,7 @@ heads_suite (void)
   tcase_add_test (tc, test_seg_bad_protos);
   tcase_add_test (tc, test_seg_pool);
   tcase_add_test (tc, test_seg_scene_masks);
-  if (cnms_cuda_device_count () > 0)
-    tcase_add_test (tc, test_cuda_parity);
+  tcase_add_test (tc, test_cuda_parity);
   return s;
 }
 
