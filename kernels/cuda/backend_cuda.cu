@@ -60,8 +60,8 @@ reserve_buffers (cnms_backend_ctx *ctx, cnms_cuda_priv *s, int geom, int n,
   CNMS_TRY (cnms_cuda_reserve_device (ctx, &s->d_cls,
           (size_t) cap * sizeof (int32_t), "sorted classes"));
   CNMS_TRY (cnms_cuda_reserve_device (ctx, &s->d_rows, (size_t) cap *
-          (sizeof (int32_t) + CNMS_ROW_LIST * (sizeof (int32_t) +
-                  sizeof (uint64_t))), "NMS row lists"));
+          (sizeof (int32_t) + sizeof (uint64_t) + CNMS_ROW_LIST *
+              (sizeof (int32_t) + sizeof (uint64_t))), "NMS row lists"));
   {
     /* a new grid's state words must be zeroed before the engine runs */
     const void *old = s->d_grid.p;
@@ -167,9 +167,11 @@ enqueue_engine (cnms_backend_ctx *ctx, cnms_cuda_priv *s, int geom,
   g.lanes = geom == CNMS_GEOM_LANE ? (int4 *) (g.boxes + a->cap) : NULL;
   g.cls = (int32_t *) s->d_cls.p;
   g.mask = (uint64_t *) s->d_mask.p;
-  /* [bits cap x L | words cap x L | counts cap]: 8-byte words first */
+  /* [bits cap x L | next words cap | words cap x L | counts cap]: 8-byte
+   * words first */
   g.list_b = (uint64_t *) s->d_rows.p;
-  g.list_w = (int32_t *) (g.list_b + (size_t) a->cap * CNMS_ROW_LIST);
+  g.row_next = g.list_b + (size_t) a->cap * CNMS_ROW_LIST;
+  g.list_w = (int32_t *) (g.row_next + a->cap);
   g.row_cnt = g.list_w + (size_t) a->cap * CNMS_ROW_LIST;
   /* cnms_grid_bytes's parts */
   g.grid_state = (uint32_t *) s->d_grid.p;

@@ -99,7 +99,8 @@ typedef struct {
                                  * boxes their cnms_obb */
   cnms_cuda_buf d_cls;          /* int32 x cap, sorted */
   cnms_cuda_buf d_mask;         /* uint64 x cap x ceil(cap / 64) */
-  cnms_cuda_buf d_rows;         /* cap x (count, CNMS_ROW_LIST words, bits) */
+  cnms_cuda_buf d_rows;         /* cap x (count, CNMS_ROW_LIST words, bits,
+                                 * the next tile's word) */
   cnms_cuda_buf d_grid;         /* the pruned mask's grid (cnms_grid_bytes):
                                  * its state words must be zero before an
                                  * engine runs (zeroed with the count
@@ -249,7 +250,7 @@ cudaError_t cnms_cuda_filter (int geom, const float *d_boxes,
     uint64_t *d_keys, uint32_t *d_vals, cudaStream_t stream);
 
 /* Nonzero mask words a row lists for the resolve (more: read whole). */
-#define CNMS_ROW_LIST 8
+#define CNMS_ROW_LIST 7
 /* The largest count the cached resolve takes: its warp owns a tile row's
  * words, at most 32 (see cuda_resolve.cuh). */
 #define CNMS_CACHE_MAX (32 * CNMS_TILE)
@@ -323,9 +324,13 @@ typedef struct {
                                  * (CNMS_GEOM_OBB only) */
   int32_t *cls;                 /* cap: sorted classes */
   uint64_t *mask;               /* cap x ceil(cap / 64) words */
-  int32_t *row_cnt;             /* cap: nonzero words right of the diagonal */
-  int32_t *list_w;              /* cap x CNMS_ROW_LIST: which words, */
+  int32_t *row_cnt;             /* cap: nonzero words right of the word
+                                 * after the diagonal's */
+  int32_t *list_w;              /* cap x CNMS_ROW_LIST: which words (-1:
+                                 * none), */
   uint64_t *list_b;             /* and their bits */
+  uint64_t *row_next;           /* cap: each row's word after its diagonal
+                                 * word (the next tile's), never listed */
   uint32_t *grid_state;         /* d_grid's parts (cnms_grid_bytes) */
   int32_t *grid_cells;
   int32_t *grid_fill;

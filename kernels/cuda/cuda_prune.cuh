@@ -232,7 +232,7 @@ cnms_prune_row (const cnms_engine_args &g, const cnms_grid &p, int n,
   const int2 rg = __ldcg (&g.grid_range[i]);
   const int dw = i >> 6;
   uint64_t *const row = g.mask + (size_t) i * nb;
-  uint64_t diag = 0;            /* uniform over the warp */
+  uint64_t next = 0;            /* uniform: word dw + 1 (never listed) */
   uint64_t lb = 0;              /* lane k < cnt: listed word lw's bits */
   int lw = -1;
   int cnt = 0;                  /* uniform: listed words (> CNMS_ROW_LIST:
@@ -303,12 +303,14 @@ cnms_prune_row (const cnms_engine_args &g, const cnms_grid &p, int n,
           if (w == dw && lane == 0)
             atomicOr ((unsigned long long *) &g.grid_by[jj],
                 (unsigned long long) (1ull << (i & 63)));
-          if (spilled) {
+          if (w == dw) {
+            /* its own tile: the "removed by" word above */
+          } else if (w == dw + 1) {
+            next |= bit;
+          } else if (spilled) {
             if (lane == 0)
               atomicOr ((unsigned long long *) &row[w],
                   (unsigned long long) bit);
-          } else if (w == dw) {
-            diag |= bit;
           } else {
             const unsigned at = __ballot_sync (CNMS_FULL_WARP,
                 lane < cnt && lw == w);
@@ -329,8 +331,6 @@ cnms_prune_row (const cnms_engine_args &g, const cnms_grid &p, int n,
               __syncwarp ();
               if (lane < cnt)
                 row[lw] = lb;
-              if (lane == 0)
-                row[dw] = diag;
               __syncwarp ();
               if (lane == 0)
                 atomicOr ((unsigned long long *) &row[w],
@@ -343,23 +343,31 @@ cnms_prune_row (const cnms_engine_args &g, const cnms_grid &p, int n,
       }
     }
   }
-  if (!spilled) {
-    if (cnt > g.row_list_max) {
-      /* read whole by the resolve */
-      for (int z = lane; z < nb; z += 32)
-        row[z] = 0;
-      __syncwarp ();
-    }
-    if (lane == 0)
-      row[dw] = diag;
-    if (lane < cnt) {
+  /* uniform: the resolve reads this row whole (from word dw + 2) */
+  const bool dense = cnt > g.row_list_max;
+  if (!spilled && dense) {
+    for (int z = lane; z < nb; z += 32)
+      row[z] = 0;
+    __syncwarp ();
+    if (lane < cnt)
       row[lw] = lb;
-      g.list_w[(size_t) i * CNMS_ROW_LIST + lane] = lw;
-      g.list_b[(size_t) i * CNMS_ROW_LIST + lane] = lb;
-    }
   }
-  if (lane == 0)
+  /* every entry of the list: -1 past the count, and for a row read
+   * whole */
+  if (lane < CNMS_ROW_LIST) {
+    const bool listed = !dense && lane < cnt;
+    g.list_w[(size_t) i * CNMS_ROW_LIST + lane] = listed ? lw : -1;
+    g.list_b[(size_t) i * CNMS_ROW_LIST + lane] = listed ? lb : 0;
+  }
+  if (lane == 0) {
     g.row_cnt[i] = cnt;
+    g.row_next[i] = next;
+    /* the resolve's mark of a row read whole: its own bit in its
+     * "removed by" word (only earlier boxes set the others) */
+    if (dense)
+      atomicOr ((unsigned long long *) &g.grid_by[i],
+          (unsigned long long) (1ull << (i & 63)));
+  }
   /* the next row's zeroing must not pass this row's stores of another
    * lane (different rows: no overlap; kept for clarity of ordering) */
   __syncwarp ();
