@@ -226,10 +226,6 @@ cudaError_t cnms_cuda_decode (const void *d_tensor, cnms_dtype dtype,
     void *d_cand, uint64_t *d_keys, uint32_t *d_vals, int32_t *d_report,
     cudaStream_t stream);
 
-/* cuda_filter.cu: plain NMS input. Keeps the boxes (geom: CNMS_GEOM_BOX,
- * [n][4]; CNMS_GEOM_OBB, [n][5]) whose values and score are all finite:
- * their keys and input indices go to keys/vals, their number to d_hdr
- * (whose count must be zero). */
 /* cuda_filter.cu: cnms_nms_lanes input. Keeps the proposals [n][5 + S]
  * (row stride floats) whose score is finite and whose rows
  * cnms_lane_rows takes (n_strips = S - 1). */
@@ -245,9 +241,7 @@ cudaError_t cnms_cuda_decode_lanes (const void *d_tensor, int f16,
     int n_anchors, int stride, int n_strips, float score_threshold,
     int abits, int32_t *d_hdr, cnms_det *recs, float *rows, uint64_t *d_keys,
     uint32_t *d_vals, int32_t *report, cudaStream_t stream);
-cudaError_t cnms_cuda_filter (int geom, const float *d_boxes,
-    const float *d_scores, int n, int abits, int32_t *d_hdr,
-    uint64_t *d_keys, uint32_t *d_vals, cudaStream_t stream);
+
 
 /* Nonzero mask words a row lists for the resolve (more: read whole). */
 #define CNMS_ROW_LIST 7
@@ -298,8 +292,22 @@ typedef struct {
   uint32_t *vals;
   int32_t *report;              /* the row counts (CNMS_REP_*) */
 } cnms_engine_decode;
+/* The engine's own filter phase of plain NMS (cnms_nms, cnms_nms_rotated),
+ * before the sort: boxes [n][4] (oriented boxes [n][5]) and scores [n];
+ * a box whose values and score are all finite is a candidate, its compact
+ * key and input index in keys/vals (slots from the count header). */
+typedef struct {
+  const float *boxes;           /* NULL: no filter phase */
+  const float *scores;
+  int n;
+  int abits;
+  uint64_t *keys;
+  uint32_t *vals;
+} cnms_engine_filter;
+
 typedef struct {
   cnms_engine_decode dec;
+  cnms_engine_filter filt;
   cnms_cand_src src;
   const uint64_t *keys;         /* compact sort key of each slot */
   const uint32_t *vals;         /* sort value of each slot */

@@ -322,23 +322,26 @@ cnms_resolve_step (const cnms_engine_args &g, int n, int nb, int t,
      * went with warp 0's carry), needed from step t + 1 on */
     const int u = t - 1, q = tid - 32, step = blockDim.x - 32;
     const uint64_t keep = sh.keep[u & 1];
-    uint64_t dense = sh.dense[u & 1];
+    const uint64_t dense = sh.dense[u & 1];
     const int w0 = (int) (uint32_t) cur.a2, w1 = (int) (cur.a2 >> 32);
 
     if (w0 >= 0 && ((keep >> ((2 * q) / CNMS_ROW_LIST)) & 1))
       cnms_removed_or (s_removed, w0, cur.a0);
     if (w1 >= 0 && ((keep >> ((2 * q + 1) / CNMS_ROW_LIST)) & 1))
       cnms_removed_or (s_removed, w1, cur.a1);
-    /* rows with more nonzero words than their lists: read whole */
-    while (dense != 0) {
-      const int r = __ffsll ((long long) dense) - 1;
-      const uint64_t *row = g.mask + (size_t) (u * CNMS_TILE + r) * nb;
+    /* rows with more nonzero words than their lists: read whole, a
+     * thread's words of every such row loaded together */
+    if (dense != 0) {
+      const uint64_t *rows = g.mask + (size_t) u * CNMS_TILE * nb;
 
-      dense &= dense - 1;
       for (int w = u + 2 + q; w < nb; w += step) {
-        const uint64_t v = __ldcg (&row[w]);
-        if (v != 0)
-          cnms_removed_or (s_removed, w, v);
+        uint64_t acc = 0;
+#pragma unroll 4
+        for (uint64_t d = dense; d != 0; d &= d - 1)
+          acc |= __ldcg (&rows[(size_t) (__ffsll ((long long) d) - 1) * nb
+                  + w]);
+        if (acc != 0)
+          cnms_removed_or (s_removed, w, acc);
       }
     }
   }
