@@ -2,10 +2,10 @@
  * that a frame costs one launch whatever its device-side candidate count;
  * a YOLOv8 tensor is decoded in it too (one launch per frame in all).
  *
- *   [yolov8 decode, or plain NMS's filter -> grid barrier] -> sort (+ cap and gather) -> grid
- *   barrier -> bitmask -> block 0 waits for every block's mask words ->
- *   greedy resolve in block 0 -> the kept records or indices, and the
- *   output header
+ *   [yolov8 decode, or plain NMS's filter -> grid barrier] -> sort (+
+ *   cap and gather) -> grid barrier -> bitmask -> block 0 waits for every
+ *   block's mask words -> greedy resolve in block 0 -> the kept records
+ *   or indices, and the output header
  *
  * The host never learns the count before the results: each phase reads
  * it on the device and sizes its own work (a rank sort over the count; a
@@ -185,13 +185,6 @@ engine_kernel (cnms_engine_args g)
 {
   extern __shared__ uint64_t s_dyn[];
   cg::grid_group grid = cg::this_grid ();
-#ifdef CNMS_ENGINE_TRACE
-  long long tr[6];
-  tr[0] = clock64 ();
-#define CNMS_TR(k) tr[k] = clock64 ()
-#else
-#define CNMS_TR(k) ((void) 0)
-#endif
 
   /* lanes are decoded and filtered by their own kernels before the
    * engine */
@@ -207,7 +200,6 @@ engine_kernel (cnms_engine_args g)
       grid.sync ();
     }
   }
-  CNMS_TR (1);
   /* L2, not a stale L1 line: the count was just added to by every block */
   const int32_t count = __ldcg (&g.hdr[CNMS_HDR_COUNT]);
   const int m = cnms_clamp_count (count, g.capacity);
@@ -234,7 +226,6 @@ engine_kernel (cnms_engine_args g)
   if (blockIdx.x == 0 && threadIdx.x == 0)
     out_hdr[CNMS_OUT_CANDIDATES] = count;
   grid.sync ();
-  CNMS_TR (2);
   /* every block has read the count: zero it for the next call, so that
    * the host need not (a failed call leaves the host to do it) */
   if (blockIdx.x == 0 && threadIdx.x == 0)
@@ -260,7 +251,6 @@ engine_kernel (cnms_engine_args g)
    * words are out, the others leave, and block 0 waits for the count (a
    * grid barrier would hold every block until the last arrived) */
   __syncthreads ();
-  CNMS_TR (3);
   if (threadIdx.x == 0) {
     __threadfence ();
     atomicAdd (&g.hdr[CNMS_HDR_MASKED], 1);
@@ -280,19 +270,9 @@ engine_kernel (cnms_engine_args g)
     __threadfence ();
   }
   __syncthreads ();
-  CNMS_TR (4);
   cnms_resolve (g, n, s_dyn);
   if (reporter)                 /* a grid of one block */
     cnms_report_out (g.report, out_hdr);
-#ifdef CNMS_ENGINE_TRACE
-  __syncthreads ();
-  CNMS_TR (5);
-  if (threadIdx.x == 0)
-    printf ("TRACE geom %d n %d blocks %d cached %d: decode %lld sort %lld "
-        "mask %lld wait %lld resolve %lld cycles\n", GEOM, n, gridDim.x,
-        (int) cnms_engine_cached (g, n), tr[1] - tr[0], tr[2] - tr[1],
-        tr[3] - tr[2], tr[4] - tr[3], tr[5] - tr[4]);
-#endif
 }
 
 /* The kernel of geometry geom. */
