@@ -183,9 +183,8 @@ enqueue_engine (cnms_backend_ctx *ctx, cnms_cuda_priv *s, int geom,
   g.grid_fill = g.grid_cells + CNMS_GRID_CELLS_MAX + 1;
   g.grid_by = (uint64_t *) (g.grid_fill + CNMS_GRID_CELLS_MAX + 1);
   g.grid_range = (int2 *) (g.grid_by + a->cap);
-  g.grid_entries = (int4 *) (g.grid_range + a->cap);
-  g.grid_ebox = (float4 *) (g.grid_entries + (size_t) a->cap * CNMS_GRID_SPAN);
-  g.grid_big = (int32_t *) (g.grid_ebox + (size_t) a->cap * CNMS_GRID_SPAN);
+  g.grid_entries = (int32_t *) (g.grid_range + a->cap);
+  g.grid_big = g.grid_entries + (size_t) a->cap * CNMS_GRID_SPAN;
   g.out = (char *) s->h_out.dev;
   CNMS_CUDA_TRY (ctx, cnms_cuda_engine (&g, geom, blocks, smem, s->stream),
       "NMS engine kernel");

@@ -256,10 +256,9 @@ cudaError_t cnms_cuda_decode_lanes (const void *d_tensor, int f16,
 #define CNMS_GRID_CELLS_MAX 4095
 #define CNMS_GRID_SPAN 16
 /* d_grid: [state CNMS_GRID_STATE words | cell counts CNMS_GRID_CELLS_MAX + 1
- * | cell fill cursors CNMS_GRID_CELLS_MAX + 1 | cap "removed by" words
- * (uint64) | cap cell ranges (int2) | cap x CNMS_GRID_SPAN cell entries
- * (int4) | as many entry rectangles (float4) | cap big list], 32-bit words
- * but the 8- and 16-byte parts (the cells' parts are 16-byte multiples). The state: the extent's keys (0..3), the sums of widths and
+ * | cell fill cursors CNMS_GRID_CELLS_MAX + 1 | cap "removed by" words (uint64) | cap cell ranges (int2) | cap x
+ * CNMS_GRID_SPAN cell entries | cap big list], 32-bit words but the
+ * uint64 part. The state: the extent's keys (0..3), the sums of widths and
  * heights (4, 5, float), the binned boxes (6), the big list's count (7)
  * and fill (8). */
 #define CNMS_GRID_STATE 16
@@ -268,7 +267,7 @@ static inline size_t
 cnms_grid_bytes (int cap)
 {
   return 4 * ((size_t) CNMS_GRID_STATE + 2 * (CNMS_GRID_CELLS_MAX + 1))
-      + (size_t) cap * (8 + 8 + 32 * CNMS_GRID_SPAN + 4);
+      + (size_t) cap * (8 + 8 + 4 * CNMS_GRID_SPAN + 4);
 }
 
 /* cuda_engine.cu: sort -> cap -> bitmask -> resolve -> output of the
@@ -346,9 +345,7 @@ typedef struct {
   uint64_t *grid_by;            /* cap: bit a of word b set when box a of
                                  * b's tile (a < b) suppresses b */
   int2 *grid_range;
-  int4 *grid_entries;           /* a cell's entry: the box's index, class
-                                 * and first cell (c0 << 16 | r0), */
-  float4 *grid_ebox;            /* and its rectangle (g.boxes) */
+  int32_t *grid_entries;
   int32_t *grid_big;
   char *out;                    /* [header | kept records or indices]:
                                  * mapped pinned host memory */

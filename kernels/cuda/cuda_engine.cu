@@ -215,14 +215,14 @@ engine_kernel (cnms_engine_args g)
    * mask (cuda_prune.cuh): its grid's cells are zeroed, and the sort adds
    * the boxes' extent into its state */
   const bool prune = g.a.suppress && !cnms_engine_cached (g, n);
-  __shared__ cnms_extent ext;
+  cnms_extent ext;
 
   cnms_extent_init (&ext);
   if (prune)
     cnms_prune_zero (g, n);
   cnms_sort_rank <GEOM> (g, m, n, s_dyn, prune ? &ext : NULL);
   if (prune)
-    cnms_extent_flush (g, &ext);
+    cnms_extent_flush (g, ext);
   if (blockIdx.x == 0 && threadIdx.x == 0)
     out_hdr[CNMS_OUT_CANDIDATES] = count;
   grid.sync ();

@@ -339,40 +339,24 @@ cnms_prune_row (const cnms_engine_args &g, const cnms_grid &p, int n,
         start = s_start[cy * p.gx + cx];
         end = s_start[cy * p.gx + cx + 1];
       }
-      /* entry e's box j (-1: none), rectangle hb, class cj and first
-       * cell rj: a cell's entries hold them, the big list's and a big
-       * row's are gathered */
-      auto fetch = [&] (int e, int &j, float4 &hb, int &cj, int &rj) {
-        j = -1;
-        if (e < end) {
-          if (cx >= 0) {
-            const int4 m = __ldcg (&g.grid_entries[e]);
-            hb = __ldcg (&g.grid_ebox[e]);
-            j = m.x;
-            cj = m.y;
-            rj = m.z;
-          } else {
-            j = big ? e : __ldcg (&g.grid_big[e]);
-            if (j > i) {
-              hb = g.boxes[j];
-              cj = g.cls[j];
-            }
-          }
-        }
+      auto fetch = [&] (int e) {
+        return e >= end ? -1 : big ? e : src == cells ?
+            __ldcg (&g.grid_big[e]) : __ldcg (&g.grid_entries[e]);
       };
-      /* the next round's entries are loaded a round ahead */
-      int jn, cjn = 0, rjn = 0;
-      float4 hbn = make_float4 (0.0f, 0.0f, 0.0f, 0.0f);
+      /* the next round's box indices are loaded a round ahead */
+      int jn = fetch (start + lane);
 
-      fetch (start + lane, jn, hbn, cjn, rjn);
       /* uniform: whole warps go round */
       for (int base = start; base < end; base += 32) {
-        const int j = jn, cj = cjn, rj = rjn;
-        const float4 hb = hbn;
+        const int j = jn;
         bool hit = false;
 
-        fetch (base + 32 + lane, jn, hbn, cjn, rjn);
+        jn = fetch (base + 32 + lane);
         if (j > i) {
+          /* loaded together: one load's latency a round, not three */
+          const float4 hb = g.boxes[j];
+          const int32_t cj = g.cls[j];
+          const int rj = cx >= 0 ? __ldcg (&g.grid_range[j]).x : 0;
           if (ha.x < hb.z && hb.x < ha.z && ha.y < hb.w && hb.y < ha.w) {
             hit = g.a.agnostic || cj == ca;
             if (cx >= 0 && hit) {
@@ -474,15 +458,10 @@ cnms_prune_mask (const cnms_engine_args &g, int n,
     if (rg.x == CNMS_GRID_BIG) {
       g.grid_big[atomicAdd (&g.grid_state[8], 1u)] = r;
     } else if (rg.x != CNMS_GRID_NONE) {
-      const float4 b = g.boxes[r];
-      const int4 meta = make_int4 (r, g.cls[r], rg.x, 0);
-
       for (int cy = rg.x & 0xffff; cy <= (rg.y & 0xffff); cy++)
         for (int cx = rg.x >> 16; cx <= (rg.y >> 16); cx++) {
           const int c = cy * p.gx + cx;
-          const int e = s_start[c] + atomicAdd (&g.grid_fill[c], 1);
-          g.grid_entries[e] = meta;
-          g.grid_ebox[e] = b;
+          g.grid_entries[s_start[c] + atomicAdd (&g.grid_fill[c], 1)] = r;
         }
     }
   }

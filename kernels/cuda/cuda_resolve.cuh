@@ -366,7 +366,7 @@ cnms_resolve_global (const cnms_engine_args &g, int n, uint64_t *s)
   const int nb = cnms_ceil_div (n, CNMS_TILE);
   const int tid = threadIdx.x;
   char *body = g.out + CNMS_HEADER_BYTES;
-  int32_t *const kept_pos = (int32_t *) g.grid_entries;
+  int32_t *const kept_pos = g.grid_entries;
   cnms_tile_regs ra, rb;
   uint64_t carry = 0;
   int kept = 0;

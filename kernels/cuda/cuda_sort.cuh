@@ -22,6 +22,39 @@
 #define CNMS_RANK_CHUNK 2048
 #define CNMS_SORT_SMEM_WORDS CNMS_RANK_CHUNK
 
+/* The extent of the first n sorted boxes' rectangles (g.boxes) and the
+ * sums of their sizes, for the pruned mask's grid (cuda_prune.cuh): a
+ * thread's share, then the block's, added into the grid's state. A
+ * rectangle with x1 > x2 or y1 > y2 (none of whose pairs can overlap) is
+ * left out. */
+struct cnms_extent {
+  float nx1, ny1, x2, y2;       /* -min x1, -min y1, max x2, max y2 */
+  float sw, sh;                 /* sums of widths and heights */
+  int cnt;
+};
+
+__device__ __forceinline__ void
+cnms_extent_init (cnms_extent *e)
+{
+  e->nx1 = e->ny1 = e->x2 = e->y2 = -CNMS_INF;
+  e->sw = e->sh = 0.0f;
+  e->cnt = 0;
+}
+
+__device__ __forceinline__ void
+cnms_extent_add (cnms_extent *e, float4 b)
+{
+  if (b.x <= b.z && b.y <= b.w) {
+    e->nx1 = fmaxf (e->nx1, -b.x);
+    e->ny1 = fmaxf (e->ny1, -b.y);
+    e->x2 = fmaxf (e->x2, b.z);
+    e->y2 = fmaxf (e->y2, b.w);
+    e->sw += b.z - b.x;
+    e->sh += b.w - b.y;
+    e->cnt++;
+  }
+}
+
 /* A float's key, ordered as the floats are (NaN aside), every key above 0
  * (the zeroed state is below any float). */
 __device__ __forceinline__ uint32_t
@@ -38,57 +71,29 @@ cnms_key_float (uint32_t k)
   return __uint_as_float ((k & 0x80000000u) ? (k & 0x7fffffffu) : ~k);
 }
 
-/* The extent of the first n sorted boxes' rectangles (g.boxes) and the
- * sums of their sizes, for the pruned mask's grid (cuda_prune.cuh): the
- * block's, in its shared memory (the keys of -min x1, -min y1, max x2, max
- * y2, zero: below every key), then added into the grid's state. A
- * rectangle with x1 > x2 or y1 > y2 (none of whose pairs can overlap) is
- * left out. */
-struct cnms_extent {
-  uint32_t key[4];
-  float sw, sh;                 /* sums of widths and heights */
-  int cnt;
-};
-
-/* By thread 0, before the sort's first block barrier. */
+/* Adds every thread's share into g.grid_state (every thread of the block
+ * calls it): one set of atomics per warp that has boxes. The sums' order
+ * varies (float atomics): they size the grid, never a result. */
 __device__ __forceinline__ void
-cnms_extent_init (cnms_extent *e)
+cnms_extent_flush (const cnms_engine_args &g, cnms_extent e)
 {
-  if (threadIdx.x == 0) {
-    for (int q = 0; q < 4; q++)
-      e->key[q] = 0;
-    e->sw = e->sh = 0.0f;
-    e->cnt = 0;
+  for (int off = 16; off > 0; off >>= 1) {
+    e.nx1 = fmaxf (e.nx1, __shfl_xor_sync (CNMS_FULL_WARP, e.nx1, off));
+    e.ny1 = fmaxf (e.ny1, __shfl_xor_sync (CNMS_FULL_WARP, e.ny1, off));
+    e.x2 = fmaxf (e.x2, __shfl_xor_sync (CNMS_FULL_WARP, e.x2, off));
+    e.y2 = fmaxf (e.y2, __shfl_xor_sync (CNMS_FULL_WARP, e.y2, off));
+    e.sw += __shfl_xor_sync (CNMS_FULL_WARP, e.sw, off);
+    e.sh += __shfl_xor_sync (CNMS_FULL_WARP, e.sh, off);
+    e.cnt += __shfl_xor_sync (CNMS_FULL_WARP, e.cnt, off);
   }
-}
-
-__device__ __forceinline__ void
-cnms_extent_add (cnms_extent *e, float4 b)
-{
-  if (b.x <= b.z && b.y <= b.w) {
-    atomicMax (&e->key[0], cnms_float_key (-b.x));
-    atomicMax (&e->key[1], cnms_float_key (-b.y));
-    atomicMax (&e->key[2], cnms_float_key (b.z));
-    atomicMax (&e->key[3], cnms_float_key (b.w));
-    atomicAdd (&e->sw, b.z - b.x);
-    atomicAdd (&e->sh, b.w - b.y);
-    atomicAdd (&e->cnt, 1);
-  }
-}
-
-/* Adds the block's extent into g.grid_state (every thread of the block
- * calls it). The sums' order varies (float atomics): they size the grid,
- * never a result. */
-__device__ __forceinline__ void
-cnms_extent_flush (const cnms_engine_args &g, const cnms_extent *e)
-{
-  __syncthreads ();
-  if (threadIdx.x == 0 && e->cnt > 0) {
-    for (int q = 0; q < 4; q++)
-      atomicMax (&g.grid_state[q], e->key[q]);
-    atomicAdd ((float *) &g.grid_state[4], e->sw);
-    atomicAdd ((float *) &g.grid_state[5], e->sh);
-    atomicAdd (&g.grid_state[6], (uint32_t) e->cnt);
+  if ((threadIdx.x & 31) == 0 && e.cnt > 0) {
+    atomicMax (&g.grid_state[0], cnms_float_key (e.nx1));
+    atomicMax (&g.grid_state[1], cnms_float_key (e.ny1));
+    atomicMax (&g.grid_state[2], cnms_float_key (e.x2));
+    atomicMax (&g.grid_state[3], cnms_float_key (e.y2));
+    atomicAdd ((float *) &g.grid_state[4], e.sw);
+    atomicAdd ((float *) &g.grid_state[5], e.sh);
+    atomicAdd (&g.grid_state[6], (uint32_t) e.cnt);
   }
 }
 
@@ -108,54 +113,49 @@ cnms_sorted_put (const cnms_engine_args &g, int r, uint32_t v, int n,
   }
 }
 
-/* Candidates a lane group ranks together: each key read from shared
- * memory is compared with all of theirs (the sort is bound by those
- * reads). */
-#define CNMS_RANK_PER_GROUP 2
-
-/* For each of the CNMS_RANK_PER_GROUP keys k[q], the keys of s[lane],
- * s[lane + t], ... (below len) below it, added to c[q]. */
-__device__ __forceinline__ void
-cnms_count_below (const uint64_t *s, int len, const uint64_t *k, int lane,
-    int t, int *c)
+/* Keys of s[lane], s[lane + t], ... (below len) below k, four counters so
+ * that the compares overlap. */
+__device__ __forceinline__ int
+cnms_count_below (const uint64_t *s, int len, uint64_t k, int lane, int t)
 {
-#pragma unroll 1
-  for (int j = lane; j < len; j += t) {
-    const uint64_t a = s[j];
-#pragma unroll
-    for (int q = 0; q < CNMS_RANK_PER_GROUP; q++)
-      c[q] += a < k[q];
+  int c0 = 0, c1 = 0, c2 = 0, c3 = 0, j = lane;
+
+  for (; j + 3 * t < len; j += 4 * t) {
+    c0 += s[j] < k;
+    c1 += s[j + t] < k;
+    c2 += s[j + 2 * t] < k;
+    c3 += s[j + 3 * t] < k;
   }
+  for (; j < len; j += t)
+    c0 += s[j] < k;
+  return c0 + c1 + c2 + c3;
 }
 
 /* Block b ranks candidates b per .. b per + per - 1 (per = ceil(m /
  * blocks)), lane groups of the largest power of two T <= min(32, threads /
- * ceil(per / CNMS_RANK_PER_GROUP)) each taking CNMS_RANK_PER_GROUP of
- * them, T lanes counting every T-th key and summing by shuffles within
- * the group (a block of 256 consecutive candidates to a thread each would
- * leave most of the grid idle). The keys are staged in shared memory: all
- * of them once when they fit one stage (m <= CNMS_RANK_CHUNK), else stage
- * by stage for each round of the block's groups. Every lane of a warp
- * runs the same rounds (the shuffles take the full warp); a lane past the
- * block's share only counts. */
+ * per) each taking one, T lanes counting every T-th key and summing by
+ * shuffles within the group (a block of 256 consecutive candidates to a
+ * thread each would leave most of the grid idle). The keys are staged in
+ * shared memory: all of them once when they fit one stage (m <=
+ * CNMS_RANK_CHUNK), else stage by stage for each round of the block's
+ * groups. Every lane of a warp runs the same rounds (the shuffles take the
+ * full warp); a lane past the block's share only counts. */
 template <int GEOM>
 __device__ __forceinline__ void
 cnms_sort_rank (const cnms_engine_args &g, int m, int n, uint64_t *s,
     cnms_extent *ext)
 {
-  const int R = CNMS_RANK_PER_GROUP;
   const int tid = threadIdx.x;
   const int per = cnms_ceil_div (m, gridDim.x);
   const int first = blockIdx.x * per;
   const int last = min (m, first + per);
   const bool one_stage = m <= CNMS_RANK_CHUNK;
-  const int per_group = cnms_ceil_div (per, R);
   int t = 32;
 
   /* uniform per block: the stages have barriers */
   if (first >= m)
     return;
-  while (t > 1 && t * per_group > (int) blockDim.x)
+  while (t > 1 && t * per > (int) blockDim.x)
     t >>= 1;
   if (one_stage) {
     for (int e = tid; e < m; e += blockDim.x)
@@ -165,38 +165,31 @@ cnms_sort_rank (const cnms_engine_args &g, int m, int n, uint64_t *s,
 
   const int groups = blockDim.x / t;
   const int lane = tid & (t - 1);
-  for (int base = first; base < last; base += groups * R) {
-    /* the group's candidates: i0 + q groups, q < R */
-    const int i0 = base + tid / t;
-    uint64_t k[CNMS_RANK_PER_GROUP];
-    int rank[CNMS_RANK_PER_GROUP];
+  for (int base = first; base < last; base += groups) {
+    const int i = base + tid / t;
+    const bool mine = i < last;
+    const uint64_t k = mine ? g.keys[i] : 0;
+    /* loaded with the key, not after the stages */
+    const uint32_t v = mine ? g.vals[i] : 0;
+    int rank = 0;
 
-#pragma unroll
-    for (int q = 0; q < R; q++) {
-      const int i = i0 + q * groups;
-      k[q] = i < last ? g.keys[i] : 0;
-      rank[q] = 0;
-    }
     if (one_stage) {
-      cnms_count_below (s, m, k, lane, t, rank);
+      rank = cnms_count_below (s, m, k, lane, t);
     } else {
       for (int c0 = 0; c0 < m; c0 += CNMS_RANK_CHUNK) {
         const int len = min (CNMS_RANK_CHUNK, m - c0);
         for (int e = tid; e < len; e += blockDim.x)
           s[e] = g.keys[c0 + e];
         __syncthreads ();
-        cnms_count_below (s, len, k, lane, t, rank);
+        rank += cnms_count_below (s, len, k, lane, t);
         /* the next stage overwrites s */
         __syncthreads ();
       }
     }
-#pragma unroll
-    for (int q = 0; q < R; q++) {
-      for (int off = t >> 1; off > 0; off >>= 1)
-        rank[q] += __shfl_xor_sync (CNMS_FULL_WARP, rank[q], off);
-      if (i0 + q * groups < last && lane == 0)
-        cnms_sorted_put <GEOM> (g, rank[q], g.vals[i0 + q * groups], n, ext);
-    }
+    for (int off = t >> 1; off > 0; off >>= 1)
+      rank += __shfl_xor_sync (CNMS_FULL_WARP, rank, off);
+    if (mine && lane == 0)
+      cnms_sorted_put <GEOM> (g, rank, v, n, ext);
   }
 }
 
