@@ -30,18 +30,27 @@
  * of j's "removed by" word (g.grid_by, zeroed with the cells): the
  * earlier boxes of the tile that suppress j.
  *
- * A row's bits are gathered by its warp alone: its diagonal word (the
- * resolve reads it for every row) and up to CNMS_ROW_LIST more nonzero
- * words in registers (lane k holds the k-th), written out at the end with
- * the row's list (row_cnt / list_w / list_b) and count. Only those words
- * are written: the resolve reads no other word of a row whose count is
- * within g.row_list_max. A row whose count is above it is read whole: it
- * is zeroed first, and a row with more than CNMS_ROW_LIST words spills
- * (zeroes the row, ORs what it held, then ORs each further bit with
- * atomicOr). The bits do not depend on the order of anything: a row's
- * words are ORs of its hits, whichever cell or lane found them. The list
- * order follows the cells' fill order (atomics), and the resolve ORs the
- * listed words, in any order, into its removed bitmap. */
+ * A row's bits are gathered by its warp alone, in registers: the word of
+ * the next tile (dw + 1, written to g.row_next: the resolve carries it in
+ * warp 0) and up to CNMS_ROW_LIST more nonzero words (lane k holds the
+ * k-th), written out at the end as the row's list (list_w / list_b, -1
+ * past its count) and count. Only those words are written: the resolve
+ * reads no other word of a row whose count is within g.row_list_max. A
+ * row whose count is above it is read whole (from word dw + 2) and marked
+ * by its own bit in its "removed by" word: it is zeroed first, and a row
+ * with more than CNMS_ROW_LIST words spills (zeroes the row, ORs what it
+ * held, then ORs each further bit with atomicOr). The bits do not depend
+ * on the order of anything: a row's words are ORs of its hits, whichever
+ * cell or lane found them. The list order follows the cells' fill order
+ * (atomics), and the resolve ORs the listed words, in any order, into its
+ * removed bitmap.
+ *
+ * A round of a row loads the next round's box indices ahead, and a pair's
+ * box, class and cell range together. Oriented boxes' pairs that pass the
+ * rectangle, class and cell tests wait in the warp's queue, and the
+ * polygon test (cnms_obb_suppresses) runs when 32 are there and at the
+ * row's end: a few rounds' pairs in one pass rather than one pass a
+ * round. */
 #ifndef CNMS_CUDA_PRUNE_CUH
 #define CNMS_CUDA_PRUNE_CUH
 

@@ -8,15 +8,17 @@
  *   one warp resolves the tiles in shared memory, with no block barrier,
  *   each tile's kept set by ballots (cnms_resolve_cached); the kept
  *   records are written out together at the end.
- * - Otherwise (the pruned mask of cuda_prune.cuh), per tile, warp 0
- *   finds its kept set by ballots as the cached resolve does, from the 64
- *   boxes' "removed by" words (g.grid_by), loaded a tile ahead with the
- *   sort values and row lists; then the kept rows are ORed into the later
- *   words of the bitmap (shared atomicOr: OR is order-free, so the bitmap
- *   is deterministic): each from its list of nonzero words, or read whole
- *   when it has more than g.row_list_max of them. Of a row, it reads the
- *   list, and the whole row only then (what the pruned mask phase
- *   writes). */
+ * - Otherwise (the pruned mask of cuda_prune.cuh), step by step with one
+ *   block barrier a tile (cnms_resolve_global): warp 0 finds tile t's kept
+ *   set by ballots as the cached resolve does, from the 64 boxes' "removed
+ *   by" words (g.grid_by), and ORs the kept rows' next-tile words
+ *   (g.row_next) into a register word, the carry of word t + 1; the other
+ *   warps OR the listed words of tile t - 1's kept rows (and the whole
+ *   rows of those with more words than a list) into the bitmap with
+ *   32-bit shared atomics (OR is order-free, so the bitmap is
+ *   deterministic). Each thread's part of a tile is loaded a step ahead.
+ *   The kept positions go to g.grid_entries, the records out after the
+ *   walk. */
 #ifndef CNMS_CUDA_RESOLVE_CUH
 #define CNMS_CUDA_RESOLVE_CUH
 
