@@ -21,9 +21,8 @@ CNMS_HD void cnms_map_keypoint (const cnms_map *m, float x, float y,
  * x1 <= X < x2 and y1 <= Y < y2, i.e. X in [ceil (x1), ceil (x2)). A kept
  * box lies in [0, frame] (clipped), so the rectangle lies in the frame;
  * it is empty (width or height 0) when no integer falls in a side. */
-static inline void
-cnms_mask_rect (float x1, float y1, float x2, float y2, int *x, int *y,
-    int *width, int *height)
+CNMS_HD void cnms_mask_rect (float x1, float y1, float x2, float y2, int *x,
+    int *y, int *width, int *height)
 {
   const int cx1 = (int) ceilf (x1), cy1 = (int) ceilf (y1);
   const int cx2 = (int) ceilf (x2), cy2 = (int) ceilf (y2);

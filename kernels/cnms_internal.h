@@ -43,6 +43,11 @@ typedef struct cnms_backend_ctx {
   int n_masks;
   int timing;                   /* cnms_ctx_set_timing() */
   double last_gpu_us;           /* set by a backend that times; else -1 */
+  /* The heads the front end will ask of the detect it is making, when
+   * the detect's kept records are final (no caps after it): a backend
+   * may enqueue them behind its NMS (masks and mask_bytes not yet set).
+   * NULL for any other call. */
+  const struct cnms_heads_args *heads_ahead;
 } cnms_backend_ctx;
 
 /* Records a formatted message on ctx and returns status. */
@@ -108,7 +113,7 @@ enum {
 
 /* One heads call: after NMS (and the front end's caps), the payload rows
  * of the kept records' anchors, read where the tensor lies. */
-typedef struct {
+typedef struct cnms_heads_args {
   int kind;                     /* CNMS_HEAD_* */
   const cnms_tensor *t;         /* the whole detection tensor */
   int n_anchors;                /* N: the row stride */
@@ -155,8 +160,9 @@ typedef struct cnms_backend_ops {
   cnms_status (*set_stream) (cnms_backend_ctx *ctx, void *stream);
   /* The heads of the kept records dets[0 .. n) (n >= 0) of a detect that
    * has just returned them: pose sets ctx->keypoints (3 K floats per
-   * record), seg ctx->mask_data (h->mask_bytes bytes, at least 1). NULL
-   * when the backend has no heads. */
+   * record), seg ctx->mask_data (h->mask_bytes bytes, at least 1); the
+   * same as the detect made behind its NMS when it was given them
+   * (heads_ahead). NULL when the backend has no heads. */
   cnms_status (*heads) (cnms_backend_ctx *ctx, const cnms_heads_args *h,
       const cnms_det *dets, int n);
 } cnms_backend_ops;

@@ -727,10 +727,13 @@ cnms_map_centre_box (const cnms_params *p, float cx, float cy, float w,
 
 /* Decode + NMS of t, whose shape is resolved (a yolov8 prefix for the
  * heads' layouts), and the caps: the common part of cnms_detect and the
- * heads' calls. On failure clears what it reported. */
+ * heads' calls. ahead: the heads that follow (NULL: none), which the
+ * backend may enqueue behind its NMS when no caps come after it. On
+ * failure clears what it reported. */
 static cnms_status
 run_detect (cnms_ctx *ctx, const cnms_tensor *t, const cnms_shape *shape,
-    const cnms_params *p, const cnms_det **dets, int *n_dets)
+    const cnms_params *p, const cnms_heads_args *ahead,
+    const cnms_det **dets, int *n_dets)
 {
   cnms_map map;
   cnms_status st;
@@ -760,7 +763,9 @@ run_detect (cnms_ctx *ctx, const cnms_tensor *t, const cnms_shape *shape,
     uncapped.max_detections = p->max_candidates;
     bp = &uncapped;
   }
+  ctx->b.heads_ahead = caps ? NULL : ahead;
   st = ctx->ops->detect (&ctx->b, t, shape, bp, &map, &rules, dets, n_dets);
+  ctx->b.heads_ahead = NULL;
   if (st == CNMS_OK && caps)
     st = apply_caps (ctx, p, *dets, *n_dets, dets, n_dets);
   if (st != CNMS_OK) {
@@ -808,9 +813,26 @@ check_call (cnms_ctx *ctx, const cnms_params *p, const cnms_tensor *t)
   return CNMS_OK;
 }
 
+/* Starts the heads' arguments of kind (CNMS_HEAD_*) for tensor t of n
+ * anchors, payload from row row0: the model and its map from p. */
+static void
+heads_init (cnms_heads_args *h, int kind, const cnms_tensor *t, int n,
+    int row0, const cnms_params *p)
+{
+  memset (h, 0, sizeof *h);
+  h->kind = kind;
+  h->t = t;
+  h->n_anchors = n;
+  h->row0 = row0;
+  h->model_w = p->model_width;
+  h->model_h = p->model_height;
+  cnms_map_init (&h->map, p->model_width, p->model_height, p->frame_width,
+      p->frame_height, p->letterbox);
+}
+
 /* The heads of the kept records; on failure the call fails whole. */
 static cnms_status
-run_heads (cnms_ctx *ctx, cnms_heads_args *h, const cnms_params *p,
+run_heads (cnms_ctx *ctx, const cnms_heads_args *h,
     const cnms_det **dets, int *n_dets)
 {
   cnms_status st;
@@ -819,13 +841,8 @@ run_heads (cnms_ctx *ctx, cnms_heads_args *h, const cnms_params *p,
     st = cnms_fail (&ctx->b, CNMS_ERR_UNSUPPORTED,
         "the %s backend has no %s heads", ctx->ops->name,
         h->kind == CNMS_HEAD_POSE ? "pose" : "segmentation");
-  else {
-    h->model_w = p->model_width;
-    h->model_h = p->model_height;
-    cnms_map_init (&h->map, p->model_width, p->model_height, p->frame_width,
-        p->frame_height, p->letterbox);
+  else
     st = ctx->ops->heads (&ctx->b, h, *dets, *n_dets);
-  }
   if (st != CNMS_OK) {
     memset (&ctx->b.report, 0, sizeof ctx->b.report);
     clear_outputs (ctx);
@@ -878,7 +895,7 @@ cnms_detect (cnms_ctx *ctx, const cnms_tensor *t, const cnms_layout layout,
         sizeof ctx->b.error);
     if (st != CNMS_OK)
       return st;
-    return run_detect (ctx, t, &shape, p, dets, n_dets);
+    return run_detect (ctx, t, &shape, p, NULL, dets, n_dets);
   }
 
   if (p->keypoint_dims != 0 && p->keypoint_dims != 2
@@ -889,19 +906,15 @@ cnms_detect (cnms_ctx *ctx, const cnms_tensor *t, const cnms_layout layout,
       sizeof ctx->b.error);
   if (st != CNMS_OK)
     return st;
+  heads_init (&h, CNMS_HEAD_POSE, t, shape.n_anchors, 5, p);
+  h.n_keypoints = k;
+  h.keypoint_dims = pose_dims (p->keypoint_dims);
   row_prefix (t, 5, 1, &sub, &sub_shape);
-  st = run_detect (ctx, &sub, &sub_shape, p, dets, n_dets);
+  st = run_detect (ctx, &sub, &sub_shape, p, &h, dets, n_dets);
   if (st != CNMS_OK)
     return st;
   ctx->b.report.shape = shape;
-  memset (&h, 0, sizeof h);
-  h.kind = CNMS_HEAD_POSE;
-  h.t = t;
-  h.n_anchors = shape.n_anchors;
-  h.row0 = 5;
-  h.n_keypoints = k;
-  h.keypoint_dims = pose_dims (p->keypoint_dims);
-  st = run_heads (ctx, &h, p, dets, n_dets);
+  st = run_heads (ctx, &h, dets, n_dets);
   if (st == CNMS_OK && ctx->b.keypoints == NULL)
     st = cnms_fail (&ctx->b, CNMS_ERR_UNSUPPORTED,
         "the %s backend returned no keypoints", ctx->ops->name);
@@ -992,8 +1005,14 @@ cnms_detect_seg (cnms_ctx *ctx, const cnms_tensor *dets,
       sizeof ctx->b.error);
   if (st != CNMS_OK)
     return st;
+  heads_init (&h, CNMS_HEAD_SEG, dets, shape.n_anchors, 4 + shape.n_classes,
+      p);
+  h.protos = protos;
+  h.n_coeffs = m;
+  h.proto_h = hp;
+  h.proto_w = wp;
   row_prefix (dets, 4 + shape.n_classes, shape.n_classes, &sub, &sub_shape);
-  st = run_detect (ctx, &sub, &sub_shape, p, out, n_out);
+  st = run_detect (ctx, &sub, &sub_shape, p, &h, out, n_out);
   if (st != CNMS_OK)
     return st;
   ctx->b.report.shape = shape;
@@ -1004,18 +1023,9 @@ cnms_detect_seg (cnms_ctx *ctx, const cnms_tensor *dets,
     *n_out = 0;
     return st;
   }
-  memset (&h, 0, sizeof h);
-  h.kind = CNMS_HEAD_SEG;
-  h.t = dets;
-  h.n_anchors = shape.n_anchors;
-  h.row0 = 4 + shape.n_classes;
-  h.protos = protos;
-  h.n_coeffs = m;
-  h.proto_h = hp;
-  h.proto_w = wp;
   h.masks = ctx->masks;
   h.mask_bytes = bytes;
-  st = run_heads (ctx, &h, p, out, n_out);
+  st = run_heads (ctx, &h, out, n_out);
   if (st == CNMS_OK && ctx->b.mask_data == NULL)
     st = cnms_fail (&ctx->b, CNMS_ERR_UNSUPPORTED,
         "the %s backend returned no masks", ctx->ops->name);

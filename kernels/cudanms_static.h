@@ -35,7 +35,10 @@ enum {
    * in shared memory */
   CNMS_TEST_FORCE_LARGE_PATH = 1,
   /* CPU: the SSE2 paths where the CPU has AVX too */
-  CNMS_TEST_CPU_NO_AVX = 2
+  CNMS_TEST_CPU_NO_AVX = 2,
+  /* CUDA: the heads of a pose or seg detect run after it, never
+   * enqueued behind its NMS */
+  CNMS_TEST_NO_HEADS_AHEAD = 3
 };
 void cnms_ctx_test_option (cnms_ctx *ctx, int option, int value);
 

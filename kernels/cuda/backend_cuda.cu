@@ -209,6 +209,7 @@ drain (cnms_cuda_priv *s, cnms_status st)
     (void) cudaStreamSynchronize (s->stream);
     (void) cudaGetLastError ();
     s->hdr_dirty = true;
+    s->ahead_kind = 0;
     s->rules_bytes = 0;         /* their upload may not have run */
   }
   return st;
@@ -384,6 +385,8 @@ enqueue_detect (cnms_backend_ctx *ctx, cnms_cuda_priv *s,
   src.recs = dec.recs;
   CNMS_TRY (enqueue_engine (ctx, s, geom, fused ? &dec : NULL, NULL, &src,
           n, &a, d_hdr, dec.report, blocks, smem));
+  if (ctx->heads_ahead != NULL)
+    CNMS_TRY (cnms_cuda_heads_ahead (ctx, ctx->heads_ahead, a.max_keep));
   return cnms_cuda_timing_end (ctx);
 }
 
@@ -400,10 +403,12 @@ cuda_detect (cnms_backend_ctx *ctx, const cnms_tensor *t,
 
   if (scope.err != cudaSuccess)
     return cnms_cuda_error (ctx, scope.err, "selecting the CUDA device");
+  s->ahead_kind = 0;
   CNMS_TRY (drain (s, enqueue_detect (ctx, s, t, shape, p, map, rules,
               &out_bytes)));
   CNMS_TRY (finish (ctx, s));
   CNMS_TRY (cnms_cuda_timing_read (ctx));
+  CNMS_TRY (cnms_cuda_heads_ahead_done (ctx));
 
   hdr = (const int32_t *) s->h_out.p;
   max_keep = (int) ((out_bytes - CNMS_HEADER_BYTES) / sizeof (cnms_det));
@@ -787,6 +792,8 @@ cuda_test_option (cnms_backend_ctx *ctx, int option, int value)
 
   if (option == CNMS_TEST_FORCE_LARGE_PATH)
     s->force_large = value != 0;
+  else if (option == CNMS_TEST_NO_HEADS_AHEAD)
+    s->no_ahead = value != 0;
 }
 
 static cnms_status

@@ -121,6 +121,14 @@ typedef struct {
   cnms_cuda_buf h_hjobs;        /* pinned: the masks' jobs, or the kept
                                  * anchors of a pose kernel (mapped) */
   cnms_cuda_buf h_heads;        /* pinned: keypoints, or the masks' bytes */
+  /* the heads enqueued behind the last detect's NMS (cuda_heads.cu) */
+  int ahead_kind;               /* CNMS_HEAD_* when they completed, else 0 */
+  int ahead_n, ahead_win, ahead_pix;    /* seg: the last frame's kept
+                                 * records, largest window and rectangle:
+                                 * the next launch's grids */
+  size_t ahead_bytes, ahead_logits;     /* seg: the room to reserve for
+                                 * the masks' bytes and logits */
+  int no_ahead;                 /* CNMS_TEST_NO_HEADS_AHEAD */
 } cnms_cuda_priv;
 
 /* Makes dev current for the calling thread for one scope and restores
@@ -398,6 +406,15 @@ cudaError_t cnms_cuda_engine_allow_smem (size_t max_dynamic);
 /* cuda_heads.cu: the heads of the kept records (cnms_backend_ops.heads). */
 extern "C" cnms_status cnms_cuda_heads (cnms_backend_ctx *ctx,
     const cnms_heads_args *h, const cnms_det *dets, int n);
+/* cuda_heads.cu: enqueues the heads h on the kept records of the engine
+ * just enqueued (its output h_out, at most max_keep records), where they
+ * can run there: a device tensor, and for masks device prototypes.
+ * cnms_cuda_heads_ahead_done, after the stream's synchronisation, notes
+ * whether they completed (masks: within their room), so that
+ * cnms_cuda_heads takes them instead of running the heads again. */
+cnms_status cnms_cuda_heads_ahead (cnms_backend_ctx *ctx,
+    const cnms_heads_args *h, int max_keep);
+cnms_status cnms_cuda_heads_ahead_done (cnms_backend_ctx *ctx);
 
 /* Kernel image check: cudaSuccess when this build carries code that runs
  * on the current device. */

@@ -7,7 +7,9 @@
  * - segmentation parity: seeded yolov8-seg tensors (C 1..8, M 1..40 and
  *   32, prototypes model / 4 and odd sizes), float32 and float16, the
  *   detections and the prototypes each on the host or the device: the
- *   records, the mask table and every mask byte;
+ *   records, the mask table and every mask byte; both on the device, the
+ *   heads enqueued behind the detect's NMS and (CNMS_TEST_NO_HEADS_AHEAD)
+ *   made after it;
  * - determinism: one YOLOv8-seg frame (80 classes, 32 x 160 x 160
  *   prototypes) and one pose frame (17 x 3 keypoints), CNMS_GPU_REPEAT
  *   (200) runs from device memory identical, nothing allocated after the
@@ -412,16 +414,25 @@ parity (cnms_ctx *cpu, cnms_ctx *cuda, int pose, int n_cases, uint64_t seed)
         for (i = 0; i < a.n_bytes; i++)
           set += a.bytes[i];
       }
-      /* host/host, device/device, and for masks the two mixed */
-      for (combo = 0; combo < (pose ? 2 : 4); combo++) {
-        heads_run (cuda, &hc, f16, combo & 1, (combo >> 1) & 1, &b);
+      /* host/host, device/device, for masks the two mixed; then
+       * device/device again with the heads after the detect instead of
+       * enqueued behind its NMS (combo 4) */
+      for (combo = 0; combo < (pose ? 2 : 4) + 1; combo++) {
+        const int all_dev = combo == (pose ? 2 : 4);
+        const int dev_t = all_dev || (combo & 1);
+        const int dev_p = all_dev || ((combo >> 1) & 1);
+
+        cnms_ctx_test_option (cuda, CNMS_TEST_NO_HEADS_AHEAD, all_dev);
+        heads_run (cuda, &hc, f16, dev_t, dev_p, &b);
+        cnms_ctx_test_option (cuda, CNMS_TEST_NO_HEADS_AHEAD, 0);
         runs++;
         if (!heads_equal (&a, &b, why, sizeof why)) {
           if (bad++ < 10) {
-            printf ("MISMATCH %s case %d (%s, tensor %s, protos %s): %s\n",
-                pose ? "pose" : "seg", idx, f16 ? "float16" : "float32",
-                combo & 1 ? "device" : "host",
-                combo & 2 ? "device" : "host", why);
+            printf ("MISMATCH %s case %d (%s, tensor %s, protos %s%s): "
+                "%s\n", pose ? "pose" : "seg", idx,
+                f16 ? "float16" : "float32", dev_t ? "device" : "host",
+                dev_p ? "device" : "host",
+                all_dev ? ", heads after the detect" : "", why);
             heads_case_print (&hc, seed, idx);
           }
         }
@@ -435,14 +446,15 @@ parity (cnms_ctx *cpu, cnms_ctx *cuda, int pose, int n_cases, uint64_t seed)
       bad);
   if (pose)
     printf ("cuda-heads: pose parity: %d cases, %d comparisons (float32 / "
-        "float16, host / device), %d records, %d empty, %d mismatches, "
-        "seed %llu\n", n_cases, runs, kept, empty, bad,
-        (unsigned long long) seed);
+        "float16, host / device, device with the heads after the detect), "
+        "%d records, %d empty, %d mismatches, seed %llu\n", n_cases, runs,
+        kept, empty, bad, (unsigned long long) seed);
   else
     printf ("cuda-heads: seg parity: %d cases, %d comparisons (float32 / "
-        "float16, detections and prototypes each host / device), %d "
-        "records, %d empty, %lld mask pixels (%lld set), %d mismatches, "
-        "seed %llu\n", n_cases, runs, kept, empty, pixels, set, bad,
+        "float16, detections and prototypes each host / device, both on "
+        "the device with the heads after the detect), %d records, %d "
+        "empty, %lld mask pixels (%lld set), %d mismatches, seed %llu\n",
+        n_cases, runs, kept, empty, pixels, set, bad,
         (unsigned long long) seed);
 }
 
