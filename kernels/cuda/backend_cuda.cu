@@ -60,8 +60,8 @@ reserve_buffers (cnms_backend_ctx *ctx, cnms_cuda_priv *s, int geom, int n,
   CNMS_TRY (cnms_cuda_reserve_device (ctx, &s->d_cls,
           (size_t) cap * sizeof (int32_t), "sorted classes"));
   CNMS_TRY (cnms_cuda_reserve_device (ctx, &s->d_rows, (size_t) cap *
-          (sizeof (int32_t) + CNMS_ROW_LIST * (sizeof (int32_t) +
-                  sizeof (uint64_t))), "NMS row lists"));
+          (sizeof (int32_t) + sizeof (uint64_t) + CNMS_ROW_LIST *
+              (sizeof (int32_t) + sizeof (uint64_t))), "NMS row lists"));
   {
     /* a new grid's state words must be zeroed before the engine runs */
     const void *old = s->d_grid.p;
@@ -145,20 +145,23 @@ reserve_out (cnms_backend_ctx *ctx, cnms_cuda_priv *s, size_t bytes)
 }
 
 /* Enqueues the engine of geometry geom on the n candidate slots in
- * d_keys/d_vals (count in d_hdr), decoding them first when dec is given;
- * report: the decode's row counts (detect), or NULL (plain NMS);
- * kept_dev: cnms_engine_args's, or NULL. */
+ * d_keys/d_vals (count in d_hdr), decoding them first when dec is given,
+ * or filtering plain NMS's boxes into them when filt is; report: the
+ * decode's row counts (detect), or NULL (plain NMS); kept_dev:
+ * cnms_engine_args's, or NULL. */
 static cnms_status
 enqueue_engine (cnms_backend_ctx *ctx, cnms_cuda_priv *s, int geom,
-    const cnms_engine_decode *dec, const cnms_cand_src *src, int n,
-    const cnms_nms_args *a, int32_t *d_hdr, int32_t *report,
-    int32_t *kept_dev, int blocks, size_t smem)
+    const cnms_engine_decode *dec, const cnms_engine_filter *filt,
+    const cnms_cand_src *src, int n, const cnms_nms_args *a, int32_t *d_hdr,
+    int32_t *report, int32_t *kept_dev, int blocks, size_t smem)
 {
   cnms_engine_args g;
 
   memset (&g, 0, sizeof g);
   if (dec != NULL)
     g.dec = *dec;
+  if (filt != NULL)
+    g.filt = *filt;
   g.src = *src;
   g.keys = (const uint64_t *) s->d_keys.p;
   g.vals = (const uint32_t *) s->d_vals.p;
@@ -177,9 +180,11 @@ enqueue_engine (cnms_backend_ctx *ctx, cnms_cuda_priv *s, int geom,
   g.lanes = geom == CNMS_GEOM_LANE ? (int4 *) (g.boxes + a->cap) : NULL;
   g.cls = (int32_t *) s->d_cls.p;
   g.mask = (uint64_t *) s->d_mask.p;
-  /* [bits cap x L | words cap x L | counts cap]: 8-byte words first */
+  /* [bits cap x L | next words cap | words cap x L | counts cap]: 8-byte
+   * words first */
   g.list_b = (uint64_t *) s->d_rows.p;
-  g.list_w = (int32_t *) (g.list_b + (size_t) a->cap * CNMS_ROW_LIST);
+  g.row_next = g.list_b + (size_t) a->cap * CNMS_ROW_LIST;
+  g.list_w = (int32_t *) (g.row_next + a->cap);
   g.row_cnt = g.list_w + (size_t) a->cap * CNMS_ROW_LIST;
   /* cnms_grid_bytes's parts */
   g.grid_state = (uint32_t *) s->d_grid.p;
@@ -383,9 +388,9 @@ enqueue_detect (cnms_backend_ctx *ctx, cnms_cuda_priv *s,
             dec.vals, dec.report, s->stream), "decode kernel");
   memset (&src, 0, sizeof src);
   src.recs = dec.recs;
-  CNMS_TRY (enqueue_engine (ctx, s, geom, fused ? &dec : NULL, &src, n, &a,
-          d_hdr, dec.report, ahead ? (int32_t *) s->d_kept.p : NULL, blocks,
-          smem));
+  CNMS_TRY (enqueue_engine (ctx, s, geom, fused ? &dec : NULL, NULL, &src,
+          n, &a, d_hdr, dec.report, ahead ? (int32_t *) s->d_kept.p : NULL,
+          blocks, smem));
   if (ahead)
     CNMS_TRY (cnms_cuda_heads_ahead (ctx, ctx->heads_ahead, a.max_keep));
   return cnms_cuda_timing_end (ctx);
@@ -443,6 +448,7 @@ enqueue_nms (cnms_backend_ctx *ctx, cnms_cuda_priv *s, int geom,
   const size_t in_bytes = classes != NULL ?
       off_classes + nn * sizeof (int32_t) : off_scores + nn * sizeof (float);
   cnms_nms_args a;
+  cnms_engine_filter filt;
   cnms_cand_src src;
   char *d_in, *h_in;
   int32_t *d_hdr;
@@ -478,10 +484,14 @@ enqueue_nms (cnms_backend_ctx *ctx, cnms_cuda_priv *s, int geom,
   CNMS_CUDA_TRY (ctx, cudaMemcpyAsync (d_in, h_in, in_bytes,
           cudaMemcpyHostToDevice, s->stream), "uploading the boxes");
   CNMS_TRY (enqueue_zero_count (ctx, s));
-  CNMS_CUDA_TRY (ctx, cnms_cuda_filter (geom, (const float *) d_in,
-          (const float *) (d_in + off_scores), n, cnms_cuda_key_bits (n),
-          d_hdr, (uint64_t *) s->d_keys.p, (uint32_t *) s->d_vals.p,
-          s->stream), "filter kernel");
+  /* the engine's first phase filters the boxes */
+  memset (&filt, 0, sizeof filt);
+  filt.boxes = (const float *) d_in;
+  filt.scores = (const float *) (d_in + off_scores);
+  filt.n = n;
+  filt.abits = cnms_cuda_key_bits (n);
+  filt.keys = (uint64_t *) s->d_keys.p;
+  filt.vals = (uint32_t *) s->d_vals.p;
   memset (&src, 0, sizeof src);
   if (geom == CNMS_GEOM_OBB)
     src.obbs_in = (const float *) d_in;
@@ -489,8 +499,8 @@ enqueue_nms (cnms_backend_ctx *ctx, cnms_cuda_priv *s, int geom,
     src.boxes_in = (const float4 *) d_in;
   src.classes_in = classes != NULL ?
       (const int32_t *) (d_in + off_classes) : NULL;
-  CNMS_TRY (enqueue_engine (ctx, s, geom, NULL, &src, n, &a, d_hdr, NULL,
-          NULL, blocks, smem));
+  CNMS_TRY (enqueue_engine (ctx, s, geom, NULL, &filt, &src, n, &a, d_hdr,
+          NULL, NULL, blocks, smem));
   return cnms_cuda_timing_end (ctx);
 }
 
@@ -585,8 +595,8 @@ enqueue_nms_lanes (cnms_backend_ctx *ctx, cnms_cuda_priv *s,
   src.lanes_in = (const float *) d_in;
   src.lane_stride = (int) stride;
   src.lane_n = n_offsets - 1;
-  CNMS_TRY (enqueue_engine (ctx, s, CNMS_GEOM_LANE, NULL, &src, n, &a, d_hdr,
-          NULL, NULL, blocks, smem));
+  CNMS_TRY (enqueue_engine (ctx, s, CNMS_GEOM_LANE, NULL, NULL, &src, n, &a,
+          d_hdr, NULL, NULL, blocks, smem));
   return cnms_cuda_timing_end (ctx);
 }
 
@@ -692,8 +702,8 @@ enqueue_detect_lanes (cnms_backend_ctx *ctx, cnms_cuda_priv *s,
   src.lanes_in = (const float *) s->d_lane_rows.p;
   src.lane_stride = stride;
   src.lane_n = shape->n_classes - 1;
-  CNMS_TRY (enqueue_engine (ctx, s, CNMS_GEOM_LANE, NULL, &src, n, &a, d_hdr,
-          (int32_t *) s->d_report.p, NULL, blocks, smem));
+  CNMS_TRY (enqueue_engine (ctx, s, CNMS_GEOM_LANE, NULL, NULL, &src, n, &a,
+          d_hdr, (int32_t *) s->d_report.p, NULL, blocks, smem));
   if (t->on_device)
     CNMS_CUDA_TRY (ctx, cnms_cuda_gather_kept_rows (d_tensor,
             in_bytes / (size_t) n, CNMS_KEPT_ROW_STRIDE (in_bytes /

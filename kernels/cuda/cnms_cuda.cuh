@@ -99,7 +99,8 @@ typedef struct {
                                  * boxes their cnms_obb */
   cnms_cuda_buf d_cls;          /* int32 x cap, sorted */
   cnms_cuda_buf d_mask;         /* uint64 x cap x ceil(cap / 64) */
-  cnms_cuda_buf d_rows;         /* cap x (count, CNMS_ROW_LIST words, bits) */
+  cnms_cuda_buf d_rows;         /* cap x (count, CNMS_ROW_LIST words, bits,
+                                 * the next tile's word) */
   cnms_cuda_buf d_grid;         /* the pruned mask's grid (cnms_grid_bytes):
                                  * its state words must be zero before an
                                  * engine runs (zeroed with the count
@@ -267,16 +268,9 @@ cudaError_t cnms_cuda_decode_lanes (const void *d_tensor, int f16,
 cudaError_t cnms_cuda_gather_kept_rows (const void *d_tensor,
     size_t row_bytes, size_t dst_stride, const void *out, int max_keep,
     void *dst, cudaStream_t stream);
-/* cuda_filter.cu: plain NMS input. Keeps the boxes (geom: CNMS_GEOM_BOX,
- * [n][4]; CNMS_GEOM_OBB, [n][5]) whose values and score are all finite:
- * their keys and input indices go to keys/vals, their number to d_hdr
- * (whose count must be zero). */
-cudaError_t cnms_cuda_filter (int geom, const float *d_boxes,
-    const float *d_scores, int n, int abits, int32_t *d_hdr,
-    uint64_t *d_keys, uint32_t *d_vals, cudaStream_t stream);
 
 /* Nonzero mask words a row lists for the resolve (more: read whole). */
-#define CNMS_ROW_LIST 8
+#define CNMS_ROW_LIST 7
 /* The largest count the cached resolve takes: its warp owns a tile row's
  * words, at most 32 (see cuda_resolve.cuh). */
 #define CNMS_CACHE_MAX (32 * CNMS_TILE)
@@ -324,8 +318,22 @@ typedef struct {
   uint32_t *vals;
   int32_t *report;              /* the row counts (CNMS_REP_*) */
 } cnms_engine_decode;
+/* The engine's own filter phase of plain NMS (cnms_nms, cnms_nms_rotated),
+ * before the sort: boxes [n][4] (oriented boxes [n][5]) and scores [n];
+ * a box whose values and score are all finite is a candidate, its compact
+ * key and input index in keys/vals (slots from the count header). */
+typedef struct {
+  const float *boxes;           /* NULL: no filter phase */
+  const float *scores;
+  int n;
+  int abits;
+  uint64_t *keys;
+  uint32_t *vals;
+} cnms_engine_filter;
+
 typedef struct {
   cnms_engine_decode dec;
+  cnms_engine_filter filt;
   cnms_cand_src src;
   const uint64_t *keys;         /* compact sort key of each slot */
   const uint32_t *vals;         /* sort value of each slot */
@@ -354,9 +362,13 @@ typedef struct {
                                  * (CNMS_GEOM_OBB only) */
   int32_t *cls;                 /* cap: sorted classes */
   uint64_t *mask;               /* cap x ceil(cap / 64) words */
-  int32_t *row_cnt;             /* cap: nonzero words right of the diagonal */
-  int32_t *list_w;              /* cap x CNMS_ROW_LIST: which words, */
+  int32_t *row_cnt;             /* cap: nonzero words right of the word
+                                 * after the diagonal's */
+  int32_t *list_w;              /* cap x CNMS_ROW_LIST: which words (-1:
+                                 * none), */
   uint64_t *list_b;             /* and their bits */
+  uint64_t *row_next;           /* cap: each row's word after its diagonal
+                                 * word (the next tile's), never listed */
   uint32_t *grid_state;         /* d_grid's parts (cnms_grid_bytes) */
   int32_t *grid_cells;
   int32_t *grid_fill;

@@ -2,10 +2,10 @@
  * that a frame costs one launch whatever its device-side candidate count;
  * a YOLOv8 tensor is decoded in it too (one launch per frame in all).
  *
- *   [yolov8 decode -> grid barrier] -> sort (+ cap and gather) -> grid
- *   barrier -> bitmask -> block 0 waits for every block's mask words ->
- *   greedy resolve in block 0 -> the kept records or indices, and the
- *   output header
+ *   [yolov8 decode, or plain NMS's filter -> grid barrier] -> sort (+
+ *   cap and gather) -> grid barrier -> bitmask -> block 0 waits for every
+ *   block's mask words -> greedy resolve in block 0 -> the kept records
+ *   or indices, and the output header
  *
  * The host never learns the count before the results: each phase reads
  * it on the device and sizes its own work (a rank sort over the count; a
@@ -129,6 +129,53 @@ cnms_engine_decode_v8 (const cnms_engine_decode &d, int32_t *hdr,
     atomicAdd (&d.report[CNMS_REP_NONFINITE], nonfinite);
 }
 
+/* Whether the values of box i are all finite: x1 y1 x2 y2, or cx cy w h
+ * angle. */
+template <int GEOM>
+__device__ __forceinline__ bool
+cnms_filter_finite (const float *__restrict__ boxes, int i)
+{
+  if constexpr (GEOM == CNMS_GEOM_OBB) {
+    const float *b = boxes + 5 * (size_t) i;
+    return cnms_isfinite (b[0]) && cnms_isfinite (b[1])
+        && cnms_isfinite (b[2]) && cnms_isfinite (b[3])
+        && cnms_isfinite (b[4]);
+  } else {
+    const float4 b = ((const float4 *) boxes)[i];
+    return cnms_isfinite (b.x) && cnms_isfinite (b.y) && cnms_isfinite (b.z)
+        && cnms_isfinite (b.w);
+  }
+}
+
+/* The plain NMS filter phase (cnms_engine_filter): a warp takes 32
+ * consecutive input boxes a round, its candidates' slots reserved
+ * together (the sort makes their order irrelevant). */
+template <int GEOM>
+__device__ __forceinline__ void
+cnms_engine_filter_phase (const cnms_engine_args &g)
+{
+  const cnms_engine_filter &f = g.filt;
+  const int step = gridDim.x * blockDim.x;
+
+  /* uniform per warp: whole warps go round */
+  for (int base = blockIdx.x * blockDim.x + (threadIdx.x & ~31); base < f.n;
+      base += step) {
+    const int i = base + (threadIdx.x & 31);
+    bool ok = false;
+    float score = 0.0f;
+
+    if (i < f.n) {
+      score = f.scores[i];
+      ok = cnms_filter_finite <GEOM> (f.boxes, i) && cnms_isfinite (score);
+    }
+    const int slot = cnms_warp_reserve (ok, &g.hdr[CNMS_HDR_COUNT]);
+    if (slot >= 0 && slot < f.n) {
+      f.keys[slot] = cnms_cuda_compact_key (score, (uint32_t) i, f.abits);
+      f.vals[slot] = (uint32_t) i;
+    }
+  }
+}
+
 /* The engine of one geometry; cnms_geom <GEOM>::MIN_BLOCKS blocks a
  * multiprocessor (4: at most 64 registers a thread) */
 template <int GEOM>
@@ -139,9 +186,13 @@ engine_kernel (cnms_engine_args g)
   extern __shared__ uint64_t s_dyn[];
   cg::grid_group grid = cg::this_grid ();
 
-  /* lanes are decoded by their own kernel before the engine */
+  /* lanes are decoded and filtered by their own kernels before the
+   * engine */
   if constexpr (GEOM != CNMS_GEOM_LANE) {
-    if (g.dec.tensor != NULL) {
+    if (g.filt.boxes != NULL) {
+      cnms_engine_filter_phase <GEOM> (g);
+      grid.sync ();
+    } else if (g.dec.tensor != NULL) {
       if (g.dec.f16)
         cnms_engine_decode_v8 < uint16_t, GEOM > (g.dec, g.hdr, s_dyn);
       else

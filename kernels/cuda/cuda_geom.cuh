@@ -66,6 +66,17 @@ template <> struct cnms_geom <CNMS_GEOM_BOX> {
     return it;
   }
 
+  /* load (g, i) when g.boxes[i], b, is at hand */
+  static __device__ __forceinline__ item
+  from_box (const cnms_engine_args &g, int i, float4 b)
+  {
+    item it = { b, cnms_box4_area (b) };
+
+    (void) g;
+    (void) i;
+    return it;
+  }
+
   static __device__ __forceinline__ void
   stage (tile &t, int k, const item &it)
   {
@@ -269,6 +280,14 @@ template <> struct cnms_geom <CNMS_GEOM_LANE> {
     it.e = l.y;
     it.n = g.src.lane_n;
     return it;
+  }
+
+  /* load (g, i): a lane is more than its rectangle b */
+  static __device__ __forceinline__ item
+  from_box (const cnms_engine_args &g, int i, float4 b)
+  {
+    (void) b;
+    return load (g, i);
   }
 
   static __device__ __forceinline__ void

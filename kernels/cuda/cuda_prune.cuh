@@ -30,18 +30,27 @@
  * of j's "removed by" word (g.grid_by, zeroed with the cells): the
  * earlier boxes of the tile that suppress j.
  *
- * A row's bits are gathered by its warp alone: its diagonal word (the
- * resolve reads it for every row) and up to CNMS_ROW_LIST more nonzero
- * words in registers (lane k holds the k-th), written out at the end with
- * the row's list (row_cnt / list_w / list_b) and count. Only those words
- * are written: the resolve reads no other word of a row whose count is
- * within g.row_list_max. A row whose count is above it is read whole: it
- * is zeroed first, and a row with more than CNMS_ROW_LIST words spills
- * (zeroes the row, ORs what it held, then ORs each further bit with
- * atomicOr). The bits do not depend on the order of anything: a row's
- * words are ORs of its hits, whichever cell or lane found them. The list
- * order follows the cells' fill order (atomics), and the resolve ORs the
- * listed words, in any order, into its removed bitmap. */
+ * A row's bits are gathered by its warp alone, in registers: the word of
+ * the next tile (dw + 1, written to g.row_next: the resolve carries it in
+ * warp 0) and up to CNMS_ROW_LIST more nonzero words (lane k holds the
+ * k-th), written out at the end as the row's list (list_w / list_b, -1
+ * past its count) and count. Only those words are written: the resolve
+ * reads no other word of a row whose count is within g.row_list_max. A
+ * row whose count is above it is read whole (from word dw + 2) and marked
+ * by its own bit in its "removed by" word: it is zeroed first, and a row
+ * with more than CNMS_ROW_LIST words spills (zeroes the row, ORs what it
+ * held, then ORs each further bit with atomicOr). The bits do not depend
+ * on the order of anything: a row's words are ORs of its hits, whichever
+ * cell or lane found them. The list order follows the cells' fill order
+ * (atomics), and the resolve ORs the listed words, in any order, into its
+ * removed bitmap.
+ *
+ * A round of a row loads the next round's box indices ahead, and a pair's
+ * box, class and cell range together. Oriented boxes' pairs that pass the
+ * rectangle, class and cell tests wait in the warp's queue, and the
+ * polygon test (cnms_obb_suppresses) runs when 32 are there and at the
+ * row's end: a few rounds' pairs in one pass rather than one pass a
+ * round. */
 #ifndef CNMS_CUDA_PRUNE_CUH
 #define CNMS_CUDA_PRUNE_CUH
 
@@ -229,10 +238,13 @@ cnms_prune_row (const cnms_engine_args &g, const cnms_grid &p, int n,
     int nb, int i, const int32_t *s_start, int lane)
 {
   typedef cnms_geom <GEOM> G;
+  /* the warp's queue of pairs for the polygon test (oriented boxes) */
+  __shared__ int s_queue[CNMS_ENGINE_THREADS];
+  int *const s_q = s_queue + (threadIdx.x & ~31);
   const int2 rg = __ldcg (&g.grid_range[i]);
   const int dw = i >> 6;
   uint64_t *const row = g.mask + (size_t) i * nb;
-  uint64_t diag = 0;            /* uniform over the warp */
+  uint64_t next = 0;            /* uniform: word dw + 1 (never listed) */
   uint64_t lb = 0;              /* lane k < cnt: listed word lw's bits */
   int lw = -1;
   int cnt = 0;                  /* uniform: listed words (> CNMS_ROW_LIST:
@@ -253,6 +265,74 @@ cnms_prune_row (const cnms_engine_args &g, const cnms_grid &p, int n,
      * cells) or the later boxes (big row). */
     const int cells = big ? 0 : (c1 - c0 + 1) * (r1 - r0 + 1);
 
+    /* the hits of lanes in hits (lane k's box jv), into the row */
+    auto add_hits = [&] (unsigned hits, int jv) {
+      while (hits != 0) {
+        const int from = __ffs (hits) - 1;
+        const int jj = __shfl_sync (CNMS_FULL_WARP, jv, from);
+        const int w = jj >> 6;
+        const uint64_t bit = 1ull << (jj & 63);
+
+        hits &= hits - 1;
+        if (w == dw) {
+          /* the resolve's "removed by" word of a later box of the tile */
+          if (lane == 0)
+            atomicOr ((unsigned long long *) &g.grid_by[jj],
+                (unsigned long long) (1ull << (i & 63)));
+        } else if (w == dw + 1) {
+          next |= bit;
+        } else if (spilled) {
+          if (lane == 0)
+            atomicOr ((unsigned long long *) &row[w],
+                (unsigned long long) bit);
+        } else {
+          const unsigned at = __ballot_sync (CNMS_FULL_WARP,
+              lane < cnt && lw == w);
+          if (at != 0) {
+            if (lane == __ffs (at) - 1)
+              lb |= bit;
+          } else if (cnt < CNMS_ROW_LIST) {
+            if (lane == cnt) {
+              lw = w;
+              lb = bit;
+            }
+            cnt++;
+          } else {
+            /* more nonzero words than a list holds: the row is read
+             * whole, so it is zeroed and holds every bit from here */
+            for (int z = lane; z < nb; z += 32)
+              row[z] = 0;
+            __syncwarp ();
+            if (lane < cnt)
+              row[lw] = lb;
+            __syncwarp ();
+            if (lane == 0)
+              atomicOr ((unsigned long long *) &row[w],
+                  (unsigned long long) bit);
+            spilled = true;
+            cnt = CNMS_ROW_LIST + 1;
+          }
+        }
+      }
+    };
+    /* oriented boxes: the pairs that pass the cheap tests wait in the
+     * warp's queue (s_q), and the polygon test runs on 32 at a time, not
+     * on the few of each round */
+    int queued = 0;             /* uniform */
+    auto flush = [&] () {
+      int jq = -1;
+      bool hit = false;
+
+      if (lane < queued) {
+        jq = s_q[lane];
+        hit = G::pair_suppresses (a, ca, G::load (g, jq), g.cls[jq], iou,
+            g.a.agnostic);
+      }
+      /* every lane has read its entry before the queue refills */
+      add_hits (__ballot_sync (CNMS_FULL_WARP, hit), jq);
+      queued = 0;
+    };
+
     for (int src = 0; src <= cells; src++) {
       const int cx = big || src == cells ? -1 : c0 + src % (c1 - c0 + 1);
       const int cy = big || src == cells ? -1 : r0 + src / (c1 - c0 + 1);
@@ -268,98 +348,83 @@ cnms_prune_row (const cnms_engine_args &g, const cnms_grid &p, int n,
         start = s_start[cy * p.gx + cx];
         end = s_start[cy * p.gx + cx + 1];
       }
+      auto fetch = [&] (int e) {
+        return e >= end ? -1 : big ? e : src == cells ?
+            __ldcg (&g.grid_big[e]) : __ldcg (&g.grid_entries[e]);
+      };
+      /* the next round's box indices are loaded a round ahead */
+      int jn = fetch (start + lane);
+
       /* uniform: whole warps go round */
       for (int base = start; base < end; base += 32) {
-        const int e = base + lane;
-        int j = -1;
+        const int j = jn;
         bool hit = false;
 
-        if (e < end)
-          j = big ? e : (src == cells ? __ldcg (&g.grid_big[e]) :
-              __ldcg (&g.grid_entries[e]));
+        jn = fetch (base + 32 + lane);
         if (j > i) {
+          /* loaded together: one load's latency a round, not three */
           const float4 hb = g.boxes[j];
+          const int32_t cj = g.cls[j];
+          const int rj = cx >= 0 ? __ldcg (&g.grid_range[j]).x : 0;
           if (ha.x < hb.z && hb.x < ha.z && ha.y < hb.w && hb.y < ha.w) {
-            hit = true;
-            if (cx >= 0) {
+            hit = g.a.agnostic || cj == ca;
+            if (cx >= 0 && hit) {
               /* the pair's one cell: where its overlap begins */
-              const int rj = __ldcg (&g.grid_range[j]).x;
               hit = cx == max (c0, rj >> 16) && cy == max (r0, rj & 0xffff);
             }
-            if (hit)
-              hit = G::pair_suppresses (a, ca, G::load (g, j), g.cls[j], iou,
-                  g.a.agnostic);
-          }
-        }
-        unsigned hits = __ballot_sync (CNMS_FULL_WARP, hit);
-        while (hits != 0) {
-          const int from = __ffs (hits) - 1;
-          const int jj = __shfl_sync (CNMS_FULL_WARP, j, from);
-          const int w = jj >> 6;
-          const uint64_t bit = 1ull << (jj & 63);
-
-          hits &= hits - 1;
-          /* the resolve's "removed by" word of a later box of the tile */
-          if (w == dw && lane == 0)
-            atomicOr ((unsigned long long *) &g.grid_by[jj],
-                (unsigned long long) (1ull << (i & 63)));
-          if (spilled) {
-            if (lane == 0)
-              atomicOr ((unsigned long long *) &row[w],
-                  (unsigned long long) bit);
-          } else if (w == dw) {
-            diag |= bit;
-          } else {
-            const unsigned at = __ballot_sync (CNMS_FULL_WARP,
-                lane < cnt && lw == w);
-            if (at != 0) {
-              if (lane == __ffs (at) - 1)
-                lb |= bit;
-            } else if (cnt < CNMS_ROW_LIST) {
-              if (lane == cnt) {
-                lw = w;
-                lb = bit;
+            if constexpr (GEOM != CNMS_GEOM_OBB) {
+              if (hit) {
+                const typename G::item b = G::from_box (g, j, hb);
+                hit = G::pair_suppresses (a, ca, b, cj, iou, g.a.agnostic);
               }
-              cnt++;
-            } else {
-              /* more nonzero words than a list holds: the row is read
-               * whole, so it is zeroed and holds every bit from here */
-              for (int z = lane; z < nb; z += 32)
-                row[z] = 0;
-              __syncwarp ();
-              if (lane < cnt)
-                row[lw] = lb;
-              if (lane == 0)
-                row[dw] = diag;
-              __syncwarp ();
-              if (lane == 0)
-                atomicOr ((unsigned long long *) &row[w],
-                    (unsigned long long) bit);
-              spilled = true;
-              cnt = CNMS_ROW_LIST + 1;
             }
           }
+        }
+        if constexpr (GEOM == CNMS_GEOM_OBB) {
+          const unsigned cm = __ballot_sync (CNMS_FULL_WARP, hit);
+          const int c = __popc (cm);
+
+          if (queued + c > 32)
+            flush ();
+          if (hit)
+            s_q[queued + __popc (cm & ((1u << lane) - 1))] = j;
+          queued += c;
+          __syncwarp ();
+        } else {
+          add_hits (__ballot_sync (CNMS_FULL_WARP, hit), j);
         }
       }
     }
-  }
-  if (!spilled) {
-    if (cnt > g.row_list_max) {
-      /* read whole by the resolve */
-      for (int z = lane; z < nb; z += 32)
-        row[z] = 0;
-      __syncwarp ();
+    if constexpr (GEOM == CNMS_GEOM_OBB) {
+      if (queued > 0)
+        flush ();
     }
-    if (lane == 0)
-      row[dw] = diag;
-    if (lane < cnt) {
+  }
+  /* uniform: the resolve reads this row whole (from word dw + 2) */
+  const bool dense = cnt > g.row_list_max;
+  if (!spilled && dense) {
+    for (int z = lane; z < nb; z += 32)
+      row[z] = 0;
+    __syncwarp ();
+    if (lane < cnt)
       row[lw] = lb;
-      g.list_w[(size_t) i * CNMS_ROW_LIST + lane] = lw;
-      g.list_b[(size_t) i * CNMS_ROW_LIST + lane] = lb;
-    }
   }
-  if (lane == 0)
+  /* every entry of the list: -1 past the count, and for a row read
+   * whole */
+  if (lane < CNMS_ROW_LIST) {
+    const bool listed = !dense && lane < cnt;
+    g.list_w[(size_t) i * CNMS_ROW_LIST + lane] = listed ? lw : -1;
+    g.list_b[(size_t) i * CNMS_ROW_LIST + lane] = listed ? lb : 0;
+  }
+  if (lane == 0) {
     g.row_cnt[i] = cnt;
+    g.row_next[i] = next;
+    /* the resolve's mark of a row read whole: its own bit in its
+     * "removed by" word (only earlier boxes set the others) */
+    if (dense)
+      atomicOr ((unsigned long long *) &g.grid_by[i],
+          (unsigned long long) (1ull << (i & 63)));
+  }
   /* the next row's zeroing must not pass this row's stores of another
    * lane (different rows: no overlap; kept for clarity of ordering) */
   __syncwarp ();

@@ -8,76 +8,21 @@
  *   one warp resolves the tiles in shared memory, with no block barrier,
  *   each tile's kept set by ballots (cnms_resolve_cached); the kept
  *   records are written out together at the end.
- * - Otherwise (the pruned mask of cuda_prune.cuh), per tile, warp 0
- *   finds its kept set by ballots as the cached resolve does, from the 64
- *   boxes' "removed by" words (g.grid_by), loaded a tile ahead with the
- *   sort values and row lists; then the kept rows are ORed into the later
- *   words of the bitmap (shared atomicOr: OR is order-free, so the bitmap
- *   is deterministic): each from its list of nonzero words, or read whole
- *   when it has more than g.row_list_max of them. Of a row, it reads the
- *   list, and the whole row only then (what the pruned mask phase
- *   writes). */
+ * - Otherwise (the pruned mask of cuda_prune.cuh), step by step with one
+ *   block barrier a tile (cnms_resolve_global): warp 0 finds tile t's kept
+ *   set by ballots as the cached resolve does, from the 64 boxes' "removed
+ *   by" words (g.grid_by), and ORs the kept rows' next-tile words
+ *   (g.row_next) into a register word, the carry of word t + 1; the other
+ *   warps OR the listed words of tile t - 1's kept rows (and the whole
+ *   rows of those with more words than a list) into the bitmap with
+ *   32-bit shared atomics (OR is order-free, so the bitmap is
+ *   deterministic). Each thread's part of a tile is loaded a step ahead.
+ *   The kept positions go to g.grid_entries, the records out after the
+ *   walk. */
 #ifndef CNMS_CUDA_RESOLVE_CUH
 #define CNMS_CUDA_RESOLVE_CUH
 
 #include "cnms_cuda_device.cuh"
-
-/* Where the uncached resolve reads the later words of kept rows. */
-typedef struct {
-  const uint64_t *g;            /* global mask, nb words a row */
-  int nb;
-} cnms_mask_src;
-
-/* Word w (w >= row / 64) of sorted box row (row < 64 nb). */
-__device__ __forceinline__ uint64_t
-cnms_mask_word (const cnms_mask_src &m, int row, int w)
-{
-  return m.g[(size_t) row * m.nb + w];
-}
-
-/* ORs the mask rows of the n_kept boxes kept in tile blk (tile positions
- * in s_kept) into the later words blk + 1 .. nb - 1 of s_removed. With L
- * later words, each word gets blockDim / L groups of threads that take
- * every groups-th kept row; with L >= blockDim, one group and each thread
- * owns words tid + k blockDim. */
-__device__ __forceinline__ void
-cnms_or_kept_rows (const cnms_mask_src &m, int base, int blk,
-    const int *s_kept, int n_kept, uint64_t *s_removed)
-{
-  const int threads = blockDim.x;
-  const int tid = threadIdx.x;
-  const int later = m.nb - blk - 1;
-
-  if (later <= 0 || n_kept == 0)
-    return;
-  const bool wide = later >= threads;
-  const int groups = wide ? 1 : threads / later;
-  const int g = wide ? 0 : tid / later;
-
-  if (g >= groups)
-    return;
-  for (int wo = wide ? tid : tid % later; wo < later; wo += threads) {
-    const int w = blk + 1 + wo;
-    uint64_t acc = 0;
-    int kb = g;
-
-    /* eight independent loads in flight per step */
-    for (; kb + 7 * groups < n_kept; kb += 8 * groups) {
-      uint64_t v[8];
-#pragma unroll
-      for (int u = 0; u < 8; u++)
-        v[u] = cnms_mask_word (m, base + s_kept[kb + u * groups], w);
-#pragma unroll
-      for (int u = 0; u < 8; u++)
-        acc |= v[u];
-    }
-    for (; kb < n_kept; kb += groups)
-      acc |= cnms_mask_word (m, base + s_kept[kb], w);
-    if (acc != 0)
-      atomicOr ((unsigned long long *) &s_removed[w],
-          (unsigned long long) acc);
-  }
-}
 
 /* The cached walk's removals by the n_keep kept rows of a tile (tile
  * positions base + r in kpos): their words 1 .. width - 1 of the tile's
@@ -215,157 +160,247 @@ cnms_resolve_cached (const cnms_engine_args &g, int n, uint64_t *s)
     ((int32_t *) g.out)[CNMS_OUT_KEPT] = kept;
 }
 
+/* What a thread of the uncached resolve holds of one tile, loaded a step
+ * ahead. Warp 0 (the tile's boxes lane and lane + 32): a0, a1 their
+ * "removed by" words (with the box's own bit: its row is read whole), a2,
+ * a3 their next tile's words. The other threads (entries 2 q and 2 q + 1,
+ * q = tid - 32, of the tile's lists): a0, a1 the bits, a2 the two words
+ * (-1: none), the first in the low half. */
+struct cnms_tile_regs {
+  uint64_t a0, a1, a2, a3;
+};
+
+static_assert (2 * (CNMS_ENGINE_THREADS - 32) == CNMS_TILE * CNMS_ROW_LIST,
+    "a tile's list entries, two a thread past warp 0");
+
+/* Loads tile's part of this thread (cnms_tile_regs) into r. */
+__device__ __forceinline__ void
+cnms_tile_load (const cnms_engine_args &g, int n, int tile,
+    cnms_tile_regs &r)
+{
+  const int tid = threadIdx.x;
+  const int base = tile * CNMS_TILE;
+
+  if (tid < 32) {
+    const int i0 = base + tid, i1 = i0 + 32;
+    const bool ok0 = i0 < n, ok1 = i1 < n;
+
+    r.a0 = ok0 ? __ldcg (&g.grid_by[i0]) : 0;
+    r.a1 = ok1 ? __ldcg (&g.grid_by[i1]) : 0;
+    r.a2 = ok0 ? __ldcg (&g.row_next[i0]) : 0;
+    r.a3 = ok1 ? __ldcg (&g.row_next[i1]) : 0;
+  } else {
+    /* even entry, so 16-byte aligned bits and 8-byte aligned words */
+    const long long e = (long long) base * CNMS_ROW_LIST + 2 * (tid - 32);
+    const int r0 = base + (2 * (tid - 32)) / CNMS_ROW_LIST;
+    const int r1 = base + (2 * (tid - 32) + 1) / CNMS_ROW_LIST;
+
+    /* entries of rows past n are never written (nor kept: not read) */
+    if (r1 < n) {
+      const ulonglong2 b = __ldcg ((const ulonglong2 *) &g.list_b[e]);
+      r.a0 = b.x;
+      r.a1 = b.y;
+      r.a2 = __ldcg ((const unsigned long long *) &g.list_w[e]);
+    } else if (r0 < n) {
+      r.a0 = __ldcg (&g.list_b[e]);
+      r.a1 = 0;
+      r.a2 = 0xffffffff00000000ull | (uint32_t) __ldcg (&g.list_w[e]);
+    } else {
+      r.a0 = r.a1 = 0;
+      r.a2 = ~0ull;
+    }
+  }
+}
+
+/* ORs v into word w of the removed bitmap s as two 32-bit halves (a
+ * 64-bit shared atomicOr is a compare-and-swap loop on sm_90; OR is
+ * order-free, so the bitmap is deterministic). */
+__device__ __forceinline__ void
+cnms_removed_or (uint64_t *s, int w, uint64_t v)
+{
+  unsigned *const h = (unsigned *) &s[w];
+
+  if ((unsigned) v != 0)
+    atomicOr (&h[0], (unsigned) v);
+  if ((unsigned) (v >> 32) != 0)
+    atomicOr (&h[1], (unsigned) (v >> 32));
+}
+
+/* The OR of v over the warp. */
+__device__ __forceinline__ uint64_t
+cnms_warp_or64 (uint64_t v)
+{
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+  const unsigned lo = __reduce_or_sync (CNMS_FULL_WARP, (unsigned) v);
+  const unsigned hi = __reduce_or_sync (CNMS_FULL_WARP,
+      (unsigned) (v >> 32));
+  return ((uint64_t) hi << 32) | lo;
+#else
+  for (int off = 16; off > 0; off >>= 1)
+    v |= __shfl_xor_sync (CNMS_FULL_WARP, v, off);
+  return v;
+#endif
+}
+
+/* The uncached resolve's shared state between steps: slot t & 1 is
+ * written by warp 0 in step t and read by the others in step t + 1. */
+struct cnms_resolve_shared {
+  uint64_t keep[2];             /* the kept boxes of the tile */
+  uint64_t dense[2];            /* those of them read whole */
+  int kept[2];                  /* boxes kept up to and with the tile */
+};
+
+/* Step t of the uncached resolve (see cnms_resolve_global); cur holds
+ * this thread's part of its tile (warp 0: tile t; the others: tile t -
+ * 1), nxt receives the next step's. Returns false, uniformly, when the
+ * walk is over (max_keep reached). */
+__device__ __forceinline__ bool
+cnms_resolve_step (const cnms_engine_args &g, int n, int nb, int t,
+    cnms_tile_regs &cur, cnms_tile_regs &nxt, uint64_t *s_removed,
+    cnms_resolve_shared &sh, int32_t *kept_pos, uint64_t &carry,
+    int &kept)
+{
+  const int tid = threadIdx.x;
+  const int max_keep = g.a.max_keep;
+
+  /* uniform: written in the last step, before its barrier */
+  if ((t > 0 ? sh.kept[(t - 1) & 1] : 0) >= max_keep)
+    return false;
+  if (tid < 32) {
+    const int lane = tid, b1 = lane + 32;
+    const int base = t * CNMS_TILE;
+    const int size = min (CNMS_TILE, n - base);
+    const uint64_t valid = size == CNMS_TILE ? ~0ull : (1ull << size) - 1;
+
+    if (t + 1 < nb)
+      cnms_tile_load (g, n, t + 1, nxt);
+    /* word t is final: the lists of tiles up to t - 2 were ORed in by
+     * the last barrier, tile t - 1's word t is the carry */
+    const uint64_t avail = ~(s_removed[t] | carry) & valid;
+    const bool av0 = (avail >> lane) & 1, av1 = (avail >> b1) & 1;
+    /* the earlier boxes of the tile that remove box lane / b1 */
+    const uint64_t by0 = cur.a0 & ((1ull << lane) - 1);
+    const uint64_t by1 = cur.a1 & ((1ull << b1) - 1);
+    uint64_t keep = avail, prev;
+
+    /* the tile's kept set, as cnms_resolve_cached finds it */
+    do {
+      prev = keep;
+      keep = (uint64_t) __ballot_sync (CNMS_FULL_WARP,
+          av0 && (by0 & prev) == 0)
+          | ((uint64_t) __ballot_sync (CNMS_FULL_WARP,
+              av1 && (by1 & prev) == 0) << 32);
+    } while (keep != prev);
+    /* max-detections inside the tile: its first kept boxes only */
+    if (__popcll (keep) > max_keep - kept) {
+      uint64_t rest = keep;
+      keep = 0;
+      for (int q = kept; q < max_keep; q++) {
+        keep |= rest & (0 - rest);
+        rest &= rest - 1;
+      }
+    }
+    const bool k0 = (keep >> lane) & 1, k1 = (keep >> b1) & 1;
+    if (k0)
+      kept_pos[kept + __popcll (keep & ((1ull << lane) - 1))] = base + lane;
+    if (k1)
+      kept_pos[kept + __popcll (keep & ((1ull << b1) - 1))] = base + b1;
+    /* a row read whole has its own bit in its "removed by" word */
+    const uint64_t dense = (uint64_t) __ballot_sync (CNMS_FULL_WARP,
+        k0 && ((cur.a0 >> lane) & 1))
+        | ((uint64_t) __ballot_sync (CNMS_FULL_WARP,
+            k1 && ((cur.a1 >> b1) & 1)) << 32);
+    carry = cnms_warp_or64 ((k0 ? cur.a2 : 0) | (k1 ? cur.a3 : 0));
+    kept += __popcll (keep);
+    if (lane == 0) {
+      sh.keep[t & 1] = keep;
+      sh.dense[t & 1] = dense;
+      sh.kept[t & 1] = kept;
+    }
+  } else {
+    /* tile t's lists, for the next step */
+    cnms_tile_load (g, n, t, nxt);
+  }
+  if (tid >= 32 && t > 0) {
+    /* tile u = t - 1's kept rows: their words from u + 2 (word u + 1
+     * went with warp 0's carry), needed from step t + 1 on */
+    const int u = t - 1, q = tid - 32, step = blockDim.x - 32;
+    const uint64_t keep = sh.keep[u & 1];
+    const uint64_t dense = sh.dense[u & 1];
+    const int w0 = (int) (uint32_t) cur.a2, w1 = (int) (cur.a2 >> 32);
+
+    if (w0 >= 0 && ((keep >> ((2 * q) / CNMS_ROW_LIST)) & 1))
+      cnms_removed_or (s_removed, w0, cur.a0);
+    if (w1 >= 0 && ((keep >> ((2 * q + 1) / CNMS_ROW_LIST)) & 1))
+      cnms_removed_or (s_removed, w1, cur.a1);
+    /* rows with more nonzero words than their lists: read whole, a
+     * thread's words of every such row loaded together */
+    if (dense != 0) {
+      const uint64_t *rows = g.mask + (size_t) u * CNMS_TILE * nb;
+
+      for (int w = u + 2 + q; w < nb; w += step) {
+        uint64_t acc = 0;
+#pragma unroll 4
+        for (uint64_t d = dense; d != 0; d &= d - 1)
+          acc |= __ldcg (&rows[(size_t) (__ffsll ((long long) d) - 1) * nb
+                  + w]);
+        if (acc != 0)
+          cnms_removed_or (s_removed, w, acc);
+      }
+    }
+  }
+  __syncthreads ();
+  return true;
+}
+
 /* Uncached resolve (see the file comment); s: nb words of shared memory
- * for the removed bitmap. Thread t < 64
- * holds, a tile ahead, box (tile base + t)'s "removed by" word, sort value
- * and list length; the block loads the tile's lists of nonzero later words
- * into shared memory a tile ahead too (issued before the tile's resolve,
- * stored after it), so that a kept box ORs its list into the bitmap with
- * no global load on the chain; a row whose list holds more than
- * g.row_list_max entries (its list overflowed) is read whole. */
+ * for the removed bitmap. One step a tile, one block barrier a step: in
+ * step t warp 0 resolves tile t (its boxes' words loaded in the step
+ * before) and ORs its kept rows' next words (row_next) in registers (the
+ * carry, word t + 1), while the other warps OR the listed words of tile t
+ * - 1's kept rows (words t + 1 on) into the bitmap, and read tile t's
+ * lists for the next step. Word t + 1 is then final for step t + 1. The
+ * kept sort values go to g.grid_entries (free once the mask is done), the
+ * records out after the walk. */
 __device__ __forceinline__ void
 cnms_resolve_global (const cnms_engine_args &g, int n, uint64_t *s)
 {
-  __shared__ uint64_t s_by[CNMS_TILE];
-  __shared__ uint64_t s_keep;
-  __shared__ int s_dense[CNMS_TILE];
-  __shared__ int s_n_dense;
-  __shared__ uint64_t s_lb[CNMS_TILE * CNMS_ROW_LIST];
-  __shared__ int32_t s_lw[CNMS_TILE * CNMS_ROW_LIST];
+  __shared__ cnms_resolve_shared sh;
+  __shared__ int s_total;
   const int nb = cnms_ceil_div (n, CNMS_TILE);
-  const int max_keep = g.a.max_keep;
   const int tid = threadIdx.x;
-  const bool lead = tid < CNMS_TILE && tid < n;
-  const int entries = CNMS_TILE * CNMS_ROW_LIST;
   char *body = g.out + CNMS_HEADER_BYTES;
-  uint64_t *const s_removed = s;
-  const cnms_mask_src m = { g.mask, nb };
-  uint64_t by = lead ? __ldcg (&g.grid_by[tid]) : 0;
-  uint32_t src = lead ? g.order[tid] : 0;
-  int cnt = lead ? g.row_cnt[tid] : 0;
+  int32_t *const kept_pos = g.grid_entries;
+  cnms_tile_regs ra, rb;
+  uint64_t carry = 0;
   int kept = 0;
 
-  /* tile 0's lists (entries past a row's count are never read) */
-  for (int p = tid; p < entries && p < n * CNMS_ROW_LIST; p += blockDim.x) {
-    s_lb[p] = g.list_b[p];
-    s_lw[p] = g.list_w[p];
-  }
+  ra.a0 = ra.a1 = ra.a2 = ra.a3 = 0;
+  rb = ra;
+  if (tid < 32 && nb > 0)
+    cnms_tile_load (g, n, 0, ra);
   for (int w = tid; w < nb; w += blockDim.x)
-    s_removed[w] = 0;
-
-  for (int blk = 0; blk < nb && kept < max_keep; blk++) {
-    const int base = blk * CNMS_TILE;
-    const int size = min (CNMS_TILE, n - base);
-    const uint64_t valid = size == CNMS_TILE ? ~0ull : (1ull << size) - 1;
-    const int next_row = base + CNMS_TILE + tid;
-    /* the next tile's list entries of this thread: tid + k blockDim */
-    const long long next_first = (long long) (base + CNMS_TILE) *
-        CNMS_ROW_LIST;
-    const long long next_end = (long long) n * CNMS_ROW_LIST;
-    uint64_t next = 0, nlb[CNMS_TILE * CNMS_ROW_LIST / CNMS_ENGINE_THREADS];
-    int32_t nlw[CNMS_TILE * CNMS_ROW_LIST / CNMS_ENGINE_THREADS];
-    uint32_t next_src = 0;
-    int next_cnt = 0;
-    cnms_det rec;
-
-    /* this tile's records are loaded now, so that the load overlaps the
-     * barrier and the tile's resolve */
-    if (tid < CNMS_TILE && g.src.recs != NULL && base + tid < n)
-      rec = g.src.recs[src];
-    if (tid < CNMS_TILE) {
-      s_by[tid] = by;
-      if (blk + 1 < nb && next_row < n) {
-        next = __ldcg (&g.grid_by[next_row]);
-        next_src = g.order[next_row];
-        next_cnt = g.row_cnt[next_row];
-      }
-    }
-#pragma unroll
-    for (int k = 0; k < entries / CNMS_ENGINE_THREADS; k++) {
-      const long long at = next_first + tid + k * CNMS_ENGINE_THREADS;
-      const bool ok = blk + 1 < nb && at < next_end;
-      nlb[k] = ok ? g.list_b[at] : 0;
-      nlw[k] = ok ? g.list_w[at] : 0;
-    }
-    if (tid == 0)
-      s_n_dense = 0;
-    __syncthreads ();
-
-    /* uniform: s_removed[blk] is final since the last barrier */
-    const uint64_t avail = ~s_removed[blk] & valid;
-    if (avail != 0) {
-      /* the tile's kept set by warp 0, as the cached resolve finds it
-       * (cnms_resolve_cached), from the "removed by" words */
-      if (tid < 32) {
-        const int lane = tid, b1 = lane + 32;
-        const uint64_t by0 = s_by[lane], by1 = s_by[b1];
-        const bool av0 = (avail >> lane) & 1, av1 = (avail >> b1) & 1;
-        uint64_t keep = avail, prev;
-
-        do {
-          prev = keep;
-          keep = (uint64_t) __ballot_sync (CNMS_FULL_WARP,
-              av0 && (by0 & prev) == 0)
-              | ((uint64_t) __ballot_sync (CNMS_FULL_WARP,
-                  av1 && (by1 & prev) == 0) << 32);
-        } while (keep != prev);
-        /* max-detections inside the tile: its first kept boxes only */
-        if (__popcll (keep) > max_keep - kept) {
-          uint64_t rest = keep;
-          keep = 0;
-          for (int q = kept; q < max_keep; q++) {
-            keep |= rest & (0 - rest);
-            rest &= rest - 1;
-          }
-        }
-        if (lane == 0)
-          s_keep = keep;
-      }
-      __syncthreads ();
-      const uint64_t kept_bits = s_keep;
-      const bool mine = tid < CNMS_TILE && ((kept_bits >> tid) & 1);
-
-      if (mine) {
-        const int rank = kept + __popcll (kept_bits & ((1ull << tid) - 1));
-        if (g.kept_dev != NULL)
-          g.kept_dev[1 + rank] = (int32_t) src;
-        if (g.src.recs != NULL)
-          cnms_write_record (body, rank, rec);
-        else
-          ((int64_t *) body)[rank] = (int64_t) src;
-        if (cnt > g.row_list_max) {
-          s_dense[atomicAdd (&s_n_dense, 1)] = tid;
-        } else {
-          /* OR is order-free: the bitmap is deterministic */
-          for (int e = 0; e < cnt; e++)
-            atomicOr ((unsigned long long *)
-                &s_removed[s_lw[tid * CNMS_ROW_LIST + e]],
-                (unsigned long long) s_lb[tid * CNMS_ROW_LIST + e]);
-        }
-      }
-      kept += __popcll (kept_bits);
-      __syncthreads ();
-      /* uniform: the count is final since the barrier; the order of
-       * s_dense does not matter to an OR */
-      cnms_or_kept_rows (m, base, blk, s_dense, s_n_dense, s_removed);
-    }
-    /* s_removed, s_by, s_keep, s_dense and the lists are reused by the
-     * next tile */
-    __syncthreads ();
-#pragma unroll
-    for (int k = 0; k < entries / CNMS_ENGINE_THREADS; k++) {
-      s_lb[tid + k * CNMS_ENGINE_THREADS] = nlb[k];
-      s_lw[tid + k * CNMS_ENGINE_THREADS] = nlw[k];
-    }
-    by = next;
-    src = next_src;
-    cnt = next_cnt;
+    s[w] = 0;
+  __syncthreads ();
+  /* two steps a round, so that cur and nxt need no copy */
+  for (int t = 0; t < nb; t += 2) {
+    if (!cnms_resolve_step (g, n, nb, t, ra, rb, s, sh, kept_pos, carry,
+            kept))
+      break;
+    if (t + 1 >= nb || !cnms_resolve_step (g, n, nb, t + 1, rb, ra, s, sh,
+            kept_pos, carry, kept))
+      break;
   }
-  if (tid == 0) {
-    if (g.kept_dev != NULL)
-      g.kept_dev[0] = kept;
-    ((int32_t *) g.out)[CNMS_OUT_KEPT] = kept;
-  }
+  if (tid == 0)
+    s_total = kept;
+  __syncthreads ();
+  const int total = s_total;
+  cnms_write_kept (body, total, g.src.recs, tid, blockDim.x,
+      [&] (int r) { return g.order[kept_pos[r]]; });
+  cnms_write_kept_dev (g, total, tid, blockDim.x,
+      [&] (int r) { return g.order[kept_pos[r]]; });
+  if (tid == 0)
+    ((int32_t *) g.out)[CNMS_OUT_KEPT] = total;
 }
 
 /* The resolve of n sorted boxes by one block; s: its dynamic shared
