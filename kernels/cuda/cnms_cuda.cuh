@@ -201,6 +201,16 @@ typedef struct {
                                  * proposal rows (5 + S floats used) */
   int lane_stride;              /* floats a row */
   int lane_n;                   /* strips: S - 1 */
+  /* lanes from a device tensor (else kept_dst NULL): block 0 of the
+   * engine copies the kept records' tensor rows (kept_row_units 16-bit
+   * units each, any dtype; by their anchors) into kept_dst (mapped pinned
+   * memory, kept_dst_units apart, in 16-byte pieces), in kept order, once
+   * the resolve has put their count and sort values in the engine's
+   * kept_dev (which it then needs) */
+  const uint16_t *kept_tensor;
+  int kept_row_units;
+  int kept_dst_units;
+  uint16_t *kept_dst;
 } cnms_cand_src;
 
 /* What one call asks of the NMS stages. */
@@ -258,15 +268,10 @@ cudaError_t cnms_cuda_decode_lanes (const void *d_tensor, int f16,
     int n_anchors, int stride, int n_strips, float score_threshold,
     int abits, int32_t *d_hdr, cnms_det *recs, float *rows, uint64_t *d_keys,
     uint32_t *d_vals, int32_t *report, cudaStream_t stream);
-/* cuda_filter.cu: copies the tensor rows (row_bytes each, even) of the
- * records an engine kept into dst (mapped pinned memory, max_keep rows
- * dst_stride bytes apart: row_bytes rounded up to 16), in kept order; out
- * is the engine's output as the device sees it (the mapped [header |
- * records]). */
+/* The bytes apart of the kept lanes' tensor rows (row_bytes each, even)
+ * that the engine copies out (cnms_cand_src.kept_dst): row_bytes rounded
+ * up to 16. */
 #define CNMS_KEPT_ROW_STRIDE(row_bytes) (((row_bytes) + 15) / 16 * 16)
-cudaError_t cnms_cuda_gather_kept_rows (const void *d_tensor,
-    size_t row_bytes, size_t dst_stride, const void *out, int max_keep,
-    void *dst, cudaStream_t stream);
 /* cuda_filter.cu: plain NMS input. Keeps the boxes (geom: CNMS_GEOM_BOX,
  * [n][4]; CNMS_GEOM_OBB, [n][5]) whose values and score are all finite:
  * their keys and input indices go to keys/vals, their number to d_hdr
@@ -395,6 +400,11 @@ cudaError_t cnms_cuda_engine_allow_smem (size_t max_dynamic);
 /* Shared memory the engine keeps for its static arrays (the uncached
  * resolve's list stage and tile state), with room to spare. */
 #define CNMS_ENGINE_STATIC_SMEM 12288
+
+/* Dynamic shared memory a lane engine launch takes at least: the cached
+ * mask stages the x of a tile's column lanes and of its row lanes there,
+ * (64 + 32) lanes of 106 rows (LaneATT's S = 72 in one go). */
+#define CNMS_LANE_SMEM_BYTES 40960
 
 /* cuda_heads.cu: the heads of the kept records (cnms_backend_ops.heads). */
 extern "C" cnms_status cnms_cuda_heads (cnms_backend_ctx *ctx,

@@ -197,7 +197,7 @@ engine_kernel (cnms_engine_args g)
   if (prune)
     cnms_prune_mask <GEOM> (g, n, grid, s_dyn);
   else if constexpr (GEOM == CNMS_GEOM_LANE)
-    cnms_build_mask_lanes (g, n);
+    cnms_build_mask_lanes (g, n, s_dyn);
   else
     cnms_build_mask <GEOM> (g, n);
   /* only block 0 reads the whole mask: every block checks in once its
@@ -224,6 +224,12 @@ engine_kernel (cnms_engine_args g)
   }
   __syncthreads ();
   cnms_resolve (g, n, s_dyn);
+  /* lanes of a device tensor: their kept rows out (the host computes
+   * their points), here rather than in a kernel of their own */
+  if (g.src.kept_dst != NULL && g.kept_dev != NULL) {
+    __syncthreads ();
+    cnms_copy_kept_rows (g.src, g.kept_dev, threadIdx.x, blockDim.x);
+  }
   if (reporter)                 /* a grid of one block */
     cnms_report_out (g.report, out_hdr);
 }
