@@ -107,8 +107,17 @@ cnms_cuda_filter_lanes (const float *d_props, int stride, int n_strips,
   return cudaGetLastError ();
 }
 
+/* Elements a lane of the lane decode loads at a time when copying its
+ * warp's candidate rows (the first of them before the warp's slots are
+ * known: a frame's warp has a few candidates, 77 elements each). */
+#define CNMS_LANE_COPY_LOADS 12
+
 /* The LaneATT decode: one thread per anchor (a proposal row of stride =
- * 5 + S elements). */
+ * 5 + S elements). The candidates' rows are copied as floats by their
+ * warp, the warp's rows one after another as one run of elements: the
+ * loads of the first CNMS_LANE_COPY_LOADS x 32 elements are issued before
+ * the warp's one atomicAdd for its slots (which only places the stores),
+ * so that the two round trips overlap. */
 template <typename T>
 __global__ void __launch_bounds__ (CNMS_BLOCK)
 decode_lanes_kernel (const T *__restrict__ t, int n_anchors, int stride,
@@ -117,11 +126,12 @@ decode_lanes_kernel (const T *__restrict__ t, int n_anchors, int stride,
     float *__restrict__ rows, uint64_t *__restrict__ keys,
     uint32_t *__restrict__ vals, int32_t *__restrict__ report)
 {
+  __shared__ int s_anchor[CNMS_BLOCK / 32][32];
   const int a = blockIdx.x * blockDim.x + threadIdx.x;
   const T *r = t + (size_t) stride * (a < n_anchors ? a : 0);
+  const int lane = (int) (threadIdx.x & 31), w = (int) (threadIdx.x >> 5);
   bool ok = false, nonfinite = false;
   float score = 0.0f;
-  int slot;
 
   if (a < n_anchors) {
     int32_t start, end;
@@ -134,9 +144,40 @@ decode_lanes_kernel (const T *__restrict__ t, int n_anchors, int stride,
   }
   if (nonfinite)
     atomicAdd (&report[CNMS_REP_NONFINITE], 1);
-  slot = cnms_warp_reserve (ok, &hdr[CNMS_HDR_COUNT]);
-  const bool mine = slot >= 0 && slot < n_anchors;
-  if (mine) {
+
+  const unsigned m = __ballot_sync (CNMS_FULL_WARP, ok);
+  if (m == 0)
+    return;                     /* the whole warp: no candidate */
+  const int pos = __popc (m & ((1u << lane) - 1u));
+  const int total = __popc (m) * stride;
+  float v[CNMS_LANE_COPY_LOADS];
+
+  if (ok)
+    s_anchor[w][pos] = a;
+  __syncwarp ();
+  /* element e of the run: row e / stride of the warp's candidates */
+  auto load = [&] (int base) {
+#pragma unroll
+    for (int u = 0; u < CNMS_LANE_COPY_LOADS; u++) {
+      const int e = base + u * 32 + lane;
+
+      v[u] = 0.0f;
+      if (e < total) {
+        const int k = e / stride, col = e - k * stride;
+
+        v[u] = cnms_ld (t + (size_t) stride * (size_t) s_anchor[w][k], col);
+      }
+    }
+  };
+  load (0);
+
+  /* the warp's slots: one atomicAdd (cnms_warp_reserve's) */
+  int first = 0;
+  if (lane == __ffs (m) - 1)
+    first = atomicAdd (&hdr[CNMS_HDR_COUNT], __popc (m));
+  first = __shfl_sync (CNMS_FULL_WARP, first, __ffs (m) - 1);
+  const int slot = first + pos;
+  if (ok && slot < n_anchors) {
     cnms_det rec;
 
     memset (&rec, 0, sizeof rec);
@@ -146,41 +187,22 @@ decode_lanes_kernel (const T *__restrict__ t, int n_anchors, int stride,
     keys[slot] = cnms_cuda_compact_key (score, (uint32_t) a, abits);
     vals[slot] = (uint32_t) slot;
   }
-  /* the candidates' rows as floats: the warp's rows one after another as
-   * one run of elements, each lane 8 of them at a time (the loads in
-   * flight together), the rows' places from shared memory */
-  {
-    __shared__ int2 s_rows[CNMS_BLOCK / 32][32];
-    const unsigned m = __ballot_sync (CNMS_FULL_WARP, mine);
-    const int lane = (int) (threadIdx.x & 31), w = (int) (threadIdx.x >> 5);
-    const int total = __popc (m) * stride;
-
-    if (mine)
-      s_rows[w][__popc (m & ((1u << lane) - 1u))] = make_int2 (slot, a);
-    __syncwarp ();
-    for (int base = 0; base < total; base += 32 * 8) {
-      float v[8];
-      size_t to[8];
-
+  for (int base = 0;;) {
 #pragma unroll
-      for (int u = 0; u < 8; u++) {
-        const int e = base + u * 32 + lane;
+    for (int u = 0; u < CNMS_LANE_COPY_LOADS; u++) {
+      const int e = base + u * 32 + lane;
 
-        to[u] = 0;
-        v[u] = 0.0f;
-        if (e < total) {
-          const int k = e / stride, col = e - k * stride;
-          const int2 sa = s_rows[w][k];
+      if (e < total) {
+        const int k = e / stride, col = e - k * stride;
 
-          v[u] = cnms_ld (t + (size_t) stride * (size_t) sa.y, col);
-          to[u] = (size_t) stride * (size_t) sa.x + (size_t) col;
-        }
+        if (first + k < n_anchors)
+          rows[(size_t) stride * (size_t) (first + k) + (size_t) col] = v[u];
       }
-#pragma unroll
-      for (int u = 0; u < 8; u++)
-        if (base + u * 32 + lane < total)
-          rows[to[u]] = v[u];
     }
+    base += 32 * CNMS_LANE_COPY_LOADS;
+    if (base >= total)
+      break;
+    load (base);
   }
 }
 
