@@ -634,6 +634,7 @@ enqueue_detect_lanes (cnms_backend_ctx *ctx, cnms_cuda_priv *s,
   const size_t in_bytes = cnms_shape_bytes (shape, t->dtype);
   cnms_nms_args a;
   cnms_cand_src src;
+  cnms_engine_decode dec;
   const void *d_tensor = t->data;
   int32_t *kept_dev = NULL;
   cnms_det *recs;
@@ -690,12 +691,19 @@ enqueue_detect_lanes (cnms_backend_ctx *ctx, cnms_cuda_priv *s,
   }
   CNMS_TRY (enqueue_zero_count (ctx, s));
   recs = (cnms_det *) ((char *) s->d_cand.p + CNMS_HEADER_BYTES);
-  CNMS_CUDA_TRY (ctx, cnms_cuda_decode_lanes (d_tensor,
-          t->dtype == CNMS_DTYPE_FLOAT16, n, stride, shape->n_classes - 1,
-          p->score_threshold, cnms_cuda_key_bits (n), d_hdr, recs,
-          (float *) s->d_lane_rows.p, (uint64_t *) s->d_keys.p,
-          (uint32_t *) s->d_vals.p, (int32_t *) s->d_report.p, s->stream),
-      "lane decode kernel");
+  /* decoded by the engine's first phase (cnms_decode_lane) */
+  memset (&dec, 0, sizeof dec);
+  dec.tensor = d_tensor;
+  dec.f16 = t->dtype == CNMS_DTYPE_FLOAT16;
+  dec.n_anchors = n;
+  dec.n_classes = shape->n_classes;
+  dec.abits = cnms_cuda_key_bits (n);
+  dec.recs = recs;
+  dec.keys = (uint64_t *) s->d_keys.p;
+  dec.vals = (uint32_t *) s->d_vals.p;
+  dec.report = (int32_t *) s->d_report.p;
+  dec.lane_thr = p->score_threshold;
+  dec.lane_rows = (float *) s->d_lane_rows.p;
   memset (&src, 0, sizeof src);
   src.recs = recs;
   src.lanes_in = (const float *) s->d_lane_rows.p;
@@ -712,7 +720,7 @@ enqueue_detect_lanes (cnms_backend_ctx *ctx, cnms_cuda_priv *s,
     kept_dev = (int32_t *) ((float *) s->d_lane_rows.p + (size_t) n
         * (size_t) stride);
   }
-  CNMS_TRY (enqueue_engine (ctx, s, CNMS_GEOM_LANE, NULL, &src, n, &a, d_hdr,
+  CNMS_TRY (enqueue_engine (ctx, s, CNMS_GEOM_LANE, &dec, &src, n, &a, d_hdr,
           (int32_t *) s->d_report.p, kept_dev, blocks, smem));
   return cnms_cuda_timing_end (ctx);
 }

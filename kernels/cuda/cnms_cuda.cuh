@@ -259,15 +259,6 @@ cudaError_t cnms_cuda_decode (const void *d_tensor, cnms_dtype dtype,
 cudaError_t cnms_cuda_filter_lanes (const float *d_props, int stride,
     int n_strips, const float *d_scores, int n, int abits, int32_t *d_hdr,
     uint64_t *d_keys, uint32_t *d_vals, cudaStream_t stream);
-/* cuda_filter.cu: the LaneATT decode ([N][5 + S], float32 or float16):
- * score cnms_lane_score (l0, l1), a candidate iff cnms_score_ok and
- * cnms_lane_rows; its record (score, anchor, all else 0) in recs[slot],
- * its row as floats in rows[slot][stride]; nonfinite scores counted into
- * report[CNMS_REP_NONFINITE]. */
-cudaError_t cnms_cuda_decode_lanes (const void *d_tensor, int f16,
-    int n_anchors, int stride, int n_strips, float score_threshold,
-    int abits, int32_t *d_hdr, cnms_det *recs, float *rows, uint64_t *d_keys,
-    uint32_t *d_vals, int32_t *report, cudaStream_t stream);
 /* The bytes apart of the kept lanes' tensor rows (row_bytes each, even)
  * that the engine copies out (cnms_cand_src.kept_dst): row_bytes rounded
  * up to 16. */
@@ -313,7 +304,8 @@ cnms_grid_bytes (int cap)
  * geometry (CNMS_GEOM_BOX, CNMS_GEOM_OBB). */
 #define CNMS_ENGINE_THREADS 256
 /* The engine's own decode phase (YOLOv8 [1, 4+C, N] for boxes,
- * YOLOv8-OBB [1, 4+C+1, N] for oriented boxes), before the sort: a block
+ * YOLOv8-OBB [1, 4+C+1, N] for oriented boxes; LaneATT [N][5 + S] for
+ * lanes), before the sort: a block
  * takes CNMS_FUSED_V8_GROUPS groups of 32 anchors at a time. */
 #define CNMS_FUSED_V8_GROUPS 2
 typedef struct {
@@ -328,6 +320,10 @@ typedef struct {
   uint64_t *keys;
   uint32_t *vals;
   int32_t *report;              /* the row counts (CNMS_REP_*) */
+  /* LaneATT ([N][5 + S], S = n_classes; the lane engine only): the
+   * score threshold, and the candidates' rows as floats (cnms_decode_lane) */
+  float lane_thr;
+  float *lane_rows;
 } cnms_engine_decode;
 typedef struct {
   cnms_engine_decode dec;

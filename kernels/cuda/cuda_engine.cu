@@ -129,6 +129,31 @@ cnms_engine_decode_v8 (const cnms_engine_decode &d, int32_t *hdr,
     atomicAdd (&d.report[CNMS_REP_NONFINITE], nonfinite);
 }
 
+/* The LaneATT decode phase: a round of the grid takes an anchor a thread
+ * (cnms_decode_lane; s: 32 ints a warp). */
+__device__ __forceinline__ void
+cnms_engine_decode_lanes (const cnms_engine_decode &d, int32_t *hdr,
+    uint64_t *s)
+{
+  int *const s_anchor = (int *) s + (threadIdx.x >> 5) * 32;
+  const int stride = 5 + d.n_classes;
+
+  /* uniform per warp: the decode's ballots and shuffles */
+  for (int base = blockIdx.x * blockDim.x; base < d.n_anchors;
+      base += gridDim.x * blockDim.x) {
+    const int a = base + (int) threadIdx.x;
+
+    if (d.f16)
+      cnms_decode_lane ((const uint16_t *) d.tensor, a, d.n_anchors, stride,
+          d.n_classes - 1, d.lane_thr, d.abits, hdr, d.recs, d.lane_rows,
+          d.keys, d.vals, d.report, s_anchor);
+    else
+      cnms_decode_lane ((const float *) d.tensor, a, d.n_anchors, stride,
+          d.n_classes - 1, d.lane_thr, d.abits, hdr, d.recs, d.lane_rows,
+          d.keys, d.vals, d.report, s_anchor);
+  }
+}
+
 /* The engine of one geometry; cnms_geom <GEOM>::MIN_BLOCKS blocks a
  * multiprocessor (4: at most 64 registers a thread) */
 template <int GEOM>
@@ -139,8 +164,12 @@ engine_kernel (cnms_engine_args g)
   extern __shared__ uint64_t s_dyn[];
   cg::grid_group grid = cg::this_grid ();
 
-  /* lanes are decoded by their own kernel before the engine */
-  if constexpr (GEOM != CNMS_GEOM_LANE) {
+  if constexpr (GEOM == CNMS_GEOM_LANE) {
+    if (g.dec.tensor != NULL) {
+      cnms_engine_decode_lanes (g.dec, g.hdr, s_dyn);
+      grid.sync ();
+    }
+  } else {
     if (g.dec.tensor != NULL) {
       if (g.dec.f16)
         cnms_engine_decode_v8 < uint16_t, GEOM > (g.dec, g.hdr, s_dyn);
