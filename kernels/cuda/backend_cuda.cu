@@ -93,12 +93,12 @@ reserve_stages (cnms_backend_ctx *ctx, cnms_cuda_priv *s, int geom, int n,
   const long long want_cap = plain ? (want_plain > 8 ? want_plain : 8) :
       (cap > 8 * 256 && want_decode < 64 ? 64 : want_decode);
   /* lanes: a pair test walks up to S rows, so the mask wants a block per
-   * quarter of a tile (cnms_build_mask_lanes splits tiles in four when
+   * eighth of a tile (cnms_build_mask_lanes splits tiles in eight when
    * the grid has the blocks): for the last frame's count, or the cap */
   const long long lane_tiles = cnms_ceil_div (!plain && s->last_count > 0
       && s->last_count < cap ? s->last_count : cap, CNMS_TILE);
   const long long want_lane = geom == CNMS_GEOM_LANE ?
-      2 * lane_tiles * (lane_tiles + 1) : 0;
+      4 * lane_tiles * (lane_tiles + 1) : 0;
   const long long want_all = want_cap > want_lane ? want_cap : want_lane;
   const long long want = want_all > min_blocks ? want_all : min_blocks;
 
@@ -118,6 +118,11 @@ reserve_stages (cnms_backend_ctx *ctx, cnms_cuda_priv *s, int geom, int n,
         "resolve, the device allows %zu", cap,
         cnms_cuda_engine_smem_min (cap), s->smem_budget);
   *smem = cnms_cuda_engine_smem_bytes (cap, plain, s->smem_budget, expect);
+  /* lanes: the mask phase stages the candidates' x there
+   * (cnms_build_mask_lanes), the 72 rows of LaneATT at once */
+  if (geom == CNMS_GEOM_LANE && *smem < CNMS_LANE_SMEM_BYTES)
+    *smem = CNMS_LANE_SMEM_BYTES < s->smem_budget ? CNMS_LANE_SMEM_BYTES :
+        s->smem_budget;
   if (*smem != s->occ_smem || geom != s->occ_geom) {
     int per_sm = 0;
     CNMS_CUDA_TRY (ctx, cnms_cuda_engine_max_blocks (geom, *smem, &per_sm),
@@ -639,7 +644,9 @@ enqueue_detect_lanes (cnms_backend_ctx *ctx, cnms_cuda_priv *s,
   const size_t in_bytes = cnms_shape_bytes (shape, t->dtype);
   cnms_nms_args a;
   cnms_cand_src src;
+  cnms_engine_decode dec;
   const void *d_tensor = t->data;
+  int32_t *kept_dev = NULL;
   cnms_det *recs;
   int32_t *d_hdr;
   int blocks = 1;
@@ -661,8 +668,11 @@ enqueue_detect_lanes (cnms_backend_ctx *ctx, cnms_cuda_priv *s,
             "decode report"));
     s->hdr_dirty = true;
   }
+  /* [candidates' rows as floats n x stride | the engine's kept_dev: kept
+   * count, max_keep sort values] */
   CNMS_TRY (cnms_cuda_reserve_device (ctx, &s->d_lane_rows, (size_t) n *
-          (size_t) stride * sizeof (float), "lane rows"));
+          (size_t) stride * sizeof (float) + (size_t) (1 + a.max_keep)
+          * sizeof (int32_t), "lane rows"));
   CNMS_TRY (reserve_stages (ctx, s, CNMS_GEOM_LANE, n, cap, true, false, 1,
           &blocks, &smem));
   CNMS_TRY (reserve_out (ctx, s, *out_bytes));
@@ -691,24 +701,37 @@ enqueue_detect_lanes (cnms_backend_ctx *ctx, cnms_cuda_priv *s,
   }
   CNMS_TRY (enqueue_zero_count (ctx, s));
   recs = (cnms_det *) ((char *) s->d_cand.p + CNMS_HEADER_BYTES);
-  CNMS_CUDA_TRY (ctx, cnms_cuda_decode_lanes (d_tensor,
-          t->dtype == CNMS_DTYPE_FLOAT16, n, stride, shape->n_classes - 1,
-          p->score_threshold, cnms_cuda_key_bits (n), d_hdr, recs,
-          (float *) s->d_lane_rows.p, (uint64_t *) s->d_keys.p,
-          (uint32_t *) s->d_vals.p, (int32_t *) s->d_report.p, s->stream),
-      "lane decode kernel");
+  /* decoded by the engine's first phase (cnms_decode_lane) */
+  memset (&dec, 0, sizeof dec);
+  dec.tensor = d_tensor;
+  dec.f16 = t->dtype == CNMS_DTYPE_FLOAT16;
+  dec.n_anchors = n;
+  dec.n_classes = shape->n_classes;
+  dec.abits = cnms_cuda_key_bits (n);
+  dec.recs = recs;
+  dec.keys = (uint64_t *) s->d_keys.p;
+  dec.vals = (uint32_t *) s->d_vals.p;
+  dec.report = (int32_t *) s->d_report.p;
+  dec.lane_thr = p->score_threshold;
+  dec.lane_rows = (float *) s->d_lane_rows.p;
   memset (&src, 0, sizeof src);
   src.recs = recs;
   src.lanes_in = (const float *) s->d_lane_rows.p;
   src.lane_stride = stride;
   src.lane_n = shape->n_classes - 1;
-  CNMS_TRY (enqueue_engine (ctx, s, CNMS_GEOM_LANE, NULL, NULL, &src, n, &a,
-          d_hdr, (int32_t *) s->d_report.p, NULL, blocks, smem));
-  if (t->on_device)
-    CNMS_CUDA_TRY (ctx, cnms_cuda_gather_kept_rows (d_tensor,
-            in_bytes / (size_t) n, CNMS_KEPT_ROW_STRIDE (in_bytes /
-                (size_t) n), s->h_out.dev, a.max_keep, s->h_lane_rows.dev,
-            s->stream), "kept lane rows kernel");
+  if (t->on_device) {
+    /* the engine copies the kept rows out itself (cnms_copy_kept_rows) */
+    const size_t row_bytes = in_bytes / (size_t) n;
+
+    src.kept_tensor = (const uint16_t *) d_tensor;
+    src.kept_row_units = (int) (row_bytes / 2);
+    src.kept_dst_units = (int) (CNMS_KEPT_ROW_STRIDE (row_bytes) / 2);
+    src.kept_dst = (uint16_t *) s->h_lane_rows.dev;
+    kept_dev = (int32_t *) ((float *) s->d_lane_rows.p + (size_t) n
+        * (size_t) stride);
+  }
+  CNMS_TRY (enqueue_engine (ctx, s, CNMS_GEOM_LANE, &dec, NULL, &src, n, &a,
+          d_hdr, (int32_t *) s->d_report.p, kept_dev, blocks, smem));
   return cnms_cuda_timing_end (ctx);
 }
 

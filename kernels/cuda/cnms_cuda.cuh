@@ -202,6 +202,16 @@ typedef struct {
                                  * proposal rows (5 + S floats used) */
   int lane_stride;              /* floats a row */
   int lane_n;                   /* strips: S - 1 */
+  /* lanes from a device tensor (else kept_dst NULL): block 0 of the
+   * engine copies the kept records' tensor rows (kept_row_units 16-bit
+   * units each, any dtype; by their anchors) into kept_dst (mapped pinned
+   * memory, kept_dst_units apart, in 16-byte pieces), in kept order, once
+   * the resolve has put their count and sort values in the engine's
+   * kept_dev (which it then needs) */
+  const uint16_t *kept_tensor;
+  int kept_row_units;
+  int kept_dst_units;
+  uint16_t *kept_dst;
 } cnms_cand_src;
 
 /* What one call asks of the NMS stages. */
@@ -250,24 +260,10 @@ cudaError_t cnms_cuda_decode (const void *d_tensor, cnms_dtype dtype,
 cudaError_t cnms_cuda_filter_lanes (const float *d_props, int stride,
     int n_strips, const float *d_scores, int n, int abits, int32_t *d_hdr,
     uint64_t *d_keys, uint32_t *d_vals, cudaStream_t stream);
-/* cuda_filter.cu: the LaneATT decode ([N][5 + S], float32 or float16):
- * score cnms_lane_score (l0, l1), a candidate iff cnms_score_ok and
- * cnms_lane_rows; its record (score, anchor, all else 0) in recs[slot],
- * its row as floats in rows[slot][stride]; nonfinite scores counted into
- * report[CNMS_REP_NONFINITE]. */
-cudaError_t cnms_cuda_decode_lanes (const void *d_tensor, int f16,
-    int n_anchors, int stride, int n_strips, float score_threshold,
-    int abits, int32_t *d_hdr, cnms_det *recs, float *rows, uint64_t *d_keys,
-    uint32_t *d_vals, int32_t *report, cudaStream_t stream);
-/* cuda_filter.cu: copies the tensor rows (row_bytes each, even) of the
- * records an engine kept into dst (mapped pinned memory, max_keep rows
- * dst_stride bytes apart: row_bytes rounded up to 16), in kept order; out
- * is the engine's output as the device sees it (the mapped [header |
- * records]). */
+/* The bytes apart of the kept lanes' tensor rows (row_bytes each, even)
+ * that the engine copies out (cnms_cand_src.kept_dst): row_bytes rounded
+ * up to 16. */
 #define CNMS_KEPT_ROW_STRIDE(row_bytes) (((row_bytes) + 15) / 16 * 16)
-cudaError_t cnms_cuda_gather_kept_rows (const void *d_tensor,
-    size_t row_bytes, size_t dst_stride, const void *out, int max_keep,
-    void *dst, cudaStream_t stream);
 
 /* Nonzero mask words a row lists for the resolve (more: read whole). */
 #define CNMS_ROW_LIST 7
@@ -302,7 +298,8 @@ cnms_grid_bytes (int cap)
  * geometry (CNMS_GEOM_BOX, CNMS_GEOM_OBB). */
 #define CNMS_ENGINE_THREADS 256
 /* The engine's own decode phase (YOLOv8 [1, 4+C, N] for boxes,
- * YOLOv8-OBB [1, 4+C+1, N] for oriented boxes), before the sort: a block
+ * YOLOv8-OBB [1, 4+C+1, N] for oriented boxes; LaneATT [N][5 + S] for
+ * lanes), before the sort: a block
  * takes CNMS_FUSED_V8_GROUPS groups of 32 anchors at a time. */
 #define CNMS_FUSED_V8_GROUPS 2
 typedef struct {
@@ -317,6 +314,10 @@ typedef struct {
   uint64_t *keys;
   uint32_t *vals;
   int32_t *report;              /* the row counts (CNMS_REP_*) */
+  /* LaneATT ([N][5 + S], S = n_classes; the lane engine only): the
+   * score threshold, and the candidates' rows as floats (cnms_decode_lane) */
+  float lane_thr;
+  float *lane_rows;
 } cnms_engine_decode;
 /* The engine's own filter phase of plain NMS (cnms_nms, cnms_nms_rotated),
  * before the sort: boxes [n][4] (oriented boxes [n][5]) and scores [n];
@@ -407,6 +408,11 @@ cudaError_t cnms_cuda_engine_allow_smem (size_t max_dynamic);
 /* Shared memory the engine keeps for its static arrays (the uncached
  * resolve's list stage and tile state), with room to spare. */
 #define CNMS_ENGINE_STATIC_SMEM 12288
+
+/* Dynamic shared memory a lane engine launch takes at least: the cached
+ * mask stages the x of a tile's column lanes and of its row lanes there,
+ * (64 + 32) lanes of 106 rows (LaneATT's S = 72 in one go). */
+#define CNMS_LANE_SMEM_BYTES 40960
 
 /* cuda_heads.cu: the heads of the kept records (cnms_backend_ops.heads). */
 extern "C" cnms_status cnms_cuda_heads (cnms_backend_ctx *ctx,

@@ -119,6 +119,34 @@ cnms_write_kept_dev (const cnms_engine_args &g, int k, int first, int step,
     g.kept_dev[0] = k;
 }
 
+/* The kept lanes' tensor rows (cnms_cand_src.kept_dst): the kept ranks
+ * 0 .. kept_dev[0] - 1 in 16-byte pieces, the threads of index t = first,
+ * first + step, ... a piece each; kept_dev ([count | sort values],
+ * cnms_write_kept_dev) was written by this block before a barrier. */
+__device__ __forceinline__ void
+cnms_copy_kept_rows (const cnms_cand_src &s, const int32_t *kept_dev,
+    int first, int step)
+{
+  const int pieces = s.kept_dst_units / 8;
+  const int k = kept_dev[0];
+
+  for (int c = first; c < k * pieces; c += step) {
+    const int r = c / pieces, p = c - r * pieces;
+    const uint32_t a = (uint32_t) s.recs[kept_dev[1 + r]].anchor;
+    const uint16_t *src = s.kept_tensor + (size_t) a
+        * (size_t) s.kept_row_units + (size_t) p * 8;
+    uint16_t v[8];
+
+#pragma unroll
+    for (int j = 0; j < 8; j++)
+      v[j] = p * 8 + j < s.kept_row_units ? src[j] : 0;
+    ((uint4 *) (s.kept_dst + (size_t) r * (size_t) s.kept_dst_units))[p] =
+        make_uint4 (v[0] | (uint32_t) v[1] << 16,
+        v[2] | (uint32_t) v[3] << 16, v[4] | (uint32_t) v[5] << 16,
+        v[6] | (uint32_t) v[7] << 16);
+  }
+}
+
 __device__ __forceinline__ float
 cnms_box4_area (float4 b)
 {

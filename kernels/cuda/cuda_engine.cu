@@ -176,6 +176,31 @@ cnms_engine_filter_phase (const cnms_engine_args &g)
   }
 }
 
+/* The LaneATT decode phase: a round of the grid takes an anchor a thread
+ * (cnms_decode_lane; s: 32 ints a warp). */
+__device__ __forceinline__ void
+cnms_engine_decode_lanes (const cnms_engine_decode &d, int32_t *hdr,
+    uint64_t *s)
+{
+  int *const s_anchor = (int *) s + (threadIdx.x >> 5) * 32;
+  const int stride = 5 + d.n_classes;
+
+  /* uniform per warp: the decode's ballots and shuffles */
+  for (int base = blockIdx.x * blockDim.x; base < d.n_anchors;
+      base += gridDim.x * blockDim.x) {
+    const int a = base + (int) threadIdx.x;
+
+    if (d.f16)
+      cnms_decode_lane ((const uint16_t *) d.tensor, a, d.n_anchors, stride,
+          d.n_classes - 1, d.lane_thr, d.abits, hdr, d.recs, d.lane_rows,
+          d.keys, d.vals, d.report, s_anchor);
+    else
+      cnms_decode_lane ((const float *) d.tensor, a, d.n_anchors, stride,
+          d.n_classes - 1, d.lane_thr, d.abits, hdr, d.recs, d.lane_rows,
+          d.keys, d.vals, d.report, s_anchor);
+  }
+}
+
 /* The engine of one geometry; cnms_geom <GEOM>::MIN_BLOCKS blocks a
  * multiprocessor (4: at most 64 registers a thread) */
 template <int GEOM>
@@ -186,9 +211,12 @@ engine_kernel (cnms_engine_args g)
   extern __shared__ uint64_t s_dyn[];
   cg::grid_group grid = cg::this_grid ();
 
-  /* lanes are decoded and filtered by their own kernels before the
-   * engine */
-  if constexpr (GEOM != CNMS_GEOM_LANE) {
+  if constexpr (GEOM == CNMS_GEOM_LANE) {
+    if (g.dec.tensor != NULL) {
+      cnms_engine_decode_lanes (g.dec, g.hdr, s_dyn);
+      grid.sync ();
+    }
+  } else {
     if (g.filt.boxes != NULL) {
       cnms_engine_filter_phase <GEOM> (g);
       grid.sync ();
@@ -248,7 +276,7 @@ engine_kernel (cnms_engine_args g)
   if (prune)
     cnms_prune_mask <GEOM> (g, n, grid, s_dyn);
   else if constexpr (GEOM == CNMS_GEOM_LANE)
-    cnms_build_mask_lanes (g, n);
+    cnms_build_mask_lanes (g, n, s_dyn);
   else
     cnms_build_mask <GEOM> (g, n);
   /* only block 0 reads the whole mask: every block checks in once its
@@ -275,6 +303,12 @@ engine_kernel (cnms_engine_args g)
   }
   __syncthreads ();
   cnms_resolve (g, n, s_dyn);
+  /* lanes of a device tensor: their kept rows out (the host computes
+   * their points), here rather than in a kernel of their own */
+  if (g.src.kept_dst != NULL && g.kept_dev != NULL) {
+    __syncthreads ();
+    cnms_copy_kept_rows (g.src, g.kept_dev, threadIdx.x, blockDim.x);
+  }
   if (reporter)                 /* a grid of one block */
     cnms_report_out (g.report, out_hdr);
 }

@@ -1,70 +1,107 @@
 /* The cached mask phase of lanes (included by cuda_mask.cuh): the same
- * words as cnms_build_mask, with the pair loop turned inside out. A
- * thread owns a row lane and per column lanes of the tile; it walks the
- * rows i of the proposals once, reading its row lane's x[i] once and
- * adding |x_row[i] - x_col[i]| to each column's own float sum while i
- * lies in that pair's shared rows. Each pair's sum still runs over its
- * rows in order from 0.0f, so every sum, and every bit, is the one
- * cnms_lane_close gives; the per-column sums are independent, so their
- * loads overlap instead of waiting one after another. The test is
- * symmetric (the same rows, |a - b| = |b - a|), so in a diagonal tile
- * the earlier lanes that would remove row i are the same pairs. */
+ * words as cnms_build_mask, with the pair loop turned inside out. A block
+ * takes a tile's rows (or a half, a quarter or an eighth of them: h parts)
+ * against its 64 column lanes. Each thread owns a row lane and 16 / h
+ * column lanes of the tile (column part, part + 4 h, ...); every pair's
+ * shared rows [lo, hi] are found first, and the block's span of them. The
+ * x of the span, of the 64 column lanes and of the block's row lanes, are
+ * then staged in the block's dynamic shared memory (free between the
+ * sort and the resolve) by the whole block at once, many loads in flight,
+ * in chunks when the span does not fit; then each thread walks the rows i
+ * of the span once, reading its row lane's x[i] and adding |x_row[i] -
+ * x_col[i]| to each of its pairs' own float sum while i lies in that
+ * pair's shared rows. Each pair's sum still runs over its rows in order
+ * from 0.0f, so every sum, and every bit, is the one cnms_lane_close
+ * gives. The test is symmetric (the same rows, |a - b| = |b - a|), so in
+ * a diagonal tile the earlier lanes that would remove row i are the same
+ * pairs. */
 #ifndef CNMS_CUDA_MASK_LANES_CUH
 #define CNMS_CUDA_MASK_LANES_CUH
 
 #include "cuda_geom.cuh"
 
-/* Column lanes per thread at most (a whole tile's row split in
- * CNMS_MASK_SPLIT parts). */
-#define CNMS_LANE_COLS (CNMS_TILE / CNMS_MASK_SPLIT)
+/* Row parts of a tile at most (a row's 4 h threads stay in one warp). */
+#define CNMS_LANE_PARTS 8
 
+/* Loads in flight a thread while staging. */
+#define CNMS_LANE_STAGE_LOADS 8
+
+/* The work items t = blockIdx.x, + gridDim.x, ... of a mask of n lanes in
+ * tiles of H row parts; s_x: the staging area, xf floats. */
+template <int H>
 __device__ __forceinline__ void
-cnms_build_mask_lanes (const cnms_engine_args &g, int n)
+cnms_mask_lanes_items (const cnms_engine_args &g, int n,
+    cnms_geom <CNMS_GEOM_LANE>::tile &s_tile, const float **s_rowx,
+    int *s_span, float *s_x, long long xf)
 {
   typedef cnms_geom <CNMS_GEOM_LANE> G;
-  __shared__ G::tile s_tile;
+  /* threads a row lane, row lanes an item, column lanes a thread */
+  constexpr int LANES = CNMS_MASK_SPLIT * H;
+  constexpr int ROWS = CNMS_TILE / H;
+  constexpr int PER = CNMS_TILE / LANES;
+  static_assert (ROWS * LANES == CNMS_ENGINE_THREADS, "a thread a pair group");
+  static_assert (LANES <= 32, "a row lane's threads in one warp");
   const int nb = cnms_ceil_div (n, CNMS_TILE);
   const long long tiles = (long long) nb * (nb + 1) / 2;
+  const long long items = tiles * H;
   const int tid = threadIdx.x;
-  int h = 1;
-  while (h < 4 && tiles * 2 * h <= gridDim.x)
-    h <<= 1;
-  const int lanes = CNMS_MASK_SPLIT * h;
-  const int r = tid / lanes;
-  const int part = tid % lanes;
-  const int per = CNMS_TILE / lanes;
-  const long long items = tiles * h;
+  const int r = tid / LANES;
+  const int part = tid % LANES;
   const float distance = g.a.iou;
+  const int last_row = g.src.lane_n;
+  /* the most rows a chunk stages: an odd pitch (rows + 1 or + 2) for the
+   * 64 column and ROWS row lanes, so that lanes apart by one are apart by
+   * one bank */
+  long long room = xf / (CNMS_TILE + ROWS) - 2;
+  const int max_chunk = room < 1 ? 1 : (room > last_row + 1 ? last_row + 1 :
+      (int) room);
 
   for (long long t = blockIdx.x; t < items; t += gridDim.x) {
     int row_blk, col_blk;
-    cnms_triangle_tile (t / h, &row_blk, &col_blk);
-    const int rr = (int) (t % h) * (CNMS_TILE / h) + r;
-    const int i = row_blk * CNMS_TILE + rr;
+    cnms_triangle_tile (t / H, &row_blk, &col_blk);
+    const int rr = (int) (t % H) * ROWS + r;
+    const int row0 = row_blk * CNMS_TILE + (int) (t % H) * ROWS;
+    const int i = row0 + r;
     const int col_start = col_blk * CNMS_TILE;
     const int col_size = min (n - col_start, CNMS_TILE);
+    const int row_size = min (n - row0, ROWS);
+    float dist[PER];
+    int32_t lo[PER], hi[PER];
+    int32_t first = INT32_MAX, last = -1;
     uint64_t bits = 0;
 
+    /* uniform: no row lane of this part (the last tile's) */
+    if (row_size <= 0)
+      continue;
+    if (tid == 0) {
+      s_span[0] = INT32_MAX;
+      s_span[1] = -1;
+    }
     if (tid < col_size)
       G::stage (s_tile, tid, G::load (g, col_start + tid));
+    if (tid < row_size)
+      s_rowx[tid] = G::load (g, row0 + tid).x;
     __syncthreads ();
-    if (i < n) {
-      const G::item a = G::load (g, i);
-      float dist[CNMS_LANE_COLS];
-      int32_t lo[CNMS_LANE_COLS], hi[CNMS_LANE_COLS];
-      int32_t first = INT32_MAX, last = -1;
 
-      /* each pair's shared rows [lo, hi], as cnms_lane_close: none
-       * (hi < lo) for the lane itself and past the tile */
+    /* each pair's shared rows [lo, hi], as cnms_lane_close: none (hi <
+     * lo) for the lane itself and past the tile */
+    {
+      G::item a;
+
+      a.s = 0;
+      a.e = -1;
+      a.n = last_row;
+      if (i < n)
+        a = G::load (g, i);
 #pragma unroll
-      for (int q = 0; q < CNMS_LANE_COLS; q++) {
-        const int k = part * per + q;
+      for (int q = 0; q < PER; q++) {
+        const int k = part + q * LANES;
 
         dist[q] = 0.0f;
         lo[q] = 0;
         hi[q] = -1;
-        if (q < per && k < col_size && col_start + k != i) {
-          int32_t e = a.e < s_tile.e[k] ? a.e : s_tile.e[k];
+        if (i < n && k < col_size && col_start + k != i) {
+          const int32_t e = a.e < s_tile.e[k] ? a.e : s_tile.e[k];
 
           lo[q] = a.s > s_tile.s[k] ? a.s : s_tile.s[k];
           hi[q] = e > a.n ? a.n : e;
@@ -74,29 +111,125 @@ cnms_build_mask_lanes (const cnms_engine_args &g, int n)
           }
         }
       }
-      for (int32_t row = first; row <= last; row++) {
-        const float xa = a.x[row];
+    }
+    if (last >= first) {
+      atomicMin (&s_span[0], first);
+      atomicMax (&s_span[1], last);
+    }
+    __syncthreads ();
+
+    /* uniform over the block: every thread reaches the barriers */
+    const int span_lo = s_span[0], span_hi = s_span[1];
+    const int chunk = min (max_chunk, span_hi - span_lo + 1);
+    const int pitch = (chunk + 1) | 1;
+    float *const s_xc = s_x;
+    float *const s_xr = s_x + (size_t) CNMS_TILE * pitch;
+
+    for (int c0 = span_lo; c0 <= span_hi; c0 += chunk) {
+      const int len = min (chunk, span_hi - c0 + 1);
+      const int total = (col_size + row_size) * len;
+
+      /* the chunk's x: column lanes, then row lanes, each lane's rows
+       * one after another (the loads of a warp contiguous) */
+      for (int base = tid; base < total;
+          base += CNMS_LANE_STAGE_LOADS * CNMS_ENGINE_THREADS) {
+        float v[CNMS_LANE_STAGE_LOADS];
+        int to[CNMS_LANE_STAGE_LOADS];
+
 #pragma unroll
-        for (int q = 0; q < CNMS_LANE_COLS; q++) {
-          if (row >= lo[q] && row <= hi[q]) {
-            const float xb = s_tile.x[part * per + q][row];
-            dist[q] = cnms_fadd (dist[q], xa < xb ? cnms_fsub (xb, xa)
-                : cnms_fsub (xa, xb));
+        for (int u = 0; u < CNMS_LANE_STAGE_LOADS; u++) {
+          const int e = base + u * CNMS_ENGINE_THREADS;
+
+          v[u] = 0.0f;
+          to[u] = -1;
+          if (e < total) {
+            const int k = e / len, j = e - k * len;
+
+            if (k < col_size) {
+              v[u] = s_tile.x[k][c0 + j];
+              to[u] = k * pitch + j;
+            } else {
+              v[u] = s_rowx[k - col_size][c0 + j];
+              to[u] = (CNMS_TILE + k - col_size) * pitch + j;
+            }
+          }
+        }
+#pragma unroll
+        for (int u = 0; u < CNMS_LANE_STAGE_LOADS; u++)
+          if (to[u] >= 0)
+            s_x[to[u]] = v[u];
+      }
+      __syncthreads ();
+      {
+        /* this thread's rows of the chunk */
+        const int j0 = first > c0 ? first - c0 : 0;
+        const int j1 = last - c0 + 1 < len ? last - c0 + 1 : len;
+
+        for (int j = j0; j < j1; j++) {
+          const int row = c0 + j;
+          const float xa = s_xr[r * pitch + j];
+
+#pragma unroll
+          for (int q = 0; q < PER; q++) {
+            if (row >= lo[q] && row <= hi[q]) {
+              const float xb = s_xc[(part + q * LANES) * pitch + j];
+              dist[q] = cnms_fadd (dist[q], xa < xb ? cnms_fsub (xb, xa)
+                  : cnms_fsub (xa, xb));
+            }
           }
         }
       }
-#pragma unroll
-      for (int q = 0; q < CNMS_LANE_COLS; q++)
-        if (hi[q] >= lo[q] && dist[q] < cnms_fmul (distance,
-                (float) (hi[q] - lo[q] + 1)))
-          bits |= 1ull << (part * per + q);
+      /* the next chunk overwrites the stage */
+      __syncthreads ();
     }
-    for (int off = 1; off < lanes; off <<= 1)
+#pragma unroll
+    for (int q = 0; q < PER; q++)
+      if (hi[q] >= lo[q] && dist[q] < cnms_fmul (distance,
+              (float) (hi[q] - lo[q] + 1)))
+        bits |= 1ull << (part + q * LANES);
+#pragma unroll
+    for (int off = 1; off < LANES; off <<= 1)
       bits |= __shfl_xor_sync (CNMS_FULL_WARP, bits, off);
     if (part == 0 && i < n)
       g.mask[cnms_slab_offset (row_blk, nb) + (long long) rr * (nb - row_blk)
           + (col_blk - row_blk)] = bits;
+    /* the next item restages the tile */
     __syncthreads ();
+  }
+}
+
+/* s: the block's dynamic shared memory (g.smem_words words), unused by
+ * the engine between the sort and the resolve. */
+__device__ __forceinline__ void
+cnms_build_mask_lanes (const cnms_engine_args &g, int n, uint64_t *s)
+{
+  __shared__ cnms_geom <CNMS_GEOM_LANE>::tile s_tile;
+  __shared__ const float *s_rowx[CNMS_TILE];
+  __shared__ int s_span[2];
+  const int nb = cnms_ceil_div (n, CNMS_TILE);
+  const long long tiles = (long long) nb * (nb + 1) / 2;
+  const long long xf = g.smem_words * (long long) (sizeof (uint64_t)
+      / sizeof (float));
+  float *const s_x = (float *) s;
+  /* a grid with blocks to spare splits each tile's rows in h parts (so
+   * that a frame's few tiles spread over more multiprocessors) */
+  int h = 1;
+
+  while (h < CNMS_LANE_PARTS && tiles * 2 * h <= gridDim.x)
+    h <<= 1;
+  switch (h) {
+    case 8:
+      cnms_mask_lanes_items < 8 > (g, n, s_tile, s_rowx, s_span, s_x, xf);
+      break;
+    case 4:
+      cnms_mask_lanes_items < 4 > (g, n, s_tile, s_rowx, s_span, s_x, xf);
+      break;
+    case 2:
+      cnms_mask_lanes_items < 2 > (g, n, s_tile, s_rowx, s_span, s_x, xf);
+      break;
+    default:
+      cnms_mask_lanes_items < 1 > (g, n, s_tile, s_rowx, s_span, s_x, xf);
+      break;
   }
 }
 
