@@ -286,8 +286,34 @@ logits_kernel (const cnms_mask_job *hjobs, cnms_mask_job *djobs, int n,
   }
 }
 
-/* The bytes of every job's rectangle (n jobs, or sum's): bilinear
- * logit > 0. */
+/* Pixel p (row-major) of job j's rectangle: bilinear logit > 0. */
+static __device__ __forceinline__ uint8_t
+mask_pixel (const cnms_mask_job &j, const cnms_mask_axis &ax,
+    const cnms_mask_axis &ay, const float *lg, int col, int row)
+{
+  int x0, x1, y0, y1;
+  float wx0, wx1, wy0, wy1;
+  const float *r0, *r1;
+
+  cnms_mask_sample (&ax, j.x + col, &x0, &x1, &wx0, &wx1);
+  cnms_mask_sample (&ay, j.y + row, &y0, &y1, &wy0, &wy1);
+  r0 = lg + (size_t) (y0 - j.wy) * j.ww;
+  r1 = lg + (size_t) (y1 - j.wy) * j.ww;
+  x0 -= j.wx;
+  x1 -= j.wx;
+  return cnms_mask_bilinear (r0[x0], r0[x1], r1[x0], r1[x1], wx0, wx1, wy0,
+      wy1) > 0.0f;
+}
+
+/* Output bytes a pixels_kernel thread makes: one 16-byte piece. */
+#define CNMS_MASK_PIECE 16
+
+/* The bytes of every job's rectangle (n jobs, or sum's), mask_pixel each.
+ * out may be mapped host memory, where every store crosses the bus: a
+ * thread makes the job's bytes of one 16-byte aligned piece of out and
+ * stores the piece whole when it lies inside the job (out is 16-byte
+ * aligned), byte by byte at the job's two ends (the neighbours' bytes
+ * there are theirs). */
 static __global__ void
 pixels_kernel (const cnms_mask_job *jobs, int n, const cnms_mask_sum *sum,
     cnms_mask_axis ax, cnms_mask_axis ay, const float *logits, uint8_t *out)
@@ -296,23 +322,39 @@ pixels_kernel (const cnms_mask_job *jobs, int n, const cnms_mask_sum *sum,
 
   for (int k = blockIdx.y; k < count_jobs; k += gridDim.y) {
     const cnms_mask_job j = jobs[k];
-    const int count = j.w * j.h;
+    const long long start = j.out, end = j.out + (long long) j.w * j.h;
+    const long long first = start / CNMS_MASK_PIECE;
+    const long long pieces = (end + CNMS_MASK_PIECE - 1) / CNMS_MASK_PIECE
+        - first;
     const float *lg = logits + j.lg;
 
-    for (int p = blockIdx.x * blockDim.x + threadIdx.x; p < count;
-        p += gridDim.x * blockDim.x) {
-      int x0, x1, y0, y1;
-      float wx0, wx1, wy0, wy1;
-      const float *r0, *r1;
+    if (end <= start)
+      continue;
+    for (long long c = blockIdx.x * blockDim.x + threadIdx.x; c < pieces;
+        c += (long long) gridDim.x * blockDim.x) {
+      const long long b0 = (first + c) * CNMS_MASK_PIECE;
+      const long long p0 = b0 > start ? b0 - start : 0;
+      const int u0 = (int) (start + p0 - b0);
+      int col = (int) (p0 % j.w), row = (int) (p0 / j.w);
+      union {
+        uint4 q;
+        uint8_t b[CNMS_MASK_PIECE];
+      } v;
+      uint8_t *const vb = v.b;
 
-      cnms_mask_sample (&ax, j.x + p % j.w, &x0, &x1, &wx0, &wx1);
-      cnms_mask_sample (&ay, j.y + p / j.w, &y0, &y1, &wy0, &wy1);
-      r0 = lg + (size_t) (y0 - j.wy) * j.ww;
-      r1 = lg + (size_t) (y1 - j.wy) * j.ww;
-      x0 -= j.wx;
-      x1 -= j.wx;
-      out[j.out + p] = cnms_mask_bilinear (r0[x0], r0[x1], r1[x0], r1[x1],
-          wx0, wx1, wy0, wy1) > 0.0f;
+      v.q = make_uint4 (0, 0, 0, 0);
+      for (int u = u0; u < CNMS_MASK_PIECE && b0 + u < end; u++) {
+        vb[u] = mask_pixel (j, ax, ay, lg, col, row);
+        if (++col == j.w) {
+          col = 0;
+          row++;
+        }
+      }
+      if (b0 >= start && b0 + CNMS_MASK_PIECE <= end)
+        *(uint4 *) (out + b0) = v.q;
+      else
+        for (int u = u0; u < CNMS_MASK_PIECE && b0 + u < end; u++)
+          out[b0 + u] = vb[u];
     }
   }
 }
@@ -477,7 +519,8 @@ seg (cnms_backend_ctx *ctx, cnms_cuda_priv *s, const cnms_heads_args *h,
         host_coefs ? (const float *) ((const char *) s->h_hjobs.dev
             + jobs_bytes) : NULL, (float *) s->d_logits.p);
     CNMS_CUDA_TRY (ctx, cudaGetLastError (), "mask logits kernel");
-    pixels_kernel <<< job_grid (n, most_pix), CNMS_BLOCK, 0, s->stream >>>
+    pixels_kernel <<< job_grid (n, most_pix / CNMS_MASK_PIECE + 2),
+        CNMS_BLOCK, 0, s->stream >>>
         ((const cnms_mask_job *) s->d_hjobs.p, n, NULL, ax, ay,
         (const float *) s->d_logits.p, (uint8_t *) s->d_masks.p);
     CNMS_CUDA_TRY (ctx, cudaGetLastError (), "mask pixels kernel");
@@ -601,7 +644,8 @@ cnms_cuda_heads_ahead (cnms_backend_ctx *ctx, const cnms_heads_args *h,
         h->proto_w, plane, h->n_coeffs, h->t->data, h->row0, na, NULL,
         (float *) s->d_logits.p);
     CNMS_CUDA_TRY (ctx, cudaGetLastError (), "mask logits kernel");
-    pixels_kernel <<< job_grid (gy, s->ahead_pix), CNMS_BLOCK, 0,
+    pixels_kernel <<< job_grid (gy, s->ahead_pix / CNMS_MASK_PIECE + 2),
+        CNMS_BLOCK, 0,
         s->stream >>> (djobs, 0, dsum, ax, ay,
         (const float *) s->d_logits.p, (uint8_t *) s->h_heads.dev);
     CNMS_CUDA_TRY (ctx, cudaGetLastError (), "mask pixels kernel");
