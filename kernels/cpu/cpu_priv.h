@@ -137,7 +137,7 @@ typedef struct {
   cnms_buf cols, rows;          /* a mask's samples per column and row */
   cnms_buf coef;                /* a record's coefficients */
   cnms_buf logits;              /* a record's window of logits */
-  cnms_buf protos;              /* float16 prototypes as floats */
+  cnms_buf protos;              /* a window of float16 prototypes as floats */
   cnms_buf lerp;                /* two window rows sampled at the columns */
 } cnms_heads_ws;
 
