@@ -7,6 +7,10 @@
 #include <emmintrin.h>
 #include <xmmintrin.h>
 #endif
+#if defined(__GNUC__) && defined(__x86_64__)
+#include <immintrin.h>
+#define CNMS_HEADS_AVX 1
+#endif
 
 #include "cpu_priv.h"
 #include "cnms_heads.h"
@@ -59,109 +63,129 @@ prefetch_span (const void *p, size_t n)
 #endif
 }
 
-#include <stdlib.h>
-/* How many planes ahead a window's rows are prefetched: enough that
- * about PREFETCH_BYTES are in flight, at least one plane. */
-static int
-prefetch_planes (size_t window_bytes)
-{
-  static long want = -1;
-  size_t k;
-
-  if (want < 0) {
-    const char *e = getenv ("SEGPF");
-    want = e ? atol (e) : 8192;
-  }
-  k = window_bytes > 0 ? ((size_t) want + window_bytes - 1) / window_bytes : 1;
-  return k < 1 ? 1 : k > 32 ? 32 : (int) k;
-}
-
-/* l[x] = l[x] + c * p[x] for x < n: one rounded product and one rounded
- * sum per element (SSE2's mulps and addps are those IEEE operations). */
-static void
-axpy_rounded (float *l, float c, const float *p, int n)
-{
-  int x = 0;
-
-#ifdef __SSE2__
-  const __m128 cv = _mm_set1_ps (c);
-
-  for (; x + 8 <= n; x += 8) {
-    _mm_storeu_ps (l + x, _mm_add_ps (_mm_loadu_ps (l + x),
-            _mm_mul_ps (cv, _mm_loadu_ps (p + x))));
-    _mm_storeu_ps (l + x + 4, _mm_add_ps (_mm_loadu_ps (l + x + 4),
-            _mm_mul_ps (cv, _mm_loadu_ps (p + x + 4))));
-  }
-  for (; x + 4 <= n; x += 4)
-    _mm_storeu_ps (l + x, _mm_add_ps (_mm_loadu_ps (l + x),
-            _mm_mul_ps (cv, _mm_loadu_ps (p + x))));
+#ifndef SEG_GROUP
+#define SEG_GROUP 4
 #endif
-  for (; x < n; x++)
-    l[x] = cnms_fadd (l[x], cnms_fmul (c, p[x]));
-}
-
-/* The logits of a window of wh rows of ww prototype pixels: lg[y ww + x] =
- * cnms_mask_logit's sum over m ascending from 0 of coef[m] times plane m's
- * pixel (prow: row stride, plane: plane stride, in floats). Plane by
- * plane (each logit still sums m ascending), plane m + 1's row prefetched
- * as plane m's row is added, so that the prototypes stream in while the
- * sums run instead of each short row waiting for memory. */
+/* A row of logits: l[x] = sum over m ascending of c[m] p[m stride + x]
+ * for x < n, from 0, one rounded product and one rounded sum each
+ * (cnms_mask_logit's operations; SSE2's mulps and addps are those IEEE
+ * operations). The sums stay in registers over SEG_GROUP planes at a time
+ * and go through l (exactly) between groups: more planes at once, their
+ * rows SEG_GROUP x 4 KiB apart for 160x160 prototypes, would fall in one
+ * L1 set and evict each other. */
 static void
-window_logits (const float *protos, size_t prow, size_t plane,
-    const float *coef, int mc, int ww, int wh, float *lg)
+logits_row (float *l, const float *p, size_t stride, const float *c, int mc,
+    int n)
 {
-  const size_t rowb = (size_t) ww * sizeof (float);
-  const int ahead = prefetch_planes (rowb * (size_t) wh);
-  int m, y, x;
+  int m0, m, x;
 
-  for (y = 0; y < wh; y++) {
-    float *l = lg + (size_t) y * ww;
+  for (m0 = 0; m0 < mc; m0 += SEG_GROUP) {
+    const int m1 = m0 + SEG_GROUP < mc ? m0 + SEG_GROUP : mc;
 
-    for (x = 0; x < ww; x++)
-      l[x] = 0.0f;
-  }
-  for (m = 0; m < ahead && m < mc; m++)
-    for (y = 0; y < wh; y++)
-      prefetch_span (protos + (size_t) m * plane + (size_t) y * prow, rowb);
-  for (m = 0; m < mc; m++) {
-    const float *pm = protos + (size_t) m * plane;
+    x = 0;
+#ifdef __SSE2__
+    for (; x + 16 <= n; x += 16) {
+      __m128 a0, a1, a2, a3;
+      const float *q = p + (size_t) m0 * stride + x;
 
-    for (y = 0; y < wh; y++) {
-      if (m + ahead < mc)
-        prefetch_span (pm + (size_t) ahead * plane + (size_t) y * prow,
-            rowb);
-      axpy_rounded (lg + (size_t) y * ww, coef[m], pm + (size_t) y * prow,
-          ww);
+      if (m0 == 0) {
+        a0 = a1 = a2 = a3 = _mm_setzero_ps ();
+      } else {
+        a0 = _mm_loadu_ps (l + x);
+        a1 = _mm_loadu_ps (l + x + 4);
+        a2 = _mm_loadu_ps (l + x + 8);
+        a3 = _mm_loadu_ps (l + x + 12);
+      }
+      for (m = m0; m < m1; m++, q += stride) {
+        const __m128 cv = _mm_set1_ps (c[m]);
+
+        a0 = _mm_add_ps (a0, _mm_mul_ps (cv, _mm_loadu_ps (q)));
+        a1 = _mm_add_ps (a1, _mm_mul_ps (cv, _mm_loadu_ps (q + 4)));
+        a2 = _mm_add_ps (a2, _mm_mul_ps (cv, _mm_loadu_ps (q + 8)));
+        a3 = _mm_add_ps (a3, _mm_mul_ps (cv, _mm_loadu_ps (q + 12)));
+      }
+      _mm_storeu_ps (l + x, a0);
+      _mm_storeu_ps (l + x + 4, a1);
+      _mm_storeu_ps (l + x + 8, a2);
+      _mm_storeu_ps (l + x + 12, a3);
+    }
+    for (; x + 4 <= n; x += 4) {
+      __m128 a0 = m0 == 0 ? _mm_setzero_ps () : _mm_loadu_ps (l + x);
+      const float *q = p + (size_t) m0 * stride + x;
+
+      for (m = m0; m < m1; m++, q += stride)
+        a0 = _mm_add_ps (a0, _mm_mul_ps (_mm_set1_ps (c[m]),
+                _mm_loadu_ps (q)));
+      _mm_storeu_ps (l + x, a0);
+    }
+#endif
+    for (; x < n; x++) {
+      float a = m0 == 0 ? 0.0f : l[x];
+
+      for (m = m0; m < m1; m++)
+        a = cnms_fadd (a, cnms_fmul (c[m], p[(size_t) m * stride + x]));
+      l[x] = a;
     }
   }
 }
 
-/* A window of float16 prototypes as floats, plane by plane: out[(m wh + y)
- * ww + x] = plane m's pixel (x, y) from src (prow, plane: strides in
- * halfs). */
+#ifdef CNMS_HEADS_AVX
+/* logits_row 8 floats a vector (AVX's vmulps and vaddps are the same IEEE
+ * operations; no FMA). */
+__attribute__ ((target ("avx")))
 static void
-window_halfs (const uint16_t *src, size_t prow, size_t plane, int mc,
-    int ww, int wh, float *out)
+logits_row_avx (float *l, const float *p, size_t stride, const float *c,
+    int mc, int n)
 {
-  const size_t rowb = (size_t) ww * sizeof (uint16_t);
-  const int ahead = prefetch_planes (rowb * (size_t) wh);
-  int m, y;
+  int m0, m, x;
 
-  for (m = 0; m < ahead && m < mc; m++)
-    for (y = 0; y < wh; y++)
-      prefetch_span (src + (size_t) m * plane + (size_t) y * prow, rowb);
-  for (m = 0; m < mc; m++) {
-    const uint16_t *pm = src + (size_t) m * plane;
+  for (m0 = 0; m0 < mc; m0 += SEG_GROUP) {
+    const int m1 = m0 + SEG_GROUP < mc ? m0 + SEG_GROUP : mc;
 
-    for (y = 0; y < wh; y++) {
-      if (m + ahead < mc)
-        prefetch_span (pm + (size_t) ahead * plane + (size_t) y * prow,
-            rowb);
-      cnms_cpu_halfs_to_floats (pm + (size_t) y * prow, ww,
-          out + ((size_t) m * wh + y) * ww);
+    for (x = 0; x + 32 <= n; x += 32) {
+      __m256 a0, a1, a2, a3;
+      const float *q = p + (size_t) m0 * stride + x;
+
+      if (m0 == 0) {
+        a0 = a1 = a2 = a3 = _mm256_setzero_ps ();
+      } else {
+        a0 = _mm256_loadu_ps (l + x);
+        a1 = _mm256_loadu_ps (l + x + 8);
+        a2 = _mm256_loadu_ps (l + x + 16);
+        a3 = _mm256_loadu_ps (l + x + 24);
+      }
+      for (m = m0; m < m1; m++, q += stride) {
+        const __m256 cv = _mm256_broadcast_ss (c + m);
+
+        a0 = _mm256_add_ps (a0, _mm256_mul_ps (cv, _mm256_loadu_ps (q)));
+        a1 = _mm256_add_ps (a1, _mm256_mul_ps (cv, _mm256_loadu_ps (q + 8)));
+        a2 = _mm256_add_ps (a2, _mm256_mul_ps (cv, _mm256_loadu_ps (q + 16)));
+        a3 = _mm256_add_ps (a3, _mm256_mul_ps (cv, _mm256_loadu_ps (q + 24)));
+      }
+      _mm256_storeu_ps (l + x, a0);
+      _mm256_storeu_ps (l + x + 8, a1);
+      _mm256_storeu_ps (l + x + 16, a2);
+      _mm256_storeu_ps (l + x + 24, a3);
+    }
+    for (; x + 8 <= n; x += 8) {
+      __m256 a0 = m0 == 0 ? _mm256_setzero_ps () : _mm256_loadu_ps (l + x);
+      const float *q = p + (size_t) m0 * stride + x;
+
+      for (m = m0; m < m1; m++, q += stride)
+        a0 = _mm256_add_ps (a0, _mm256_mul_ps (_mm256_broadcast_ss (c + m),
+                _mm256_loadu_ps (q)));
+      _mm256_storeu_ps (l + x, a0);
+    }
+    for (; x < n; x++) {
+      float a = m0 == 0 ? 0.0f : l[x];
+
+      for (m = m0; m < m1; m++)
+        a = cnms_fadd (a, cnms_fmul (c[m], p[(size_t) m * stride + x]));
+      l[x] = a;
     }
   }
 }
+#endif
 
 /* A row of logits l sampled at a mask's columns: h[x] = wx0 l[a0] +
  * wx1 l[a1], the inner sums of cnms_mask_bilinear (the same operations). */
@@ -267,10 +291,46 @@ axis_samples (const cnms_mask_axis *a, int x, int n, int32_t *i0,
   }
 }
 
-/* The masks of the kept records: per record, the logits of the window of
- * prototype pixels its rectangle samples (each logit sums m ascending from
- * 0), then each pixel's bilinear logit > 0. Float16 prototypes: only each
- * window's are converted, as it is needed. */
+/* A kept record's window: the prototype pixels its rectangle samples,
+ * columns x0 .. x0 + ww - 1 and rows y0 .. y0 + wh - 1, their logits at
+ * logits + at (row-major, ww a row); ww = 0: an empty mask. */
+typedef struct {
+  int x0, y0, ww, wh;
+  size_t at;
+} seg_window;
+
+/* How many prototype rows ahead the sweep prefetches. */
+#define SEG_ROWS_AHEAD 3
+
+/* The window rows of prototype row y of the active records: per record,
+ * l[x] = sum over m ascending from 0 of coef[m] times plane m's pixel,
+ * cnms_mask_logit's operations (the prototypes' row y of plane m at
+ * planes + m plane + (x - px0)). */
+typedef void (*logits_row_fn) (float *l, const float *p, size_t stride,
+    const float *c, int mc, int n);
+
+static void
+sweep_row (logits_row_fn row, const seg_window *win, const int32_t *active,
+    int n_active, int y, const float *planes, size_t plane, int px0,
+    const float *coef, int mc, float *logits)
+{
+  int k;
+
+  for (k = 0; k < n_active; k++) {
+    const int i = active[k];
+    const seg_window *v = &win[i];
+
+    row (logits + v->at + (size_t) (y - v->y0) * v->ww, planes + (v->x0
+            - px0), plane, coef + (size_t) i * mc, mc, v->ww);
+  }
+}
+
+/* The masks of the kept records. First every record's window of logits
+ * (each logit sums m ascending from 0), in one sweep down the prototype
+ * rows: the rows the windows take are read once, in order, plane by plane
+ * as streams (float16 ones converted a row at a time), and each active
+ * window takes its part of the row while it is in cache. Then each
+ * pixel's bilinear logit > 0, record by record. */
 static cnms_status
 seg (cnms_backend_ctx *ctx, cnms_heads_ws *w, const cnms_heads_args *h,
     const cnms_det *dets, int n)
@@ -280,88 +340,180 @@ seg (cnms_backend_ctx *ctx, cnms_heads_ws *w, const cnms_heads_args *h,
   const int f16 = h->t->dtype == CNMS_DTYPE_FLOAT16;
   const size_t na = (size_t) h->n_anchors;
   cnms_mask_axis ax, ay;
-  int maxw = 1, maxh = 1, i;
+  int maxw = 1, maxh = 1, i, y, k, m, n_active = 0, next = 0;
+  size_t total = 0;
+  seg_window *win;
+  int32_t *order, *active, *starts, *rlo, *rhi;
+  float *coef, *logits, *rows;
   uint8_t *bytes;
   lerp_cache cache;
+  logits_row_fn row = logits_row;
 
-  for (i = 0; i < n; i++) {
-    if (h->masks[i].width > maxw)
-      maxw = h->masks[i].width;
-    if (h->masks[i].height > maxh)
-      maxh = h->masks[i].height;
-  }
+#ifdef CNMS_HEADS_AVX
+  if (!w->no_avx && __builtin_cpu_supports ("avx"))
+    row = logits_row_avx;
+#endif
   CNMS_TRY_CPU (cnms_buf_reserve (ctx, &w->mask_bytes,
           h->mask_bytes > 0 ? h->mask_bytes : 1));
   bytes = w->mask_bytes.p;
   ctx->mask_data = bytes;
   if (n == 0)
     return CNMS_OK;
+  for (i = 0; i < n; i++) {
+    if (h->masks[i].width > maxw)
+      maxw = h->masks[i].width;
+    if (h->masks[i].height > maxh)
+      maxh = h->masks[i].height;
+  }
   CNMS_TRY_CPU (cnms_buf_reserve (ctx, &w->cols,
           (size_t) maxw * 2 * (sizeof (int32_t) + sizeof (float))));
   CNMS_TRY_CPU (cnms_buf_reserve (ctx, &w->rows,
           (size_t) maxh * 2 * (sizeof (int32_t) + sizeof (float))));
   CNMS_TRY_CPU (cnms_buf_reserve (ctx, &w->coef,
-          (size_t) mc * sizeof (float)));
+          (size_t) n * (size_t) mc * sizeof (float)));
   CNMS_TRY_CPU (cnms_buf_reserve (ctx, &w->lerp,
           (size_t) maxw * 2 * sizeof (float)));
-  /* a window is at most the prototypes' plane */
-  CNMS_TRY_CPU (cnms_buf_reserve (ctx, &w->logits, plane * sizeof (float)));
-  if (f16)
-    CNMS_TRY_CPU (cnms_buf_reserve (ctx, &w->protos,
-            (size_t) mc * plane * sizeof (float)));
+  CNMS_TRY_CPU (cnms_buf_reserve (ctx, &w->plan,
+          (size_t) n * sizeof (seg_window) + ((size_t) 3 * n
+              + (size_t) 3 * hp + 1) * sizeof (int32_t)));
+  win = w->plan.p;
+  order = (int32_t *) (win + n);
+  active = order + n;
+  starts = active + n;          /* hp + 1 */
+  rlo = starts + hp + 1;        /* hp */
+  rhi = rlo + hp;               /* hp */
   cnms_mask_axis_init (&ax, h->map.gain_x, h->map.pad_x, wp, h->model_w);
   cnms_mask_axis_init (&ay, h->map.gain_y, h->map.pad_y, hp, h->model_h);
 
+  /* the windows (the samples are monotonic: a window spans its first
+   * pixel's first index to its last pixel's second), and per prototype
+   * row the columns the windows take there */
+  for (y = 0; y < hp; y++) {
+    rlo[y] = wp;
+    rhi[y] = -1;
+    starts[y] = 0;
+  }
+  starts[hp] = 0;
+  coef = w->coef.p;
   for (i = 0; i < n; i++) {
     const cnms_mask *r = &h->masks[i];
+    seg_window *v = &win[i];
+    int lo, hi, x1, y1;
+    float w0, w1;
+
+    v->ww = 0;
+    if (r->width == 0 || r->height == 0)
+      continue;
+    cnms_mask_sample (&ax, r->x, &v->x0, &hi, &w0, &w1);
+    cnms_mask_sample (&ax, r->x + r->width - 1, &lo, &x1, &w0, &w1);
+    cnms_mask_sample (&ay, r->y, &v->y0, &hi, &w0, &w1);
+    cnms_mask_sample (&ay, r->y + r->height - 1, &lo, &y1, &w0, &w1);
+    v->ww = x1 - v->x0 + 1;
+    v->wh = y1 - v->y0 + 1;
+    v->at = total;
+    total += (size_t) v->ww * (size_t) v->wh;
+    for (y = v->y0; y <= y1; y++) {
+      if (v->x0 < rlo[y])
+        rlo[y] = v->x0;
+      if (x1 > rhi[y])
+        rhi[y] = x1;
+    }
+    starts[v->y0 + 1]++;
+    /* the coefficients are strided by N: ask for them all at once */
+    for (m = 0; m < mc; m++)
+      prefetch_span ((const char *) h->t->data + (((size_t) h->row0
+                  + (size_t) m) * na + (size_t) (uint32_t) dets[i].anchor)
+          * (f16 ? 2 : 4), 1);
+  }
+  CNMS_TRY_CPU (cnms_buf_reserve (ctx, &w->logits,
+          (total > 0 ? total : 1) * sizeof (float)));
+  CNMS_TRY_CPU (cnms_buf_reserve (ctx, &w->protos,
+          (size_t) mc * ((size_t) wp + 32) * sizeof (float)));
+  rows = w->protos.p;
+  logits = w->logits.p;
+  for (i = 0; i < n; i++) {
     const size_t a = (size_t) (uint32_t) dets[i].anchor;
+
+    for (m = 0; m < mc; m++)
+      coef[(size_t) i * mc + m] = cnms_tensor_value (h->t->data, f16,
+          ((size_t) h->row0 + (size_t) m) * na + a);
+  }
+  /* the records by first window row (counting sort) */
+  for (y = 0; y < hp; y++)
+    starts[y + 1] += starts[y];
+  for (i = 0; i < n; i++)
+    if (win[i].ww > 0)
+      order[starts[win[i].y0]++] = i;
+  /* starts[y] is now the end of row y's records in order */
+
+  /* the sweep */
+  for (y = 0; y < hp; y++) {
+    const int ya = y + SEG_ROWS_AHEAD;
+    int span;
+    size_t sp;
+
+    /* the records that end above y leave, those starting at y join */
+    for (k = 0; k < n_active; k++)
+      if (win[active[k]].y0 + win[active[k]].wh <= y)
+        active[k--] = active[--n_active];
+    for (; next < starts[y]; next++)
+      active[n_active++] = order[next];
+    if (ya < hp && rhi[ya] >= 0) {
+      const size_t span = (size_t) (rhi[ya] - rlo[ya] + 1) << (f16 ? 1 : 2);
+
+      for (m = 0; m < mc; m++)
+        prefetch_span ((const char *) h->protos->data + ((size_t) m * plane
+                + (size_t) ya * wp + rlo[ya]) * (f16 ? 2 : 4), span);
+    }
+    if (n_active == 0)
+      continue;
+    if (!f16) {
+      sweep_row (row, win, active, n_active, y, (const float *)
+          h->protos->data + (size_t) y * wp + rlo[y], plane, rlo[y], coef,
+          mc, logits);
+      continue;
+    }
+    /* float16: row y's span of every plane converted */
+    span = rhi[y] - rlo[y] + 1;
+    sp = (size_t) (((span + 15) / 16) | 1) * 16;
+    for (m = 0; m < mc; m++)
+      cnms_cpu_halfs_to_floats ((const uint16_t *) h->protos->data
+          + (size_t) m * plane + (size_t) y * wp + rlo[y], span,
+          rows + (size_t) m * sp);
+    sweep_row (row, win, active, n_active, y, rows, sp, rlo[y], coef, mc,
+        logits);
+  }
+
+  /* each pixel is cnms_mask_bilinear's value: the window's rows sampled at
+   * the columns once each (rows only advance with y), then per row the two
+   * weighted by wy */
+  for (i = 0; i < n; i++) {
+    const cnms_mask *r = &h->masks[i];
+    const seg_window *v = &win[i];
     int32_t *cx0 = w->cols.p, *cx1 = cx0 + maxw;
     float *wx0 = (float *) (cx1 + maxw), *wx1 = wx0 + maxw;
     int32_t *ry0 = w->rows.p, *ry1 = ry0 + maxh;
     float *wy0 = (float *) (ry1 + maxh), *wy1 = wy0 + maxh;
-    float *coef = w->coef.p, *lg = w->logits.p;
+    const float *lg = logits + v->at;
     uint8_t *dst = bytes + r->offset;
-    size_t at;
-    int ix0, iy0, ww, wh, x, y, m;
+    int x;
 
-    if (r->width == 0 || r->height == 0)
+    if (v->ww == 0)
       continue;
     axis_samples (&ax, r->x, r->width, cx0, cx1, wx0, wx1);
     axis_samples (&ay, r->y, r->height, ry0, ry1, wy0, wy1);
-    ix0 = cx0[0];
-    iy0 = ry0[0];
-    ww = cx1[r->width - 1] - ix0 + 1;
-    wh = ry1[r->height - 1] - iy0 + 1;
-    at = (size_t) iy0 * wp + ix0;
-    for (m = 0; m < mc; m++)
-      coef[m] = cnms_tensor_value (h->t->data, f16,
-          ((size_t) h->row0 + (size_t) m) * na + a);
-    /* the window's logits: sum over m ascending, from 0 */
-    if (f16) {
-      const size_t area = (size_t) ww * (size_t) wh;
-
-      window_halfs ((const uint16_t *) h->protos->data + at, wp, plane, mc,
-          ww, wh, w->protos.p);
-      window_logits (w->protos.p, ww, area, coef, mc, ww, wh, lg);
-    } else {
-      window_logits ((const float *) h->protos->data + at, wp, plane, coef,
-          mc, ww, wh, lg);
-    }
-    /* each pixel is cnms_mask_bilinear's value: the window's rows sampled
-     * at the columns once each (rows only advance with y), then per row
-     * the two weighted by wy */
     for (x = 0; x < r->width; x++) {
-      cx0[x] -= ix0;
-      cx1[x] -= ix0;
+      cx0[x] -= v->x0;
+      cx1[x] -= v->x0;
     }
     cache.row[0] = cache.row[1] = -1;
     cache.h[0] = w->lerp.p;
     cache.h[1] = cache.h[0] + maxw;
     for (y = 0; y < r->height; y++) {
-      const int r0 = ry0[y] - iy0, r1 = ry1[y] - iy0;
-      const float *h0 = lerp_row (&cache, r0, r1, lg, ww, cx0, cx1, wx0,
+      const int r0 = ry0[y] - v->y0, r1 = ry1[y] - v->y0;
+      const float *h0 = lerp_row (&cache, r0, r1, lg, v->ww, cx0, cx1, wx0,
           wx1, r->width);
-      const float *h1 = lerp_row (&cache, r1, r0, lg, ww, cx0, cx1, wx0,
+      const float *h1 = lerp_row (&cache, r1, r0, lg, v->ww, cx0, cx1, wx0,
           wx1, r->width);
 
       row_bytes (h0, h1, wy0[y], wy1[y], r->width,
