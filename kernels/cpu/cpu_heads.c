@@ -139,9 +139,27 @@ logits_row_avx (float *l, const float *p, size_t stride, const float *c,
 {
   int m0, m, x;
 
+  if (n < 8) {
+    logits_row (l, p, stride, c, mc, n);
+    return;
+  }
   for (m0 = 0; m0 < mc; m0 += SEG_GROUP) {
     const int m1 = m0 + SEG_GROUP < mc ? m0 + SEG_GROUP : mc;
+    /* the last 8 (n mod 8 > 0): computed first from l as it is, stored
+     * last; the ones they share with the last full 8 get the same value
+     * twice */
+    const int tail = n - 8, has_tail = (n & 7) != 0;
+    __m256 t = _mm256_setzero_ps ();
 
+    if (has_tail) {
+      const float *q = p + (size_t) m0 * stride + tail;
+
+      if (m0 > 0)
+        t = _mm256_loadu_ps (l + tail);
+      for (m = m0; m < m1; m++, q += stride)
+        t = _mm256_add_ps (t, _mm256_mul_ps (_mm256_broadcast_ss (c + m),
+                _mm256_loadu_ps (q)));
+    }
     for (x = 0; x + 32 <= n; x += 32) {
       __m256 a0, a1, a2, a3;
       const float *q = p + (size_t) m0 * stride + x;
@@ -176,13 +194,8 @@ logits_row_avx (float *l, const float *p, size_t stride, const float *c,
                 _mm256_loadu_ps (q)));
       _mm256_storeu_ps (l + x, a0);
     }
-    for (; x < n; x++) {
-      float a = m0 == 0 ? 0.0f : l[x];
-
-      for (m = m0; m < m1; m++)
-        a = cnms_fadd (a, cnms_fmul (c[m], p[(size_t) m * stride + x]));
-      l[x] = a;
-    }
+    if (has_tail)
+      _mm256_storeu_ps (l + tail, t);
   }
 }
 #endif
@@ -204,6 +217,9 @@ row_lerp (const float *l, const int32_t *a0, const int32_t *a1,
 
     _mm_storeu_ps (h + x, _mm_add_ps (_mm_mul_ps (_mm_loadu_ps (w0 + x), v0),
             _mm_mul_ps (_mm_loadu_ps (w1 + x), v1)));
+    /* the last 4, overlapping: each value depends on its x alone */
+    if (x + 4 < n && x + 8 > n && n >= 8)
+      x = n - 8;
   }
 #endif
   for (; x < n; x++)
@@ -244,6 +260,9 @@ row_bytes (const float *h0, const float *h1, float wy0, float wy1, int n,
 
     _mm_storeu_si128 ((__m128i *) (out + x),
         _mm_and_si128 (_mm_packs_epi16 (lo, hi), one));
+    /* the last 16, overlapping: each byte depends on its x alone */
+    if (x + 16 < n && x + 32 > n)
+      x = n - 32;
   }
 #endif
   for (; x < n; x++)
