@@ -278,65 +278,61 @@ fold_class_row_avx2 (const float *row, float *best, int32_t *best_cls, int c,
 #endif
 
 #ifdef CNMS_HAVE_F16C_PATH
-/* How far ahead in a class row fold_blocks_avx2 prefetches (floats): two
- * blocks of 64 anchors, 512 bytes. */
-#define PF_DIST 128
-/* Anchors per block of fold_blocks_avx2: 8 vectors of maxima and 8 of
- * classes, 4 cache lines of each class row per step (with 32 anchors, 2
- * lines a row, the frame's class rows came from memory a quarter
- * slower). */
-#define FOLD_WIDTH 64
-/* The class maximum of a float32 [1, 4+C, N] tensor, FOLD_WIDTH anchors at
- * a time with their maxima and classes in registers over all C class rows
- * (the same update as fold_class_row_avx2). Returns the anchors done (a
- * multiple of FOLD_WIDTH); the caller folds the rest. */
+/* The class maximum of every anchor of a float32 [1, 4+C, N] tensor, the
+ * class rows read whole and in order (the best streams of memory: a
+ * frame's rows come in faster than in blocks of anchors across the rows):
+ * best[n] = the maximum by fold_class_row_avx2's update (_mm256_max_ps (v,
+ * b) is v > b ? v : b, the scalar one's), in the same class order, so the
+ * same bits; the class is left to class_of, for the anchors that need
+ * one. */
 __attribute__ ((target ("avx2")))
-static int
-fold_blocks_avx2 (const float *data, size_t stride, int n_classes,
-    int n_anchors, float *best, int32_t *best_cls)
+static void
+max_rows_avx2 (const float *data, size_t stride, int n_classes, int n_anchors,
+    float *best)
 {
-  const __m256i one = _mm256_set1_epi32 (1);
-  int n0, c, j;
+  int n, c;
 
-  for (n0 = 0; n0 + FOLD_WIDTH <= n_anchors; n0 += FOLD_WIDTH) {
-    const float *row = data + 4 * stride + (size_t) n0;
-    __m256 b[FOLD_WIDTH / 8], k[FOLD_WIDTH / 8];
-    __m256i cv = _mm256_setzero_si256 ();
-    /* prefetch only inside the rows */
-    int ahead = n0 + PF_DIST + FOLD_WIDTH <= n_anchors;
+  for (n = 0; n < n_anchors; n++)
+    best[n] = CNMS_BEST_CLASS_INIT;
+  for (c = 0; c < n_classes; c++) {
+    const float *row = data + (4 + (size_t) c) * stride;
 
-#pragma GCC unroll 8
-    for (j = 0; j < FOLD_WIDTH / 8; j++) {
-      b[j] = _mm256_set1_ps (CNMS_BEST_CLASS_INIT);
-      k[j] = _mm256_setzero_ps ();
+    for (n = 0; n + 32 <= n_anchors; n += 32) {
+      _mm256_storeu_ps (best + n, _mm256_max_ps (_mm256_loadu_ps (row + n),
+              _mm256_loadu_ps (best + n)));
+      _mm256_storeu_ps (best + n + 8, _mm256_max_ps (_mm256_loadu_ps (row
+                  + n + 8), _mm256_loadu_ps (best + n + 8)));
+      _mm256_storeu_ps (best + n + 16, _mm256_max_ps (_mm256_loadu_ps (row
+                  + n + 16), _mm256_loadu_ps (best + n + 16)));
+      _mm256_storeu_ps (best + n + 24, _mm256_max_ps (_mm256_loadu_ps (row
+                  + n + 24), _mm256_loadu_ps (best + n + 24)));
     }
-    for (c = 0; c < n_classes; c++, row += stride) {
-      const __m256 cf = _mm256_castsi256_ps (cv);
-
-      if (ahead) {
-#pragma GCC unroll 4
-        for (j = 0; j < FOLD_WIDTH; j += 16)
-          _mm_prefetch ((const char *) (row + PF_DIST + j), _MM_HINT_T0);
-      }
-#pragma GCC unroll 8
-      for (j = 0; j < FOLD_WIDTH / 8; j++) {
-        const __m256 v = _mm256_loadu_ps (row + 8 * j);
-
-        k[j] = _mm256_blendv_ps (k[j], cf, _mm256_cmp_ps (v, b[j],
-                _CMP_GT_OQ));
-        b[j] = _mm256_max_ps (v, b[j]);
-      }
-      cv = _mm256_add_epi32 (cv, one);
-    }
-#pragma GCC unroll 8
-    for (j = 0; j < FOLD_WIDTH / 8; j++) {
-      _mm256_storeu_ps (best + n0 + 8 * j, b[j]);
-      _mm256_storeu_ps ((float *) (best_cls + n0 + 8 * j), k[j]);
-    }
+    for (; n + 8 <= n_anchors; n += 8)
+      _mm256_storeu_ps (best + n, _mm256_max_ps (_mm256_loadu_ps (row + n),
+              _mm256_loadu_ps (best + n)));
+    for (; n < n_anchors; n++)
+      if (row[n] > best[n])
+        best[n] = row[n];
   }
-  return n0;
 }
 #endif
+
+/* The class of anchor n whose class maximum is max (max_rows_avx2): the
+ * first class equal to it, the one the strict > of the fold keeps (a
+ * later class equal to an earlier maximum never replaces it); class 0
+ * when no class is above -inf. */
+static int32_t
+class_of (const float *data, size_t stride, size_t n, float max)
+{
+  const float *v = data + 4 * stride + n;
+  int32_t c = 0;
+
+  if (max == CNMS_BEST_CLASS_INIT)
+    return 0;
+  while (v[(size_t) c * stride] != max)
+    c++;
+  return c;
+}
 
 /* [1, 4+C, N] (and the oriented [1, 4+C+1, N], its angle the last row):
  * anchors are columns. The class maximum is taken row by row so that
@@ -350,7 +346,7 @@ decode_yolov8 (const cnms_tensor *t, const cnms_shape *s, const cnms_map *m,
   const float frame_thr = r->thr_rest;
   int n_anchors = s->n_anchors;
   size_t stride = (size_t) n_anchors;
-  int n, n0, c, count = 0;
+  int n, n0, c, count = 0, lazy = 0;
   float box[4];
   void (*fold) (const float *row, float *best, int32_t *best_cls, int c,
       int n) = fold_class_row;
@@ -362,9 +358,11 @@ decode_yolov8 (const cnms_tensor *t, const cnms_shape *s, const cnms_map *m,
 
   n0 = 0;
 #ifdef CNMS_HAVE_F16C_PATH
-  if (t->dtype == CNMS_DTYPE_FLOAT32 && fold == fold_class_row_avx2)
-    n0 = fold_blocks_avx2 (t->data, stride, s->n_classes, n_anchors, best,
-        best_cls);
+  if (t->dtype == CNMS_DTYPE_FLOAT32 && fold == fold_class_row_avx2) {
+    max_rows_avx2 (t->data, stride, s->n_classes, n_anchors, best);
+    lazy = 1;
+    n0 = n_anchors;
+  }
 #endif
   for (n = n0; n < n_anchors; n++) {
     best[n] = CNMS_BEST_CLASS_INIT;
@@ -383,9 +381,16 @@ decode_yolov8 (const cnms_tensor *t, const cnms_shape *s, const cnms_map *m,
   for (n = 0; n < n_anchors; n++) {
     /* the score first, so that only a passing anchor loads its box; then
      * the per-anchor rule, shared with the CUDA decode */
-    const float thr = per_class ? cnms_class_thr (r, best_cls[n]) : frame_thr;
+    float thr;
 
     rep->nonfinite_scores += !cnms_isfinite (best[n]);
+    if (lazy) {
+      /* a score not above the least class threshold passes none */
+      if (!cnms_score_ok (best[n], per_class ? r->thr_min : frame_thr))
+        continue;
+      best_cls[n] = class_of (t->data, stride, (size_t) n, best[n]);
+    }
+    thr = per_class ? cnms_class_thr (r, best_cls[n]) : frame_thr;
     if (!cnms_score_ok (best[n], thr))
       continue;
     if (s->layout == CNMS_LAYOUT_YOLOV8_OBB) {
