@@ -383,10 +383,13 @@ attach_od_mtds (GstBuffer * buffer, GstCudanmsLabels * labels,
     return TRUE;
   rmeta = gst_buffer_get_analytics_relation_meta (buffer);
   if (rmeta == NULL) {
-    /* Sized for the n mtds at once: the relation matrix otherwise grows by
-     * 5 rows at a time, each time copied whole (quadratic per box). */
-    GstAnalyticsRelationMetaInitParams params = { (gsize) n,
-      (gsize) n * 64 + 1024
+    /* Sized for the mtds at once (n, and n segmentation mtds with masks):
+     * the relation matrix otherwise grows by 5 rows at a time, each time
+     * copied whole (quadratic per box). */
+    const gsize n_mtds = (gsize) n * (payload != NULL
+        && payload->masks != NULL ? 2 : 1);
+    GstAnalyticsRelationMetaInitParams params = { n_mtds,
+      n_mtds * 64 + 1024
     };
 
     rmeta = gst_buffer_add_analytics_relation_meta_full (buffer, &params);
