@@ -317,6 +317,43 @@ max_rows_avx2 (const float *data, size_t stride, int n_classes, int n_anchors,
 }
 #endif
 
+#ifdef CNMS_HAVE_F16C_PATH
+/* The anchors n < n_anchors whose best[n] passes cnms_score_ok (best[n],
+ * thr), in order, into idx; their count returned; the non-finite best[n]
+ * added to *nonfinite. 8 at a time: finite is the exponent not all ones,
+ * and _CMP_GT_OQ is > (false for NaN). */
+__attribute__ ((target ("avx2")))
+static int
+passing_avx2 (const float *best, int n_anchors, float thr, int32_t *idx,
+    int *nonfinite)
+{
+  const __m256i expo = _mm256_set1_epi32 (0x7f800000);
+  const __m256 t = _mm256_set1_ps (thr);
+  int n = 0, count = 0, bad = 0;
+
+  for (; n + 8 <= n_anchors; n += 8) {
+    const __m256 b = _mm256_loadu_ps (best + n);
+    const __m256i inf = _mm256_cmpeq_epi32 (_mm256_and_si256
+        (_mm256_castps_si256 (b), expo), expo);
+    const int nf = _mm256_movemask_ps (_mm256_castsi256_ps (inf));
+    int pass = _mm256_movemask_ps (_mm256_cmp_ps (b, t, _CMP_GT_OQ)) & ~nf;
+
+    bad += __builtin_popcount ((unsigned) nf);
+    while (pass != 0) {
+      idx[count++] = n + __builtin_ctz ((unsigned) pass);
+      pass &= pass - 1;
+    }
+  }
+  for (; n < n_anchors; n++) {
+    bad += !cnms_isfinite (best[n]);
+    if (cnms_score_ok (best[n], thr))
+      idx[count++] = n;
+  }
+  *nonfinite += bad;
+  return count;
+}
+#endif
+
 /* The class of anchor n whose class maximum is max (max_rows_avx2): the
  * first class equal to it, the one the strict > of the fold keeps (a
  * later class equal to an earlier maximum never replaces it); class 0
@@ -346,7 +383,7 @@ decode_yolov8 (const cnms_tensor *t, const cnms_shape *s, const cnms_map *m,
   const float frame_thr = r->thr_rest;
   int n_anchors = s->n_anchors;
   size_t stride = (size_t) n_anchors;
-  int n, n0, c, count = 0, lazy = 0;
+  int n, n0, c, k, count = 0, lazy = 0, n_iter = s->n_anchors;
   float box[4];
   void (*fold) (const float *row, float *best, int32_t *best_cls, int c,
       int n) = fold_class_row;
@@ -378,19 +415,28 @@ decode_yolov8 (const cnms_tensor *t, const cnms_shape *s, const cnms_map *m,
       fold (row, best + n0, best_cls + n0, c, len);
     }
   }
-  for (n = 0; n < n_anchors; n++) {
+#ifdef CNMS_HAVE_F16C_PATH
+  /* the anchors above the least threshold listed (in best_cls, which
+   * the lazy path leaves unused), the non-finite maxima counted */
+  if (lazy)
+    n_iter = passing_avx2 (best, n_anchors, per_class ? r->thr_min
+        : frame_thr, best_cls, &rep->nonfinite_scores);
+#endif
+  for (k = 0; k < n_iter; k++) {
     /* the score first, so that only a passing anchor loads its box; then
      * the per-anchor rule, shared with the CUDA decode */
+    int32_t cls;
     float thr;
 
-    rep->nonfinite_scores += !cnms_isfinite (best[n]);
     if (lazy) {
-      /* a score not above the least class threshold passes none */
-      if (!cnms_score_ok (best[n], per_class ? r->thr_min : frame_thr))
-        continue;
-      best_cls[n] = class_of (t->data, stride, (size_t) n, best[n]);
+      n = best_cls[k];
+      cls = class_of (t->data, stride, (size_t) n, best[n]);
+    } else {
+      n = k;
+      rep->nonfinite_scores += !cnms_isfinite (best[n]);
+      cls = best_cls[n];
     }
-    thr = per_class ? cnms_class_thr (r, best_cls[n]) : frame_thr;
+    thr = per_class ? cnms_class_thr (r, cls) : frame_thr;
     if (!cnms_score_ok (best[n], thr))
       continue;
     if (s->layout == CNMS_LAYOUT_YOLOV8_OBB) {
@@ -404,7 +450,7 @@ decode_yolov8 (const cnms_tensor *t, const cnms_shape *s, const cnms_map *m,
               load (t->data, t->dtype, (4 + (size_t) s->n_classes) * stride
                   + n), obb, hull))
         continue;
-      put_record (&recs[count], best[n], obb, best_cls[n], n);
+      put_record (&recs[count], best[n], obb, cls, n);
       recs[count++].angle = obb[4];
       continue;
     }
@@ -413,7 +459,7 @@ decode_yolov8 (const cnms_tensor *t, const cnms_shape *s, const cnms_map *m,
             load (t->data, t->dtype, 2 * stride + n),
             load (t->data, t->dtype, 3 * stride + n), box))
       continue;
-    put_record (&recs[count++], best[n], box, best_cls[n], n);
+    put_record (&recs[count++], best[n], box, cls, n);
   }
   return count;
 }
