@@ -272,6 +272,52 @@ row_bytes (const float *h0, const float *h1, float wy0, float wy1, int n,
 }
 
 #ifdef CNMS_HEADS_AVX
+/* row_lerp 8 columns at a time where their 16 samples lie within 8
+ * logits (an enlarging map): the 8 loaded at once and permuted into place
+ * (AVX2), else fetched one by one. Reads up to 7 floats past a row's
+ * last sample (the logits buffer has room for them; they are never
+ * used). */
+__attribute__ ((target ("avx2")))
+static void
+row_lerp_avx2 (const float *l, const int32_t *a0, const int32_t *a1,
+    const float *w0, const float *w1, int n, float *h)
+{
+  int x = 0;
+
+  if (n < 8) {
+    row_lerp (l, a0, a1, w0, w1, n, h);
+    return;
+  }
+  for (;; x += 8) {
+    const int b = a0[x];
+    __m256 v0, v1;
+
+    if (a1[x + 7] - b <= 7) {
+      const __m256i base = _mm256_set1_epi32 (b);
+      const __m256 v = _mm256_loadu_ps (l + b);
+
+      v0 = _mm256_permutevar8x32_ps (v, _mm256_sub_epi32 (_mm256_loadu_si256
+              ((const __m256i *) (a0 + x)), base));
+      v1 = _mm256_permutevar8x32_ps (v, _mm256_sub_epi32 (_mm256_loadu_si256
+              ((const __m256i *) (a1 + x)), base));
+    } else {
+      v0 = _mm256_setr_ps (l[a0[x]], l[a0[x + 1]], l[a0[x + 2]],
+          l[a0[x + 3]], l[a0[x + 4]], l[a0[x + 5]], l[a0[x + 6]],
+          l[a0[x + 7]]);
+      v1 = _mm256_setr_ps (l[a1[x]], l[a1[x + 1]], l[a1[x + 2]],
+          l[a1[x + 3]], l[a1[x + 4]], l[a1[x + 5]], l[a1[x + 6]],
+          l[a1[x + 7]]);
+    }
+    _mm256_storeu_ps (h + x, _mm256_add_ps (_mm256_mul_ps (_mm256_loadu_ps
+                (w0 + x), v0), _mm256_mul_ps (_mm256_loadu_ps (w1 + x), v1)));
+    if (x + 8 == n)
+      break;
+    /* the last 8, overlapping: each value depends on its x alone */
+    if (x + 16 > n)
+      x = n - 16;
+  }
+}
+
 /* row_bytes 16 pixels at a time in two 8-lane halves (AVX). */
 __attribute__ ((target ("avx")))
 static void
@@ -321,8 +367,7 @@ typedef void (*row_bytes_fn) (const float *h0, const float *h1, float wy0,
 typedef struct {
   int row[2];
   float *h[2];
-  row_lerp_fn lerp;             /* row_lerp (AVX2's gathers measured
-                                 * slower) */
+  row_lerp_fn lerp;
 } lerp_cache;
 
 /* Window row r sampled at the columns, from the cache or computed into
@@ -424,6 +469,8 @@ seg (cnms_backend_ctx *ctx, cnms_heads_ws *w, const cnms_heads_args *h,
     row = logits_row_avx;
     bytes_fn = row_bytes_avx;
   }
+  if (!w->no_avx && __builtin_cpu_supports ("avx2"))
+    cache.lerp = row_lerp_avx2;
 #endif
   CNMS_TRY_CPU (cnms_buf_reserve (ctx, &w->mask_bytes,
           h->mask_bytes > 0 ? h->mask_bytes : 1));
@@ -497,8 +544,9 @@ seg (cnms_backend_ctx *ctx, cnms_heads_ws *w, const cnms_heads_args *h,
                   + (size_t) m) * na + (size_t) (uint32_t) dets[i].anchor)
           * (f16 ? 2 : 4), 1);
   }
+  /* 8 floats more: row_lerp_avx2 may read 7 past a window's last */
   CNMS_TRY_CPU (cnms_buf_reserve (ctx, &w->logits,
-          (total > 0 ? total : 1) * sizeof (float)));
+          (total + 8) * sizeof (float)));
   CNMS_TRY_CPU (cnms_buf_reserve (ctx, &w->protos,
           (size_t) mc * ((size_t) wp + 32) * sizeof (float)));
   rows = w->protos.p;
