@@ -5,7 +5,6 @@
 #include <string.h>
 #ifdef __SSE2__
 #include <emmintrin.h>
-#include <xmmintrin.h>
 #endif
 #if defined(__GNUC__) && defined(__x86_64__)
 #include <immintrin.h>
@@ -64,16 +63,16 @@ prefetch_span (const void *p, size_t n)
 #endif
 }
 
-#ifndef SEG_GROUP
+/* Planes per pass of logits_row. */
 #define SEG_GROUP 4
-#endif
 /* A row of logits: l[x] = sum over m ascending of c[m] p[m stride + x]
  * for x < n, from 0, one rounded product and one rounded sum each
  * (cnms_mask_logit's operations; SSE2's mulps and addps are those IEEE
  * operations). The sums stay in registers over SEG_GROUP planes at a time
- * and go through l (exactly) between groups: more planes at once, their
- * rows SEG_GROUP x 4 KiB apart for 160x160 prototypes, would fall in one
- * L1 set and evict each other. */
+ * and go through l (exactly) between groups: 160x160 prototypes' planes
+ * are 100 KiB apart, a multiple of 4 KiB, so the same x of every plane
+ * falls in one L1 set; all 32 at once evicted each other (4 measured
+ * best, 8 slower). */
 static void
 logits_row (float *l, const float *p, size_t stride, const float *c, int mc,
     int n)
@@ -415,13 +414,13 @@ typedef struct {
 /* How many prototype rows ahead the sweep prefetches. */
 #define SEG_ROWS_AHEAD 3
 
+typedef void (*logits_row_fn) (float *l, const float *p, size_t stride,
+    const float *c, int mc, int n);
+
 /* The window rows of prototype row y of the active records: per record,
  * l[x] = sum over m ascending from 0 of coef[m] times plane m's pixel,
  * cnms_mask_logit's operations (the prototypes' row y of plane m at
  * planes + m plane + (x - px0)). */
-typedef void (*logits_row_fn) (float *l, const float *p, size_t stride,
-    const float *c, int mc, int n);
-
 static void
 sweep_row (logits_row_fn row, const seg_window *win, const int32_t *active,
     int n_active, int y, const float *planes, size_t plane, int px0,
@@ -440,10 +439,12 @@ sweep_row (logits_row_fn row, const seg_window *win, const int32_t *active,
 
 /* The masks of the kept records. First every record's window of logits
  * (each logit sums m ascending from 0), in one sweep down the prototype
- * rows: the rows the windows take are read once, in order, plane by plane
- * as streams (float16 ones converted a row at a time), and each active
- * window takes its part of the row while it is in cache. Then each
- * pixel's bilinear logit > 0, record by record. */
+ * rows: each row's span that windows take is asked for SEG_ROWS_AHEAD
+ * rows ahead in every plane, and every window on the row takes its part
+ * while it is in cache (float16 spans converted first). Then each pixel's
+ * bilinear logit > 0, record by record: the window rows sampled at the
+ * columns, then two of them weighted by the row's samples. Nothing of it
+ * runs when no record is kept. */
 static cnms_status
 seg (cnms_backend_ctx *ctx, cnms_heads_ws *w, const cnms_heads_args *h,
     const cnms_det *dets, int n)
@@ -579,11 +580,11 @@ seg (cnms_backend_ctx *ctx, cnms_heads_ws *w, const cnms_heads_args *h,
     for (; next < starts[y]; next++)
       active[n_active++] = order[next];
     if (ya < hp && rhi[ya] >= 0) {
-      const size_t span = (size_t) (rhi[ya] - rlo[ya] + 1) << (f16 ? 1 : 2);
+      const size_t len = (size_t) (rhi[ya] - rlo[ya] + 1) << (f16 ? 1 : 2);
 
       for (m = 0; m < mc; m++)
         prefetch_span ((const char *) h->protos->data + ((size_t) m * plane
-                + (size_t) ya * wp + rlo[ya]) * (f16 ? 2 : 4), span);
+                + (size_t) ya * wp + rlo[ya]) * (f16 ? 2 : 4), len);
     }
     if (n_active == 0)
       continue;
