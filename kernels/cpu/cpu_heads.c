@@ -521,7 +521,8 @@ seg (cnms_backend_ctx *ctx, cnms_heads_ws *w, const cnms_heads_args *h,
     int lo, hi, x1, y1;
     float w0, w1;
 
-    v->ww = 0;
+    v->ww = v->wh = 0;
+    v->at = total;
     if (r->width == 0 || r->height == 0)
       continue;
     cnms_mask_sample (&ax, r->x, &v->x0, &hi, &w0, &w1);
@@ -530,7 +531,6 @@ seg (cnms_backend_ctx *ctx, cnms_heads_ws *w, const cnms_heads_args *h,
     cnms_mask_sample (&ay, r->y + r->height - 1, &lo, &y1, &w0, &w1);
     v->ww = x1 - v->x0 + 1;
     v->wh = y1 - v->y0 + 1;
-    v->at = total;
     total += (size_t) v->ww * (size_t) v->wh;
     for (y = v->y0; y <= y1; y++) {
       if (v->x0 < rlo[y])
