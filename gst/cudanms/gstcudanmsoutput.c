@@ -5,6 +5,9 @@
 
 #include <math.h>
 #include <string.h>
+#ifdef __SSE2__
+#include <emmintrin.h>
+#endif
 #include <gst/video/video.h>
 
 #include "gstcudanmsoutput.h"
@@ -380,10 +383,13 @@ attach_od_mtds (GstBuffer * buffer, GstCudanmsLabels * labels,
     return TRUE;
   rmeta = gst_buffer_get_analytics_relation_meta (buffer);
   if (rmeta == NULL) {
-    /* Sized for the n mtds at once: the relation matrix otherwise grows by
-     * 5 rows at a time, each time copied whole (quadratic per box). */
-    GstAnalyticsRelationMetaInitParams params = { (gsize) n,
-      (gsize) n * 64 + 1024
+    /* Sized for the mtds at once (n, and n segmentation mtds with masks):
+     * the relation matrix otherwise grows by 5 rows at a time, each time
+     * copied whole (quadratic per box). */
+    const gsize n_mtds = (gsize) n * (payload != NULL
+        && payload->masks != NULL ? 2 : 1);
+    GstAnalyticsRelationMetaInitParams params = { n_mtds,
+      n_mtds * 64 + 1024
     };
 
     rmeta = gst_buffer_add_analytics_relation_meta_full (buffer, &params);
@@ -641,12 +647,30 @@ mask_block_wrap (MaskBlock * b, gsize size)
       b->capacity, 0, size, b, mask_block_release);
 }
 
+/* dst[k] = src[k] ? id : 0 for k < len. */
+static void
+region_ids (const guint8 * src, gsize len, guint8 id, guint8 * dst)
+{
+  gsize k = 0;
+#ifdef __SSE2__
+  const __m128i zero = _mm_setzero_si128 (), idv = _mm_set1_epi8 ((char) id);
+
+  for (; k + 16 <= len; k += 16)
+    _mm_storeu_si128 ((__m128i *) (dst + k),
+        _mm_andnot_si128 (_mm_cmpeq_epi8 (_mm_loadu_si128 ((const __m128i *)
+                    (src + k)), zero), idv));
+#endif
+  for (; k < len; k++)
+    dst[k] = src[k] ? id : 0;
+}
+
 void
 gst_cudanms_mask_pool_fill (GstCudanmsMaskPool * pool,
     const cnms_mask * masks, gint n, const guint8 * data,
     GstBuffer ** mask_data, GstBuffer ** region_data)
 {
-  gsize size = 1, k;
+  gsize size = 1, end = 0;
+  gboolean ordered;
   MaskBlock *b;
   gint i;
 
@@ -662,14 +686,25 @@ gst_cudanms_mask_pool_fill (GstCudanmsMaskPool * pool,
   if (region_data == NULL)
     return;
   b = mask_block_take (pool, size);
-  memset (b->data, 0, size);
+  /* zeros where no mask lies: the gaps between masks in offset order (the
+   * library lays them end to end), or everything first otherwise */
+  for (i = 0; i < n && (i == 0 || masks[i].offset >= masks[i - 1].offset
+          + (gsize) masks[i - 1].width * (gsize) masks[i - 1].height); i++);
+  ordered = i == n;
+  if (!ordered)
+    memset (b->data, 0, size);
   for (i = 0; i < n; i++) {
     const guint8 *src = data + masks[i].offset;
     guint8 *dst = b->data + masks[i].offset, id = (guint8) (i % 255 + 1);
     gsize len = (gsize) masks[i].width * (gsize) masks[i].height;
 
-    for (k = 0; k < len; k++)
-      dst[k] = src[k] ? id : 0;
+    if (ordered) {
+      memset (b->data + end, 0, masks[i].offset - end);
+      end = masks[i].offset + len;
+    }
+    region_ids (src, len, id, dst);
   }
+  if (ordered)
+    memset (b->data + end, 0, size - end);
   *region_data = mask_block_wrap (b, size);
 }

@@ -299,7 +299,7 @@ cpu_test_option (cnms_backend_ctx *ctx, int option, int value)
   cpu_state *s = ctx->priv;
 
   if (option == CNMS_TEST_CPU_NO_AVX)
-    s->no_avx = s->greedy.no_avx = value != 0;
+    s->no_avx = s->greedy.no_avx = s->heads.no_avx = value != 0;
 }
 
 static cnms_status

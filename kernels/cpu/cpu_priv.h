@@ -135,15 +135,21 @@ typedef struct {
   cnms_buf keypoints;           /* [kept][K][3] */
   cnms_buf mask_bytes;          /* every mask's bytes */
   cnms_buf cols, rows;          /* a mask's samples per column and row */
-  cnms_buf coef;                /* a record's coefficients */
-  cnms_buf logits;              /* a record's window of logits */
-  cnms_buf protos;              /* float16 prototypes as floats */
+  cnms_buf coef;                /* the records' coefficients */
+  cnms_buf logits;              /* the records' windows of logits */
+  cnms_buf protos;              /* a prototype row's span of each plane,
+                                 * packed (float16 converted) */
   cnms_buf lerp;                /* two window rows sampled at the columns */
+  cnms_buf plan;                /* the records' windows and the sweep's
+                                 * lists */
+  int no_avx;                   /* the SSE2 paths even where AVX is there
+                                 * (CNMS_TEST_CPU_NO_AVX) */
 } cnms_heads_ws;
 
 #define CNMS_HEADS_BUFS(w) &(w)->keypoints, &(w)->mask_bytes, &(w)->cols, \
-    &(w)->rows, &(w)->coef, &(w)->logits, &(w)->protos, &(w)->lerp
-#define CNMS_HEADS_N_BUFS 8
+    &(w)->rows, &(w)->coef, &(w)->logits, &(w)->protos, &(w)->lerp, \
+    &(w)->plan
+#define CNMS_HEADS_N_BUFS 9
 
 /* The heads of the kept records (cnms_backend_ops.heads). */
 cnms_status cnms_cpu_heads (cnms_backend_ctx *ctx, cnms_heads_ws *w,
