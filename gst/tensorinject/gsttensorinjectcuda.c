@@ -49,15 +49,26 @@ gst_tensor_inject_cuda_start (GstTensorInjectCuda * c, GstElement * element,
 #endif
 }
 
+/* Drops pool k. */
+static void
+drop_pool (GstTensorInjectCuda * c, guint k)
+{
+  if (c->pools[k] != NULL) {
+    gst_buffer_pool_set_active (c->pools[k], FALSE);
+    gst_clear_object (&c->pools[k]);
+  }
+  c->sizes[k] = 0;
+}
+
 void
 gst_tensor_inject_cuda_stop (GstTensorInjectCuda * c)
 {
-  if (c->pool != NULL) {
-    gst_buffer_pool_set_active (c->pool, FALSE);
-    gst_clear_object (&c->pool);
-  }
+  guint k;
+
+  for (k = 0; k < GST_TENSOR_INJECT_CUDA_POOLS; k++)
+    drop_pool (c, k);
+  c->next = 0;
   gst_clear_object (&c->context);
-  c->size = 0;
 }
 
 void
@@ -91,34 +102,48 @@ gst_tensor_inject_cuda_query (GstTensorInjectCuda * c, GstElement * element,
 }
 
 #ifdef HAVE_GST_CUDA
-/* A pool of GstCudaMemory of at least size bytes: gst-cuda allocates by
- * video info, so the memory is an RGBA row of ceil(size / 4) pixels. */
+/* Pool k, made for tensors of size bytes: gst-cuda allocates by video
+ * info, so the memory is an RGBA row of ceil(size / 4) pixels. */
 static gboolean
-make_pool (GstTensorInjectCuda * c, gsize size)
+make_pool (GstTensorInjectCuda * c, guint k, gsize size)
 {
   GstVideoInfo info;
   GstStructure *config;
   GstCaps *caps;
+  GstBufferPool *pool;
 
-  if (c->pool != NULL) {
-    gst_buffer_pool_set_active (c->pool, FALSE);
-    gst_clear_object (&c->pool);
-  }
+  drop_pool (c, k);
   gst_video_info_set_format (&info, GST_VIDEO_FORMAT_RGBA,
       (guint) ((size + 3) / 4), 1);
   caps = gst_video_info_to_caps (&info);
-  c->pool = gst_cuda_buffer_pool_new ((GstCudaContext *) c->context);
-  config = gst_buffer_pool_get_config (c->pool);
+  pool = gst_cuda_buffer_pool_new ((GstCudaContext *) c->context);
+  config = gst_buffer_pool_get_config (pool);
   gst_buffer_pool_config_set_params (config, caps,
       (guint) GST_VIDEO_INFO_SIZE (&info), 2, 0);
   gst_caps_unref (caps);
-  if (!gst_buffer_pool_set_config (c->pool, config)
-      || !gst_buffer_pool_set_active (c->pool, TRUE)) {
-    gst_clear_object (&c->pool);
+  if (!gst_buffer_pool_set_config (pool, config)
+      || !gst_buffer_pool_set_active (pool, TRUE)) {
+    gst_object_unref (pool);
     return FALSE;
   }
-  c->size = size;
+  c->pools[k] = pool;
+  c->sizes[k] = size;
   return TRUE;
+}
+
+/* The pool for tensors of size bytes: the one that has them, else a new
+ * one in place of the oldest; NULL on failure. */
+static GstBufferPool *
+pool_for (GstTensorInjectCuda * c, gsize size)
+{
+  guint k;
+
+  for (k = 0; k < GST_TENSOR_INJECT_CUDA_POOLS; k++)
+    if (c->pools[k] != NULL && c->sizes[k] == size)
+      return c->pools[k];
+  k = c->next;
+  c->next = (c->next + 1) % GST_TENSOR_INJECT_CUDA_POOLS;
+  return make_pool (c, k, size) ? c->pools[k] : NULL;
 }
 #endif
 
@@ -130,11 +155,13 @@ gst_tensor_inject_cuda_buffer (GstTensorInjectCuda * c, const guint8 * host,
   GstBuffer *buf = NULL;
   GstMapInfo map;
 
+  GstBufferPool *pool;
+
   if (c->context == NULL || size == 0)
     return NULL;
-  if ((c->pool == NULL || c->size != size) && !make_pool (c, size))
-    return NULL;
-  if (gst_buffer_pool_acquire_buffer (c->pool, &buf, NULL) != GST_FLOW_OK)
+  pool = pool_for (c, size);
+  if (pool == NULL
+      || gst_buffer_pool_acquire_buffer (pool, &buf, NULL) != GST_FLOW_OK)
     return NULL;
   if (!gst_buffer_map (buf, &map, GST_MAP_WRITE)) {
     gst_buffer_unref (buf);

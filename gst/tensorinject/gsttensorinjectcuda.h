@@ -8,11 +8,17 @@
 
 G_BEGIN_DECLS
 
+/* Pools kept at once, one per tensor size: a seg frame's detections and
+ * prototypes each have theirs. */
+#define GST_TENSOR_INJECT_CUDA_POOLS 2
+
 typedef struct
 {
   GstObject *context;           /* the pipeline's GstCudaContext */
-  GstBufferPool *pool;          /* of GstCudaMemory buffers */
-  gsize size;                   /* bytes per tensor the pool holds */
+  /* of GstCudaMemory buffers, and the bytes a tensor of each holds */
+  GstBufferPool *pools[GST_TENSOR_INJECT_CUDA_POOLS];
+  gsize sizes[GST_TENSOR_INJECT_CUDA_POOLS];
+  guint next;                   /* the pool a new size replaces */
   gint device_id;               /* the CUDA device, -1: any (the pipeline's
                                  * context, else the first device) */
 } GstTensorInjectCuda;
