@@ -328,8 +328,10 @@ cnms_prune_row (const cnms_engine_args &g, const cnms_grid &p, int n,
         hit = G::pair_suppresses (a, ca, G::load (g, jq), g.cls[jq], iou,
             g.a.agnostic);
       }
-      /* every lane has read its entry before the queue refills */
       add_hits (__ballot_sync (CNMS_FULL_WARP, hit), jq);
+      /* every lane has read its entry before the queue refills (a ballot
+       * orders no memory: __syncwarp does) */
+      __syncwarp ();
       queued = 0;
     };
 
