@@ -3,12 +3,14 @@
  * engine writes [header | kept results] straight into mapped pinned host
  * memory (zero-copy), so that no copy follows the kernels.
  *
- *   decode (or the plain NMS filter; YOLOv8 and YOLOv8-OBB are decoded
- *   in the engine) -> engine (sort, cap, bitmask, resolve: one cooperative
- *   kernel, its results into host memory)
+ *   decode (YOLOv5, end2end; YOLOv8, YOLOv8-OBB and LaneATT are decoded,
+ *   and plain NMS's boxes filtered, by the engine's first phase; plain
+ *   lane NMS has a filter kernel) -> engine (sort, cap, bitmask, resolve:
+ *   one cooperative kernel, its results into host memory) -> for a pose
+ *   or seg tensor on the device, the heads' kernels (cuda_heads.cu)
  *
- * The geometry (cnms_internal.h: boxes, or oriented boxes for a
- * YOLOv8-OBB tensor and cnms_nms_rotated) picks the engine's instantiation
+ * The geometry (cnms_internal.h: boxes, oriented boxes for a YOLOv8-OBB
+ * tensor and cnms_nms_rotated, lanes) picks the engine's instantiation
  * (cuda_geom.cuh) and the room of the sorted boxes.
  *
  * The candidate count stays on the device; the engine sizes its work from

@@ -1,7 +1,7 @@
-/* Lane input kernels (cnms_nms_lanes's filter, the LaneATT decode) and
- * the gather of the kept records' tensor rows. (The boxes of cnms_nms and
- * cnms_nms_rotated are filtered by the engine's own first phase,
- * cuda_engine.cu.) */
+/* cnms_nms_lanes's filter kernel. (The boxes of cnms_nms and
+ * cnms_nms_rotated are filtered, and a LaneATT tensor decoded, by the
+ * engine's own first phase, cuda_engine.cu; the engine also copies a
+ * device lane tensor's kept rows out.) */
 #include "cnms_cuda_device.cuh"
 
 /* cnms_nms_lanes input: one thread per proposal; its score finite and its
