@@ -107,4 +107,26 @@ detect_checked (cnms_ctx *ctx, const cnms_tensor *t, cnms_layout layout,
   return n;
 }
 
+/* The context of a test binary: the CPU backend, or with the argument
+ * "cuda" the CUDA backend (*backend says which). Returns 0 with *ctx, 77
+ * when "cuda" finds no device, 1 when no context can be made. */
+static inline int
+test_ctx_from_args (int argc, char **argv, cnms_backend *backend,
+    cnms_ctx **ctx)
+{
+  *ctx = NULL;
+  if (argc > 1 && strcmp (argv[1], "cuda") == 0) {
+    *backend = CNMS_BACKEND_CUDA;
+    if (cnms_cuda_device_count () == 0) {
+      printf ("no CUDA device: skipped\n");
+      return 77;
+    }
+  }
+  if (cnms_ctx_new (*backend, -1, ctx) != CNMS_OK) {
+    fprintf (stderr, "cannot create a context\n");
+    return 1;
+  }
+  return 0;
+}
+
 #endif /* CNMS_TEST_TENSORS_H */

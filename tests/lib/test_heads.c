@@ -614,19 +614,11 @@ test_seg_errors (cnms_ctx *ctx)
 int
 main (int argc, char **argv)
 {
-  cnms_ctx *ctx = NULL;
+  cnms_ctx *ctx;
+  const int st = test_ctx_from_args (argc, argv, &backend, &ctx);
 
-  if (argc > 1 && strcmp (argv[1], "cuda") == 0) {
-    backend = CNMS_BACKEND_CUDA;
-    if (cnms_cuda_device_count () == 0) {
-      printf ("no CUDA device: skipped\n");
-      return 77;
-    }
-  }
-  if (cnms_ctx_new (backend, -1, &ctx) != CNMS_OK) {
-    fprintf (stderr, "cannot create a context\n");
-    return 1;
-  }
+  if (st != 0)
+    return st;
   test_pose_letterbox (ctx);
   test_pose_stretch_d2 (ctx);
   test_pose_errors (ctx);
