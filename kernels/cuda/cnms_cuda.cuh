@@ -315,7 +315,9 @@ typedef struct {
   uint32_t *vals;
   int32_t *report;              /* the row counts (CNMS_REP_*) */
   /* LaneATT ([N][5 + S], S = n_classes; the lane engine only): the
-   * score threshold, and the candidates' rows as floats (cnms_decode_lane) */
+   * score threshold, and where the sort phase puts the rows of the
+   * candidates that the mask tests, as floats, by sort value
+   * (cnms_lane_copy_row) */
   float lane_thr;
   float *lane_rows;
 } cnms_engine_decode;

@@ -90,80 +90,40 @@ cnms_v8_scan (const T *__restrict__ t, size_t n, int a, int n_classes,
     cnms_best_fold (cnms_ld (t, (4 + (size_t) c) * n + a), c, best, bc);
 }
 
-/* Elements a lane of the lane decode loads at a time when copying its
- * warp's candidate rows (the first of them before the warp's slots are
- * known: a frame's warp has a few candidates, 5 + S elements each). */
-#define CNMS_LANE_COPY_LOADS 12
-
 /* The LaneATT decode of anchor a (a proposal row of stride = 5 + S
  * elements; a >= n_anchors: none), every lane of the warp calling it:
  * score cnms_lane_score (l0, l1), a candidate iff cnms_score_ok and
- * cnms_lane_rows; its record (score, anchor, all else 0) in recs[slot],
- * its row as floats in rows[slot][stride]; a nonfinite score counted into
- * report[CNMS_REP_NONFINITE]. The candidates' rows are copied by their
- * warp, the warp's rows one after another as one run of elements: the
- * loads of the first CNMS_LANE_COPY_LOADS x 32 elements are issued before
- * the warp's one atomicAdd for its slots (which only places the stores),
- * so that the two round trips overlap. s_anchor: 32 ints of the warp's in
- * shared memory. */
+ * cnms_lane_rows; its record (score, anchor, all else 0) in recs[slot];
+ * a nonfinite score counted into report[CNMS_REP_NONFINITE]. The row's
+ * four values are loaded at once; the x are not read here: the sort
+ * phase copies the rows of the candidates that the mask needs, spread
+ * over the grid (cnms_lane_copy_row). */
 template <typename T>
 __device__ __forceinline__ void
 cnms_decode_lane (const T *__restrict__ t, int a, int n_anchors, int stride,
     int n_strips, float score_threshold, int abits,
     int32_t *__restrict__ hdr, cnms_det *__restrict__ recs,
-    float *__restrict__ rows, uint64_t *__restrict__ keys,
-    uint32_t *__restrict__ vals, int32_t *__restrict__ report,
-    int *s_anchor)
+    uint64_t *__restrict__ keys, uint32_t *__restrict__ vals,
+    int32_t *__restrict__ report)
 {
-  const T *r = t + (size_t) stride * (a < n_anchors ? a : 0);
-  const int lane = (int) (threadIdx.x & 31);
   bool ok = false, nonfinite = false;
   float score = 0.0f;
 
   if (a < n_anchors) {
+    const T *r = t + (size_t) stride * a;
+    const float l0 = cnms_ld (r, 0), l1 = cnms_ld (r, 1);
+    const float sy = cnms_ld (r, 2), len = cnms_ld (r, 4);
     int32_t start, end;
 
-    score = cnms_lane_score (cnms_ld (r, 0), cnms_ld (r, 1));
+    score = cnms_lane_score (l0, l1);
     nonfinite = !cnms_isfinite (score);
     ok = cnms_score_ok (score, score_threshold)
-        && cnms_lane_rows (cnms_ld (r, 2), cnms_ld (r, 4), n_strips, &start,
-            &end) != 0;
+        && cnms_lane_rows (sy, len, n_strips, &start, &end) != 0;
   }
   if (nonfinite)
     atomicAdd (&report[CNMS_REP_NONFINITE], 1);
 
-  const unsigned m = __ballot_sync (CNMS_FULL_WARP, ok);
-  if (m == 0)
-    return;                     /* the whole warp: no candidate */
-  const int pos = __popc (m & ((1u << lane) - 1u));
-  const int total = __popc (m) * stride;
-  float v[CNMS_LANE_COPY_LOADS];
-
-  if (ok)
-    s_anchor[pos] = a;
-  __syncwarp ();
-  /* element e of the run: row e / stride of the warp's candidates */
-  auto load = [&] (int base) {
-#pragma unroll
-    for (int u = 0; u < CNMS_LANE_COPY_LOADS; u++) {
-      const int e = base + u * 32 + lane;
-
-      v[u] = 0.0f;
-      if (e < total) {
-        const int k = e / stride, col = e - k * stride;
-
-        v[u] = cnms_ld (t + (size_t) stride * (size_t) s_anchor[k], col);
-      }
-    }
-  };
-  load (0);
-
-  /* the warp's slots: one atomicAdd (cnms_warp_reserve's) */
-  int first = 0;
-  if (lane == __ffs (m) - 1)
-    first = atomicAdd (&hdr[CNMS_HDR_COUNT], __popc (m));
-  first = __shfl_sync (CNMS_FULL_WARP, first, __ffs (m) - 1);
-  const int slot = first + pos;
+  const int slot = cnms_warp_reserve (ok, &hdr[CNMS_HDR_COUNT]);
   if (ok && slot < n_anchors) {
     cnms_det rec;
 
@@ -174,25 +134,6 @@ cnms_decode_lane (const T *__restrict__ t, int a, int n_anchors, int stride,
     keys[slot] = cnms_cuda_compact_key (score, (uint32_t) a, abits);
     vals[slot] = (uint32_t) slot;
   }
-  for (int base = 0;;) {
-#pragma unroll
-    for (int u = 0; u < CNMS_LANE_COPY_LOADS; u++) {
-      const int e = base + u * 32 + lane;
-
-      if (e < total) {
-        const int k = e / stride, col = e - k * stride;
-
-        if (first + k < n_anchors)
-          rows[(size_t) stride * (size_t) (first + k) + (size_t) col] = v[u];
-      }
-    }
-    base += 32 * CNMS_LANE_COPY_LOADS;
-    if (base >= total)
-      break;
-    load (base);
-  }
-  /* the warp's next call overwrites s_anchor */
-  __syncwarp ();
 }
 
 #endif /* CNMS_CUDA_DECODE_CUH */

@@ -177,12 +177,10 @@ cnms_engine_filter_phase (const cnms_engine_args &g)
 }
 
 /* The LaneATT decode phase: a round of the grid takes an anchor a thread
- * (cnms_decode_lane; s: 32 ints a warp). */
+ * (cnms_decode_lane). */
 __device__ __forceinline__ void
-cnms_engine_decode_lanes (const cnms_engine_decode &d, int32_t *hdr,
-    uint64_t *s)
+cnms_engine_decode_lanes (const cnms_engine_decode &d, int32_t *hdr)
 {
-  int *const s_anchor = (int *) s + (threadIdx.x >> 5) * 32;
   const int stride = 5 + d.n_classes;
 
   /* uniform per warp: the decode's ballots and shuffles */
@@ -192,12 +190,12 @@ cnms_engine_decode_lanes (const cnms_engine_decode &d, int32_t *hdr,
 
     if (d.f16)
       cnms_decode_lane ((const uint16_t *) d.tensor, a, d.n_anchors, stride,
-          d.n_classes - 1, d.lane_thr, d.abits, hdr, d.recs, d.lane_rows,
-          d.keys, d.vals, d.report, s_anchor);
+          d.n_classes - 1, d.lane_thr, d.abits, hdr, d.recs, d.keys, d.vals,
+          d.report);
     else
       cnms_decode_lane ((const float *) d.tensor, a, d.n_anchors, stride,
-          d.n_classes - 1, d.lane_thr, d.abits, hdr, d.recs, d.lane_rows,
-          d.keys, d.vals, d.report, s_anchor);
+          d.n_classes - 1, d.lane_thr, d.abits, hdr, d.recs, d.keys, d.vals,
+          d.report);
   }
 }
 
@@ -213,7 +211,7 @@ engine_kernel (cnms_engine_args g)
 
   if constexpr (GEOM == CNMS_GEOM_LANE) {
     if (g.dec.tensor != NULL) {
-      cnms_engine_decode_lanes (g.dec, g.hdr, s_dyn);
+      cnms_engine_decode_lanes (g.dec, g.hdr);
       grid.sync ();
     }
   } else {

@@ -113,6 +113,39 @@ cnms_sorted_put (const cnms_engine_args &g, int r, uint32_t v, int n,
   }
 }
 
+/* Elements a lane loads at a time when copying a candidate's row. */
+#define CNMS_LANE_COPY_LOADS 4
+
+/* A LaneATT tensor's candidate of compact key k and sort value v, among
+ * the first n sorted: its row (stride = 5 + S elements, by its anchor: the
+ * key's index bits) as floats into g.dec.lane_rows[v], the mask's x
+ * (cuda_geom.cuh), by the t lanes of its rank group (lane: this one's),
+ * CNMS_LANE_COPY_LOADS loads of each in flight at a time. */
+template <typename T>
+__device__ __forceinline__ void
+cnms_lane_copy_row (const cnms_engine_args &g, uint64_t k, uint32_t v,
+    int lane, int t)
+{
+  const int stride = g.src.lane_stride;
+  const uint32_t a = (uint32_t) (k & ((1ull << g.dec.abits) - 1ull));
+  const T *src = (const T *) g.dec.tensor + (size_t) stride * a;
+  float *dst = g.dec.lane_rows + (size_t) stride * v;
+
+  for (int e0 = lane; e0 < stride; e0 += CNMS_LANE_COPY_LOADS * t) {
+    float x[CNMS_LANE_COPY_LOADS];
+
+#pragma unroll
+    for (int u = 0; u < CNMS_LANE_COPY_LOADS; u++) {
+      const int e = e0 + u * t;
+      x[u] = e < stride ? cnms_ld (src, (size_t) e) : 0.0f;
+    }
+#pragma unroll
+    for (int u = 0; u < CNMS_LANE_COPY_LOADS; u++)
+      if (e0 + u * t < stride)
+        dst[e0 + u * t] = x[u];
+  }
+}
+
 /* Keys of s[lane], s[lane + t], ... (below len) below k, four counters so
  * that the compares overlap. */
 __device__ __forceinline__ int
@@ -188,6 +221,19 @@ cnms_sort_rank (const cnms_engine_args &g, int m, int n, uint64_t *s,
     }
     for (int off = t >> 1; off > 0; off >>= 1)
       rank += __shfl_xor_sync (CNMS_FULL_WARP, rank, off);
+    if constexpr (GEOM == CNMS_GEOM_LANE) {
+      /* a LaneATT tensor's candidate that the mask tests: its row first,
+       * which its gather reads (the decode left the rows where they are) */
+      if (g.dec.tensor != NULL && g.a.suppress) {
+        if (mine && rank < n) {
+          if (g.dec.f16)
+            cnms_lane_copy_row <uint16_t> (g, k, v, lane, t);
+          else
+            cnms_lane_copy_row <float> (g, k, v, lane, t);
+        }
+        __syncwarp ();
+      }
+    }
     if (mine && lane == 0)
       cnms_sorted_put <GEOM> (g, rank, v, n, ext);
   }
