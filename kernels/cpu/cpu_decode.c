@@ -15,7 +15,8 @@
 #define ANCHOR_BLOCK 2048
 /* How far ahead in each class row max_rows_avx2 prefetches, in floats
  * (2 KiB: about a tenth less time on frames fresh from memory than the
- * hardware's prefetch alone; 4 KiB about the same). */
+ * hardware's prefetch alone, 4 KiB about the same; on a frame in cache
+ * the prefetches cost a few percent). */
 #define MAX_ROWS_AHEAD 512
 
 /* One element of a float32 or float16 tensor as float (exact). */
@@ -282,40 +283,31 @@ fold_class_row_avx2 (const float *row, float *best, int32_t *best_cls, int c,
 #endif
 
 #ifdef CNMS_HAVE_F16C_PATH
-/* The best class of every anchor of a float32 [1, 4+C, N] tensor, the
+/* The class maximum of every anchor of a float32 [1, 4+C, N] tensor, the
  * class rows read whole and in order (the best streams of memory: a
  * frame's rows come in faster than in blocks of anchors across the rows):
- * best[n] and best_cls[n] by fold_class_row_avx2's update (_mm256_max_ps
- * (v, b) is v > b ? v : b, the scalar one's, and the class taken where
- * v > b), in the same class order, so the same bits and class (the
- * class's compare and blend measured no slower than the maximum alone,
- * the rows' reads setting the pace, and no anchor then looks for its
- * class in the rows again). */
+ * best[n] = the maximum by fold_class_row_avx2's update (_mm256_max_ps (v,
+ * b) is v > b ? v : b, the scalar one's), in the same class order, so the
+ * same bits; the class is left to class_of, for the anchors that need
+ * one. */
 __attribute__ ((target ("avx2")))
 static void
 max_rows_avx2 (const float *data, size_t stride, int n_classes, int n_anchors,
-    float *best, int32_t *best_cls)
+    float *best)
 {
-  const __m256i one = _mm256_set1_epi32 (1);
   int n, c0 = 0, c, k;
 
-  for (n = 0; n < n_anchors; n++) {
+  for (n = 0; n < n_anchors; n++)
     best[n] = CNMS_BEST_CLASS_INIT;
-    best_cls[n] = 0;
-  }
-  /* 8 class rows at a time, each anchor's maximum and class through them
-   * in class order in registers: 8 streams in, best and best_cls read and
-   * written once per 8 rows (a quarter less time on a frame from memory
-   * than row by row) */
+  /* 8 class rows at a time, each anchor's maximum through them in class
+   * order in a register: 8 streams in, best read and written once per 8
+   * rows (a quarter less time on a frame from memory than row by row) */
   for (; c0 < n_classes; c0 += k) {
     const float *row = data + (4 + (size_t) c0) * stride;
-    const __m256i first = _mm256_set1_epi32 (c0);
 
     k = n_classes - c0 >= 8 ? 8 : 1;
     for (n = 0; n + 8 <= n_anchors; n += 8) {
       __m256 b = _mm256_loadu_ps (best + n);
-      __m256 bc = _mm256_loadu_ps ((const float *) (best_cls + n));
-      __m256i cv = first;
 
       /* each row's line MAX_ROWS_AHEAD floats on asked for (a hint, no
        * effect on any value; it may point past the rows, never read) */
@@ -323,21 +315,15 @@ max_rows_avx2 (const float *data, size_t stride, int n_classes, int n_anchors,
         for (c = 0; c < 8; c++)
           _mm_prefetch ((const char *) (row + (size_t) c * stride + n
                   + MAX_ROWS_AHEAD), _MM_HINT_T2);
-      for (c = 0; c < k; c++) {
-        const __m256 v = _mm256_loadu_ps (row + (size_t) c * stride + n);
-
-        bc = _mm256_blendv_ps (bc, _mm256_castsi256_ps (cv),
-            _mm256_cmp_ps (v, b, _CMP_GT_OQ));
-        b = _mm256_max_ps (v, b);
-        cv = _mm256_add_epi32 (cv, one);
-      }
+      for (c = 0; c < k; c++)
+        b = _mm256_max_ps (_mm256_loadu_ps (row + (size_t) c * stride + n),
+            b);
       _mm256_storeu_ps (best + n, b);
-      _mm256_storeu_ps ((float *) (best_cls + n), bc);
     }
     for (; n < n_anchors; n++)
       for (c = 0; c < k; c++)
-        cnms_best_fold (row[(size_t) c * stride + n], c0 + c, &best[n],
-            &best_cls[n]);
+        if (row[(size_t) c * stride + n] > best[n])
+          best[n] = row[(size_t) c * stride + n];
   }
 }
 #endif
@@ -379,6 +365,23 @@ passing_avx2 (const float *best, int n_anchors, float thr, int32_t *idx,
 }
 #endif
 
+/* The class of anchor n whose class maximum is max (max_rows_avx2): the
+ * first class equal to it, the one the strict > of the fold keeps (a
+ * later class equal to an earlier maximum never replaces it); class 0
+ * when no class is above -inf. */
+static int32_t
+class_of (const float *data, size_t stride, size_t n, float max)
+{
+  const float *v = data + 4 * stride + n;
+  int32_t c = 0;
+
+  if (max == CNMS_BEST_CLASS_INIT)
+    return 0;
+  while (v[(size_t) c * stride] != max)
+    c++;
+  return c;
+}
+
 /* [1, 4+C, N] (and the oriented [1, 4+C+1, N], its angle the last row):
  * anchors are columns. The class maximum is taken row by row so that
  * memory is read once and sequentially. */
@@ -392,7 +395,6 @@ decode_yolov8 (const cnms_tensor *t, const cnms_shape *s, const cnms_map *m,
   int n_anchors = s->n_anchors;
   size_t stride = (size_t) n_anchors;
   int n, n0, c, k, count = 0, lazy = 0, n_iter = s->n_anchors;
-  int32_t *idx = NULL;
   float box[4];
   void (*fold) (const float *row, float *best, int32_t *best_cls, int c,
       int n) = fold_class_row;
@@ -405,7 +407,7 @@ decode_yolov8 (const cnms_tensor *t, const cnms_shape *s, const cnms_map *m,
   n0 = 0;
 #ifdef CNMS_HAVE_F16C_PATH
   if (t->dtype == CNMS_DTYPE_FLOAT32 && fold == fold_class_row_avx2) {
-    max_rows_avx2 (t->data, stride, s->n_classes, n_anchors, best, best_cls);
+    max_rows_avx2 (t->data, stride, s->n_classes, n_anchors, best);
     lazy = 1;
     n0 = n_anchors;
   }
@@ -425,13 +427,11 @@ decode_yolov8 (const cnms_tensor *t, const cnms_shape *s, const cnms_map *m,
     }
   }
 #ifdef CNMS_HAVE_F16C_PATH
-  /* the anchors above the least threshold listed (in scratch, which the
-   * float32 path leaves unused), the non-finite maxima counted */
-  if (lazy) {
-    idx = (int32_t *) scratch;
+  /* the anchors above the least threshold listed (in best_cls, which
+   * the lazy path leaves unused), the non-finite maxima counted */
+  if (lazy)
     n_iter = passing_avx2 (best, n_anchors, per_class ? r->thr_min
-        : frame_thr, idx, &rep->nonfinite_scores);
-  }
+        : frame_thr, best_cls, &rep->nonfinite_scores);
 #endif
   for (k = 0; k < n_iter; k++) {
     /* the score first, so that only a passing anchor loads its box; then
@@ -440,12 +440,13 @@ decode_yolov8 (const cnms_tensor *t, const cnms_shape *s, const cnms_map *m,
     float thr;
 
     if (lazy) {
-      n = idx[k];
+      n = best_cls[k];
+      cls = class_of (t->data, stride, (size_t) n, best[n]);
     } else {
       n = k;
       rep->nonfinite_scores += !cnms_isfinite (best[n]);
+      cls = best_cls[n];
     }
-    cls = best_cls[n];
     thr = per_class ? cnms_class_thr (r, cls) : frame_thr;
     if (!cnms_score_ok (best[n], thr))
       continue;

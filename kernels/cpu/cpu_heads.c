@@ -133,9 +133,9 @@ logits_row (float *l, const float *p, size_t stride, const float *c, int mc,
 #ifdef CNMS_HEADS_AVX
 /* logits_row 8 floats a vector (AVX's vmulps and vaddps are the same IEEE
  * operations; no FMA). */
-__attribute__ ((target ("avx")))
-static void
-logits_row_avx (float *l, const float *p, size_t stride, const float *c,
+__attribute__ ((target ("avx"), always_inline))
+static inline void
+logits_row_avx_body (float *l, const float *p, size_t stride, const float *c,
     int mc, int init, int n)
 {
   int m0, m, x;
@@ -199,6 +199,20 @@ logits_row_avx (float *l, const float *p, size_t stride, const float *c,
     if (has_tail)
       _mm256_storeu_ps (l + tail, t);
   }
+}
+
+/* logits_row_avx_body with init a constant in each copy (measured
+ * about a tenth less time in the sweep on a frame in cache than one
+ * copy testing init). */
+__attribute__ ((target ("avx")))
+static void
+logits_row_avx (float *l, const float *p, size_t stride, const float *c,
+    int mc, int init, int n)
+{
+  if (init)
+    logits_row_avx_body (l, p, stride, c, mc, 1, n);
+  else
+    logits_row_avx_body (l, p, stride, c, mc, 0, n);
 }
 #endif
 
