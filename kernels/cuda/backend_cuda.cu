@@ -85,12 +85,18 @@ reserve_stages (cnms_backend_ctx *ctx, cnms_cuda_priv *s, int geom, int n,
     int cap, bool suppress, bool plain, int min_blocks, int *blocks,
     size_t *smem)
 {
-  /* plain NMS: every box is a candidate, and the bitmask wants a block
-   * per two of its tiles; decode: the count is far below the anchors, a
-   * block per 256 of them, at least 64 above 2048 (a YOLOv8 frame's ~500
-   * candidates make 45 tiles: one round of the mask phase) */
+  /* plain NMS: every box is a candidate. Up to 1024 boxes (the all-pairs
+   * mask) the bitmask wants four blocks per tile of its upper triangle,
+   * so that cnms_build_mask splits each tile's rows in halves, in one
+   * round (for 256 boxes a tile a block took 10.9 us, halves 2.7 us, H200
+   * 2026-12-02); above (the pruned mask, a warp a row) a block per two
+   * tiles (2048 boxes took 4% longer on twice as many). Decode: the count
+   * is far below the anchors, a block per 256 of them, at least 64 above
+   * 2048 (a YOLOv8 frame's ~500 candidates make 45 tiles: one round of the
+   * mask phase). As many as fit at most. */
   const long long tiles = cnms_ceil_div (cap, CNMS_TILE);
-  const long long want_plain = tiles * (tiles + 1) / 4;
+  const long long want_plain = cap <= 1024 ? 2 * tiles * (tiles + 1) :
+      tiles * (tiles + 1) / 4;
   const long long want_decode = cap > 8 * 256 ? cnms_ceil_div (cap, 256) : 8;
   const long long want_cap = plain ? (want_plain > 8 ? want_plain : 8) :
       (cap > 8 * 256 && want_decode < 64 ? 64 : want_decode);
