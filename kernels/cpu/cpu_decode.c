@@ -13,11 +13,6 @@
 
 /* Anchors per block of the YOLOv8 class maximum (16 KiB of state). */
 #define ANCHOR_BLOCK 2048
-/* How far ahead in each class row max_rows_avx2 prefetches, in floats
- * (2 KiB: about a tenth less time on frames fresh from memory than the
- * hardware's prefetch alone, 4 KiB about the same; on a frame in cache
- * the prefetches cost a few percent). */
-#define MAX_ROWS_AHEAD 512
 
 /* One element of a float32 or float16 tensor as float (exact). */
 static inline float
@@ -309,12 +304,6 @@ max_rows_avx2 (const float *data, size_t stride, int n_classes, int n_anchors,
     for (n = 0; n + 8 <= n_anchors; n += 8) {
       __m256 b = _mm256_loadu_ps (best + n);
 
-      /* each row's line MAX_ROWS_AHEAD floats on asked for (a hint, no
-       * effect on any value; it may point past the rows, never read) */
-      if ((n & 15) == 0 && k == 8)
-        for (c = 0; c < 8; c++)
-          _mm_prefetch ((const char *) (row + (size_t) c * stride + n
-                  + MAX_ROWS_AHEAD), _MM_HINT_T2);
       for (c = 0; c < k; c++)
         b = _mm256_max_ps (_mm256_loadu_ps (row + (size_t) c * stride + n),
             b);
