@@ -129,6 +129,10 @@ typedef struct {
   size_t ahead_bytes, ahead_logits;     /* seg: the room to reserve for
                                  * the masks' bytes and logits */
   int no_ahead;                 /* CNMS_TEST_NO_HEADS_AHEAD */
+  int pdl;                      /* compute capability 9.0 on: the heads
+                                 * behind the engine are launched
+                                 * programmatically dependent (scheduled
+                                 * while its block 0 resolves) */
   cnms_cuda_buf d_kept;         /* the engine's kept_dev for the heads */
 } cnms_cuda_priv;
 

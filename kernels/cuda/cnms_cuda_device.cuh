@@ -40,6 +40,29 @@ cnms_warp_reserve (bool ok, int32_t *counter)
   return ok ? base + __popc (ballot & ((1u << lane) - 1u)) : -1;
 }
 
+/* Programmatic dependent launch (compute capability 9.0 on; no-ops
+ * before, and when the kernel was launched without it): a kernel behind
+ * another waits, before its first read of what that one wrote, until it
+ * has completed and its writes are visible (cnms_pdl_wait); a kernel lets
+ * the one behind it be scheduled early, each block once past the point
+ * after which it launches nothing that the next one would wait on
+ * (cnms_pdl_launch_next: it implies no completion). */
+__device__ __forceinline__ void
+cnms_pdl_wait (void)
+{
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  asm volatile ("griddepcontrol.wait;" ::: "memory");
+#endif
+}
+
+__device__ __forceinline__ void
+cnms_pdl_launch_next (void)
+{
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  asm volatile ("griddepcontrol.launch_dependents;" ::: "memory");
+#endif
+}
+
 /* Number of candidates taken from a count-header buffer: min(count, cap). */
 __device__ __forceinline__ int
 cnms_clamp_count (int32_t count, int cap)

@@ -323,6 +323,12 @@ cnms_cuda_create (cnms_backend_ctx *ctx, int device_id)
     return cnms_fail (ctx, CNMS_ERR_NO_DEVICE,
         "CUDA: device %d cannot map host memory", dev);
   }
+  if (e == cudaSuccess) {
+    int major = 0;
+    e = cudaDeviceGetAttribute (&major, cudaDevAttrComputeCapabilityMajor,
+        dev);
+    s->pdl = e == cudaSuccess && major >= 9;
+  }
   if (e == cudaSuccess)
     e = device_setup (dev, s->smem_budget);
   if (e == cudaErrorNoKernelImageForDevice || e == cudaErrorInvalidPtx

@@ -300,6 +300,9 @@ engine_kernel (cnms_engine_args g)
     __threadfence ();
   }
   __syncthreads ();
+  /* the other blocks have left: heads enqueued behind the engine may be
+   * scheduled now, to wait for its end (cnms_pdl_wait) */
+  cnms_pdl_launch_next ();
   cnms_resolve (g, n, s_dyn);
   /* lanes of a device tensor: their kept rows out (the host computes
    * their points), here rather than in a kernel of their own */

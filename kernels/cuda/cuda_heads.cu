@@ -34,7 +34,10 @@
 #include <stddef.h>
 #include <string.h>
 
+#include <utility>
+
 #include "cnms_cuda.cuh"
+#include "cnms_cuda_device.cuh"
 #include "cnms_heads.h"
 
 /* One mask's work. */
@@ -112,6 +115,9 @@ pose_kernel (const void *tensor, int f16, size_t n_anchors, int d, int k,
     const int32_t *anchors, const cnms_det *recs, const int32_t *sel, int n,
     cnms_map map, float *out)
 {
+  /* behind another kernel (the engine, or the heads' last): what it
+   * wrote is read only after it has completed */
+  cnms_pdl_wait ();
   __shared__ __align__ (16) float st[3 * CNMS_BLOCK];
   const long long first = (long long) blockIdx.x * CNMS_BLOCK;
   const long long i = first + threadIdx.x;
@@ -153,6 +159,10 @@ jobs_kernel (const cnms_det *recs, const int32_t *sel, int max_keep,
     long long room_logits, cnms_mask_sum *dsum, cnms_mask_job *djobs,
     cnms_mask_sum *hsum, cnms_mask_job *hjobs)
 {
+  /* behind another kernel (the engine, or the heads' last): what it
+   * wrote is read only after it has completed */
+  cnms_pdl_wait ();
+  cnms_pdl_launch_next ();
   __shared__ long long sb[CNMS_BLOCK], sl[CNMS_BLOCK];
   __shared__ long long base_b, base_l;
   __shared__ int most_w, most_p;
@@ -242,6 +252,10 @@ logits_kernel (const cnms_mask_job *hjobs, cnms_mask_job *djobs, int n,
     size_t plane, int mc, const void *tensor, int row0, size_t n_anchors,
     const float *coefs, float *logits)
 {
+  /* behind another kernel (the engine, or the heads' last): what it
+   * wrote is read only after it has completed */
+  cnms_pdl_wait ();
+  cnms_pdl_launch_next ();
   __shared__ float c[CNMS_COEF_CHUNK];
   __shared__ cnms_mask_job sj;
   const int jobs = jobs_count (sum, n);
@@ -318,6 +332,9 @@ static __global__ void
 pixels_kernel (const cnms_mask_job *jobs, int n, const cnms_mask_sum *sum,
     cnms_mask_axis ax, cnms_mask_axis ay, const float *logits, uint8_t *out)
 {
+  /* behind another kernel (the engine, or the heads' last): what it
+   * wrote is read only after it has completed */
+  cnms_pdl_wait ();
   const int count_jobs = jobs_count (sum, n);
 
   for (int k = blockIdx.y; k < count_jobs; k += gridDim.y) {
@@ -596,6 +613,27 @@ cnms_cuda_heads_ahead_reserve (cnms_backend_ctx *ctx,
   return CNMS_OK;
 }
 
+/* Launches kernel behind the stream's last kernel on grid x CNMS_BLOCK
+ * threads, programmatically dependent where the device has it (s->pdl):
+ * scheduled before that one ends, waiting for it in cnms_pdl_wait. */
+template <typename... P, typename... A>
+static cudaError_t
+launch_behind (const cnms_cuda_priv *s, void (*kernel) (P...), dim3 grid,
+    A &&... args)
+{
+  cudaLaunchConfig_t cfg = {};
+  cudaLaunchAttribute attr = {};
+
+  cfg.gridDim = grid;
+  cfg.blockDim = dim3 (CNMS_BLOCK);
+  cfg.stream = s->stream;
+  attr.id = cudaLaunchAttributeProgrammaticStreamSerialization;
+  attr.val.programmaticStreamSerializationAllowed = 1;
+  cfg.attrs = &attr;
+  cfg.numAttrs = s->pdl ? 1 : 0;
+  return cudaLaunchKernelEx (&cfg, kernel, std::forward <A> (args)...);
+}
+
 cnms_status
 cnms_cuda_heads_ahead (cnms_backend_ctx *ctx, const cnms_heads_args *h,
     int max_keep)
@@ -612,10 +650,11 @@ cnms_cuda_heads_ahead (cnms_backend_ctx *ctx, const cnms_heads_args *h,
     const int k = h->n_keypoints;
     const int threads = max_keep * k;
 
-    pose_kernel <<< (unsigned) cnms_ceil_div (threads, CNMS_BLOCK),
-        CNMS_BLOCK, 0, s->stream >>> (h->t->data, f16, na, h->keypoint_dims,
-        k, NULL, recs, sel, max_keep, h->map, (float *) s->h_heads.dev);
-    CNMS_CUDA_TRY (ctx, cudaGetLastError (), "keypoint kernel");
+    CNMS_CUDA_TRY (ctx, launch_behind (s, pose_kernel,
+            dim3 ((unsigned) cnms_ceil_div (threads, CNMS_BLOCK)),
+            h->t->data, f16, na, h->keypoint_dims, k,
+            (const int32_t *) NULL, recs, sel, max_keep, h->map,
+            (float *) s->h_heads.dev), "keypoint kernel");
     s->ahead_kind = CNMS_HEAD_POSE;
     return CNMS_OK;
   }
@@ -632,23 +671,24 @@ cnms_cuda_heads_ahead (cnms_backend_ctx *ctx, const cnms_heads_args *h,
         h->model_w);
     cnms_mask_axis_init (&ay, h->map.gain_y, h->map.pad_y, h->proto_h,
         h->model_h);
-    jobs_kernel <<< 1, CNMS_BLOCK, 0, s->stream >>> (recs, sel, max_keep,
-        ax, ay, (long long) s->h_heads.cap,
-        (long long) (s->d_logits.cap / sizeof (float)), dsum, djobs,
-        (cnms_mask_sum *) s->h_hjobs.dev,
-        (cnms_mask_job *) ((char *) s->h_hjobs.dev + CNMS_SUM_BYTES));
-    CNMS_CUDA_TRY (ctx, cudaGetLastError (), "mask jobs kernel");
+    CNMS_CUDA_TRY (ctx, launch_behind (s, jobs_kernel, dim3 (1), recs, sel,
+            max_keep, ax, ay, (long long) s->h_heads.cap,
+            (long long) (s->d_logits.cap / sizeof (float)), dsum, djobs,
+            (cnms_mask_sum *) s->h_hjobs.dev,
+            (cnms_mask_job *) ((char *) s->h_hjobs.dev + CNMS_SUM_BYTES)),
+        "mask jobs kernel");
     /* the grids of the last frame's jobs; the kernels stride over more */
-    logits_kernel <<< job_grid (gy, s->ahead_win), CNMS_BLOCK, 0,
-        s->stream >>> (djobs, djobs, 0, dsum, h->protos->data, f16,
-        h->proto_w, plane, h->n_coeffs, h->t->data, h->row0, na, NULL,
-        (float *) s->d_logits.p);
-    CNMS_CUDA_TRY (ctx, cudaGetLastError (), "mask logits kernel");
-    pixels_kernel <<< job_grid (gy, s->ahead_pix / CNMS_MASK_PIECE + 2),
-        CNMS_BLOCK, 0,
-        s->stream >>> (djobs, 0, dsum, ax, ay,
-        (const float *) s->d_logits.p, (uint8_t *) s->h_heads.dev);
-    CNMS_CUDA_TRY (ctx, cudaGetLastError (), "mask pixels kernel");
+    CNMS_CUDA_TRY (ctx, launch_behind (s, logits_kernel,
+            job_grid (gy, s->ahead_win), (const cnms_mask_job *) djobs,
+            djobs, 0, (const cnms_mask_sum *) dsum, h->protos->data, f16,
+            h->proto_w, plane, h->n_coeffs, h->t->data, h->row0, na,
+            (const float *) NULL, (float *) s->d_logits.p),
+        "mask logits kernel");
+    CNMS_CUDA_TRY (ctx, launch_behind (s, pixels_kernel,
+            job_grid (gy, s->ahead_pix / CNMS_MASK_PIECE + 2),
+            (const cnms_mask_job *) djobs, 0, (const cnms_mask_sum *) dsum,
+            ax, ay, (const float *) s->d_logits.p,
+            (uint8_t *) s->h_heads.dev), "mask pixels kernel");
     s->ahead_kind = CNMS_HEAD_SEG;
   }
   return CNMS_OK;
