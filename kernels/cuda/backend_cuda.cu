@@ -131,6 +131,12 @@ reserve_stages (cnms_backend_ctx *ctx, cnms_cuda_priv *s, int geom, int n,
   if (geom == CNMS_GEOM_LANE && *smem < CNMS_LANE_SMEM_BYTES)
     *smem = CNMS_LANE_SMEM_BYTES < s->smem_budget ? CNMS_LANE_SMEM_BYTES :
         s->smem_budget;
+  /* a LaneATT tensor small enough for the block-local front
+   * (cuda_lane_local.cuh): its candidates there too */
+  if (geom == CNMS_GEOM_LANE && !plain && n <= CNMS_LANE_LOCAL_ANCHORS
+      && *smem < CNMS_LANE_LOCAL_SMEM && CNMS_LANE_LOCAL_SMEM
+      <= s->smem_budget)
+    *smem = CNMS_LANE_LOCAL_SMEM;
   if (*smem != s->occ_smem || geom != s->occ_geom) {
     int per_sm = 0;
     CNMS_CUDA_TRY (ctx, cnms_cuda_engine_max_blocks (geom, *smem, &per_sm),
@@ -722,6 +728,8 @@ enqueue_detect_lanes (cnms_backend_ctx *ctx, cnms_cuda_priv *s,
   dec.report = (int32_t *) s->d_report.p;
   dec.lane_thr = p->score_threshold;
   dec.lane_rows = (float *) s->d_lane_rows.p;
+  dec.lane_local = n <= CNMS_LANE_LOCAL_ANCHORS
+      && smem >= CNMS_LANE_LOCAL_SMEM;
   memset (&src, 0, sizeof src);
   src.recs = recs;
   src.lanes_in = (const float *) s->d_lane_rows.p;

@@ -324,6 +324,9 @@ typedef struct {
    * (cnms_lane_copy_row) */
   float lane_thr;
   float *lane_rows;
+  /* the block-local front (cuda_lane_local.cuh): every block decodes
+   * and sorts the proposals itself when they fit its shared memory */
+  int lane_local;
 } cnms_engine_decode;
 /* The engine's own filter phase of plain NMS (cnms_nms, cnms_nms_rotated),
  * before the sort: boxes [n][4] (oriented boxes [n][5]) and scores [n];
@@ -419,6 +422,17 @@ cudaError_t cnms_cuda_engine_allow_smem (size_t max_dynamic);
  * mask stages the x of a tile's column lanes and of its row lanes there,
  * (64 + 32) lanes of 106 rows (LaneATT's S = 72 in one go). */
 #define CNMS_LANE_SMEM_BYTES 40960
+
+/* The lane engine's block-local front (cuda_lane_local.cuh): taken for
+ * tensors of at most CNMS_LANE_LOCAL_ANCHORS proposals, in a launch of
+ * CNMS_LANE_LOCAL_SMEM bytes of dynamic shared memory, of which the mask
+ * keeps CNMS_LANE_LOCAL_STAGE for its tile and staging (LaneATT's 72 rows
+ * of an eighth of a tile at once) and the rest holds up to
+ * CNMS_LANE_LOCAL_MAX candidates. */
+#define CNMS_LANE_LOCAL_ANCHORS 4096
+#define CNMS_LANE_LOCAL_SMEM 65536
+#define CNMS_LANE_LOCAL_STAGE 24576
+#define CNMS_LANE_LOCAL_MAX 1024
 
 /* cuda_heads.cu: the heads of the kept records (cnms_backend_ops.heads). */
 extern "C" cnms_status cnms_cuda_heads (cnms_backend_ctx *ctx,

@@ -25,6 +25,7 @@
 #include <cooperative_groups.h>
 
 #include "cuda_decode.cuh"
+#include "cuda_lane_local.cuh"
 #include "cuda_mask.cuh"
 #include "cuda_prune.cuh"
 #include "cuda_resolve.cuh"
@@ -199,44 +200,80 @@ cnms_engine_decode_lanes (const cnms_engine_decode &d, int32_t *hdr)
   }
 }
 
-/* The engine of one geometry; cnms_geom <GEOM>::MIN_BLOCKS blocks a
- * multiprocessor (4: at most 64 registers a thread) */
-template <int GEOM>
-__global__ void __launch_bounds__ (CNMS_ENGINE_THREADS,
-    cnms_geom <GEOM>::MIN_BLOCKS)
-engine_kernel (cnms_engine_args g)
+/* The output header's report of the block-local front: its nonfinite
+ * count (the other rows are the end2end layout's); the decode's row
+ * counts in global memory were never added to. */
+__device__ __forceinline__ void
+cnms_report_local (int32_t *out_hdr, int nonfinite)
 {
-  extern __shared__ uint64_t s_dyn[];
-  cg::grid_group grid = cg::this_grid ();
+  out_hdr[CNMS_OUT_NONFINITE] = nonfinite;
+  out_hdr[CNMS_OUT_INVALID] = 0;
+  out_hdr[CNMS_OUT_FRACTIONAL] = 0;
+  out_hdr[CNMS_OUT_FIRST_INVALID] = 0;
+  out_hdr[CNMS_OUT_FIRST_FRACTIONAL] = 0;
+}
 
-  if constexpr (GEOM == CNMS_GEOM_LANE) {
-    if (g.dec.tensor != NULL) {
-      cnms_engine_decode_lanes (g.dec, g.hdr);
-      grid.sync ();
+/* After the mask: every block checks in, block 0 waits for them all and
+ * resolves the n sorted candidates; prune: the pruned mask's grid is
+ * reset; nonfinite >= 0: the block-local front's report, else the
+ * decode's row counts are copied out. */
+__device__ __forceinline__ void
+cnms_engine_finish (const cnms_engine_args &g, int n, bool prune,
+    bool reporter, int nonfinite, uint64_t *s)
+{
+  int32_t *out_hdr = (int32_t *) g.out;
+
+  /* only block 0 reads the whole mask: every block checks in once its
+   * words are out, the others leave, and block 0 waits for the count (a
+   * grid barrier would hold every block until the last arrived) */
+  __syncthreads ();
+  if (threadIdx.x == 0) {
+    __threadfence ();
+    atomicAdd (&g.hdr[CNMS_HDR_MASKED], 1);
+  }
+  if (blockIdx.x == 0) {
+    if (threadIdx.x == 0) {
+      while (atomicAdd (&g.hdr[CNMS_HDR_MASKED], 0) < (int) gridDim.x)
+        __nanosleep (32);
+      /* all have arrived: ready for the next launch */
+      g.hdr[CNMS_HDR_MASKED] = 0;
+      if (prune)
+        cnms_prune_reset (g);
+      __threadfence ();
     }
-  } else {
-    if (g.filt.boxes != NULL) {
-      cnms_engine_filter_phase <GEOM> (g);
-      grid.sync ();
-    } else if (g.dec.tensor != NULL) {
-      if (g.dec.f16)
-        cnms_engine_decode_v8 < uint16_t, GEOM > (g.dec, g.hdr, s_dyn);
-      else
-        cnms_engine_decode_v8 < float, GEOM > (g.dec, g.hdr, s_dyn);
-      grid.sync ();
+    __syncthreads ();
+    /* the other blocks have left: heads enqueued behind the engine may
+     * be scheduled now, to wait for its end (cnms_pdl_wait) */
+    cnms_pdl_launch_next ();
+    cnms_resolve (g, n, s);
+    /* lanes of a device tensor: their kept rows out (the host computes
+     * their points), here rather than in a kernel of their own */
+    if (g.src.kept_dst != NULL && g.kept_dev != NULL) {
+      __syncthreads ();
+      cnms_copy_kept_rows (g.src, g.kept_dev, threadIdx.x, blockDim.x);
     }
   }
+  if (reporter) {
+    if (nonfinite >= 0)
+      cnms_report_local (out_hdr, nonfinite);
+    else
+      cnms_report_out (g.report, out_hdr);
+  }
+}
+
+/* The engine after its decode or filter phase: sort, cap, mask (or, for
+ * end2end, the sorted candidates out), resolve. */
+template <int GEOM>
+__device__ __forceinline__ void
+cnms_engine_rest (const cnms_engine_args &g, cg::grid_group &grid,
+    bool reporter, uint64_t *s)
+{
   /* L2, not a stale L1 line: the count was just added to by every block */
   const int32_t count = __ldcg (&g.hdr[CNMS_HDR_COUNT]);
   const int m = cnms_clamp_count (count, g.capacity);
   const int n = m < g.a.cap ? m : g.a.cap;
   char *body = g.out + CNMS_HEADER_BYTES;
   int32_t *out_hdr = (int32_t *) g.out;
-  /* the last block copies the decode's row counts out, off block 0's path
-   * (their stores to host memory would hold up its barrier) */
-  const bool reporter = g.report != NULL && threadIdx.x == 0
-      && blockIdx.x == gridDim.x - 1;
-
   /* the counts that the cached resolve does not take have the pruned
    * mask (cuda_prune.cuh): its grid's cells are zeroed, and the sort adds
    * the boxes' extent into its state */
@@ -246,7 +283,7 @@ engine_kernel (cnms_engine_args g)
   cnms_extent_init (&ext);
   if (prune)
     cnms_prune_zero (g, n);
-  cnms_sort_rank <GEOM> (g, m, n, s_dyn, prune ? &ext : NULL);
+  cnms_sort_rank <GEOM> (g, m, n, s, prune ? &ext : NULL);
   if (prune)
     cnms_extent_flush (g, ext);
   if (blockIdx.x == 0 && threadIdx.x == 0)
@@ -272,46 +309,74 @@ engine_kernel (cnms_engine_args g)
   }
 
   if (prune)
-    cnms_prune_mask <GEOM> (g, n, grid, s_dyn);
+    cnms_prune_mask <GEOM> (g, n, grid, s);
   else if constexpr (GEOM == CNMS_GEOM_LANE)
-    cnms_build_mask_lanes (g, n, s_dyn);
+    cnms_build_mask_lanes (g, n, s);
   else
     cnms_build_mask <GEOM> (g, n);
-  /* only block 0 reads the whole mask: every block checks in once its
-   * words are out, the others leave, and block 0 waits for the count (a
-   * grid barrier would hold every block until the last arrived) */
-  __syncthreads ();
-  if (threadIdx.x == 0) {
-    __threadfence ();
-    atomicAdd (&g.hdr[CNMS_HDR_MASKED], 1);
+  cnms_engine_finish (g, n, prune, reporter, -1, s);
+}
+
+/* The engine after the block-local front of lanes (its mask is out):
+ * count candidates, nonfinite proposals without a finite score. */
+__device__ __forceinline__ void
+cnms_engine_local_tail (const cnms_engine_args &g, int count, int nonfinite,
+    bool reporter, uint64_t *s)
+{
+  const int n = count < g.a.cap ? count : g.a.cap;
+
+  if (blockIdx.x == 0 && threadIdx.x == 0)
+    ((int32_t *) g.out)[CNMS_OUT_CANDIDATES] = count;
+  cnms_engine_finish (g, n, false, reporter, nonfinite, s);
+}
+
+/* The engine of one geometry; cnms_geom <GEOM>::MIN_BLOCKS blocks a
+ * multiprocessor (4: at most 64 registers a thread) */
+template <int GEOM>
+__global__ void __launch_bounds__ (CNMS_ENGINE_THREADS,
+    cnms_geom <GEOM>::MIN_BLOCKS)
+engine_kernel (cnms_engine_args g)
+{
+  extern __shared__ uint64_t s_dyn[];
+  cg::grid_group grid = cg::this_grid ();
+  /* the last block copies the decode's row counts out, off block 0's path
+   * (their stores to host memory would hold up its barrier) */
+  const bool reporter = g.report != NULL && threadIdx.x == 0
+      && blockIdx.x == gridDim.x - 1;
+  /* a LaneATT tensor through the block-local front: decoded, sorted and
+   * masked with no grid barrier (cuda_lane_local.cuh) */
+  bool local = false;
+  int local_count = 0, local_nonfinite = 0;
+
+  if constexpr (GEOM == CNMS_GEOM_LANE) {
+    if (g.dec.tensor != NULL) {
+      if (g.dec.lane_local && g.a.suppress)
+        local = g.dec.f16 ? cnms_lane_local_run <uint16_t> (g, s_dyn,
+            &local_count, &local_nonfinite) :
+            cnms_lane_local_run <float> (g, s_dyn, &local_count,
+            &local_nonfinite);
+      if (!local) {
+        cnms_engine_decode_lanes (g.dec, g.hdr);
+        grid.sync ();
+      }
+    }
+  } else {
+    if (g.filt.boxes != NULL) {
+      cnms_engine_filter_phase <GEOM> (g);
+      grid.sync ();
+    } else if (g.dec.tensor != NULL) {
+      if (g.dec.f16)
+        cnms_engine_decode_v8 < uint16_t, GEOM > (g.dec, g.hdr, s_dyn);
+      else
+        cnms_engine_decode_v8 < float, GEOM > (g.dec, g.hdr, s_dyn);
+      grid.sync ();
+    }
   }
-  if (blockIdx.x != 0) {
-    if (reporter)
-      cnms_report_out (g.report, out_hdr);
-    return;
-  }
-  if (threadIdx.x == 0) {
-    while (atomicAdd (&g.hdr[CNMS_HDR_MASKED], 0) < (int) gridDim.x)
-      __nanosleep (32);
-    /* all have arrived: ready for the next launch */
-    g.hdr[CNMS_HDR_MASKED] = 0;
-    if (prune)
-      cnms_prune_reset (g);
-    __threadfence ();
-  }
-  __syncthreads ();
-  /* the other blocks have left: heads enqueued behind the engine may be
-   * scheduled now, to wait for its end (cnms_pdl_wait) */
-  cnms_pdl_launch_next ();
-  cnms_resolve (g, n, s_dyn);
-  /* lanes of a device tensor: their kept rows out (the host computes
-   * their points), here rather than in a kernel of their own */
-  if (g.src.kept_dst != NULL && g.kept_dev != NULL) {
-    __syncthreads ();
-    cnms_copy_kept_rows (g.src, g.kept_dev, threadIdx.x, blockDim.x);
-  }
-  if (reporter)                 /* a grid of one block */
-    cnms_report_out (g.report, out_hdr);
+  if (local)
+    cnms_engine_local_tail (g, local_count, local_nonfinite, reporter,
+        s_dyn);
+  else
+    cnms_engine_rest <GEOM> (g, grid, reporter, s_dyn);
 }
 
 /* The kernel of geometry geom. */

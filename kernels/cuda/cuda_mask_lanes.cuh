@@ -26,15 +26,48 @@
 /* Loads in flight a thread while staging. */
 #define CNMS_LANE_STAGE_LOADS 8
 
+/* A lane of the mask: its x (element 0 is row 0's, of the element type
+ * the mask phase was called with) and its rows. */
+struct cnms_lane_ref {
+  const void *x;
+  int32_t s, e;
+};
+
+/* What an item of the mask holds in shared memory: its 64 column lanes
+ * and its row lanes, and the span of their shared rows. */
+struct cnms_lane_tile {
+  const void *colx[CNMS_TILE];
+  int32_t s[CNMS_TILE];
+  int32_t e[CNMS_TILE];
+  const void *rowx[CNMS_TILE];
+  int span[2];
+};
+
+/* The lanes sorted into the engine's buffers (the sort phase's gather:
+ * g.lanes, and the rows as floats in g.src.lanes_in): lane i. */
+struct cnms_lane_sorted {
+  const cnms_engine_args &g;
+  __device__ cnms_lane_ref operator() (int i) const
+  {
+    const cnms_geom <CNMS_GEOM_LANE>::item it =
+        cnms_geom <CNMS_GEOM_LANE>::load (g, i);
+    cnms_lane_ref r;
+
+    r.x = it.x;
+    r.s = it.s;
+    r.e = it.e;
+    return r;
+  }
+};
+
 /* The work items t = blockIdx.x, + gridDim.x, ... of a mask of n lanes in
- * tiles of H row parts; s_x: the staging area, xf floats. */
-template <int H>
+ * tiles of H row parts, lane i of them given by lane (i) (its x of type
+ * T); s_x: the staging area, xf floats. */
+template <int H, typename T, typename F>
 __device__ __forceinline__ void
-cnms_mask_lanes_items (const cnms_engine_args &g, int n,
-    cnms_geom <CNMS_GEOM_LANE>::tile &s_tile, const float **s_rowx,
-    int *s_span, float *s_x, long long xf)
+cnms_mask_lanes_items (const cnms_engine_args &g, int n, F lane,
+    cnms_lane_tile &st, float *s_x, long long xf)
 {
-  typedef cnms_geom <CNMS_GEOM_LANE> G;
   /* threads a row lane, row lanes an item, column lanes a thread */
   constexpr int LANES = CNMS_MASK_SPLIT * H;
   constexpr int ROWS = CNMS_TILE / H;
@@ -74,25 +107,28 @@ cnms_mask_lanes_items (const cnms_engine_args &g, int n,
     if (row_size <= 0)
       continue;
     if (tid == 0) {
-      s_span[0] = INT32_MAX;
-      s_span[1] = -1;
+      st.span[0] = INT32_MAX;
+      st.span[1] = -1;
     }
-    if (tid < col_size)
-      G::stage (s_tile, tid, G::load (g, col_start + tid));
+    if (tid < col_size) {
+      const cnms_lane_ref c = lane (col_start + tid);
+      st.colx[tid] = c.x;
+      st.s[tid] = c.s;
+      st.e[tid] = c.e;
+    }
     if (tid < row_size)
-      s_rowx[tid] = G::load (g, row0 + tid).x;
+      st.rowx[tid] = lane (row0 + tid).x;
     __syncthreads ();
 
     /* each pair's shared rows [lo, hi], as cnms_lane_close: none (hi <
      * lo) for the lane itself and past the tile */
     {
-      G::item a;
+      cnms_lane_ref a;
 
       a.s = 0;
       a.e = -1;
-      a.n = last_row;
       if (i < n)
-        a = G::load (g, i);
+        a = lane (i);
 #pragma unroll
       for (int q = 0; q < PER; q++) {
         const int k = part + q * LANES;
@@ -101,10 +137,10 @@ cnms_mask_lanes_items (const cnms_engine_args &g, int n,
         lo[q] = 0;
         hi[q] = -1;
         if (i < n && k < col_size && col_start + k != i) {
-          const int32_t e = a.e < s_tile.e[k] ? a.e : s_tile.e[k];
+          const int32_t e = a.e < st.e[k] ? a.e : st.e[k];
 
-          lo[q] = a.s > s_tile.s[k] ? a.s : s_tile.s[k];
-          hi[q] = e > a.n ? a.n : e;
+          lo[q] = a.s > st.s[k] ? a.s : st.s[k];
+          hi[q] = e > last_row ? last_row : e;
           if (hi[q] >= lo[q]) {
             first = min (first, lo[q]);
             last = max (last, hi[q]);
@@ -113,13 +149,13 @@ cnms_mask_lanes_items (const cnms_engine_args &g, int n,
       }
     }
     if (last >= first) {
-      atomicMin (&s_span[0], first);
-      atomicMax (&s_span[1], last);
+      atomicMin (&st.span[0], first);
+      atomicMax (&st.span[1], last);
     }
     __syncthreads ();
 
     /* uniform over the block: every thread reaches the barriers */
-    const int span_lo = s_span[0], span_hi = s_span[1];
+    const int span_lo = st.span[0], span_hi = st.span[1];
     const int chunk = min (max_chunk, span_hi - span_lo + 1);
     const int pitch = (chunk + 1) | 1;
     float *const s_xc = s_x;
@@ -146,10 +182,11 @@ cnms_mask_lanes_items (const cnms_engine_args &g, int n,
             const int k = e / len, j = e - k * len;
 
             if (k < col_size) {
-              v[u] = s_tile.x[k][c0 + j];
+              v[u] = cnms_ld ((const T *) st.colx[k], (size_t) (c0 + j));
               to[u] = k * pitch + j;
             } else {
-              v[u] = s_rowx[k - col_size][c0 + j];
+              v[u] = cnms_ld ((const T *) st.rowx[k - col_size],
+                  (size_t) (c0 + j));
               to[u] = (CNMS_TILE + k - col_size) * pitch + j;
             }
           }
@@ -198,19 +235,21 @@ cnms_mask_lanes_items (const cnms_engine_args &g, int n,
   }
 }
 
-/* s: the block's dynamic shared memory (g.smem_words words), unused by
- * the engine between the sort and the resolve. */
+/* The mask of n lanes, lane i given by lane (i) (its x of type T); s:
+ * words words of the block's dynamic shared memory, which the engine
+ * does not use between the sort and the resolve: the item's tile, then
+ * the staging room. */
+template <typename T, typename F>
 __device__ __forceinline__ void
-cnms_build_mask_lanes (const cnms_engine_args &g, int n, uint64_t *s)
+cnms_build_mask_lanes (const cnms_engine_args &g, int n, F lane, uint64_t *s,
+    long long words)
 {
-  __shared__ cnms_geom <CNMS_GEOM_LANE>::tile s_tile;
-  __shared__ const float *s_rowx[CNMS_TILE];
-  __shared__ int s_span[2];
+  constexpr int TILE_WORDS = (sizeof (cnms_lane_tile) + 7) / 8;
+  cnms_lane_tile &st = *(cnms_lane_tile *) s;
+  float *const s_x = (float *) (s + TILE_WORDS);
+  const long long xf = (words - TILE_WORDS) * 2;
   const int nb = cnms_ceil_div (n, CNMS_TILE);
   const long long tiles = (long long) nb * (nb + 1) / 2;
-  const long long xf = g.smem_words * (long long) (sizeof (uint64_t)
-      / sizeof (float));
-  float *const s_x = (float *) s;
   /* a grid with blocks to spare splits each tile's rows in h parts (so
    * that a frame's few tiles spread over more multiprocessors) */
   int h = 1;
@@ -219,18 +258,27 @@ cnms_build_mask_lanes (const cnms_engine_args &g, int n, uint64_t *s)
     h <<= 1;
   switch (h) {
     case 8:
-      cnms_mask_lanes_items < 8 > (g, n, s_tile, s_rowx, s_span, s_x, xf);
+      cnms_mask_lanes_items < 8, T > (g, n, lane, st, s_x, xf);
       break;
     case 4:
-      cnms_mask_lanes_items < 4 > (g, n, s_tile, s_rowx, s_span, s_x, xf);
+      cnms_mask_lanes_items < 4, T > (g, n, lane, st, s_x, xf);
       break;
     case 2:
-      cnms_mask_lanes_items < 2 > (g, n, s_tile, s_rowx, s_span, s_x, xf);
+      cnms_mask_lanes_items < 2, T > (g, n, lane, st, s_x, xf);
       break;
     default:
-      cnms_mask_lanes_items < 1 > (g, n, s_tile, s_rowx, s_span, s_x, xf);
+      cnms_mask_lanes_items < 1, T > (g, n, lane, st, s_x, xf);
       break;
   }
+}
+
+/* The mask of the n lanes that the sort phase gathered; s: the block's
+ * dynamic shared memory (g.smem_words words). */
+__device__ __forceinline__ void
+cnms_build_mask_lanes (const cnms_engine_args &g, int n, uint64_t *s)
+{
+  cnms_build_mask_lanes <float> (g, n, cnms_lane_sorted { g }, s,
+      g.smem_words);
 }
 
 #endif /* CNMS_CUDA_MASK_LANES_CUH */

@@ -1030,6 +1030,12 @@ lane_spoil (test_rng *r, float v, int odd)
 void
 gpu_lane_case_make (gpu_lane_case *lc, uint64_t seed, int idx)
 {
+  gpu_lane_case_make_n (lc, seed, idx, 0);
+}
+
+void
+gpu_lane_case_make_n (gpu_lane_case *lc, uint64_t seed, int idx, int n)
+{
   static const int rows[] = { 72, 2, 3, 10 };
   static const float dists[] = { 0.0f, 5.0f, 15.0f, 30.0f, 50.0f, 1e4f };
   static const int caps[] = { 0, 0, 0, 5, 50 };
@@ -1047,6 +1053,8 @@ gpu_lane_case_make (gpu_lane_case *lc, uint64_t seed, int idx)
   lc->n = sizes[test_rng_int (&r, 0, 7)];
   if (test_rng_int (&r, 0, 4) == 0)
     lc->n = test_rng_int (&r, 1, 1001);
+  if (n > 0)
+    lc->n = n;
   lc->distance = dists[test_rng_int (&r, 0, 6)];
   lc->max_det = caps[test_rng_int (&r, 0, 5)];
   lc->props = malloc ((size_t) lc->n * stride * sizeof (float));

@@ -128,6 +128,9 @@ typedef struct {
 /* Case idx of the seeded lane family: s cycles 72, 2, 3, 10; n up to
  * 1000. */
 void gpu_lane_case_make (gpu_lane_case *lc, uint64_t seed, int idx);
+/* The same with n proposals (n > 0; the other draws unchanged). */
+void gpu_lane_case_make_n (gpu_lane_case *lc, uint64_t seed, int idx,
+    int n);
 void gpu_lane_case_free (gpu_lane_case *lc);
 void gpu_lane_case_print (FILE *f, const gpu_lane_case *lc);
 /* cnms_nms_lanes of the case into r (keep). */

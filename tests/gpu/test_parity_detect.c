@@ -8,22 +8,28 @@
  * a device tensor; then cnms_detect_lanes on laneatt tensors of the seeded
  * lane family (float32 / float16, host and device memory, score
  * thresholds, max_candidates and max_detections caps, letterbox and
- * stretch), the lane points compared too (memcmp). Every record must be
+ * stretch) and on 12 larger ones (1100 to 6000 proposals, every other
+ * one with every proposal a candidate), the lane points compared too
+ * (memcmp). Every record must be
  * bit-identical (memcmp, the angle included), and so must the candidate
- * count and the report. CNMS_GPU_SEED, CNMS_GPU_CASES, CNMS_GPU_OBB_CASES
- * and CNMS_GPU_LANE_CASES override the seed and the case counts. With the argument "large" the CUDA context takes
+ * count and the report. CNMS_GPU_SEED, CNMS_GPU_CASES, CNMS_GPU_OBB_CASES,
+ * CNMS_GPU_LANE_CASES and CNMS_GPU_LANE_LARGE override the seed and the
+ * case counts. With the argument "large" the CUDA context takes
  * the large path for every count (meson runs both). */
 #include <stdlib.h>
 #include <string.h>
 
 #include "gpu_common.h"
 
+/* Lane tensors past the family's sizes (run_lane_case's force_n) */
+#define LANE_LARGE_CASES 12
+
 /* cnms_detect_lanes parity of lane case idx: float32 and float16, from
  * host memory and (every other case) from device memory; returns the
  * comparisons made. */
 static int
 run_lane_case (cnms_ctx *cpu, cnms_ctx *cuda, uint64_t seed, int idx,
-    int *bad, int *kept, int *empty)
+    int force_n, int *bad, int *kept, int *empty, int *most)
 {
   static const float thr[] = { 0.0f, 0.3f, 0.6f, 0.95f };
   static const int cands[] = { 1000000, 1000000, 50, 7 };
@@ -35,7 +41,7 @@ run_lane_case (cnms_ctx *cpu, cnms_ctx *cuda, uint64_t seed, int idx,
   test_rng r;
   int runs = 0;
 
-  gpu_lane_case_make (&lc, seed, idx);
+  gpu_lane_case_make_n (&lc, seed, idx, force_n);
   test_rng_seed (&r, seed ^ ((uint64_t) idx * 2654435761u + 5u));
   cnms_params_init (&p);
   p.model_width = 640;
@@ -46,6 +52,11 @@ run_lane_case (cnms_ctx *cpu, cnms_ctx *cuda, uint64_t seed, int idx,
   p.score_threshold = thr[test_rng_int (&r, 0, 4)];
   p.max_candidates = cands[test_rng_int (&r, 0, 4)];
   p.max_detections = dets[test_rng_int (&r, 0, 4)];
+  if (force_n > 0 && idx % 2 == 1) {
+    /* every proposal with rows a candidate */
+    p.score_threshold = 0.0f;
+    p.max_candidates = 1000000;
+  }
   for (int h = 0; h < 2; h++) {
     const cnms_dtype dt = h ? CNMS_DTYPE_FLOAT16 : CNMS_DTYPE_FLOAT32;
     gpu_result a, b;
@@ -77,6 +88,8 @@ run_lane_case (cnms_ctx *cpu, cnms_ctx *cuda, uint64_t seed, int idx,
     if (a.n == 0)
       (*empty)++;
     *kept += a.n;
+    if (a.n_candidates > *most)
+      *most = a.n_candidates;
     gpu_result_free (&a);
     free (pa);
   }
@@ -91,11 +104,15 @@ main (int argc, char **argv)
   const int n_cases = (int) gpu_env_int ("CNMS_GPU_CASES", 800);
   const int n_obb = (int) gpu_env_int ("CNMS_GPU_OBB_CASES", 400);
   const int n_lanes = (int) gpu_env_int ("CNMS_GPU_LANE_CASES", 200);
+  const int n_large = (int) gpu_env_int ("CNMS_GPU_LANE_LARGE",
+      LANE_LARGE_CASES);
   cnms_ctx *cpu, *cuda;
   const char *path;
   int idx, bad = 0, overflow = 0, kept = 0, empty = 0;
   int obb_bad = 0, obb_kept = 0, obb_empty = 0, obb_device = 0;
   int lane_bad = 0, lane_kept = 0, lane_empty = 0, lane_runs = 0;
+  int lane_most = 0;
+  static const int lane_large[6] = { 1100, 2048, 4096, 4097, 6000, 1500 };
 
   gpu_require_device ("cuda-parity-detect");
   cpu = gpu_ctx_new (CNMS_BACKEND_CPU);
@@ -148,12 +165,20 @@ main (int argc, char **argv)
     gpu_det_case_free (&dc);
   }
   for (idx = 0; idx < n_lanes; idx++)
-    lane_runs += run_lane_case (cpu, cuda, seed, idx, &lane_bad, &lane_kept,
-        &lane_empty);
-  printf ("cuda-parity-detect: %d lane cases (%d comparisons: float32 / "
-      "float16, host / device), %d mismatches (%d empty, %d records kept "
-      "in all), seed %llu, %s\n", n_lanes, lane_runs, lane_bad, lane_empty,
-      lane_kept, (unsigned long long) seed, path);
+    lane_runs += run_lane_case (cpu, cuda, seed, idx, 0, &lane_bad,
+        &lane_kept, &lane_empty, &lane_most);
+  /* tensors past the family's 1000 proposals: more candidates than the
+   * block-local front holds, and more proposals than it takes */
+  for (idx = 0; idx < n_large; idx++)
+    lane_runs += run_lane_case (cpu, cuda, seed, n_lanes + idx,
+        lane_large[idx % 6], &lane_bad, &lane_kept, &lane_empty,
+        &lane_most);
+  printf ("cuda-parity-detect: %d lane cases and %d of 1100-6000 "
+      "proposals (%d comparisons: float32 / float16, host / device), %d "
+      "mismatches (%d empty, %d records kept in all, at most %d "
+      "candidates), seed %llu, %s\n", n_lanes, n_large, lane_runs,
+      lane_bad, lane_empty, lane_kept, lane_most, (unsigned long long) seed,
+      path);
   printf ("cuda-parity-detect: %d cases, %d mismatches (%d over "
       "max_candidates, %d empty, %d records kept in all); %d OBB cases "
       "(%d also from device memory), %d mismatches (%d empty, %d records "

@@ -1,0 +1,197 @@
+/* The lane engine's block-local front (included by cuda_engine.cu): a
+ * LaneATT tensor small enough (cnms_engine_decode.lane_local) is decoded
+ * and sorted by every block on its own, in shared memory, so that no
+ * grid barrier stands between the decode, the sort and the mask.
+ *
+ * Every block reads the score, start and length of every proposal (the
+ * same rule as cnms_decode_lane), keeps its candidates' compact keys,
+ * rows and anchors in shared memory, and ranks them there (the keys are
+ * unique, so every block finds the one order). The mask phase then reads
+ * each sorted lane's rows and x straight from the tensor by its anchor
+ * (cnms_lane_local_ref). Block 0 alone writes what the resolve and the
+ * output read from global memory: the sorted positions' records and the
+ * order. The device-side count is never touched.
+ *
+ * When the candidates do not fit (more than the room, or a count whose
+ * mask the cached resolve cannot take), every block says so (the same
+ * count, the same answer) and the engine decodes again the usual way. */
+#ifndef CNMS_CUDA_LANE_LOCAL_CUH
+#define CNMS_CUDA_LANE_LOCAL_CUH
+
+#include "cuda_mask.cuh"
+
+/* Shared-memory bytes a candidate takes in the local front: its key, its
+ * rows (unsorted and sorted), its score, its anchor (unsorted and
+ * sorted). */
+#define CNMS_LANE_LOCAL_BYTES 36
+
+/* The local front's arrays, room candidates each, at the start of the
+ * block's dynamic shared memory. */
+struct cnms_lane_local {
+  uint64_t *key;
+  int2 *rows;                   /* by slot */
+  int2 *sorted_rows;            /* by sorted position */
+  float *score;
+  uint32_t *anchor;
+  uint32_t *sorted_anchor;
+  int room;
+  long long words;              /* the arrays' words */
+};
+
+__device__ __forceinline__ cnms_lane_local
+cnms_lane_local_at (uint64_t *s, int room)
+{
+  cnms_lane_local l;
+
+  l.room = room;
+  l.key = s;
+  l.rows = (int2 *) (l.key + room);
+  l.sorted_rows = l.rows + room;
+  l.score = (float *) (l.sorted_rows + room);
+  l.anchor = (uint32_t *) (l.score + room);
+  l.sorted_anchor = l.anchor + room;
+  l.words = ((long long) room * CNMS_LANE_LOCAL_BYTES + 7) / 8;
+  return l;
+}
+
+/* Lane i of the sorted candidates, its x in the tensor (row i of the
+ * proposal, from element 5). */
+template <typename T>
+struct cnms_lane_local_ref {
+  const int2 *rows;
+  const uint32_t *anchor;
+  const T *tensor;
+  int stride;
+  __device__ cnms_lane_ref operator() (int i) const
+  {
+    const int2 r = rows[i];
+    cnms_lane_ref ref;
+
+    ref.x = tensor + (size_t) stride * anchor[i] + 5;
+    ref.s = r.x;
+    ref.e = r.y;
+    return ref;
+  }
+};
+
+/* Proposals a thread reads at once in the local decode. */
+#define CNMS_LANE_LOCAL_BATCH 4
+
+/* The local front's decode and sort (see the file comment) into l. Sets
+ * *count (candidates) and *nonfinite (proposals without a finite score);
+ * returns false, the same in every block, when the candidates do not fit,
+ * and leaves nothing written outside the block. */
+template <typename T>
+__device__ __forceinline__ bool
+cnms_lane_local_front (const cnms_engine_args &g, const cnms_lane_local &l,
+    int *count, int *nonfinite)
+{
+  __shared__ int s_count, s_nonfinite;
+  const cnms_engine_decode &d = g.dec;
+  const T *t = (const T *) d.tensor;
+  const int stride = 5 + d.n_classes, n_strips = d.n_classes - 1;
+  const int tid = threadIdx.x;
+  const int step = CNMS_LANE_LOCAL_BATCH * CNMS_ENGINE_THREADS;
+
+  if (tid == 0) {
+    s_count = 0;
+    s_nonfinite = 0;
+  }
+  __syncthreads ();
+  for (int a0 = 0; a0 < d.n_anchors; a0 += step) {
+    float v[CNMS_LANE_LOCAL_BATCH][4];
+
+    /* the batch's loads in flight together */
+#pragma unroll
+    for (int u = 0; u < CNMS_LANE_LOCAL_BATCH; u++) {
+      const int a = a0 + u * CNMS_ENGINE_THREADS + tid;
+      if (a < d.n_anchors) {
+        const T *r = t + (size_t) stride * a;
+        v[u][0] = cnms_ld (r, 0);
+        v[u][1] = cnms_ld (r, 1);
+        v[u][2] = cnms_ld (r, 2);
+        v[u][3] = cnms_ld (r, 4);
+      }
+    }
+#pragma unroll
+    for (int u = 0; u < CNMS_LANE_LOCAL_BATCH; u++) {
+      const int a = a0 + u * CNMS_ENGINE_THREADS + tid;
+      int32_t start, end;
+
+      if (a >= d.n_anchors)
+        continue;
+      const float score = cnms_lane_score (v[u][0], v[u][1]);
+      if (!cnms_isfinite (score))
+        atomicAdd (&s_nonfinite, 1);
+      if (cnms_score_ok (score, d.lane_thr)
+          && cnms_lane_rows (v[u][2], v[u][3], n_strips, &start, &end)) {
+        const int slot = atomicAdd (&s_count, 1);
+        if (slot < l.room) {
+          l.key[slot] = cnms_cuda_compact_key (score, (uint32_t) a, d.abits);
+          l.rows[slot] = make_int2 (start, end);
+          l.score[slot] = score;
+          l.anchor[slot] = (uint32_t) a;
+        }
+      }
+    }
+  }
+  __syncthreads ();
+  const int m = s_count;
+  const int n = m < g.a.cap ? m : g.a.cap;
+
+  *count = m;
+  *nonfinite = s_nonfinite;
+  /* uniform over the grid: every block counted the same candidates */
+  if (m > l.room || !cnms_engine_cached (g, n))
+    return false;
+  for (int slot = tid; slot < m; slot += blockDim.x) {
+    const uint64_t k = l.key[slot];
+    int rank = 0;
+
+    for (int j = 0; j < m; j++)
+      rank += l.key[j] < k;
+    if (rank < n) {
+      l.sorted_rows[rank] = l.rows[slot];
+      l.sorted_anchor[rank] = l.anchor[slot];
+      if (blockIdx.x == 0) {
+        cnms_det rec;
+
+        memset (&rec, 0, sizeof rec);
+        rec.score = l.score[slot];
+        rec.anchor = (int32_t) l.anchor[slot];
+        d.recs[slot] = rec;
+        g.order[rank] = (uint32_t) slot;
+      }
+    }
+  }
+  __syncthreads ();
+  return true;
+}
+
+/* The local front and the mask of a LaneATT tensor of element type T
+ * (s: the block's dynamic shared memory). Returns false, in every block,
+ * when the candidates do not fit; else sets *count and *nonfinite, and
+ * the mask of the first min (count, cap) sorted candidates is out (this
+ * block's part; the engine then goes on to its check-in). */
+template <typename T>
+__device__ __forceinline__ bool
+cnms_lane_local_run (const cnms_engine_args &g, uint64_t *s, int *count,
+    int *nonfinite)
+{
+  /* the room: what the staging leaves, at most CNMS_LANE_LOCAL_MAX */
+  const long long spare = (g.smem_words * 8 - CNMS_LANE_LOCAL_STAGE)
+      / CNMS_LANE_LOCAL_BYTES;
+  const int room = spare < 0 ? 0 : (spare > CNMS_LANE_LOCAL_MAX ?
+      CNMS_LANE_LOCAL_MAX : (int) spare);
+  const cnms_lane_local l = cnms_lane_local_at (s, room);
+
+  if (!cnms_lane_local_front <T> (g, l, count, nonfinite))
+    return false;
+  const int n = *count < g.a.cap ? *count : g.a.cap;
+  cnms_build_mask_lanes <T> (g, n, cnms_lane_local_ref <T> {
+        l.sorted_rows, l.sorted_anchor, (const T *) g.dec.tensor, 5 + g.dec.n_classes }, s + l.words,
+      g.smem_words - l.words);
+  return true;
+}
+
+#endif /* CNMS_CUDA_LANE_LOCAL_CUH */
