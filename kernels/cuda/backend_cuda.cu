@@ -102,11 +102,13 @@ reserve_stages (cnms_backend_ctx *ctx, cnms_cuda_priv *s, int geom, int n,
       (cap > 8 * 256 && want_decode < 64 ? 64 : want_decode);
   /* lanes: a pair test walks up to S rows, so the mask wants a block per
    * eighth of a tile (cnms_build_mask_lanes splits tiles in eight when
-   * the grid has the blocks): for the last frame's count, or the cap */
+   * the grid has the blocks), and the block-local front of a LaneATT
+   * tensor one per sixteenth (cnms_mask_lanes_quads): for the last
+   * frame's count, or the cap */
   const long long lane_tiles = cnms_ceil_div (!plain && s->last_count > 0
       && s->last_count < cap ? s->last_count : cap, CNMS_TILE);
-  const long long want_lane = geom == CNMS_GEOM_LANE ?
-      4 * lane_tiles * (lane_tiles + 1) : 0;
+  const long long want_lane = geom == CNMS_GEOM_LANE ? (plain ? 4 : 8)
+      * lane_tiles * (lane_tiles + 1) : 0;
   const long long want_all = want_cap > want_lane ? want_cap : want_lane;
   const long long want = want_all > min_blocks ? want_all : min_blocks;
 

@@ -426,9 +426,9 @@ cudaError_t cnms_cuda_engine_allow_smem (size_t max_dynamic);
 /* The lane engine's block-local front (cuda_lane_local.cuh): taken for
  * tensors of at most CNMS_LANE_LOCAL_ANCHORS proposals, in a launch of
  * CNMS_LANE_LOCAL_SMEM bytes of dynamic shared memory, of which the mask
- * keeps CNMS_LANE_LOCAL_STAGE for its tile and staging (LaneATT's 72 rows
- * of an eighth of a tile at once) and the rest holds up to
- * CNMS_LANE_LOCAL_MAX candidates. */
+ * keeps CNMS_LANE_LOCAL_STAGE for its lanes and staging (the 32 lanes of
+ * an item, LaneATT's 72 rows at once, with room to spare) and the rest
+ * holds up to CNMS_LANE_LOCAL_MAX candidates. */
 #define CNMS_LANE_LOCAL_ANCHORS 4096
 #define CNMS_LANE_LOCAL_SMEM 65536
 #define CNMS_LANE_LOCAL_STAGE 24576

@@ -20,6 +20,19 @@ cnms_ld (const uint16_t *p, size_t i)
   return cnms_half_to_float (p[i]);
 }
 
+/* An element loaded as it is, as float (cnms_ld's conversion). */
+__device__ __forceinline__ float
+cnms_elem_float (float v)
+{
+  return v;
+}
+
+__device__ __forceinline__ float
+cnms_elem_float (uint16_t v)
+{
+  return cnms_half_to_float (v);
+}
+
 /* Warp-aggregated slot reservation in a count-header buffer: one
  * atomicAdd per warp for all of its lanes with ok set. Every lane of the
  * warp must call it (blocks are whole warps, no lane has returned).
@@ -142,6 +155,24 @@ cnms_write_kept_dev (const cnms_engine_args &g, int k, int first, int step,
     g.kept_dev[0] = k;
 }
 
+/* Piece p (16 bytes) of kept rank r's tensor row, its anchor a, into
+ * cnms_cand_src.kept_dst. */
+__device__ __forceinline__ void
+cnms_copy_kept_piece (const cnms_cand_src &s, int r, int p, uint32_t a)
+{
+  const uint16_t *src = s.kept_tensor + (size_t) a
+      * (size_t) s.kept_row_units + (size_t) p * 8;
+  uint16_t v[8];
+
+#pragma unroll
+  for (int j = 0; j < 8; j++)
+    v[j] = p * 8 + j < s.kept_row_units ? src[j] : 0;
+  ((uint4 *) (s.kept_dst + (size_t) r * (size_t) s.kept_dst_units))[p] =
+      make_uint4 (v[0] | (uint32_t) v[1] << 16,
+      v[2] | (uint32_t) v[3] << 16, v[4] | (uint32_t) v[5] << 16,
+      v[6] | (uint32_t) v[7] << 16);
+}
+
 /* The kept lanes' tensor rows (cnms_cand_src.kept_dst): the kept ranks
  * 0 .. kept_dev[0] - 1 in 16-byte pieces, the threads of index t = first,
  * first + step, ... a piece each; kept_dev ([count | sort values],
@@ -155,18 +186,9 @@ cnms_copy_kept_rows (const cnms_cand_src &s, const int32_t *kept_dev,
 
   for (int c = first; c < k * pieces; c += step) {
     const int r = c / pieces, p = c - r * pieces;
-    const uint32_t a = (uint32_t) s.recs[kept_dev[1 + r]].anchor;
-    const uint16_t *src = s.kept_tensor + (size_t) a
-        * (size_t) s.kept_row_units + (size_t) p * 8;
-    uint16_t v[8];
 
-#pragma unroll
-    for (int j = 0; j < 8; j++)
-      v[j] = p * 8 + j < s.kept_row_units ? src[j] : 0;
-    ((uint4 *) (s.kept_dst + (size_t) r * (size_t) s.kept_dst_units))[p] =
-        make_uint4 (v[0] | (uint32_t) v[1] << 16,
-        v[2] | (uint32_t) v[3] << 16, v[4] | (uint32_t) v[5] << 16,
-        v[6] | (uint32_t) v[7] << 16);
+    cnms_copy_kept_piece (s, r, p,
+        (uint32_t) s.recs[kept_dev[1 + r]].anchor);
   }
 }
 

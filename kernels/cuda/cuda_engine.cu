@@ -215,8 +215,8 @@ cnms_report_local (int32_t *out_hdr, int nonfinite)
 
 /* After the mask: every block checks in, block 0 waits for them all and
  * resolves the n sorted candidates; prune: the pruned mask's grid is
- * reset; nonfinite >= 0: the block-local front's report, else the
- * decode's row counts are copied out. */
+ * reset; nonfinite >= 0: after the block-local front (its resolve and
+ * report), else the decode's row counts are copied out. */
 __device__ __forceinline__ void
 cnms_engine_finish (const cnms_engine_args &g, int n, bool prune,
     bool reporter, int nonfinite, uint64_t *s)
@@ -245,10 +245,13 @@ cnms_engine_finish (const cnms_engine_args &g, int n, bool prune,
     /* the other blocks have left: heads enqueued behind the engine may
      * be scheduled now, to wait for its end (cnms_pdl_wait) */
     cnms_pdl_launch_next ();
-    cnms_resolve (g, n, s);
+    if (nonfinite >= 0)
+      cnms_lane_local_resolve (g, n, s);
+    else
+      cnms_resolve (g, n, s);
     /* lanes of a device tensor: their kept rows out (the host computes
      * their points), here rather than in a kernel of their own */
-    if (g.src.kept_dst != NULL && g.kept_dev != NULL) {
+    if (nonfinite < 0 && g.src.kept_dst != NULL && g.kept_dev != NULL) {
       __syncthreads ();
       cnms_copy_kept_rows (g.src, g.kept_dev, threadIdx.x, blockDim.x);
     }

@@ -222,8 +222,10 @@ template <> struct cnms_geom <CNMS_GEOM_OBB> {
 };
 
 template <> struct cnms_geom <CNMS_GEOM_LANE> {
-  /* the row loop and the lane pointers spill at 64 registers */
-  static constexpr int MIN_BLOCKS = 2;
+  /* one: the mask's row loops and the block-local front take up to 220
+   * registers a thread (they spill at 128); a frame's grid is a block per
+   * multiprocessor or less */
+  static constexpr int MIN_BLOCKS = 1;
   static constexpr int MASK_UNROLL = 1;
 
   /* a lane: its rows, its x (S floats, global memory) and n = S - 1 */

@@ -8,9 +8,12 @@
  * rows and anchors in shared memory, and ranks them there (the keys are
  * unique, so every block finds the one order). The mask phase then reads
  * each sorted lane's rows and x straight from the tensor by its anchor
- * (cnms_lane_local_ref). Block 0 alone writes what the resolve and the
- * output read from global memory: the sorted positions' records and the
- * order. The device-side count is never touched.
+ * (cnms_lane_local_ref), in items of 16 row lanes against 16 column lanes
+ * (cnms_mask_lanes_quads: a block each). The arrays lie at the end of the dynamic shared
+ * memory, past what block 0's cached resolve takes, which then writes the
+ * kept records and copies their tensor rows out from them
+ * (cnms_lane_local_out): nothing of the candidates goes through global
+ * memory but the mask. The device-side count is never touched.
  *
  * When the candidates do not fit (more than the room, or a count whose
  * mask the cached resolve cannot take), every block says so (the same
@@ -19,19 +22,20 @@
 #define CNMS_CUDA_LANE_LOCAL_CUH
 
 #include "cuda_mask.cuh"
+#include "cuda_resolve.cuh"
 
 /* Shared-memory bytes a candidate takes in the local front: its key, its
- * rows (unsorted and sorted), its score, its anchor (unsorted and
- * sorted). */
-#define CNMS_LANE_LOCAL_BYTES 36
+ * rows, score and anchor unsorted and sorted. */
+#define CNMS_LANE_LOCAL_BYTES 40
 
-/* The local front's arrays, room candidates each, at the start of the
- * block's dynamic shared memory. */
+/* The local front's arrays, room candidates each, at the end of the
+ * block's dynamic shared memory (words words). */
 struct cnms_lane_local {
   uint64_t *key;
   int2 *rows;                   /* by slot */
   int2 *sorted_rows;            /* by sorted position */
   float *score;
+  float *sorted_score;
   uint32_t *anchor;
   uint32_t *sorted_anchor;
   int room;
@@ -39,19 +43,32 @@ struct cnms_lane_local {
 };
 
 __device__ __forceinline__ cnms_lane_local
-cnms_lane_local_at (uint64_t *s, int room)
+cnms_lane_local_at (uint64_t *s, long long words, int room)
 {
   cnms_lane_local l;
 
   l.room = room;
-  l.key = s;
+  l.words = ((long long) room * CNMS_LANE_LOCAL_BYTES + 7) / 8;
+  l.key = s + words - l.words;
   l.rows = (int2 *) (l.key + room);
   l.sorted_rows = l.rows + room;
   l.score = (float *) (l.sorted_rows + room);
-  l.anchor = (uint32_t *) (l.score + room);
+  l.sorted_score = l.score + room;
+  l.anchor = (uint32_t *) (l.sorted_score + room);
   l.sorted_anchor = l.anchor + room;
-  l.words = ((long long) room * CNMS_LANE_LOCAL_BYTES + 7) / 8;
   return l;
+}
+
+/* The candidates the front holds: what the mask's staging leaves, at
+ * most CNMS_LANE_LOCAL_MAX. */
+__device__ __forceinline__ int
+cnms_lane_local_room (const cnms_engine_args &g)
+{
+  const long long spare = (g.smem_words * 8 - CNMS_LANE_LOCAL_STAGE)
+      / CNMS_LANE_LOCAL_BYTES;
+
+  return spare < 0 ? 0 : (spare > CNMS_LANE_LOCAL_MAX ? CNMS_LANE_LOCAL_MAX
+      : (int) spare);
 }
 
 /* Lane i of the sorted candidates, its x in the tensor (row i of the
@@ -141,8 +158,10 @@ cnms_lane_local_front (const cnms_engine_args &g, const cnms_lane_local &l,
 
   *count = m;
   *nonfinite = s_nonfinite;
-  /* uniform over the grid: every block counted the same candidates */
-  if (m > l.room || !cnms_engine_cached (g, n))
+  /* uniform over the grid: every block counted the same candidates; the
+   * cached resolve's words stop short of the arrays */
+  if (m > l.room || n > g.cache_max
+      || cnms_resolve_cached_words (n) + l.words > g.smem_words)
     return false;
   for (int slot = tid; slot < m; slot += blockDim.x) {
     const uint64_t k = l.key[slot];
@@ -152,16 +171,8 @@ cnms_lane_local_front (const cnms_engine_args &g, const cnms_lane_local &l,
       rank += l.key[j] < k;
     if (rank < n) {
       l.sorted_rows[rank] = l.rows[slot];
+      l.sorted_score[rank] = l.score[slot];
       l.sorted_anchor[rank] = l.anchor[slot];
-      if (blockIdx.x == 0) {
-        cnms_det rec;
-
-        memset (&rec, 0, sizeof rec);
-        rec.score = l.score[slot];
-        rec.anchor = (int32_t) l.anchor[slot];
-        d.recs[slot] = rec;
-        g.order[rank] = (uint32_t) slot;
-      }
     }
   }
   __syncthreads ();
@@ -178,20 +189,60 @@ __device__ __forceinline__ bool
 cnms_lane_local_run (const cnms_engine_args &g, uint64_t *s, int *count,
     int *nonfinite)
 {
-  /* the room: what the staging leaves, at most CNMS_LANE_LOCAL_MAX */
-  const long long spare = (g.smem_words * 8 - CNMS_LANE_LOCAL_STAGE)
-      / CNMS_LANE_LOCAL_BYTES;
-  const int room = spare < 0 ? 0 : (spare > CNMS_LANE_LOCAL_MAX ?
-      CNMS_LANE_LOCAL_MAX : (int) spare);
-  const cnms_lane_local l = cnms_lane_local_at (s, room);
+  const cnms_lane_local l = cnms_lane_local_at (s, g.smem_words,
+      cnms_lane_local_room (g));
 
   if (!cnms_lane_local_front <T> (g, l, count, nonfinite))
     return false;
   const int n = *count < g.a.cap ? *count : g.a.cap;
-  cnms_build_mask_lanes <T> (g, n, cnms_lane_local_ref <T> {
-        l.sorted_rows, l.sorted_anchor, (const T *) g.dec.tensor, 5 + g.dec.n_classes }, s + l.words,
-      g.smem_words - l.words);
+  cnms_mask_lanes_quads <T> (g, n, cnms_lane_local_ref <T> {
+        l.sorted_rows, l.sorted_anchor, (const T *) g.dec.tensor,
+        5 + g.dec.n_classes }, s, g.smem_words - l.words);
   return true;
+}
+
+/* The cached resolve's output of the block-local front (cnms_kept_out's
+ * place): each kept record (its score and anchor; the rest 0, as the
+ * decode's) from the sorted arrays, and from a device tensor its row
+ * into kept_dst. */
+struct cnms_lane_local_out {
+  static constexpr bool order = false;
+  const float *score;
+  const uint32_t *anchor;
+  __device__ void operator() (const cnms_engine_args &g, int kept,
+      const uint32_t *s_order, const int *s_kpos) const
+  {
+    char *body = g.out + CNMS_HEADER_BYTES;
+    const int pieces = g.src.kept_dst != NULL ? g.src.kept_dst_units / 8 :
+        0;
+
+    (void) s_order;
+    for (int r = threadIdx.x; r < kept; r += blockDim.x) {
+      cnms_det rec;
+
+      memset (&rec, 0, sizeof rec);
+      rec.score = score[s_kpos[r]];
+      rec.anchor = (int32_t) anchor[s_kpos[r]];
+      cnms_write_record (body, r, rec);
+    }
+    for (int c = threadIdx.x; c < kept * pieces; c += blockDim.x) {
+      const int r = c / pieces;
+
+      cnms_copy_kept_piece (g.src, r, c - r * pieces, anchor[s_kpos[r]]);
+    }
+  }
+};
+
+/* Block 0's resolve after the block-local front (s: its dynamic shared
+ * memory, the front's arrays still at its end). */
+__device__ __forceinline__ void
+cnms_lane_local_resolve (const cnms_engine_args &g, int n, uint64_t *s)
+{
+  const cnms_lane_local l = cnms_lane_local_at (s, g.smem_words,
+      cnms_lane_local_room (g));
+
+  cnms_resolve_cached (g, n, s, cnms_lane_local_out { l.sorted_score,
+        l.sorted_anchor });
 }
 
 #endif /* CNMS_CUDA_LANE_LOCAL_CUH */

@@ -24,7 +24,8 @@
 #define CNMS_LANE_PARTS 8
 
 /* Loads in flight a thread while staging. */
-#define CNMS_LANE_STAGE_LOADS 8
+#define CNMS_LANE_STAGE_LOADS 24
+#define CNMS_LANE_QUAD_LOADS 12
 
 /* A lane of the mask: its x (element 0 is row 0's, of the element type
  * the mask phase was called with) and its rows. */
@@ -169,24 +170,24 @@ cnms_mask_lanes_items (const cnms_engine_args &g, int n, F lane,
        * one after another (the loads of a warp contiguous) */
       for (int base = tid; base < total;
           base += CNMS_LANE_STAGE_LOADS * CNMS_ENGINE_THREADS) {
-        float v[CNMS_LANE_STAGE_LOADS];
+        /* the elements as they are, converted once all are loaded */
+        T v[CNMS_LANE_STAGE_LOADS];
         int to[CNMS_LANE_STAGE_LOADS];
 
 #pragma unroll
         for (int u = 0; u < CNMS_LANE_STAGE_LOADS; u++) {
           const int e = base + u * CNMS_ENGINE_THREADS;
 
-          v[u] = 0.0f;
+          v[u] = 0;
           to[u] = -1;
           if (e < total) {
             const int k = e / len, j = e - k * len;
 
             if (k < col_size) {
-              v[u] = cnms_ld ((const T *) st.colx[k], (size_t) (c0 + j));
+              v[u] = ((const T *) st.colx[k])[c0 + j];
               to[u] = k * pitch + j;
             } else {
-              v[u] = cnms_ld ((const T *) st.rowx[k - col_size],
-                  (size_t) (c0 + j));
+              v[u] = ((const T *) st.rowx[k - col_size])[c0 + j];
               to[u] = (CNMS_TILE + k - col_size) * pitch + j;
             }
           }
@@ -194,7 +195,7 @@ cnms_mask_lanes_items (const cnms_engine_args &g, int n, F lane,
 #pragma unroll
         for (int u = 0; u < CNMS_LANE_STAGE_LOADS; u++)
           if (to[u] >= 0)
-            s_x[to[u]] = v[u];
+            s_x[to[u]] = cnms_elem_float (v[u]);
       }
       __syncthreads ();
       {
@@ -202,17 +203,17 @@ cnms_mask_lanes_items (const cnms_engine_args &g, int n, F lane,
         const int j0 = first > c0 ? first - c0 : 0;
         const int j1 = last - c0 + 1 < len ? last - c0 + 1 : len;
 
+#pragma unroll 4
         for (int j = j0; j < j1; j++) {
           const int row = c0 + j;
           const float xa = s_xr[r * pitch + j];
 
 #pragma unroll
           for (int q = 0; q < PER; q++) {
-            if (row >= lo[q] && row <= hi[q]) {
-              const float xb = s_xc[(part + q * LANES) * pitch + j];
-              dist[q] = cnms_fadd (dist[q], xa < xb ? cnms_fsub (xb, xa)
-                  : cnms_fsub (xa, xb));
-            }
+            const float xb = s_xc[(part + q * LANES) * pitch + j];
+            const float d = cnms_fadd (dist[q], xa < xb ? cnms_fsub (xb, xa)
+                : cnms_fsub (xa, xb));
+            dist[q] = row >= lo[q] && row <= hi[q] ? d : dist[q];
           }
         }
       }
@@ -269,6 +270,162 @@ cnms_build_mask_lanes (const cnms_engine_args &g, int n, F lane, uint64_t *s,
     default:
       cnms_mask_lanes_items < 1, T > (g, n, lane, st, s_x, xf);
       break;
+  }
+}
+
+/* Lanes a quarter of a tile: the block-local front's items are 16 row
+ * lanes against 16 column lanes. */
+#define CNMS_LANE_QUAD 16
+
+/* The block-local front's mask (cuda_lane_local.cuh) of n lanes, lane i
+ * given by lane (i) (its x of type T): the same words as
+ * cnms_mask_lanes_items, in items of a quarter of a tile's rows against a
+ * quarter of its columns (16 items a tile of the upper triangle, so that
+ * a frame's few tiles spread over many multiprocessors and each block
+ * stages only 32 lanes' x). A thread takes one pair: row lane tid / 16,
+ * column lane tid % 16; it walks its pair's own shared rows in order from
+ * 0.0f, as cnms_lane_close does, over the staged x. A warp's ballot holds
+ * two rows' 16 bits, stored as the 16-bit quarter of each row's mask word
+ * that the item's columns make (every quarter of every word is written).
+ * s: words words of the block's dynamic shared memory. */
+template <typename T, typename F>
+__device__ __forceinline__ void
+cnms_mask_lanes_quads (const cnms_engine_args &g, int n, F lane, uint64_t *s,
+    long long words)
+{
+  constexpr int Q = CNMS_LANE_QUAD;
+  constexpr int PARTS = CNMS_TILE / Q;
+  constexpr int TILE_WORDS = (sizeof (cnms_lane_tile) + 7) / 8;
+  static_assert (Q * Q == CNMS_ENGINE_THREADS, "a thread a pair");
+  cnms_lane_tile &st = *(cnms_lane_tile *) s;
+  float *const s_x = (float *) (s + TILE_WORDS);
+  const long long xf = (words - TILE_WORDS) * 2;
+  const int nb = cnms_ceil_div (n, CNMS_TILE);
+  const long long items = (long long) nb * (nb + 1) / 2 * PARTS * PARTS;
+  const int tid = threadIdx.x;
+  const int r = tid / Q, c = tid % Q;
+  const float distance = g.a.iou;
+  const int last_row = g.src.lane_n;
+  /* the most rows a chunk stages: an odd pitch for the 2 Q lanes */
+  const long long room = xf / (2 * Q) - 2;
+  const int max_chunk = room < 1 ? 1 : (room > last_row + 1 ? last_row + 1 :
+      (int) room);
+
+  for (long long t = blockIdx.x; t < items; t += gridDim.x) {
+    int row_blk, col_blk;
+    cnms_triangle_tile (t / (PARTS * PARTS), &row_blk, &col_blk);
+    const int q = (int) (t % (PARTS * PARTS));
+    const int rp = q / PARTS, cp = q % PARTS;
+    const int row0 = row_blk * CNMS_TILE + rp * Q;
+    const int col0 = col_blk * CNMS_TILE + cp * Q;
+    const int row_size = min (n - row0, Q);
+    const int col_size = min (n - col0, Q);
+    const int i = row0 + r, k = col0 + c;
+    int32_t lo = 0, hi = -1;
+    float dist = 0.0f;
+
+    /* uniform: no row lane of this part (the last tile's) */
+    if (row_size <= 0)
+      continue;
+    if (tid == 0) {
+      st.span[0] = INT32_MAX;
+      st.span[1] = -1;
+    }
+    if (tid < row_size) {
+      const cnms_lane_ref a = lane (row0 + tid);
+      st.rowx[tid] = a.x;
+      st.s[tid] = a.s;
+      st.e[tid] = a.e;
+    } else if (tid >= Q && tid - Q < col_size) {
+      const cnms_lane_ref b = lane (col0 + tid - Q);
+      st.colx[tid - Q] = b.x;
+      st.s[tid] = b.s;
+      st.e[tid] = b.e;
+    }
+    __syncthreads ();
+    /* the pair's shared rows [lo, hi], as cnms_lane_close: none for the
+     * lane itself and past the tile */
+    if (r < row_size && c < col_size && i != k) {
+      const int32_t e = min (st.e[r], st.e[Q + c]);
+
+      lo = max (st.s[r], st.s[Q + c]);
+      hi = e > last_row ? last_row : e;
+      if (hi >= lo) {
+        atomicMin (&st.span[0], lo);
+        atomicMax (&st.span[1], hi);
+      }
+    }
+    __syncthreads ();
+
+    /* uniform over the block: every thread reaches the barriers */
+    const int span_lo = st.span[0], span_hi = st.span[1];
+    const int chunk = min (max_chunk, span_hi - span_lo + 1);
+    const int pitch = (chunk + 1) | 1;
+
+    for (int c0 = span_lo; c0 <= span_hi; c0 += chunk) {
+      const int len = min (chunk, span_hi - c0 + 1);
+      const int total = (row_size + Q) * len;
+
+      /* the chunk's x: row lanes, then column lanes, each lane's rows
+       * one after another; a column lane past the tile stages nothing */
+      for (int base = tid; base < total;
+          base += CNMS_LANE_QUAD_LOADS * CNMS_ENGINE_THREADS) {
+        T v[CNMS_LANE_QUAD_LOADS];
+        int to[CNMS_LANE_QUAD_LOADS];
+
+#pragma unroll
+        for (int u = 0; u < CNMS_LANE_QUAD_LOADS; u++) {
+          const int e = base + u * CNMS_ENGINE_THREADS;
+
+          v[u] = 0;
+          to[u] = -1;
+          if (e < total) {
+            const int l = e / len, j = e - l * len;
+
+            if (l < row_size) {
+              v[u] = ((const T *) st.rowx[l])[c0 + j];
+              to[u] = l * pitch + j;
+            } else if (l - row_size < col_size) {
+              v[u] = ((const T *) st.colx[l - row_size])[c0 + j];
+              to[u] = (Q + l - row_size) * pitch + j;
+            }
+          }
+        }
+#pragma unroll
+        for (int u = 0; u < CNMS_LANE_QUAD_LOADS; u++)
+          if (to[u] >= 0)
+            s_x[to[u]] = cnms_elem_float (v[u]);
+      }
+      __syncthreads ();
+      {
+        /* this pair's rows of the chunk, in order */
+        const int j0 = lo > c0 ? lo - c0 : 0;
+        const int j1 = hi - c0 + 1 < len ? hi - c0 + 1 : len;
+        const float *xa = s_x + r * pitch;
+        const float *xb = s_x + (Q + c) * pitch;
+
+#pragma unroll 4
+        for (int j = j0; j < j1; j++) {
+          const float a = xa[j], b = xb[j];
+          dist = cnms_fadd (dist, a < b ? cnms_fsub (b, a)
+              : cnms_fsub (a, b));
+        }
+      }
+      /* the next chunk overwrites the stage */
+      __syncthreads ();
+    }
+    const bool close = hi >= lo && dist < cnms_fmul (distance,
+        (float) (hi - lo + 1));
+    const unsigned bits = __ballot_sync (CNMS_FULL_WARP, close);
+
+    /* lane 0 of each half-warp: its row's quarter word */
+    if (c == 0 && i < n)
+      ((uint16_t *) &g.mask[cnms_slab_offset (row_blk, nb)
+              + (long long) (rp * Q + r) * (nb - row_blk)
+              + (col_blk - row_blk)])[cp] =
+          (uint16_t) (bits >> ((tid & 31) & ~(Q - 1)));
+    /* the next item restages its lanes */
+    __syncthreads ();
   }
 }
 

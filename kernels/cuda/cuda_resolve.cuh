@@ -59,7 +59,9 @@ cnms_or_tile_rows (const uint64_t *diag, int width, int base,
 }
 
 /* Cached resolve (see the file comment); s: the block's dynamic shared
- * memory, laid out [removed nb | mask slab | order n | kept positions n].
+ * memory, laid out [removed nb | mask slab | order n | kept positions n];
+ * out writes the kept candidates out (cnms_kept_out; its order: whether
+ * it reads the sort values, which are then staged).
  * After the block's copy, one warp resolves the tiles with no block
  * barrier. A tile's kept set K is the one set with: box b in K iff b is
  * available and no box of K before b removes b (the lower bits of b's
@@ -72,8 +74,10 @@ cnms_or_tile_rows (const uint64_t *diag, int width, int base,
  * later words into the removed bitmap (cnms_or_tile_rows). A tile row is at
  * most 32 words wide: the slab of 33 tiles (2112 boxes) is beyond any
  * device's shared memory. */
+template <typename OUT>
 __device__ __forceinline__ void
-cnms_resolve_cached (const cnms_engine_args &g, int n, uint64_t *s)
+cnms_resolve_cached (const cnms_engine_args &g, int n, uint64_t *s,
+    OUT out)
 {
   __shared__ int s_n_kept;
   const int nb = cnms_ceil_div (n, CNMS_TILE);
@@ -84,12 +88,12 @@ cnms_resolve_cached (const cnms_engine_args &g, int n, uint64_t *s)
   uint64_t *const s_tri = s + nb;
   uint32_t *const s_order = (uint32_t *) (s_tri + total);
   int *const s_kpos = (int *) (s_order + n);
-  char *body = g.out + CNMS_HEADER_BYTES;
 
   for (int w = tid; w < nb; w += blockDim.x)
     s_removed[w] = 0;
-  for (int i = tid; i < n; i += blockDim.x)
-    s_order[i] = g.order[i];
+  if (out.order)
+    for (int i = tid; i < n; i += blockDim.x)
+      s_order[i] = g.order[i];
   /* the mask phase wrote the slab layout: a straight copy (rows past n in
    * the last tile are never read) */
   for (long long e = tid; e < total; e += blockDim.x)
@@ -152,13 +156,26 @@ cnms_resolve_cached (const cnms_engine_args &g, int n, uint64_t *s)
   }
   __syncthreads ();
   const int kept = s_n_kept;
-  cnms_write_kept (body, kept, g.src.recs, tid, blockDim.x,
-      [&] (int r) { return s_order[s_kpos[r]]; });
-  cnms_write_kept_dev (g, kept, tid, blockDim.x,
-      [&] (int r) { return s_order[s_kpos[r]]; });
+  out (g, kept, s_order, s_kpos);
   if (tid == 0)
     ((int32_t *) g.out)[CNMS_OUT_KEPT] = kept;
 }
+
+/* The cached resolve's output of the sorted candidates in g.order: the
+ * kept records (or indices) and g.kept_dev. */
+struct cnms_kept_out {
+  static constexpr bool order = true;
+  __device__ void operator() (const cnms_engine_args &g, int kept,
+      const uint32_t *s_order, const int *s_kpos) const
+  {
+    char *body = g.out + CNMS_HEADER_BYTES;
+
+    cnms_write_kept (body, kept, g.src.recs, threadIdx.x, blockDim.x,
+        [&] (int r) { return s_order[s_kpos[r]]; });
+    cnms_write_kept_dev (g, kept, threadIdx.x, blockDim.x,
+        [&] (int r) { return s_order[s_kpos[r]]; });
+  }
+};
 
 /* What a thread of the uncached resolve holds of one tile, loaded a step
  * ahead. Warp 0 (the tile's boxes lane and lane + 32): a0, a1 their
@@ -410,7 +427,7 @@ cnms_resolve (const cnms_engine_args &g, int n, uint64_t *s)
 {
   /* uniform; the mask phase made the same choice */
   if (cnms_engine_cached (g, n))
-    cnms_resolve_cached (g, n, s);
+    cnms_resolve_cached (g, n, s, cnms_kept_out ());
   else
     cnms_resolve_global (g, n, s);
 }
