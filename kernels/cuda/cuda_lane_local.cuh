@@ -91,8 +91,10 @@ struct cnms_lane_local_ref {
   }
 };
 
-/* Proposals a thread reads at once in the local decode. */
-#define CNMS_LANE_LOCAL_BATCH 4
+/* The values of a proposal that the local decode reads (its logits,
+ * start_y, start_x and length), and the loads a thread has in flight. */
+#define CNMS_LANE_FIELDS 5
+#define CNMS_LANE_FRONT_LOADS 20
 
 /* The local front's decode and sort (see the file comment) into l. Sets
  * *count (candidates) and *nonfinite (proposals without a finite score);
@@ -101,47 +103,57 @@ struct cnms_lane_local_ref {
 template <typename T>
 __device__ __forceinline__ bool
 cnms_lane_local_front (const cnms_engine_args &g, const cnms_lane_local &l,
-    int *count, int *nonfinite)
+    uint64_t *s_stage, long long stage_words, int *count, int *nonfinite)
 {
   __shared__ int s_count, s_nonfinite;
   const cnms_engine_decode &d = g.dec;
   const T *t = (const T *) d.tensor;
   const int stride = 5 + d.n_classes, n_strips = d.n_classes - 1;
   const int tid = threadIdx.x;
-  const int step = CNMS_LANE_LOCAL_BATCH * CNMS_ENGINE_THREADS;
 
   if (tid == 0) {
     s_count = 0;
     s_nonfinite = 0;
   }
   __syncthreads ();
-  for (int a0 = 0; a0 < d.n_anchors; a0 += step) {
-    float v[CNMS_LANE_LOCAL_BATCH][4];
+  /* the rows' first five values, a pass's rows at a time, staged in the
+   * room at the start of shared memory (the mask's later) by consecutive
+   * threads, so that a warp's load reads the leading bytes of a few rows;
+   * then a thread a row decodes them */
+  float *const s_f = (float *) s_stage;
+  const int pass = (int) min ((long long) d.n_anchors,
+      stage_words * 2 / CNMS_LANE_FIELDS);
+  for (int a0 = 0; a0 < d.n_anchors; a0 += pass) {
+    const int rows = min (pass, d.n_anchors - a0);
+    const int total = rows * CNMS_LANE_FIELDS;
 
-    /* the batch's loads in flight together */
+    for (int base = tid; base < total;
+        base += CNMS_LANE_FRONT_LOADS * CNMS_ENGINE_THREADS) {
+      T v[CNMS_LANE_FRONT_LOADS];
+
 #pragma unroll
-    for (int u = 0; u < CNMS_LANE_LOCAL_BATCH; u++) {
-      const int a = a0 + u * CNMS_ENGINE_THREADS + tid;
-      if (a < d.n_anchors) {
-        const T *r = t + (size_t) stride * a;
-        v[u][0] = cnms_ld (r, 0);
-        v[u][1] = cnms_ld (r, 1);
-        v[u][2] = cnms_ld (r, 2);
-        v[u][3] = cnms_ld (r, 4);
+      for (int u = 0; u < CNMS_LANE_FRONT_LOADS; u++) {
+        const int e = base + u * CNMS_ENGINE_THREADS;
+        const int r = e / CNMS_LANE_FIELDS;
+
+        v[u] = e < total ? t[(size_t) stride * (a0 + r)
+            + (e - r * CNMS_LANE_FIELDS)] : (T) 0;
       }
-    }
 #pragma unroll
-    for (int u = 0; u < CNMS_LANE_LOCAL_BATCH; u++) {
-      const int a = a0 + u * CNMS_ENGINE_THREADS + tid;
+      for (int u = 0; u < CNMS_LANE_FRONT_LOADS; u++)
+        if (base + u * CNMS_ENGINE_THREADS < total)
+          s_f[base + u * CNMS_ENGINE_THREADS] = cnms_elem_float (v[u]);
+    }
+    __syncthreads ();
+    for (int r = tid; r < rows; r += CNMS_ENGINE_THREADS) {
+      const int a = a0 + r;
+      const float *f = s_f + r * CNMS_LANE_FIELDS;
       int32_t start, end;
-
-      if (a >= d.n_anchors)
-        continue;
-      const float score = cnms_lane_score (v[u][0], v[u][1]);
+      const float score = cnms_lane_score (f[0], f[1]);
       if (!cnms_isfinite (score))
         atomicAdd (&s_nonfinite, 1);
       if (cnms_score_ok (score, d.lane_thr)
-          && cnms_lane_rows (v[u][2], v[u][3], n_strips, &start, &end)) {
+          && cnms_lane_rows (f[2], f[4], n_strips, &start, &end)) {
         const int slot = atomicAdd (&s_count, 1);
         if (slot < l.room) {
           l.key[slot] = cnms_cuda_compact_key (score, (uint32_t) a, d.abits);
@@ -151,8 +163,9 @@ cnms_lane_local_front (const cnms_engine_args &g, const cnms_lane_local &l,
         }
       }
     }
+    /* the next pass overwrites the rows */
+    __syncthreads ();
   }
-  __syncthreads ();
   const int m = s_count;
   const int n = m < g.a.cap ? m : g.a.cap;
 
@@ -165,10 +178,17 @@ cnms_lane_local_front (const cnms_engine_args &g, const cnms_lane_local &l,
     return false;
   for (int slot = tid; slot < m; slot += blockDim.x) {
     const uint64_t k = l.key[slot];
-    int rank = 0;
+    int c[8] = { 0, 0, 0, 0, 0, 0, 0, 0 }, j = 0;
 
-    for (int j = 0; j < m; j++)
-      rank += l.key[j] < k;
+    /* eight keys in flight: the compares wait on shared-memory loads */
+    for (; j + 8 <= m; j += 8) {
+#pragma unroll
+      for (int u = 0; u < 8; u++)
+        c[u] += l.key[j + u] < k;
+    }
+    for (; j < m; j++)
+      c[0] += l.key[j] < k;
+    const int rank = c[0] + c[1] + c[2] + c[3] + c[4] + c[5] + c[6] + c[7];
     if (rank < n) {
       l.sorted_rows[rank] = l.rows[slot];
       l.sorted_score[rank] = l.score[slot];
@@ -192,7 +212,8 @@ cnms_lane_local_run (const cnms_engine_args &g, uint64_t *s, int *count,
   const cnms_lane_local l = cnms_lane_local_at (s, g.smem_words,
       cnms_lane_local_room (g));
 
-  if (!cnms_lane_local_front <T> (g, l, count, nonfinite))
+  if (!cnms_lane_local_front <T> (g, l, s, g.smem_words - l.words, count,
+          nonfinite))
     return false;
   const int n = *count < g.a.cap ? *count : g.a.cap;
   cnms_mask_lanes_quads <T> (g, n, cnms_lane_local_ref <T> {
