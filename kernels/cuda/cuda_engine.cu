@@ -14,7 +14,10 @@
  * stops after the sort: the sorted candidates are the detections. The
  * phases are cuda_sort.cuh, the mask (cuda_mask.cuh, all pairs, for the
  * cached resolve; cuda_prune.cuh, the pairs whose boxes can overlap, found
- * through a grid, for the others) and cuda_resolve.cuh.
+ * through a grid, for the others) and cuda_resolve.cuh. A LaneATT tensor small
+ * enough takes the lane engine's block-local front instead of the first
+ * phases (cuda_lane_local.cuh: every block decodes and ranks on its own,
+ * no grid barrier), then the same check-in and resolve.
  *
  * The geometry is the kernel's template parameter (cuda_geom.cuh): boxes
  * (CNMS_GEOM_BOX: a YOLOv8 tensor, decoded candidates of the other
