@@ -61,6 +61,51 @@ struct cnms_lane_sorted {
   }
 };
 
+/* Stages rows c0 .. c0 + len - 1 of the x of two groups of lanes into
+ * s_x, a lane's rows pitch floats apart, each lane's rows one after
+ * another (the loads of a warp contiguous), LOADS loads of a thread in
+ * flight: lane k < na of the first group (x at xa[k]) at row offa + k, lane
+ * k < nb of the second (xb[k]) at row offb + k, of which those from
+ * nb_valid on stage nothing. The elements are loaded as they are and
+ * converted once all are in. */
+template <int LOADS, typename T>
+__device__ __forceinline__ void
+cnms_lane_stage (float *s_x, int pitch, int c0, int len,
+    const void *const *xa, int na, int offa, const void *const *xb, int nb,
+    int nb_valid, int offb)
+{
+  const int total = (na + nb) * len;
+
+  for (int base = threadIdx.x; base < total;
+      base += LOADS * CNMS_ENGINE_THREADS) {
+    T v[LOADS];
+    int to[LOADS];
+
+#pragma unroll
+    for (int u = 0; u < LOADS; u++) {
+      const int e = base + u * CNMS_ENGINE_THREADS;
+
+      v[u] = 0;
+      to[u] = -1;
+      if (e < total) {
+        const int k = e / len, j = e - k * len;
+
+        if (k < na) {
+          v[u] = ((const T *) xa[k])[c0 + j];
+          to[u] = (offa + k) * pitch + j;
+        } else if (k - na < nb_valid) {
+          v[u] = ((const T *) xb[k - na])[c0 + j];
+          to[u] = (offb + k - na) * pitch + j;
+        }
+      }
+    }
+#pragma unroll
+    for (int u = 0; u < LOADS; u++)
+      if (to[u] >= 0)
+        s_x[to[u]] = cnms_elem_float (v[u]);
+  }
+}
+
 /* The work items t = blockIdx.x, + gridDim.x, ... of a mask of n lanes in
  * tiles of H row parts, lane i of them given by lane (i) (its x of type
  * T); s_x: the staging area, xf floats. */
@@ -164,39 +209,10 @@ cnms_mask_lanes_items (const cnms_engine_args &g, int n, F lane,
 
     for (int c0 = span_lo; c0 <= span_hi; c0 += chunk) {
       const int len = min (chunk, span_hi - c0 + 1);
-      const int total = (col_size + row_size) * len;
 
-      /* the chunk's x: column lanes, then row lanes, each lane's rows
-       * one after another (the loads of a warp contiguous) */
-      for (int base = tid; base < total;
-          base += CNMS_LANE_STAGE_LOADS * CNMS_ENGINE_THREADS) {
-        /* the elements as they are, converted once all are loaded */
-        T v[CNMS_LANE_STAGE_LOADS];
-        int to[CNMS_LANE_STAGE_LOADS];
-
-#pragma unroll
-        for (int u = 0; u < CNMS_LANE_STAGE_LOADS; u++) {
-          const int e = base + u * CNMS_ENGINE_THREADS;
-
-          v[u] = 0;
-          to[u] = -1;
-          if (e < total) {
-            const int k = e / len, j = e - k * len;
-
-            if (k < col_size) {
-              v[u] = ((const T *) st.colx[k])[c0 + j];
-              to[u] = k * pitch + j;
-            } else {
-              v[u] = ((const T *) st.rowx[k - col_size])[c0 + j];
-              to[u] = (CNMS_TILE + k - col_size) * pitch + j;
-            }
-          }
-        }
-#pragma unroll
-        for (int u = 0; u < CNMS_LANE_STAGE_LOADS; u++)
-          if (to[u] >= 0)
-            s_x[to[u]] = cnms_elem_float (v[u]);
-      }
+      /* the chunk's x: column lanes, then row lanes */
+      cnms_lane_stage < CNMS_LANE_STAGE_LOADS, T > (s_x, pitch, c0, len,
+          st.colx, col_size, 0, st.rowx, row_size, row_size, CNMS_TILE);
       __syncthreads ();
       {
         /* this thread's rows of the chunk */
@@ -364,38 +380,11 @@ cnms_mask_lanes_quads (const cnms_engine_args &g, int n, F lane, uint64_t *s,
 
     for (int c0 = span_lo; c0 <= span_hi; c0 += chunk) {
       const int len = min (chunk, span_hi - c0 + 1);
-      const int total = (row_size + Q) * len;
 
-      /* the chunk's x: row lanes, then column lanes, each lane's rows
-       * one after another; a column lane past the tile stages nothing */
-      for (int base = tid; base < total;
-          base += CNMS_LANE_QUAD_LOADS * CNMS_ENGINE_THREADS) {
-        T v[CNMS_LANE_QUAD_LOADS];
-        int to[CNMS_LANE_QUAD_LOADS];
-
-#pragma unroll
-        for (int u = 0; u < CNMS_LANE_QUAD_LOADS; u++) {
-          const int e = base + u * CNMS_ENGINE_THREADS;
-
-          v[u] = 0;
-          to[u] = -1;
-          if (e < total) {
-            const int l = e / len, j = e - l * len;
-
-            if (l < row_size) {
-              v[u] = ((const T *) st.rowx[l])[c0 + j];
-              to[u] = l * pitch + j;
-            } else if (l - row_size < col_size) {
-              v[u] = ((const T *) st.colx[l - row_size])[c0 + j];
-              to[u] = (Q + l - row_size) * pitch + j;
-            }
-          }
-        }
-#pragma unroll
-        for (int u = 0; u < CNMS_LANE_QUAD_LOADS; u++)
-          if (to[u] >= 0)
-            s_x[to[u]] = cnms_elem_float (v[u]);
-      }
+      /* the chunk's x: row lanes, then column lanes (one past the tile
+       * stages nothing) */
+      cnms_lane_stage < CNMS_LANE_QUAD_LOADS, T > (s_x, pitch, c0, len,
+          st.rowx, row_size, 0, st.colx, Q, col_size, Q);
       __syncthreads ();
       {
         /* this pair's rows of the chunk, in order */
