@@ -106,14 +106,15 @@ cnms_lane_stage (float *s_x, int pitch, int c0, int len,
   }
 }
 
-/* The work items t = blockIdx.x, + gridDim.x, ... of a mask of n lanes in
- * tiles of H row parts, lane i of them given by lane (i) (its x of type
- * T); s_x: the staging area, xf floats. */
-template <int H, typename T, typename F>
+/* The work items t = blockIdx.x, + gridDim.x, ... of the mask of the n
+ * lanes that the sort phase gathered, in tiles of H row parts; s_x: the
+ * staging area, xf floats. */
+template <int H>
 __device__ __forceinline__ void
-cnms_mask_lanes_items (const cnms_engine_args &g, int n, F lane,
-    cnms_lane_tile &st, float *s_x, long long xf)
+cnms_mask_lanes_items (const cnms_engine_args &g, int n, cnms_lane_tile &st,
+    float *s_x, long long xf)
 {
+  const cnms_lane_sorted lane { g };
   /* threads a row lane, row lanes an item, column lanes a thread */
   constexpr int LANES = CNMS_MASK_SPLIT * H;
   constexpr int ROWS = CNMS_TILE / H;
@@ -211,7 +212,7 @@ cnms_mask_lanes_items (const cnms_engine_args &g, int n, F lane,
       const int len = min (chunk, span_hi - c0 + 1);
 
       /* the chunk's x: column lanes, then row lanes */
-      cnms_lane_stage < CNMS_LANE_STAGE_LOADS, T > (s_x, pitch, c0, len,
+      cnms_lane_stage < CNMS_LANE_STAGE_LOADS, float > (s_x, pitch, c0, len,
           st.colx, col_size, 0, st.rowx, row_size, row_size, CNMS_TILE);
       __syncthreads ();
       {
@@ -252,19 +253,17 @@ cnms_mask_lanes_items (const cnms_engine_args &g, int n, F lane,
   }
 }
 
-/* The mask of n lanes, lane i given by lane (i) (its x of type T); s:
- * words words of the block's dynamic shared memory, which the engine
- * does not use between the sort and the resolve: the item's tile, then
- * the staging room. */
-template <typename T, typename F>
+/* The mask of the n lanes that the sort phase gathered; s: the block's
+ * dynamic shared memory (g.smem_words words), which the engine does not
+ * use between the sort and the resolve: the item's tile, then the
+ * staging room. */
 __device__ __forceinline__ void
-cnms_build_mask_lanes (const cnms_engine_args &g, int n, F lane, uint64_t *s,
-    long long words)
+cnms_build_mask_lanes (const cnms_engine_args &g, int n, uint64_t *s)
 {
   constexpr int TILE_WORDS = (sizeof (cnms_lane_tile) + 7) / 8;
   cnms_lane_tile &st = *(cnms_lane_tile *) s;
   float *const s_x = (float *) (s + TILE_WORDS);
-  const long long xf = (words - TILE_WORDS) * 2;
+  const long long xf = (g.smem_words - TILE_WORDS) * 2;
   const int nb = cnms_ceil_div (n, CNMS_TILE);
   const long long tiles = (long long) nb * (nb + 1) / 2;
   /* a grid with blocks to spare splits each tile's rows in h parts (so
@@ -275,16 +274,16 @@ cnms_build_mask_lanes (const cnms_engine_args &g, int n, F lane, uint64_t *s,
     h <<= 1;
   switch (h) {
     case 8:
-      cnms_mask_lanes_items < 8, T > (g, n, lane, st, s_x, xf);
+      cnms_mask_lanes_items < 8 > (g, n, st, s_x, xf);
       break;
     case 4:
-      cnms_mask_lanes_items < 4, T > (g, n, lane, st, s_x, xf);
+      cnms_mask_lanes_items < 4 > (g, n, st, s_x, xf);
       break;
     case 2:
-      cnms_mask_lanes_items < 2, T > (g, n, lane, st, s_x, xf);
+      cnms_mask_lanes_items < 2 > (g, n, st, s_x, xf);
       break;
     default:
-      cnms_mask_lanes_items < 1, T > (g, n, lane, st, s_x, xf);
+      cnms_mask_lanes_items < 1 > (g, n, st, s_x, xf);
       break;
   }
 }
@@ -416,15 +415,6 @@ cnms_mask_lanes_quads (const cnms_engine_args &g, int n, F lane, uint64_t *s,
     /* the next item restages its lanes */
     __syncthreads ();
   }
-}
-
-/* The mask of the n lanes that the sort phase gathered; s: the block's
- * dynamic shared memory (g.smem_words words). */
-__device__ __forceinline__ void
-cnms_build_mask_lanes (const cnms_engine_args &g, int n, uint64_t *s)
-{
-  cnms_build_mask_lanes <float> (g, n, cnms_lane_sorted { g }, s,
-      g.smem_words);
 }
 
 #endif /* CNMS_CUDA_MASK_LANES_CUH */
