@@ -25,7 +25,8 @@
 /* Header fields (int32 words). */
 #define CNMS_HDR_COUNT 0        /* decode: candidates found (atomic) */
 #define CNMS_HDR_MASKED 2       /* engine: blocks done with the bitmask
-                                 * (atomic; zeroed again by block 0) */
+                                 * (atomic; zeroed again by the block
+                                 * that resolves) */
 
 /* Output header fields (int32 words). */
 #define CNMS_OUT_KEPT 0         /* kept records behind the header */
@@ -132,7 +133,7 @@ typedef struct {
   int pdl;                      /* compute capability 9.0 on: the heads
                                  * behind the engine are launched
                                  * programmatically dependent (scheduled
-                                 * while its block 0 resolves) */
+                                 * while its resolve runs) */
   cnms_cuda_buf d_kept;         /* the engine's kept_dev for the heads */
 } cnms_cuda_priv;
 
@@ -206,8 +207,8 @@ typedef struct {
                                  * proposal rows (5 + S floats used) */
   int lane_stride;              /* floats a row */
   int lane_n;                   /* strips: S - 1 */
-  /* lanes from a device tensor (else kept_dst NULL): block 0 of the
-   * engine copies the kept records' tensor rows (kept_row_units 16-bit
+  /* lanes from a device tensor (else kept_dst NULL): the engine's
+   * resolving block copies the kept records' tensor rows (kept_row_units 16-bit
    * units each, any dtype; by their anchors) into kept_dst (mapped pinned
    * memory, kept_dst_units apart, in 16-byte pieces), in kept order, once
    * the resolve has put their count and sort values in the engine's

@@ -76,6 +76,24 @@ cnms_pdl_launch_next (void)
 #endif
 }
 
+/* atomicAdd with acquire and release semantics at device scope (the
+ * check-in of cnms_engine_finish): returns the old value. */
+__device__ __forceinline__ int
+cnms_add_acq_rel (int32_t *p, int v)
+{
+  int old;
+
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 700
+  asm volatile ("atom.add.acq_rel.gpu.global.s32 %0, [%1], %2;"
+      : "=r" (old) : "l" (p), "r" (v) : "memory");
+#else
+  __threadfence ();
+  old = atomicAdd (p, v);
+  __threadfence ();
+#endif
+  return old;
+}
+
 /* Number of candidates taken from a count-header buffer: min(count, cap). */
 __device__ __forceinline__ int
 cnms_clamp_count (int32_t count, int cap)

@@ -3,9 +3,9 @@
  * a YOLOv8 tensor is decoded in it too (one launch per frame in all).
  *
  *   [yolov8 decode, or plain NMS's filter -> grid barrier] -> sort (+
- *   cap and gather) -> grid barrier -> bitmask -> block 0 waits for every
- *   block's mask words -> greedy resolve in block 0 -> the kept records
- *   or indices, and the output header
+ *   cap and gather) -> grid barrier -> bitmask -> every block checks in
+ *   its mask words -> greedy resolve in the block that checks in last ->
+ *   the kept records or indices, and the output header
  *
  * The host never learns the count before the results: each phase reads
  * it on the device and sizes its own work (a rank sort over the count; a
@@ -216,51 +216,53 @@ cnms_report_local (int32_t *out_hdr, int nonfinite)
   out_hdr[CNMS_OUT_FIRST_FRACTIONAL] = 0;
 }
 
-/* After the mask: every block checks in, block 0 waits for them all and
- * resolves the n sorted candidates; prune: the pruned mask's grid is
- * reset; nonfinite >= 0: after the block-local front (its resolve and
- * report), else the decode's row counts are copied out. */
+/* After the mask: every block checks in, and the last to arrive resolves
+ * the n sorted candidates; prune: the pruned mask's grid is reset;
+ * local: after the block-local front (its resolve, and its report:
+ * nonfinite), else the decode's row counts are copied out. */
 __device__ __forceinline__ void
 cnms_engine_finish (const cnms_engine_args &g, int n, bool prune,
-    bool reporter, int nonfinite, uint64_t *s)
+    bool reporter, bool local, int nonfinite, uint64_t *s)
 {
+  __shared__ int s_last;
   int32_t *out_hdr = (int32_t *) g.out;
 
-  /* only block 0 reads the whole mask: every block checks in once its
-   * words are out, the others leave, and block 0 waits for the count (a
-   * grid barrier would hold every block until the last arrived) */
+  /* only one block reads the whole mask: every block checks in once its
+   * words are out, and the one whose check-in completes the count goes on
+   * to the resolve while the others leave (no block waits: a grid barrier
+   * would hold every block until the last arrived, and a block set to
+   * resolve would wait for the count) */
   __syncthreads ();
   if (threadIdx.x == 0) {
-    __threadfence ();
-    atomicAdd (&g.hdr[CNMS_HDR_MASKED], 1);
-  }
-  if (blockIdx.x == 0) {
-    if (threadIdx.x == 0) {
-      while (atomicAdd (&g.hdr[CNMS_HDR_MASKED], 0) < (int) gridDim.x)
-        __nanosleep (32);
-      /* all have arrived: ready for the next launch */
+    /* release: the block's words (ordered before by the block barrier);
+     * acquire: every block's, for the last */
+    s_last = cnms_add_acq_rel (&g.hdr[CNMS_HDR_MASKED], 1)
+        == (int) gridDim.x - 1;
+    /* ready for the next launch (which the kernel's end orders after) */
+    if (s_last) {
       g.hdr[CNMS_HDR_MASKED] = 0;
       if (prune)
         cnms_prune_reset (g);
-      __threadfence ();
     }
-    __syncthreads ();
+  }
+  __syncthreads ();
+  if (s_last) {
     /* the other blocks have left: heads enqueued behind the engine may
      * be scheduled now, to wait for its end (cnms_pdl_wait) */
     cnms_pdl_launch_next ();
-    if (nonfinite >= 0)
+    if (local)
       cnms_lane_local_resolve (g, n, s);
     else
       cnms_resolve (g, n, s);
     /* lanes of a device tensor: their kept rows out (the host computes
      * their points), here rather than in a kernel of their own */
-    if (nonfinite < 0 && g.src.kept_dst != NULL && g.kept_dev != NULL) {
+    if (!local && g.src.kept_dst != NULL && g.kept_dev != NULL) {
       __syncthreads ();
       cnms_copy_kept_rows (g.src, g.kept_dev, threadIdx.x, blockDim.x);
     }
   }
   if (reporter) {
-    if (nonfinite >= 0)
+    if (local)
       cnms_report_local (out_hdr, nonfinite);
     else
       cnms_report_out (g.report, out_hdr);
@@ -320,7 +322,7 @@ cnms_engine_rest (const cnms_engine_args &g, cg::grid_group &grid,
     cnms_build_mask_lanes (g, n, s);
   else
     cnms_build_mask <GEOM> (g, n);
-  cnms_engine_finish (g, n, prune, reporter, -1, s);
+  cnms_engine_finish (g, n, prune, reporter, false, 0, s);
 }
 
 /* The engine after the block-local front of lanes (its mask is out):
@@ -333,7 +335,7 @@ cnms_engine_local_tail (const cnms_engine_args &g, int count, int nonfinite,
 
   if (blockIdx.x == 0 && threadIdx.x == 0)
     ((int32_t *) g.out)[CNMS_OUT_CANDIDATES] = count;
-  cnms_engine_finish (g, n, false, reporter, nonfinite, s);
+  cnms_engine_finish (g, n, false, reporter, true, nonfinite, s);
 }
 
 /* The engine of one geometry; cnms_geom <GEOM>::MIN_BLOCKS blocks a
@@ -346,7 +348,7 @@ engine_kernel (cnms_engine_args g)
   extern __shared__ uint64_t s_dyn[];
   cg::grid_group grid = cg::this_grid ();
   /* the last block copies the decode's row counts out, off block 0's path
-   * (their stores to host memory would hold up its barrier) */
+   * to the grid barriers (their stores to host memory would hold it up) */
   const bool reporter = g.report != NULL && threadIdx.x == 0
       && blockIdx.x == gridDim.x - 1;
   /* a LaneATT tensor through the block-local front: decoded, sorted and

@@ -9,9 +9,10 @@
  * unique, so every block finds the one order). The mask phase then reads
  * each sorted lane's rows and x straight from the tensor by its anchor
  * (cnms_lane_local_ref), in items of 16 row lanes against 16 column lanes
- * (cnms_mask_lanes_quads: a block each). The arrays lie at the end of the dynamic shared
- * memory, past what block 0's cached resolve takes, which then writes the
- * kept records and copies their tensor rows out from them
+ * (cnms_mask_lanes_quads: a block each). The arrays lie at the end of the
+ * dynamic shared memory, past what the cached resolve takes: every block
+ * holds them, so the one that checks in last resolves at once, and writes
+ * the kept records and copies their tensor rows out from its own
  * (cnms_lane_local_out): nothing of the candidates goes through global
  * memory but the mask. The device-side count is never touched.
  *
@@ -254,8 +255,9 @@ struct cnms_lane_local_out {
   }
 };
 
-/* Block 0's resolve after the block-local front (s: its dynamic shared
- * memory, the front's arrays still at its end). */
+/* The resolve after the block-local front, in the block that checks in
+ * last (s: its dynamic shared memory, the front's arrays still at its
+ * end). */
 __device__ __forceinline__ void
 cnms_lane_local_resolve (const cnms_engine_args &g, int n, uint64_t *s)
 {

@@ -161,8 +161,8 @@ cnms_prune_zero (const cnms_engine_args &g, int n)
   }
 }
 
-/* The state the engine leaves for the next call (block 0, once every
- * block is done with the mask). */
+/* The state the engine leaves for the next call (the resolving block,
+ * once every block is done with the mask). */
 __device__ __forceinline__ void
 cnms_prune_reset (const cnms_engine_args &g)
 {
