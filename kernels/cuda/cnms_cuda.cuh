@@ -207,12 +207,12 @@ typedef struct {
                                  * proposal rows (5 + S floats used) */
   int lane_stride;              /* floats a row */
   int lane_n;                   /* strips: S - 1 */
-  /* lanes from a device tensor (else kept_dst NULL): the engine's
-   * resolving block copies the kept records' tensor rows (kept_row_units 16-bit
-   * units each, any dtype; by their anchors) into kept_dst (mapped pinned
-   * memory, kept_dst_units apart, in 16-byte pieces), in kept order, once
-   * the resolve has put their count and sort values in the engine's
-   * kept_dev (which it then needs) */
+  /* lanes from a device tensor (else kept_dst NULL): the engine's resolving
+   * block copies the kept records' tensor rows (kept_row_units 16-bit units
+   * each, any dtype; by their anchors) into kept_dst (mapped pinned memory,
+   * kept_dst_units apart, in 16-byte pieces), in kept order, once the
+   * resolve has put their count and sort values in the engine's kept_dev
+   * (which it then needs) */
   const uint16_t *kept_tensor;
   int kept_row_units;
   int kept_dst_units;
