@@ -34,27 +34,50 @@ typedef enum {
 } cnms_backend;
 
 typedef enum {
-  CNMS_LAYOUT_AUTO = 0,
+  CNMS_LAYOUT_AUTO = 0,   /* from the dims: yolov5, yolov8 or end2end */
   CNMS_LAYOUT_YOLOV5,     /* [1, N, 5+C]: cx cy w h obj cls...          */
   CNMS_LAYOUT_YOLOV8,     /* [1, 4+C, N]: cx cy w h cls... (strided by N) */
   CNMS_LAYOUT_END2END,    /* [1, K, 6]:   x1 y1 x2 y2 score class         */
-  CNMS_LAYOUT_YOLOV8_OBB, /* [1, 4+C+1, N]: cx cy w h cls... angle (strided
-                           * by N): oriented boxes, never chosen by AUTO */
+  CNMS_LAYOUT_YOLOV8_OBB, /* [1, 4+C+1, N]: cx cy w h cls... angle:
+                           * oriented boxes */
   CNMS_LAYOUT_LANEATT,    /* [1, N, 5+S]: 2 logits, start_y, start_x,
-                           * length, S x offsets: LaneATT's lane
-                           * proposals (cnms_detect_lanes), never chosen by
-                           * AUTO */
+                           * length, S x offsets: lanes */
   CNMS_LAYOUT_YOLOV8_POSE,  /* [1, 4+1+K*D, N]: cx cy w h, the person
-                             * score, K keypoints of D values (x y, and a
-                             * visibility score when D = 3), strided by N:
-                             * one class, keypoints
-                             * (cnms_ctx_keypoints); never chosen by AUTO */
-  CNMS_LAYOUT_YOLOV8_SEG    /* [1, 4+C+M, N]: cx cy w h, C class scores,
-                             * M mask coefficients (strided by N), with
-                             * prototypes [1, M, Hp, Wp]: instance masks
-                             * (cnms_detect_seg, cnms_ctx_masks); never
-                             * chosen by AUTO */
+                             * score, K keypoints of D values: keypoints */
+  CNMS_LAYOUT_YOLOV8_SEG    /* [1, 4+C+M, N] with prototypes
+                             * [1, M, Hp, Wp]: instance masks */
 } cnms_layout;
+
+/* The layouts: AUTO and the seven above. */
+#define CNMS_N_LAYOUTS 8
+
+/* What a kept record carries besides its box (cnms_ctx_payload). */
+typedef enum {
+  CNMS_HEAD_NONE = 0,           /* boxes, oriented boxes: the record is all */
+  CNMS_HEAD_LANE,               /* laneatt: the lane's points */
+  CNMS_HEAD_KEYPOINTS,          /* yolov8-pose: the keypoints */
+  CNMS_HEAD_MASK                /* yolov8-seg: the instance mask */
+} cnms_head;
+
+/* One layout, as the library knows it (cnms_layout_info). */
+typedef struct {
+  cnms_layout layout;
+  const char *name;             /* "yolov8-pose": the CLI's --layout and
+                                 * the element's nick */
+  const char *description;      /* one line: the dims and what a row holds */
+  const char *tensor_id;        /* the id GStreamer's tensor decoders give
+                                 * such a tensor, or NULL */
+  cnms_head head;
+  int oriented;                 /* records are oriented boxes (cx cy w h
+                                 * angle) */
+  int auto_detected;            /* AUTO may choose it from the dims */
+} cnms_layout_desc;
+
+/* The description of layout l; NULL for a value that is no layout. */
+const cnms_layout_desc *cnms_layout_info (cnms_layout l);
+
+/* The layout named name (cnms_layout_desc.name), or -1. */
+int cnms_layout_from_name (const char *name);
 
 typedef enum {
   CNMS_DTYPE_FLOAT32 = 0,
@@ -77,9 +100,16 @@ typedef struct {
 /* What a tensor was recognised as. */
 typedef struct {
   cnms_layout layout;           /* never AUTO */
-  int n_anchors;                /* N (or K for end2end) */
-  int n_classes;                /* C; 0 for end2end; for laneatt S, the
-                                 * lane's rows (x offsets) */
+  int n_anchors;                /* N: the rows NMS takes (K end2end
+                                 * results, the lane proposals) */
+  int n_classes;                /* C: class scores a row holds; 0 for
+                                 * end2end (the class is a value), 1 for
+                                 * yolov8-pose and laneatt */
+  int n_values;                 /* values per anchor (the row's width) */
+  int n_lane_rows;              /* laneatt: S, the rows of a lane; else 0 */
+  int n_keypoints, keypoint_dims;       /* yolov8-pose: K, D; else 0 */
+  int n_coeffs;                 /* yolov8-seg: M, the mask coefficients */
+  int proto_height, proto_width;        /* yolov8-seg: Hp, Wp; else 0 */
 } cnms_shape;
 
 /* What one class does differently from the frame-wide parameters
@@ -120,6 +150,11 @@ typedef struct {
                                  * or 3 (x y visibility); 0: 3 (COCO's
                                  * YOLOv8/YOLO11 pose models). Other layouts
                                  * ignore it. */
+  float lane_distance;          /* laneatt: a lane is suppressed by a kept
+                                 * lane whose mean horizontal distance to it
+                                 * over their shared rows is below this
+                                 * (model pixels, finite, >= 0). Other
+                                 * layouts ignore it. */
 } cnms_params;
 
 /* The most per-class entries a call takes: a class id is below 2^24. */
@@ -160,40 +195,11 @@ typedef struct {
 #define CNMS_DEFAULT_MODEL_WIDTH 640
 #define CNMS_DEFAULT_MODEL_HEIGHT 640
 #define CNMS_DEFAULT_LETTERBOX 1
+#define CNMS_DEFAULT_LANE_DISTANCE 50.0f
 
 /* Fills p with the defaults above: class-aware, the model size for both
  * model and frame, letterbox. */
 void cnms_params_init (cnms_params *p);
-
-/* Largest width or height that cnms_parse_size accepts. */
-#define CNMS_SIZE_MAX 65536
-
-/* Parses a size "WxH" (or "WXH"): two decimal integers in
- * [1, CNMS_SIZE_MAX], nothing else. CNMS_ERR_INVALID_ARG when malformed
- * (width and height untouched). */
-cnms_status cnms_parse_size (const char *s, int *width, int *height);
-
-/* Maps a box given in model pixels by its centre and size (cx cy w h, as
- * a YOLOv5/v8 tensor gives it) to frame pixels out[4] = x1 y1 x2 y2, with
- * the very arithmetic cnms_detect applies to its candidates under p's
- * model size, frame size and letterbox (clipped to the frame). Other
- * fields of p are ignored. Returns 1 when the result is a non-empty box,
- * 0 when it is empty, an input is not finite, p or out is NULL or a size
- * in p is below 1x1 (out is then unspecified). */
-int cnms_map_centre_box (const cnms_params *p, float cx, float cy, float w,
-    float h, float out[4]);
-
-/* n floats to IEEE halves, rounded to nearest even (numpy's astype). */
-void cnms_floats_to_halfs (const float *f, size_t n, uint16_t *h);
-/* n IEEE halves to floats (exact: every half is a float). */
-void cnms_halfs_to_floats (const uint16_t *h, size_t n, float *f);
-
-/* Corners of the oriented box (cx cy w h angle) into out[8] = x y of
- * c + u + v, c - u + v, c - u - v, c + u - v, where u = w/2 (cos angle,
- * sin angle) and v = h/2 (-sin angle, cos angle), with the sine and cosine
- * that the overlap test uses (docs/contracts.md, "Oriented boxes"). */
-void cnms_obb_corners (float cx, float cy, float w, float h, float angle,
-    float out[8]);
 
 /* The axis-aligned hull of the oriented box of d (an oriented layout's
  * record) clipped to [0, frame_width] x [0, frame_height], into out[4] =
@@ -201,44 +207,29 @@ void cnms_obb_corners (float cx, float cy, float w, float h, float angle,
 void cnms_obb_hull (const cnms_det *d, int frame_width, int frame_height,
     float out[4]);
 
-/* Recognises the layout of t. requested = AUTO applies the rule:
+/* Recognises the layout of t (and, for yolov8-seg, its prototypes
+ * protos; NULL for every other layout) under p's keypoint_dims (p may be
+ * NULL: the defaults). requested = AUTO applies the rule:
  *   3 dims [1, a, b] (or 2 dims [a, b]);
  *   b == 6                        -> end2end  [K = a]
  *   b >= 6 and a > b              -> yolov5   [N = a, C = b - 5]
  *   a >= 5 and b > a              -> yolov8   [N = b, C = a - 4]
  * (a one-class yolov5 tensor [1, N, 6] therefore needs layout=yolov5)
  *   anything else                 -> CNMS_ERR_BAD_TENSOR
- * A forced layout only checks that the dims fit it: yolov8-pose [1, a, N]
- * needs a >= 7 (n_classes 1; cnms_pose_shape checks the keypoints),
- * yolov8-seg [1, a, N] needs a >= 6 (n_classes a - 4: the classes and the
- * coefficients together, which only the prototypes tell apart;
- * cnms_seg_shape splits them). Every dim must be
- * > 0, except K = 0 of an end2end [1, 0, 6] (a valid empty result: data
- * may then be NULL, and cnms_detect returns no detection). t->size must be
- * exactly the tensor's bytes: short or long is CNMS_ERR_BAD_TENSOR. On
- * failure writes a one-line reason into msg (if msg != NULL). */
-cnms_status cnms_tensor_shape (const cnms_tensor *t, cnms_layout requested,
+ * A forced layout only checks that the dims fit it (each layout's least
+ * rows: docs/contracts.md, "Layouts"): yolov8-pose [1, 5+K*D, N] needs
+ * K >= 1 exactly (D = keypoint_dims, 0: 3); yolov8-seg [1, 4+C+M, N] needs
+ * its prototypes [1, M, Hp, Wp] (or [M, Hp, Wp]) of the same dtype, M >=
+ * 1, C >= 1, Hp and Wp in 1 .. 65536, M * Hp * Wp below 2^31. Every dim
+ * must be > 0, except K = 0 of an end2end [1, 0, 6] (a valid empty result:
+ * data may then be NULL, and cnms_detect returns no detection). Each
+ * tensor's size must be exactly its bytes: short or long is
+ * CNMS_ERR_BAD_TENSOR. protos for another layout, or none for yolov8-seg,
+ * is CNMS_ERR_INVALID_ARG. On failure writes a one-line reason into msg
+ * (if msg != NULL). */
+cnms_status cnms_tensor_shape (const cnms_tensor *t,
+    const cnms_tensor *protos, cnms_layout requested, const cnms_params *p,
     cnms_shape *out, char *msg, size_t msg_size);
-
-/* Pose (docs/contracts.md, "Keypoints"): checks a yolov8-pose tensor
- * [1, 5+K*D, N] (or [5+K*D, N]) for keypoint_dims D (2 or 3; 0: 3):
- * the cnms_tensor_shape checks, then K = (rows - 5) / D >= 1 exactly
- * (CNMS_ERR_BAD_TENSOR when D does not divide rows - 5). Fills *out (layout
- * yolov8-pose, N, n_classes 1) and *n_keypoints (K). */
-cnms_status cnms_pose_shape (const cnms_tensor *t, int keypoint_dims,
-    cnms_shape *out, int *n_keypoints, char *msg, size_t msg_size);
-
-/* Segmentation (docs/contracts.md, "Segmentation masks"): checks a
- * yolov8-seg detection tensor dets [1, 4+C+M, N] (or [4+C+M, N]) with its
- * prototypes protos [1, M, Hp, Wp] (or [M, Hp, Wp]): both of one dtype,
- * each of exactly its dims' bytes, M >= 1, C = rows - 4 - M >= 1, Hp and
- * Wp >= 1 (at most CNMS_SIZE_MAX), M * Hp * Wp below 2^31. Fills *out
- * (layout yolov8-seg, N, C) and, when not NULL, *n_coeffs (M),
- * *proto_height (Hp) and *proto_width (Wp). protos NULL is
- * CNMS_ERR_INVALID_ARG ("prototypes missing"). */
-cnms_status cnms_seg_shape (const cnms_tensor *dets, const cnms_tensor *protos,
-    cnms_shape *out, int *n_coeffs, int *proto_height, int *proto_width,
-    char *msg, size_t msg_size);
 
 typedef struct cnms_ctx cnms_ctx;
 
@@ -259,7 +250,7 @@ typedef struct {
   int candidates;               /* rows that met the candidate rule, before
                                  * the max_candidates cap */
   int candidates_dropped;       /* of them beyond max_candidates */
-  int kept;                     /* detections returned (*n_dets) */
+  int kept;                     /* detections returned (n_dets) */
   int nonfinite_scores;         /* rows whose score, as the layout defines
                                  * it, is NaN or +-Inf: never candidates */
   int invalid_classes;          /* end2end rows with a candidate's score
@@ -269,66 +260,82 @@ typedef struct {
                                  * a fractional class value: truncated */
   float first_invalid_class;    /* the first such class value, in row order */
   float first_fractional_class;
+  int lanes_without_points;     /* laneatt: lanes NMS kept whose points in
+                                 * the frame are fewer than 2: not
+                                 * returned */
 } cnms_report;
 
 const cnms_report *cnms_ctx_report (const cnms_ctx *ctx);
 
-/* Decode + NMS. On success *dets points at *n_dets records in kept order
- * (score desc, anchor asc), owned by ctx and valid until the next call.
- * CNMS_LAYOUT_YOLOV8_POSE: the first five rows are decoded and suppressed
- * exactly as a one-class yolov8 tensor, then the kept records' keypoints
- * are gathered (cnms_ctx_keypoints); D is p->keypoint_dims.
- * CNMS_LAYOUT_YOLOV8_SEG and CNMS_LAYOUT_LANEATT take their own calls
- * (cnms_detect_seg, cnms_detect_lanes): CNMS_ERR_INVALID_ARG here. */
+/* Decode + NMS (+ the layout's head) of t, one call for every layout.
+ * protos: yolov8-seg's prototypes, NULL for every other layout (checked
+ * with t by cnms_tensor_shape's rules). On success *dets points at
+ * *n_dets records in kept order (score desc, anchor asc), owned by ctx and
+ * valid until the next call, after the per-class caps (in kept order) and
+ * max_detections; what each carries besides its box is
+ * cnms_ctx_payload's.
+ *   yolov8-pose: the first five rows are decoded and suppressed exactly as
+ *     a one-class yolov8 tensor; each kept record carries its K keypoints.
+ *   yolov8-seg: the first 4+C rows are decoded and suppressed exactly as a
+ *     yolov8 tensor of C classes; each kept record carries its mask (its
+ *     coefficients' dot product with the prototypes, m ascending, no FMA,
+ *     sampled bilinearly (align_corners=False, edge clamped) at each frame
+ *     pixel of its box mapped back to the model input, set where that
+ *     logit is > 0). The masks of one call take at most
+ *     CNMS_MASK_BYTES_MAX bytes: more is CNMS_ERR_NO_MEMORY.
+ *   laneatt: score = softmax (logits)[1], a candidate when above
+ *     p->score_threshold (strictly) and its rows are valid; LaneATT's lane
+ *     NMS (p->lane_distance) in (score desc, index asc) order; its IoU and
+ *     per-class fields play no part (but are checked). A lane's record:
+ *     its score, class 0, its proposal index (anchor), x1 y1 x2 y2 the
+ *     frame rectangle of its points, angle 0; a lane kept by NMS with
+ *     fewer than 2 points in the frame is not returned (counted in the
+ *     report's lanes_without_points).
+ * A device tensor (on_device) needs a CUDA context; either tensor of a
+ * seg call may be one. */
 cnms_status cnms_detect (cnms_ctx *ctx, const cnms_tensor *t,
-    const cnms_layout layout, const cnms_params *p,
+    const cnms_tensor *protos, cnms_layout layout, const cnms_params *p,
     const cnms_det **dets, int *n_dets);
 
-/* The keypoints of the records of the last cnms_detect of a yolov8-pose
- * tensor, valid as its records: kept record k (in kept order), keypoint j
- * (0 .. K-1) at kp[3 (k K + j) + 0, 1, 2] = x, y in frame pixels (mapped
- * as the box's centre: (v - pad) / gain, letterbox or stretch, not
- * clipped) and its visibility score as the tensor holds it (NaN when
- * D = 2). *n_keypoints receives K, *n_dims D (either may be NULL). NULL
- * (and 0, 0) after any other call. */
-const float *cnms_ctx_keypoints (const cnms_ctx *ctx, int *n_keypoints,
-    int *n_dims);
-
-/* An instance mask (cnms_ctx_masks): the frame-pixel rectangle x .. x +
- * width - 1, y .. y + height - 1 (the pixels X, Y with x1 <= X < x2 and
- * y1 <= Y < y2 of its record's box: x = ceil (x1), width = ceil (x2) - x,
- * likewise y; width or height may be 0), and where its width * height
- * bytes (row-major, each 0 or 1) lie in the masks' data. */
-typedef struct {
-  int x, y, width, height;
-  size_t offset;
-} cnms_mask;
-
-/* The most bytes the masks of one cnms_detect_seg may take (1 GiB): more
- * is CNMS_ERR_NO_MEMORY, before the masks' bytes are allocated. */
+/* The most bytes the masks of one cnms_detect may take (1 GiB). */
 #define CNMS_MASK_BYTES_MAX ((size_t) 1 << 30)
 
-/* Decode + NMS of a yolov8-seg tensor and the masks of its kept records
- * (docs/contracts.md, "Segmentation masks"). dets [1, 4+C+M, N] and protos
- * [1, M, Hp, Wp] as cnms_seg_shape checks them; the first 4+C rows are
- * decoded and suppressed exactly as a yolov8 tensor of C classes. Each
- * kept record's mask: its coefficients' dot product with the prototypes
- * (a logit per prototype pixel, m ascending, no FMA), sampled bilinearly
- * (align_corners=False, edge clamped) at each frame pixel of its box
- * mapped back to the model input (letterbox or stretch undone), set where
- * that logit is > 0. Either tensor may be a device tensor on the CUDA
- * backend (each its own on_device). Results as cnms_detect; the masks by
- * cnms_ctx_masks. */
-cnms_status cnms_detect_seg (cnms_ctx *ctx, const cnms_tensor *dets,
-    const cnms_tensor *protos, const cnms_params *p, const cnms_det **out,
-    int *n_out);
+/* What kept record k of the last cnms_detect carries besides its box:
+ * its values at data + offset of the call's one payload buffer
+ * (cnms_payloads).
+ *   CNMS_HEAD_LANE: n_points = S floats pairs x y (point_dims 2), row i
+ *     (0: the bottom row) in frame pixels, NaN for a row that is not part
+ *     of the lane or whose point lies outside the frame (LaneATT's
+ *     proposals_to_pred: the rows from the start row to the end row, and
+ *     below the start row while the x stays in the model width).
+ *   CNMS_HEAD_KEYPOINTS: n_points = K triples x y score (point_dims 3):
+ *     x, y in frame pixels (mapped as the box's centre: (v - pad) / gain,
+ *     not clipped) and the visibility score as the tensor holds it (NaN
+ *     when D = 2).
+ *   CNMS_HEAD_MASK: width x height bytes (row-major, each 0 or 1) of the
+ *     frame-pixel rectangle x .. x + width - 1, y .. y + height - 1: the
+ *     pixels X, Y with x1 <= X < x2 and y1 <= Y < y2 of its box (x =
+ *     ceil (x1), width = ceil (x2) - x, likewise y; width or height may be
+ *     0); n_points and point_dims 0. */
+typedef struct {
+  size_t offset;                /* bytes from the payload's data */
+  int n_points;
+  int point_dims;
+  int x, y, width, height;      /* CNMS_HEAD_MASK */
+} cnms_payload;
 
-/* The masks of the last cnms_detect_seg, valid as its records: masks[k]
- * for kept record k; *data receives the bytes (mask k's at
- * *data + masks[k].offset), *n the number of masks (= records). NULL (and
- * *data NULL, *n 0) after any other call. */
-const cnms_mask *cnms_ctx_masks (const cnms_ctx *ctx, const uint8_t **data,
-    int *n);
+/* The payload of the last cnms_detect, valid as its records. */
+typedef struct {
+  cnms_head head;               /* NONE: no payload (n 0, data NULL) */
+  int n;                        /* entries: the call's n_dets */
+  const cnms_payload *records;  /* records[k]: kept record k's */
+  const uint8_t *data;          /* the one buffer of all their values */
+  size_t size;                  /* its bytes */
+} cnms_payloads;
+
+/* Fills *out with the payload of the last cnms_detect of ctx (head NONE,
+ * and nothing, after any other call or a failed one). */
+void cnms_ctx_payload (const cnms_ctx *ctx, cnms_payloads *out);
 
 /* Plain torchvision-compatible NMS on host arrays.
  * boxes: [n][4] x1 y1 x2 y2; scores: [n]; classes: [n] or NULL.
@@ -349,35 +356,9 @@ cnms_status cnms_nms_rotated (cnms_ctx *ctx, const float *boxes,
     const float *scores, const int32_t *classes, int n, float iou,
     int class_agnostic, int max_detections, int64_t *keep, int *n_keep);
 
-/* Lanes (docs/contracts.md, "Lanes"): LaneATT's proposals and its NMS
- * (devIoU: the mean horizontal distance over the shared rows below
- * distance, in model pixels), exact on every backend.
- *
- * cnms_detect_lanes decodes a CNMS_LAYOUT_LANEATT tensor [1, N, 5+S] or
- * [N, 5+S] (float32 or float16, S >= 2; rows: two class logits, start_y,
- * start_x, length, S x offsets in model pixels, row 0 at the bottom):
- * score = softmax (logits)[1], a candidate when above p->score_threshold
- * (strictly) and its rows are valid; then lane NMS in (score desc, index
- * asc) order, at most p->max_detections kept, after the p->max_candidates
- * cap. p's model and frame sizes and letterbox map the points; its IoU
- * and per-class fields play no part, but are checked as for cnms_detect
- * (an IoU outside [0, 1] is CNMS_ERR_INVALID_ARG). A record (cnms_det) of a lane: its
- * score, class 0, its proposal index (anchor), x1 y1 x2 y2 the frame
- * rectangle of its points (all 0 when it has none) and angle 0. */
-cnms_status cnms_detect_lanes (cnms_ctx *ctx, const cnms_tensor *t,
-    const cnms_params *p, float distance, const cnms_det **dets,
-    int *n_dets);
-
-/* The points of the lanes of the last cnms_detect_lanes, valid as its
- * records: lane k (in kept order), row i (0: the bottom row) at
- * points[2 (k S + i)] (x) and [2 (k S + i) + 1] (y), frame pixels; NaN
- * for a row that is not part of the lane or whose point lies outside the
- * frame (LaneATT's proposals_to_pred: the rows from the start row to the
- * end row, and below the start row while the x stays in the model
- * width). *n_rows receives S. NULL (and *n_rows 0) after any other call. */
-const float *cnms_ctx_lane_points (const cnms_ctx *ctx, int *n_rows);
-
-/* Plain lane NMS on host arrays, LaneATT's nms(): proposals [n][5+S]
+/* Plain lane NMS on host arrays, LaneATT's nms() (docs/contracts.md,
+ * "Lanes": the mean horizontal distance over the shared rows below
+ * distance, in model pixels): proposals [n][5+S]
  * (S = n_offsets, 2 .. 2^20), scores [n]; a proposal takes part when its
  * score, start_y and length are finite, |start_y (S-1)| and |length| are
  * at most 2^20, and its start row lies in [0, S-1].
@@ -403,6 +384,7 @@ cnms_status cnms_ctx_set_cuda_stream (cnms_ctx *ctx, void *stream);
 int cnms_cuda_device_count (void);
 
 const char *cnms_status_str (cnms_status s);
+/* cnms_layout_info (l)->name, "unknown" for a value that is no layout. */
 const char *cnms_layout_name (cnms_layout l);
 
 #ifdef __cplusplus

@@ -21,6 +21,7 @@ typedef struct {
   cnms_buf table_keys, table_vals;      /* class id -> dense id */
   cnms_buf out;                 /* kept records of cnms_detect */
   cnms_buf class_iou;           /* [n_classes] class-aware thresholds */
+  cnms_buf cap_ids, cap_counts; /* per-class caps: kept records by class */
   cnms_lane_ws lanes;           /* cpu_lanes.c */
   cnms_heads_ws heads;          /* cpu_heads.c */
   int no_avx;                   /* CNMS_TEST_CPU_NO_AVX */
@@ -30,8 +31,9 @@ typedef struct {
     &(s)->keys, &(s)->perm, &(s)->tmp_keys, &(s)->tmp_perm, \
     &(s)->classes, &(s)->kept, CNMS_GREEDY_BUFS (&(s)->greedy), \
     &(s)->table_keys, &(s)->table_vals, &(s)->out, &(s)->class_iou, \
+    &(s)->cap_ids, &(s)->cap_counts, \
     CNMS_LANE_BUFS (&(s)->lanes), CNMS_HEADS_BUFS (&(s)->heads) }
-#define N_BUFS (14 + CNMS_GREEDY_N_BUFS + CNMS_LANE_N_BUFS + CNMS_HEADS_N_BUFS)
+#define N_BUFS (16 + CNMS_GREEDY_N_BUFS + CNMS_LANE_N_BUFS + CNMS_HEADS_N_BUFS)
 
 static cnms_status
 cpu_create (cnms_backend_ctx *ctx, int device_id)
@@ -80,14 +82,67 @@ reserve_common (cnms_backend_ctx *ctx, cpu_state *s, size_t n)
   return st;
 }
 
+/* The kept records out[0 .. n) in kept order through the per-class caps
+ * (cnms_class_cap), then max_keep: the records that pass, in place.
+ * Records are counted by class in an open-addressing table of a power of
+ * two >= 2 n slots keyed by class id (ids of kept records are >= 0). */
 static cnms_status
-cpu_detect (cnms_backend_ctx *ctx, const cnms_tensor *t, const cnms_shape *shape,
-    const cnms_params *p, const cnms_map *map, const cnms_class_rules *rules,
-    const cnms_det **dets, int *n_dets)
+apply_caps (cnms_backend_ctx *ctx, cpu_state *s,
+    const cnms_class_rules *rules, cnms_det *out, int n, int max_keep,
+    int *n_out)
+{
+  size_t slots = 16, mask, j;
+  int32_t *ids;
+  int *counts;
+  int i, k = 0;
+  cnms_status st;
+
+  while (slots < 2 * (size_t) n)
+    slots *= 2;
+  st = cnms_buf_reserve (ctx, &s->cap_ids, slots * sizeof (int32_t));
+  if (st == CNMS_OK)
+    st = cnms_buf_reserve (ctx, &s->cap_counts, slots * sizeof (int));
+  if (st != CNMS_OK)
+    return st;
+  ids = s->cap_ids.p;
+  counts = s->cap_counts.p;
+  mask = slots - 1;
+  for (j = 0; j < slots; j++)
+    ids[j] = -1;
+  for (i = 0; i < n && k < max_keep; i++) {
+    const int32_t c = out[i].class_id;
+    const int32_t cap = cnms_class_cap (rules, c);
+
+    if (cap > 0) {
+      /* Fibonacci hashing */
+      size_t h = ((uint32_t) c * 2654435769u) & mask;
+
+      while (ids[h] != -1 && ids[h] != c)
+        h = (h + 1) & mask;
+      if (ids[h] == -1) {
+        ids[h] = c;
+        counts[h] = 0;
+      }
+      if (counts[h]++ >= cap)
+        continue;
+    }
+    out[k++] = out[i];
+  }
+  *n_out = k;
+  return CNMS_OK;
+}
+
+static cnms_status
+cpu_detect (cnms_backend_ctx *ctx, const cnms_job *job, cnms_backend_out *res)
 {
   cpu_state *s = ctx->priv;
+  const cnms_shape *shape = &job->shape;
+  const cnms_params *p = job->p;
+  const cnms_class_rules *rules = &job->rules;
   size_t n = (size_t) shape->n_anchors;
   size_t row = (size_t) shape->n_classes + 6;
+  /* with caps the walk keeps every box NMS keeps: the caps come after */
+  const int max_keep = rules->caps ? p->max_candidates : p->max_detections;
   cnms_cand_header *hdr;
   cnms_det *recs, *out;
   uint64_t *keys;
@@ -97,6 +152,8 @@ cpu_detect (cnms_backend_ctx *ctx, const cnms_tensor *t, const cnms_shape *shape
   int count, k, i, n_out;
   const float *class_iou = NULL;
 
+  if (job->geom == CNMS_GEOM_LANE)
+    return cnms_cpu_detect_lanes (ctx, &s->lanes, &s->greedy, job, res);
   st = cnms_buf_reserve (ctx, &s->cand, sizeof *hdr + n * sizeof *recs);
   if (st == CNMS_OK)
     st = cnms_buf_reserve (ctx, &s->scratch,
@@ -116,7 +173,7 @@ cpu_detect (cnms_backend_ctx *ctx, const cnms_tensor *t, const cnms_shape *shape
 
   hdr = s->cand.p;
   recs = (cnms_det *) (hdr + 1);
-  hdr->count = count = cnms_cpu_decode (t, shape, map, rules,
+  hdr->count = count = cnms_cpu_decode (job->t, shape, &job->map, rules,
       p->score_threshold, s->no_avx, s->scratch.p, s->best.p, s->best_cls.p,
       recs, &ctx->report);
   ctx->report.candidates = count;
@@ -133,7 +190,7 @@ cpu_detect (cnms_backend_ctx *ctx, const cnms_tensor *t, const cnms_shape *shape
 
   out = s->out.p;
   if (shape->layout == CNMS_LAYOUT_END2END) {
-    n_out = k < p->max_detections ? k : p->max_detections;
+    n_out = k < max_keep ? k : max_keep;
     for (i = 0; i < n_out; i++)
       out[i] = recs[perm[i]];
   } else {
@@ -163,19 +220,25 @@ cpu_detect (cnms_backend_ctx *ctx, const cnms_tensor *t, const cnms_shape *shape
     src.base = &recs[0].x1;
     src.stride = sizeof (cnms_det) / sizeof (float);
     src.rows = perm;
-    src.geom = cnms_layout_geom (shape->layout);
+    src.geom = job->geom;
     src.angle_off = (int) ((&recs[0].angle - &recs[0].x1));
     src.n_strips = 0;
     st = cnms_cpu_greedy (ctx, &s->greedy, &src,
         p->class_agnostic ? NULL : classes, shape->n_classes, k, p->iou,
-        class_iou, p->max_detections, kept, &n_out);
+        class_iou, max_keep, kept, &n_out);
     if (st != CNMS_OK)
       return st;
     for (i = 0; i < n_out; i++)
       out[i] = recs[perm[kept[i]]];
   }
-  *dets = out;
-  *n_dets = n_out;
+  if (rules->caps) {
+    st = apply_caps (ctx, s, rules, out, n_out, p->max_detections, &n_out);
+    if (st != CNMS_OK)
+      return st;
+  }
+  res->dets = out;
+  res->n_dets = n_out;
+  res->payload = NULL;
   return CNMS_OK;
 }
 
@@ -272,17 +335,6 @@ cpu_nms (cnms_backend_ctx *ctx, int geom, const float *boxes,
 }
 
 static cnms_status
-cpu_detect_lanes (cnms_backend_ctx *ctx, const cnms_tensor *t,
-    const cnms_shape *shape, const cnms_params *p, const cnms_map *map,
-    float distance, const cnms_det **dets, int *n_dets)
-{
-  cpu_state *s = ctx->priv;
-
-  return cnms_cpu_detect_lanes (ctx, &s->lanes, &s->greedy, t, shape, p,
-      map, distance, dets, n_dets);
-}
-
-static cnms_status
 cpu_nms_lanes (cnms_backend_ctx *ctx, const float *proposals, int n_offsets,
     const float *scores, int n, float distance, int max_detections,
     int64_t *keep, int *n_keep)
@@ -303,12 +355,14 @@ cpu_test_option (cnms_backend_ctx *ctx, int option, int value)
 }
 
 static cnms_status
-cpu_heads (cnms_backend_ctx *ctx, const cnms_heads_args *h,
-    const cnms_det *dets, int n)
+cpu_heads (cnms_backend_ctx *ctx, const cnms_job *job,
+    const cnms_heads_args *h, const cnms_det *dets, int n,
+    const void **payload)
 {
   cpu_state *s = ctx->priv;
 
-  return cnms_cpu_heads (ctx, &s->heads, h, dets, n);
+  (void) job;
+  return cnms_cpu_heads (ctx, &s->heads, h, dets, n, payload);
 }
 
 const cnms_backend_ops cnms_cpu_ops = {
@@ -316,10 +370,9 @@ const cnms_backend_ops cnms_cpu_ops = {
   cpu_create,
   cpu_destroy,
   cpu_detect,
+  cpu_heads,
   cpu_nms,
-  cpu_detect_lanes,
   cpu_nms_lanes,
   cpu_test_option,
   NULL,
-  cpu_heads,
 };

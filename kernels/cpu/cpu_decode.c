@@ -29,7 +29,7 @@ load (const void *data, cnms_dtype dtype, size_t i)
  * quieted, and NaN never becomes a candidate nor wins a class maximum. */
 __attribute__ ((target ("avx,f16c")))
 static void
-halfs_to_floats_f16c (const uint16_t *h, int n, float *out)
+halves_to_floats_f16c (const uint16_t *h, int n, float *out)
 {
   int i = 0;
 
@@ -69,13 +69,13 @@ cpu_has_f16c (void)
 #endif
 
 void
-cnms_cpu_halfs_to_floats (const uint16_t *h, int n, float *out)
+cnms_cpu_halves_to_floats (const uint16_t *h, int n, float *out)
 {
   int i;
 
 #ifdef CNMS_HAVE_F16C_PATH
   if (cpu_has_f16c ()) {
-    halfs_to_floats_f16c (h, n, out);
+    halves_to_floats_f16c (h, n, out);
     return;
   }
 #endif
@@ -91,7 +91,7 @@ load_span (const void *data, cnms_dtype dtype, size_t start, int n,
 {
   if (dtype == CNMS_DTYPE_FLOAT32)
     return (const float *) data + start;
-  cnms_cpu_halfs_to_floats ((const uint16_t *) data + start, n, scratch);
+  cnms_cpu_halves_to_floats ((const uint16_t *) data + start, n, scratch);
   return scratch;
 }
 

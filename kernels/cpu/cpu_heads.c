@@ -25,7 +25,7 @@
 /* The keypoints of the kept records: 3 floats each of K per record. */
 static cnms_status
 pose (cnms_backend_ctx *ctx, cnms_heads_ws *w, const cnms_heads_args *h,
-    const cnms_det *dets, int n)
+    const cnms_det *dets, int n, const void **payload)
 {
   const int k = h->n_keypoints;
   const int f16 = h->t->dtype == CNMS_DTYPE_FLOAT16;
@@ -41,7 +41,7 @@ pose (cnms_backend_ctx *ctx, cnms_heads_ws *w, const cnms_heads_args *h,
       cnms_pose_keypoint (h->t->data, f16, na, h->keypoint_dims, j,
           (size_t) (uint32_t) dets[i].anchor, &h->map,
           out + 3 * ((size_t) i * k + j));
-  ctx->keypoints = out;
+  *payload = out;
   return CNMS_OK;
 }
 
@@ -472,7 +472,7 @@ sweep_row (logits_row_fn row, const seg_window *win, const int32_t *active,
  * Nothing of it runs when no record is kept. */
 static cnms_status
 seg (cnms_backend_ctx *ctx, cnms_heads_ws *w, const cnms_heads_args *h,
-    const cnms_det *dets, int n)
+    const cnms_det *dets, int n, const void **payload)
 {
   const int mc = h->n_coeffs, hp = h->proto_h, wp = h->proto_w;
   const size_t plane = (size_t) hp * (size_t) wp;
@@ -501,7 +501,7 @@ seg (cnms_backend_ctx *ctx, cnms_heads_ws *w, const cnms_heads_args *h,
   CNMS_TRY_CPU (cnms_buf_reserve (ctx, &w->mask_bytes,
           h->mask_bytes > 0 ? h->mask_bytes : 1));
   bytes = w->mask_bytes.p;
-  ctx->mask_data = bytes;
+  *payload = bytes;
   if (n == 0)
     return CNMS_OK;
   for (i = 0; i < n; i++) {
@@ -541,7 +541,7 @@ seg (cnms_backend_ctx *ctx, cnms_heads_ws *w, const cnms_heads_args *h,
   starts[hp] = 0;
   coef = w->coef.p;
   for (i = 0; i < n; i++) {
-    const cnms_mask *r = &h->masks[i];
+    const cnms_payload *r = &h->masks[i];
     seg_window *v = &win[i];
     int lo, hi, x1, y1;
     float w0, w1;
@@ -629,7 +629,7 @@ seg (cnms_backend_ctx *ctx, cnms_heads_ws *w, const cnms_heads_args *h,
       span = rhi[y] - rlo[y] + 1;
       sp = (size_t) (((span + 15) / 16) | 1) * 16;
       for (m = 0; m < nm; m++)
-        cnms_cpu_halfs_to_floats ((const uint16_t *) h->protos->data
+        cnms_cpu_halves_to_floats ((const uint16_t *) h->protos->data
             + (size_t) (m0 + m) * plane + (size_t) y * wp + rlo[y], span,
             rows + (size_t) m * sp);
       sweep_row (row, win, active, n_active, y, rows, sp, rlo[y], coef, m0,
@@ -641,7 +641,7 @@ seg (cnms_backend_ctx *ctx, cnms_heads_ws *w, const cnms_heads_args *h,
    * the columns once each (rows only advance with y), then per row the two
    * weighted by wy */
   for (i = 0; i < n; i++) {
-    const cnms_mask *r = &h->masks[i];
+    const cnms_payload *r = &h->masks[i];
     const seg_window *v = &win[i];
     int32_t *cx0 = w->cols.p, *cx1 = cx0 + maxw;
     float *wx0 = (float *) (cx1 + maxw), *wx1 = wx0 + maxw;
@@ -678,9 +678,10 @@ seg (cnms_backend_ctx *ctx, cnms_heads_ws *w, const cnms_heads_args *h,
 
 cnms_status
 cnms_cpu_heads (cnms_backend_ctx *ctx, cnms_heads_ws *w,
-    const cnms_heads_args *h, const cnms_det *dets, int n)
+    const cnms_heads_args *h, const cnms_det *dets, int n,
+    const void **payload)
 {
-  if (h->kind == CNMS_HEAD_POSE)
-    return pose (ctx, w, h, dets, n);
-  return seg (ctx, w, h, dets, n);
+  if (h->kind == CNMS_HEAD_KEYPOINTS)
+    return pose (ctx, w, h, dets, n, payload);
+  return seg (ctx, w, h, dets, n, payload);
 }

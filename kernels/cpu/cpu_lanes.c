@@ -45,11 +45,13 @@ walk (cnms_backend_ctx *ctx, cnms_greedy_ws *gw, const float *base,
 
 cnms_status
 cnms_cpu_detect_lanes (cnms_backend_ctx *ctx, cnms_lane_ws *lw,
-    cnms_greedy_ws *gw, const cnms_tensor *t, const cnms_shape *shape,
-    const cnms_params *p, const cnms_map *map, float distance,
-    const cnms_det **dets, int *n_dets)
+    cnms_greedy_ws *gw, const cnms_job *job, cnms_backend_out *res)
 {
-  const int s_rows = shape->n_classes, n = s_rows - 1;
+  const cnms_tensor *t = job->t;
+  const cnms_shape *shape = &job->shape;
+  const cnms_params *p = job->p;
+  const cnms_map *map = &job->map;
+  const int s_rows = shape->n_lane_rows, n = s_rows - 1;
   const size_t stride = 5 + (size_t) s_rows;
   const int f16 = t->dtype == CNMS_DTYPE_FLOAT16;
   float *rows, *pts;
@@ -76,7 +78,7 @@ cnms_cpu_detect_lanes (cnms_backend_ctx *ctx, cnms_lane_ws *lw,
       /* converted straight into the next candidate's slot (a row that is
        * no candidate is overwritten by the next) */
       float *slot = rows + (size_t) count * stride;
-      cnms_cpu_halfs_to_floats ((const uint16_t *) t->data + (size_t) a *
+      cnms_cpu_halves_to_floats ((const uint16_t *) t->data + (size_t) a *
           stride, (int) stride, slot);
       r = slot;
     } else {
@@ -102,7 +104,7 @@ cnms_cpu_detect_lanes (cnms_backend_ctx *ctx, cnms_lane_ws *lw,
   kept = lw->kept.p;
   n_kept = 0;
   if (k > 0) {
-    st = walk (ctx, gw, rows, stride, perm, n, k, distance,
+    st = walk (ctx, gw, rows, stride, perm, n, k, job->lane_distance,
         p->max_detections, kept, &n_kept);
     if (st != CNMS_OK)
       return st;
@@ -129,10 +131,9 @@ cnms_cpu_detect_lanes (cnms_backend_ctx *ctx, cnms_lane_ws *lw,
     out[i].x2 = rect[2];
     out[i].y2 = rect[3];
   }
-  ctx->lane_points = pts;
-  ctx->lane_rows = s_rows;
-  *dets = out;
-  *n_dets = n_kept;
+  res->dets = out;
+  res->n_dets = n_kept;
+  res->payload = pts;
   return CNMS_OK;
 }
 

@@ -56,7 +56,7 @@ int cnms_cpu_decode (const cnms_tensor *t, const cnms_shape *shape,
 
 /* n float16 values to float, exactly (cnms_half_to_float's values; the
  * F16C instructions where the CPU has them). */
-void cnms_cpu_halfs_to_floats (const uint16_t *h, int n, float *out);
+void cnms_cpu_halves_to_floats (const uint16_t *h, int n, float *out);
 
 /* Stable sort of keys[0..n) ascending, permuting perm along. Requires
  * the low 32 bits of the keys (the index) to ascend already in array
@@ -119,12 +119,11 @@ typedef struct {
     &(w)->tmp_keys, &(w)->tmp_perm, &(w)->kept, &(w)->out, &(w)->points
 #define CNMS_LANE_N_BUFS 9
 
-/* cnms_detect_lanes and cnms_nms_lanes on the CPU (the front end has
- * checked the arguments and resolved the shape). */
+/* A LaneATT detect (records and points into *res) and cnms_nms_lanes on
+ * the CPU (the front end has checked the arguments and resolved the
+ * shape). */
 cnms_status cnms_cpu_detect_lanes (cnms_backend_ctx *ctx, cnms_lane_ws *lw,
-    cnms_greedy_ws *gw, const cnms_tensor *t, const cnms_shape *shape,
-    const cnms_params *p, const cnms_map *map, float distance,
-    const cnms_det **dets, int *n_dets);
+    cnms_greedy_ws *gw, const cnms_job *job, cnms_backend_out *res);
 cnms_status cnms_cpu_nms_lanes (cnms_backend_ctx *ctx, cnms_lane_ws *lw,
     cnms_greedy_ws *gw, const float *proposals, int n_offsets,
     const float *scores, int n, float distance, int max_detections,
@@ -151,8 +150,10 @@ typedef struct {
     &(w)->plan
 #define CNMS_HEADS_N_BUFS 9
 
-/* The heads of the kept records (cnms_backend_ops.heads). */
+/* The heads of the kept records (cnms_backend_ops.heads): their values
+ * into *payload. */
 cnms_status cnms_cpu_heads (cnms_backend_ctx *ctx, cnms_heads_ws *w,
-    const cnms_heads_args *h, const cnms_det *dets, int n);
+    const cnms_heads_args *h, const cnms_det *dets, int n,
+    const void **payload);
 
 #endif /* CNMS_CPU_PRIV_H */

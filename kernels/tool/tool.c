@@ -9,12 +9,13 @@
 #include <string.h>
 
 #include "config.h"
-#include "cudanms.h"
+#include "cudanms_static.h"
 #include "cnms_npy.h"
 
 #define EXIT_USAGE 2
 
-static const char usage[] =
+/* The usage, in two parts around the list of layouts (print_usage). */
+static const char usage_head[] =
     "usage:\n"
     "  cudanms-tool nms --boxes B.npy --scores S.npy [--classes C.npy]\n"
     "      --iou T [--class-agnostic] [--max-detections K]\n"
@@ -27,9 +28,8 @@ static const char usage[] =
     "      [--max-detections K] [--backend cpu|cuda] --out KEEP.npy\n"
     "    P float32 [N,5+S] LaneATT lane proposals (S >= 2), D in model\n"
     "    pixels: lane NMS (cnms_nms_lanes).\n"
-    "  cudanms-tool decode --tensor T.npy\n"
-    "      [--layout auto|yolov5|yolov8|end2end|yolov8-obb|laneatt|\n"
-    "                yolov8-pose|yolov8-seg]\n"
+    "  cudanms-tool decode --tensor T.npy\n";
+static const char usage_tail[] =
     "      --model-size WxH --frame-size WxH [--letterbox]\n"
     "      --score-threshold S --iou T [--class-agnostic]\n"
     "      [--max-detections K] [--max-candidates M] [--backend cpu|cuda]\n"
@@ -56,6 +56,9 @@ static const char usage[] =
     "    score threshold, a class-aware IoU, a cap (0: none), keep only\n"
     "    or drop classes; W and H: the least box, in frame pixels.\n"
     "  cudanms-tool --help\n";
+
+/* The usage's lines are at most this long. */
+#define USAGE_WIDTH 72
 
 static void die (const char *fmt, ...)
 #ifdef __GNUC__
@@ -85,6 +88,50 @@ finish_stdout (void)
     die ("cannot write the output: %s", strerror (errno));
 }
 
+/* The names of the library's layouts (cnms_layout_info), in enum order,
+ * into names[CNMS_N_LAYOUTS]; returns their count. */
+static int
+layout_names (const char **names)
+{
+  int l, n = 0;
+
+  for (l = 0; l < CNMS_N_LAYOUTS; l++) {
+    const cnms_layout_desc *d = cnms_layout_info ((cnms_layout) l);
+
+    if (d != NULL && d->name != NULL)
+      names[n++] = d->name;
+  }
+  return n;
+}
+
+/* The usage on stdout, with "[--layout A|B|...]" from the library's table
+ * of layouts, wrapped at USAGE_WIDTH under the first name. */
+static void
+print_usage (void)
+{
+  static const char head[] = "      [--layout ";
+  const size_t indent = sizeof head - 1;
+  const char *names[CNMS_N_LAYOUTS];
+  size_t col = indent;
+  int n = layout_names (names), i;
+
+  fputs (usage_head, stdout);
+  fputs (head, stdout);
+  for (i = 0; i < n; i++) {
+    size_t len = strlen (names[i]) + 1;
+
+    if (col > indent && col + len > USAGE_WIDTH) {
+      printf ("\n%*s", (int) indent, "");
+      col = indent;
+    }
+    printf ("%s%c", names[i], i + 1 < n ? '|' : ']');
+    col += len;
+  }
+  fputs ("\n", stdout);
+  fputs (usage_tail, stdout);
+  finish_stdout ();
+}
+
 typedef struct {
   const char *boxes, *scores, *classes, *out, *tensor;
   const char *protos, *masks_out;
@@ -92,7 +139,6 @@ typedef struct {
   cnms_layout layout;
   int have_iou, have_score, have_model, have_frame, have_max_det;
   int have_lane_distance;
-  float lane_distance;
   cnms_params p;
   /* per-class options as given, resolved once every option is read */
   const char *class_thr, *class_iou, *class_max, *keep, *drop;
@@ -154,17 +200,25 @@ parse_size (const char *opt, const char *s, int *w, int *h)
         CNMS_SIZE_MAX);
 }
 
+/* The layout named s (the library's table); else exits naming them all:
+ * "a, b or c". */
 static cnms_layout
 parse_layout (const char *s)
 {
-  cnms_layout l;
+  const char *names[CNMS_N_LAYOUTS];
+  char text[512] = "";
+  int l = cnms_layout_from_name (s), n, i;
 
-  for (l = CNMS_LAYOUT_AUTO; l <= CNMS_LAYOUT_YOLOV8_SEG; l++) {
-    if (strcmp (s, cnms_layout_name (l)) == 0)
-      return l;
+  if (l >= 0)
+    return (cnms_layout) l;
+  n = layout_names (names);
+  for (i = 0; i < n; i++) {
+    size_t len = strlen (text);
+
+    snprintf (text + len, sizeof text - len, "%s%s",
+        i == 0 ? "" : i + 1 < n ? ", " : " or ", names[i]);
   }
-  die ("--layout: '%s' is not auto, yolov5, yolov8, end2end, yolov8-obb, "
-      "laneatt, yolov8-pose or yolov8-seg", s);
+  die ("--layout: '%s' is not %s", s, text);
 }
 
 static void
@@ -188,8 +242,7 @@ parse_args (int argc, char **argv, options *o)
       o->p.letterbox = 1;
       takes = 0;
     } else if (strcmp (a, "--help") == 0 || strcmp (a, "-h") == 0) {
-      fputs (usage, stdout);
-      finish_stdout ();
+      print_usage ();
       exit (0);
     } else if (strncmp (a, "--", 2) != 0) {
       die ("unexpected argument '%s' (see --help)", a);
@@ -229,7 +282,7 @@ parse_args (int argc, char **argv, options *o)
       double d = parse_double (a, v);
       if (!(d >= 0.0) || d > 3.4e38)
         die ("--lane-distance: %s is not a distance >= 0", v);
-      o->lane_distance = (float) d;
+      o->p.lane_distance = (float) d;
       o->have_lane_distance = 1;
     } else if (strcmp (a, "--score-threshold") == 0) {
       o->p.score_threshold = (float) parse_double (a, v);
@@ -371,7 +424,7 @@ run_nms (const options *o)
   /* Like torchvision, nms keeps everything unless told otherwise. */
   if (o->have_lane_distance)
     st = cnms_nms_lanes (ctx, boxes.data, (int) boxes.dims[1] - 5,
-        scores.data, n, o->lane_distance,
+        scores.data, n, o->p.lane_distance,
         o->have_max_det ? o->p.max_detections : 0, keep, &n_keep);
   else
     st = (boxes.dims[1] == 5 ? cnms_nms_rotated : cnms_nms) (ctx,
@@ -541,32 +594,36 @@ resolve_classes (options *o)
   return c;
 }
 
-/* One JSON line per kept lane: its score, proposal index, rectangle and
+/* The values of kept record i in the payload pl. */
+static const void *
+payload_at (const cnms_payloads *pl, int i)
+{
+  return pl->data + pl->records[i].offset;
+}
+
+/* The JSON line of kept lane i: its score, proposal index, rectangle and
  * points (frame pixels, the bottom row first, rows without a point left
  * out). */
 static void
-print_lanes (const cnms_ctx *ctx, const cnms_det *dets, int n_dets)
+print_lane (const cnms_det *d, const cnms_payloads *pl, int i)
 {
-  int rows = 0, i, r;
-  const float *pts = cnms_ctx_lane_points (ctx, &rows);
+  const cnms_payload *r = &pl->records[i];
+  const float *pts = payload_at (pl, i);
+  const char *sep = "";
+  int j;
 
-  for (i = 0; i < n_dets; i++) {
-    const cnms_det *d = &dets[i];
-    const char *sep = "";
-
-    printf ("{\"confidence\": %.9g, \"anchor\": %d, \"x\": %.9g, "
-        "\"y\": %.9g, \"w\": %.9g, \"h\": %.9g, \"points\": [",
-        (double) d->score, (int) d->anchor, (double) d->x1, (double) d->y1,
-        (double) (d->x2 - d->x1), (double) (d->y2 - d->y1));
-    for (r = 0; r < rows; r++) {
-      const float *p = pts + 2 * ((size_t) i * rows + r);
-      if (p[0] != p[0])
-        continue;
-      printf ("%s[%.9g, %.9g]", sep, (double) p[0], (double) p[1]);
-      sep = ", ";
-    }
-    printf ("]}\n");
+  printf ("{\"confidence\": %.9g, \"anchor\": %d, \"x\": %.9g, "
+      "\"y\": %.9g, \"w\": %.9g, \"h\": %.9g, \"points\": [",
+      (double) d->score, (int) d->anchor, (double) d->x1, (double) d->y1,
+      (double) (d->x2 - d->x1), (double) (d->y2 - d->y1));
+  for (j = 0; j < r->n_points; j++) {
+    const float *p = pts + (size_t) r->point_dims * j;
+    if (p[0] != p[0])
+      continue;
+    printf ("%s[%.9g, %.9g]", sep, (double) p[0], (double) p[1]);
+    sep = ", ";
   }
+  printf ("]}\n");
 }
 
 /* An .npy array (float32 or float16) as a host tensor. */
@@ -599,16 +656,27 @@ print_box (const cnms_det *d)
       (double) d->score, (int) d->class_id);
 }
 
-/* ", \"keypoints\": [[x, y, score], ...]" of record i. */
+/* The JSON line of an oriented box. */
 static void
-print_keypoints (const cnms_ctx *ctx, int i)
+print_oriented (const cnms_det *d)
 {
-  int k = 0, d = 0, j;
-  const float *kp = cnms_ctx_keypoints (ctx, &k, &d);
+  printf ("{\"cx\": %.9g, \"cy\": %.9g, \"w\": %.9g, \"h\": %.9g, "
+      "\"angle\": %.9g, \"confidence\": %.9g, \"label_id\": %d}\n",
+      (double) d->cx, (double) d->cy, (double) d->w, (double) d->h,
+      (double) d->angle, (double) d->score, (int) d->class_id);
+}
+
+/* ", \"keypoints\": [[x, y, score], ...]" of kept record i. */
+static void
+print_keypoints (const cnms_payloads *pl, int i)
+{
+  const cnms_payload *r = &pl->records[i];
+  const float *kp = payload_at (pl, i);
+  int j;
 
   printf (", \"keypoints\": [");
-  for (j = 0; j < k; j++) {
-    const float *p = kp + 3 * ((size_t) i * k + j);
+  for (j = 0; j < r->n_points; j++) {
+    const float *p = kp + (size_t) r->point_dims * j;
     printf ("%s[%.9g, %.9g, ", j ? ", " : "", (double) p[0], (double) p[1]);
     if (p[2] != p[2])
       printf ("null]");
@@ -618,72 +686,55 @@ print_keypoints (const cnms_ctx *ctx, int i)
   printf ("]");
 }
 
-/* ", \"mask\": {...}" of mask m: rectangle, offset, set pixels and the
- * FNV-1a 64 hash of its bytes. */
+/* ", \"mask\": {...}" of kept record i: rectangle, offset, set pixels and
+ * the FNV-1a 64 hash of its bytes. */
 static void
-print_mask (const cnms_mask *m, const uint8_t *data)
+print_mask (const cnms_payloads *pl, int i)
 {
-  const uint8_t *b = data + m->offset;
+  const cnms_payload *m = &pl->records[i];
+  const uint8_t *b = payload_at (pl, i);
   const size_t n = (size_t) m->width * (size_t) m->height;
   uint64_t h = 14695981039346656037ull;
-  size_t i, set = 0;
+  size_t j, set = 0;
 
-  for (i = 0; i < n; i++) {
-    set += b[i] != 0;
-    h = (h ^ b[i]) * 1099511628211ull;
+  for (j = 0; j < n; j++) {
+    set += b[j] != 0;
+    h = (h ^ b[j]) * 1099511628211ull;
   }
   printf (", \"mask\": {\"x\": %d, \"y\": %d, \"w\": %d, \"h\": %d, "
       "\"offset\": %zu, \"set\": %zu, \"hash\": \"%016llx\"}", m->x, m->y,
       m->width, m->height, m->offset, set, (unsigned long long) h);
 }
 
-/* decode --layout yolov8-seg: the records with their masks. */
+/* --masks-out: the masks' bytes of the n kept records, one after the
+ * other. */
 static void
-run_seg (options *o, cnms_ctx *ctx, const cnms_tensor *t)
+write_masks (const char *path, const cnms_payloads *pl, int n)
 {
-  cnms_npy pa;
-  cnms_tensor pt;
-  const cnms_det *dets;
-  const cnms_mask *masks;
-  const uint8_t *data = NULL;
-  int n_dets, n_masks = 0, i;
-  cnms_status st;
+  const cnms_payload *last = n > 0 ? &pl->records[n - 1] : NULL;
+  int64_t dims[1];
   char err[512];
 
-  read_npy (o->protos, &pa);
-  npy_tensor (o->protos, &pa, &pt);
-  st = cnms_detect_seg (ctx, t, &pt, &o->p, &dets, &n_dets);
-  if (st != CNMS_OK)
-    die ("%s: %s: %s", o->tensor, cnms_status_str (st),
-        cnms_ctx_error (ctx));
-  masks = cnms_ctx_masks (ctx, &data, &n_masks);
-  if (masks == NULL || n_masks != n_dets)
-    die ("%s: no masks for the %d records", o->tensor, n_dets);
-  for (i = 0; i < n_dets; i++) {
-    print_box (&dets[i]);
-    print_mask (&masks[i], data);
-    printf ("}\n");
-  }
-  if (o->masks_out != NULL) {
-    int64_t dims[1];
-
-    dims[0] = n_dets > 0 ? (int64_t) (masks[n_dets - 1].offset
-        + (size_t) masks[n_dets - 1].width * masks[n_dets - 1].height) : 0;
-    if (cnms_npy_write (o->masks_out, CNMS_NPY_U1, 1, dims, data, err,
-            sizeof err) != 0)
-      die ("%s", err);
-  }
-  cnms_npy_clear (&pa);
+  dims[0] = last != NULL ? (int64_t) (last->offset
+      + (size_t) last->width * last->height) : 0;
+  if (cnms_npy_write (path, CNMS_NPY_U1, 1, dims, pl->data, err,
+          sizeof err) != 0)
+    die ("%s", err);
 }
 
 static int
 run_decode (options *o)
 {
+  static const char *const what[] = { "payload", "lane points",
+    "keypoints", "masks"
+  };
   cnms_class_params *classes;
-  cnms_npy a;
-  cnms_tensor t;
+  cnms_npy a, pa;
+  cnms_tensor t, pt;
   cnms_ctx *ctx;
   cnms_status st;
+  cnms_payloads pl;
+  const cnms_layout_desc *desc;
   const cnms_det *dets;
   int n_dets, i;
 
@@ -714,47 +765,45 @@ run_decode (options *o)
 
   classes = resolve_classes (o);
   ctx = open_ctx (o->backend);
-  if (o->layout == CNMS_LAYOUT_LANEATT) {
-    st = cnms_detect_lanes (ctx, &t, &o->p, o->lane_distance, &dets,
-        &n_dets);
-    if (st != CNMS_OK)
-      die ("%s: %s: %s", o->tensor, cnms_status_str (st),
-          cnms_ctx_error (ctx));
-    print_lanes (ctx, dets, n_dets);
-    finish_stdout ();
-    cnms_ctx_free (ctx);
-    cnms_npy_clear (&a);
-    free (classes);
-    return 0;
+  if (o->protos != NULL) {
+    read_npy (o->protos, &pa);
+    npy_tensor (o->protos, &pa, &pt);
   }
-  if (o->layout == CNMS_LAYOUT_YOLOV8_SEG) {
-    run_seg (o, ctx, &t);
-    finish_stdout ();
-    cnms_ctx_free (ctx);
-    cnms_npy_clear (&a);
-    free (classes);
-    return 0;
-  }
-  st = cnms_detect (ctx, &t, o->layout, &o->p, &dets, &n_dets);
+  st = cnms_detect (ctx, &t, o->protos != NULL ? &pt : NULL, o->layout,
+      &o->p, &dets, &n_dets);
   if (st != CNMS_OK)
     die ("%s: %s: %s", o->tensor, cnms_status_str (st),
         cnms_ctx_error (ctx));
+  desc = cnms_layout_info (cnms_ctx_report (ctx)->shape.layout);
+  if (desc == NULL)
+    die ("%s: no layout recognised", o->tensor);
+  cnms_ctx_payload (ctx, &pl);
+  if (desc->head != CNMS_HEAD_NONE && n_dets > 0
+      && (pl.head != desc->head || pl.n != n_dets))
+    die ("%s: no %s for the %d records", o->tensor, what[desc->head],
+        n_dets);
   for (i = 0; i < n_dets; i++) {
-    const cnms_det *d = &dets[i];
-    if (cnms_ctx_report (ctx)->shape.layout == CNMS_LAYOUT_YOLOV8_OBB) {
-      printf ("{\"cx\": %.9g, \"cy\": %.9g, \"w\": %.9g, \"h\": %.9g, "
-          "\"angle\": %.9g, \"confidence\": %.9g, \"label_id\": %d}\n",
-          (double) d->cx, (double) d->cy, (double) d->w, (double) d->h,
-          (double) d->angle, (double) d->score, (int) d->class_id);
+    if (desc->oriented) {
+      print_oriented (&dets[i]);
       continue;
     }
-    print_box (d);
-    if (o->layout == CNMS_LAYOUT_YOLOV8_POSE)
-      print_keypoints (ctx, i);
+    if (desc->head == CNMS_HEAD_LANE) {
+      print_lane (&dets[i], &pl, i);
+      continue;
+    }
+    print_box (&dets[i]);
+    if (desc->head == CNMS_HEAD_KEYPOINTS)
+      print_keypoints (&pl, i);
+    else if (desc->head == CNMS_HEAD_MASK)
+      print_mask (&pl, i);
     printf ("}\n");
   }
+  if (o->masks_out != NULL)
+    write_masks (o->masks_out, &pl, n_dets);
   finish_stdout ();
   cnms_ctx_free (ctx);
+  if (o->protos != NULL)
+    cnms_npy_clear (&pa);
   cnms_npy_clear (&a);
   free (classes);
   return 0;
@@ -769,8 +818,7 @@ main (int argc, char **argv)
     die ("no command given (see --help)");
   if (strcmp (argv[1], "--help") == 0 || strcmp (argv[1], "-h") == 0
       || strcmp (argv[1], "help") == 0) {
-    fputs (usage, stdout);
-    finish_stdout ();
+    print_usage ();
     return 0;
   }
   parse_args (argc, argv, &o);

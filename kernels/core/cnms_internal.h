@@ -1,5 +1,5 @@
-/* Internal: the interface between the front end (ctx.c) and the backends.
- * Not installed, never included by gst/. The arrows run one way: ctx.c
+/* Internal: the interface between the front end (front/) and the backends.
+ * Not installed, never included by gst/. The arrows run one way: the front end
  * calls a backend through cnms_backend_ops; a backend sees only this
  * header (and cnms_math.h), never the front end. */
 #ifndef CNMS_INTERNAL_H
@@ -29,25 +29,8 @@ typedef struct cnms_backend_ctx {
   cnms_report report;           /* of the last detect: the backend fills
                                  * candidates and the row counts, the front
                                  * end the rest */
-  const float *lane_points;     /* cnms_ctx_lane_points: set by a lane
-                                 * detect, NULL after any other call */
-  int lane_rows;
-  /* cnms_ctx_keypoints: set by the heads of a pose detect (K, D), NULL
-   * after any other call */
-  const float *keypoints;
-  int keypoints_k, keypoints_d;
-  /* cnms_ctx_masks: the table (owned by the front end) and the bytes
-   * (owned by the backend) of a seg detect, NULL after any other call */
-  const cnms_mask *masks;
-  const uint8_t *mask_data;
-  int n_masks;
   int timing;                   /* cnms_ctx_set_timing() */
   double last_gpu_us;           /* set by a backend that times; else -1 */
-  /* The heads the front end will ask of the detect it is making, when
-   * the detect's kept records are final (no caps after it): a backend
-   * may enqueue them behind its NMS (masks and mask_bytes not yet set).
-   * NULL for any other call. */
-  const struct cnms_heads_args *heads_ahead;
 } cnms_backend_ctx;
 
 /* Records a formatted message on ctx and returns status. */
@@ -78,13 +61,6 @@ enum {
   CNMS_GEOM_LANE = 2            /* a LaneATT proposal: cnms_lane_close */
 };
 
-static inline int
-cnms_layout_geom (cnms_layout l)
-{
-  return l == CNMS_LAYOUT_YOLOV8_OBB ? CNMS_GEOM_OBB :
-      l == CNMS_LAYOUT_LANEATT ? CNMS_GEOM_LANE : CNMS_GEOM_BOX;
-}
-
 /* Bytes of a dtype element; 0 for an unknown dtype. */
 static inline size_t
 cnms_dtype_size (cnms_dtype d)
@@ -96,25 +72,15 @@ cnms_dtype_size (cnms_dtype d)
 static inline size_t
 cnms_shape_bytes (const cnms_shape *s, cnms_dtype dtype)
 {
-  size_t row = s->layout == CNMS_LAYOUT_YOLOV5 ? 5 + (size_t) s->n_classes
-      : s->layout == CNMS_LAYOUT_YOLOV8 ? 4 + (size_t) s->n_classes
-      : s->layout == CNMS_LAYOUT_YOLOV8_OBB ? 5 + (size_t) s->n_classes
-      : s->layout == CNMS_LAYOUT_LANEATT ? 5 + (size_t) s->n_classes : 6;
-
-  return (size_t) s->n_anchors * row * cnms_dtype_size (dtype);
+  return (size_t) s->n_anchors * (size_t) s->n_values
+      * cnms_dtype_size (dtype);
 }
 
-/* What the heads of a kept record carry (docs/contracts.md, "Keypoints"
- * and "Segmentation masks"). */
-enum {
-  CNMS_HEAD_POSE = 1,
-  CNMS_HEAD_SEG = 2
-};
-
-/* One heads call: after NMS (and the front end's caps), the payload rows
- * of the kept records' anchors, read where the tensor lies. */
+/* The heads of the kept records of a detect (docs/contracts.md,
+ * "Keypoints" and "Segmentation masks"): the payload rows of the kept
+ * records' anchors, read where the tensor lies. */
 typedef struct cnms_heads_args {
-  int kind;                     /* CNMS_HEAD_* */
+  cnms_head kind;               /* CNMS_HEAD_KEYPOINTS or CNMS_HEAD_MASK */
   const cnms_tensor *t;         /* the whole detection tensor */
   int n_anchors;                /* N: the row stride */
   int row0;                     /* the first payload row: 5 (pose), 4 + C
@@ -124,10 +90,38 @@ typedef struct cnms_heads_args {
   int n_coeffs, proto_h, proto_w;       /* seg: M, Hp, Wp */
   int model_w, model_h;
   cnms_map map;
-  const cnms_mask *masks;       /* seg: one per kept record, rectangles and
-                                 * offsets filled by the front end */
+  /* seg, given to heads (not to detect): one entry per kept record, its
+   * rectangle and offset (cnms_payload_table) */
+  const cnms_payload *masks;
   size_t mask_bytes;            /* seg: all masks' bytes */
 } cnms_heads_args;
+
+/* One detect, as the front end hands it to a backend: every argument
+ * checked, the shape resolved. t and shape are what the engine decodes
+ * and suppresses: for yolov8-pose and yolov8-seg, the yolov8 tensor of
+ * their first rows (cx cy w h and the scores). */
+typedef struct cnms_job {
+  const cnms_tensor *t;
+  cnms_shape shape;
+  const cnms_params *p;
+  cnms_map map;
+  cnms_class_rules rules;       /* thresholds, IoUs and caps by class */
+  float lane_distance;          /* CNMS_GEOM_LANE: the lane NMS's distance */
+  int geom;                     /* CNMS_GEOM_* */
+  /* the heads the front end asks after the detect (NULL: none): a
+   * backend may enqueue them behind its NMS, and then give their values
+   * to the heads call that follows */
+  const cnms_heads_args *heads;
+} cnms_job;
+
+/* What a detect returns: the kept records in kept order, after the caps
+ * and max_detections, and for lanes their points (payload: S x y pairs a
+ * record, NaN where a row has no point; NULL for other geometries). */
+typedef struct {
+  const cnms_det *dets;
+  int n_dets;
+  const void *payload;
+} cnms_backend_out;
 
 /* A backend implements these. ctx.c validates every argument first, so a
  * backend sees only well-formed input: shape already resolved, params in
@@ -137,20 +131,24 @@ typedef struct cnms_backend_ops {
   const char *name;
   cnms_status (*create) (cnms_backend_ctx *ctx, int device_id);
   void (*destroy) (cnms_backend_ctx *ctx);
-  cnms_status (*detect) (cnms_backend_ctx *ctx, const cnms_tensor *t,
-      const cnms_shape *shape, const cnms_params *p, const cnms_map *map,
-      const cnms_class_rules *rules, const cnms_det **dets, int *n_dets);
+  /* decode, NMS (of job->geom), the caps and max_detections */
+  cnms_status (*detect) (cnms_backend_ctx *ctx, const cnms_job *job,
+      cnms_backend_out *out);
+  /* The heads h of the kept records dets[0 .. n) (n >= 0) of the detect
+   * of job that has just returned them: *payload receives their values
+   * (keypoints: 3 K floats a record; masks: h->mask_bytes bytes, at least
+   * 1 allocated), the same as the detect made behind its NMS when
+   * job->heads was h. NULL when the backend has no heads. */
+  cnms_status (*heads) (cnms_backend_ctx *ctx, const cnms_job *job,
+      const cnms_heads_args *h, const cnms_det *dets, int n,
+      const void **payload);
   /* plain NMS; geom: CNMS_GEOM_BOX ([n][4] boxes) or CNMS_GEOM_OBB
    * ([n][5]) */
   cnms_status (*nms) (cnms_backend_ctx *ctx, int geom, const float *boxes,
       const float *scores, const int32_t *classes, int n, float iou,
       int class_agnostic, int max_detections, int64_t *keep, int *n_keep);
-  /* cnms_detect_lanes and cnms_nms_lanes (shape resolved, arguments
-   * checked); NULL when the backend does not run lanes. A lane detect
-   * sets ctx->lane_points and lane_rows. */
-  cnms_status (*detect_lanes) (cnms_backend_ctx *ctx, const cnms_tensor *t,
-      const cnms_shape *shape, const cnms_params *p, const cnms_map *map,
-      float distance, const cnms_det **dets, int *n_dets);
+  /* cnms_nms_lanes (arguments checked); NULL when the backend does not
+   * run lanes. */
   cnms_status (*nms_lanes) (cnms_backend_ctx *ctx, const float *proposals,
       int n_offsets, const float *scores, int n, float distance,
       int max_detections, int64_t *keep, int *n_keep);
@@ -158,13 +156,6 @@ typedef struct cnms_backend_ops {
   void (*test_option) (cnms_backend_ctx *ctx, int option, int value);
   /* cnms_ctx_set_cuda_stream; NULL when the backend has no streams. */
   cnms_status (*set_stream) (cnms_backend_ctx *ctx, void *stream);
-  /* The heads of the kept records dets[0 .. n) (n >= 0) of a detect that
-   * has just returned them: pose sets ctx->keypoints (3 K floats per
-   * record), seg ctx->mask_data (h->mask_bytes bytes, at least 1); the
-   * same as the detect made behind its NMS when it was given them
-   * (heads_ahead). NULL when the backend has no heads. */
-  cnms_status (*heads) (cnms_backend_ctx *ctx, const cnms_heads_args *h,
-      const cnms_det *dets, int n);
 } cnms_backend_ops;
 
 extern const cnms_backend_ops cnms_cpu_ops;

@@ -382,18 +382,33 @@ CNMS_HD int cnms_end2end_class_kind (const float *row, float thr)
 }
 
 /* The per-class rules of a call, resolved by the front end from
- * cnms_params: the score threshold and the class-aware IoU of class c are
- * thr[c] and iou[c] for 0 <= c < n, thr_rest and iou_rest for any other
- * id. thr, iou: n entries where the backend reads them (device memory on
- * the CUDA backend); NULL when n is 0. */
+ * cnms_params: the score threshold, the class-aware IoU and the cap of
+ * class c are thr[c], iou[c] and cap[c] for 0 <= c < n, thr_rest,
+ * iou_rest and cap_rest for any other id. thr, iou, cap: n entries where
+ * the backend reads them (device memory on the CUDA backend); NULL when n
+ * is 0. */
 typedef struct {
   const float *thr;
   const float *iou;
+  const int32_t *cap;           /* kept records of the class at most, the
+                                 * first in kept order; 0: no cap */
   int n;
   float thr_rest, iou_rest;
+  int32_t cap_rest;
+  int caps;                     /* some class has a cap: the kept list
+                                 * goes through cnms_class_cap */
   float thr_min;                /* the least threshold of any class: a score
                                  * not above it passes none */
 } cnms_class_rules;
+
+/* The cap of class c: the most kept records of the class that a detect
+ * returns, the first in kept order (0: none). A record beyond its class's
+ * cap is left out of the output only: NMS kept it, so it has suppressed
+ * what it overlaps. Then max_detections takes the first of the rest. */
+CNMS_HD int32_t cnms_class_cap (const cnms_class_rules *r, int32_t c)
+{
+  return c >= 0 && c < r->n && r->cap[c] > 0 ? r->cap[c] : r->cap_rest;
+}
 
 CNMS_HD float cnms_class_thr (const cnms_class_rules *r, int32_t c)
 {

@@ -1,0 +1,70 @@
+/* Internal to the front end (kernels/front/): the context, and what its
+ * files share. The front end checks every argument, resolves the shape
+ * (layout.c), the per-class rules (rules.c) and the heads' payload
+ * (payload.c), and hands one cnms_job to the context's backend
+ * (detect.c). */
+#ifndef CNMS_FRONT_H
+#define CNMS_FRONT_H
+
+#include "cnms_internal.h"
+
+/* A context: the backend it runs on, the state that backend fills, and
+ * the front end's own grow-only tables. */
+struct cnms_ctx {
+  const cnms_backend_ops *ops;
+  cnms_backend backend;
+  cnms_backend_ctx b;
+  /* the per-class rules of the last call (rule_cap entries each) */
+  float *rule_thr, *rule_iou;
+  int32_t *rule_caps;
+  int rule_cap;
+  /* the payload of the last detect: its table (payload_cap entries) */
+  cnms_payload *payload;
+  size_t payload_cap;
+  cnms_payloads out;            /* what cnms_ctx_payload gives */
+  /* lanes kept with fewer than 2 points left out: the rest, copied */
+  cnms_det *lane_dets;
+  float *lane_points;
+  size_t lane_dets_cap, lane_points_cap;
+};
+
+/* A layout's row of the table (layout.c). */
+typedef struct {
+  cnms_layout_desc d;
+  int anchors_last;             /* [1, rows, N] (the anchors strided by N)
+                                 * rather than [1, N, values] */
+  int least;                    /* the least rows (or values) a tensor has */
+  int fixed;                    /* values a row has besides its classes (or
+                                 * lane rows, keypoints, coefficients) */
+  int geom;                     /* CNMS_GEOM_* */
+} cnms_layout_row;
+
+/* The row of layout l (never AUTO); NULL for a value that is no layout. */
+const cnms_layout_row *cnms_layout_row_of (cnms_layout l);
+
+/* snprintf into msg (when not NULL). */
+void cnms_set_msg (char *msg, size_t msg_size, const char *fmt, ...)
+#ifdef __GNUC__
+    __attribute__ ((format (printf, 3, 4)))
+#endif
+    ;
+
+/* rules.c: the checks of p, and its per-class rules into ctx's tables. */
+cnms_status cnms_check_params (cnms_ctx *ctx, const cnms_params *p);
+cnms_status cnms_resolve_rules (cnms_ctx *ctx, const cnms_params *p,
+    cnms_class_rules *r);
+
+/* payload.c: the heads of a job (NULL when the layout has none), the
+ * payload of the records a detect returned, and the lanes' rule. */
+void cnms_heads_init (cnms_heads_args *h, const cnms_job *job,
+    const cnms_tensor *t, const cnms_tensor *protos,
+    const cnms_shape *shape);
+cnms_status cnms_payload_table (cnms_ctx *ctx, cnms_head head,
+    const cnms_shape *shape, const cnms_det *dets, int n, size_t *bytes);
+cnms_status cnms_lanes_in_frame (cnms_ctx *ctx, const cnms_shape *shape,
+    const cnms_det **dets, int *n, const void **points);
+void cnms_payload_clear (cnms_ctx *ctx);
+void cnms_payload_set (cnms_ctx *ctx, cnms_head head, int n,
+    const void *data, size_t size);
+
+#endif /* CNMS_FRONT_H */

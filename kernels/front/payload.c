@@ -1,0 +1,191 @@
+/* What a kept record carries besides its box: the heads a layout asks of
+ * the backend after NMS (keypoints, masks), the place of each record's
+ * values in the call's one payload buffer (cnms_payload), and the lanes'
+ * rule (a lane is its points in the frame: fewer than two are no lane). */
+#include <stdlib.h>
+#include <string.h>
+
+#include "front.h"
+#include "cnms_heads.h"
+
+/* The least points in the frame that make a lane. */
+#define LANE_POINTS_MIN 2
+
+void
+cnms_heads_init (cnms_heads_args *h, const cnms_job *job,
+    const cnms_tensor *t, const cnms_tensor *protos, const cnms_shape *shape)
+{
+  memset (h, 0, sizeof *h);
+  h->t = t;
+  h->n_anchors = shape->n_anchors;
+  h->model_w = job->p->model_width;
+  h->model_h = job->p->model_height;
+  cnms_map_init (&h->map, job->p->model_width, job->p->model_height,
+      job->p->frame_width, job->p->frame_height, job->p->letterbox);
+  if (shape->layout == CNMS_LAYOUT_YOLOV8_POSE) {
+    h->kind = CNMS_HEAD_KEYPOINTS;
+    h->row0 = 5;
+    h->n_keypoints = shape->n_keypoints;
+    h->keypoint_dims = shape->keypoint_dims;
+  } else {
+    h->kind = CNMS_HEAD_MASK;
+    h->row0 = 4 + shape->n_classes;
+    h->protos = protos;
+    h->n_coeffs = shape->n_coeffs;
+    h->proto_h = shape->proto_height;
+    h->proto_w = shape->proto_width;
+  }
+}
+
+/* Room for n entries of the payload table. */
+static cnms_status
+reserve_table (cnms_ctx *ctx, int n)
+{
+  cnms_payload *t;
+
+  if ((size_t) n + 1 <= ctx->payload_cap)
+    return CNMS_OK;
+  t = realloc (ctx->payload, ((size_t) n + 1) * sizeof *t);
+  if (t == NULL)
+    return cnms_fail (&ctx->b, CNMS_ERR_NO_MEMORY,
+        "cannot allocate the payload table of %d records", n);
+  ctx->payload = t;
+  ctx->payload_cap = (size_t) n + 1;
+  ctx->b.alloc_count++;
+  return CNMS_OK;
+}
+
+cnms_status
+cnms_payload_table (cnms_ctx *ctx, cnms_head head, const cnms_shape *shape,
+    const cnms_det *dets, int n, size_t *bytes)
+{
+  size_t total = 0, each = 0;
+  cnms_status st;
+  int i, points = 0, dims = 0;
+
+  *bytes = 0;
+  if (head == CNMS_HEAD_NONE)
+    return CNMS_OK;
+  st = reserve_table (ctx, n);
+  if (st != CNMS_OK)
+    return st;
+  if (head == CNMS_HEAD_KEYPOINTS) {
+    points = shape->n_keypoints;
+    dims = 3;
+  } else if (head == CNMS_HEAD_LANE) {
+    points = shape->n_lane_rows;
+    dims = 2;
+  }
+  each = (size_t) points * (size_t) dims * sizeof (float);
+  for (i = 0; i < n; i++) {
+    cnms_payload *r = &ctx->payload[i];
+
+    memset (r, 0, sizeof *r);
+    r->offset = total;
+    if (head == CNMS_HEAD_MASK) {
+      cnms_mask_rect (dets[i].x1, dets[i].y1, dets[i].x2, dets[i].y2,
+          &r->x, &r->y, &r->width, &r->height);
+      total += (size_t) r->width * (size_t) r->height;
+      if (total > CNMS_MASK_BYTES_MAX)
+        return cnms_fail (&ctx->b, CNMS_ERR_NO_MEMORY,
+            "the masks of %d records take more than %zu bytes", n,
+            CNMS_MASK_BYTES_MAX);
+    } else {
+      r->n_points = points;
+      r->point_dims = dims;
+      total += each;
+    }
+  }
+  *bytes = total;
+  return CNMS_OK;
+}
+
+/* The points of lane row i that lie in the frame: both values a number. */
+static int
+lane_points (const float *pts, int n_rows)
+{
+  int i, k = 0;
+
+  for (i = 0; i < n_rows; i++)
+    k += pts[2 * i] == pts[2 * i] && pts[2 * i + 1] == pts[2 * i + 1];
+  return k;
+}
+
+cnms_status
+cnms_lanes_in_frame (cnms_ctx *ctx, const cnms_shape *shape,
+    const cnms_det **dets, int *n, const void **points)
+{
+  const size_t s2 = 2 * (size_t) shape->n_lane_rows;
+  const float *pts = *points;
+  int i, k, short_lanes = 0;
+
+  for (i = 0; i < *n; i++)
+    short_lanes += lane_points (pts + (size_t) i * s2, shape->n_lane_rows)
+        < LANE_POINTS_MIN;
+  ctx->b.report.lanes_without_points = short_lanes;
+  if (short_lanes == 0)
+    return CNMS_OK;
+  /* the lanes with their points, in kept order, into the front end's
+   * own arrays */
+  if ((size_t) *n > ctx->lane_dets_cap) {
+    cnms_det *d = realloc (ctx->lane_dets, (size_t) *n * sizeof *d);
+
+    if (d == NULL)
+      return cnms_fail (&ctx->b, CNMS_ERR_NO_MEMORY,
+          "cannot allocate %d lanes", *n);
+    ctx->lane_dets = d;
+    ctx->lane_dets_cap = (size_t) *n;
+    ctx->b.alloc_count++;
+  }
+  if ((size_t) *n * s2 > ctx->lane_points_cap) {
+    float *p = realloc (ctx->lane_points, (size_t) *n * s2 * sizeof *p);
+
+    if (p == NULL)
+      return cnms_fail (&ctx->b, CNMS_ERR_NO_MEMORY,
+          "cannot allocate the points of %d lanes", *n);
+    ctx->lane_points = p;
+    ctx->lane_points_cap = (size_t) *n * s2;
+    ctx->b.alloc_count++;
+  }
+  for (i = 0, k = 0; i < *n; i++) {
+    const float *lp = pts + (size_t) i * s2;
+
+    if (lane_points (lp, shape->n_lane_rows) < LANE_POINTS_MIN)
+      continue;
+    ctx->lane_dets[k] = (*dets)[i];
+    memcpy (ctx->lane_points + (size_t) k * s2, lp, s2 * sizeof (float));
+    k++;
+  }
+  *dets = ctx->lane_dets;
+  *n = k;
+  *points = ctx->lane_points;
+  return CNMS_OK;
+}
+
+void
+cnms_payload_clear (cnms_ctx *ctx)
+{
+  memset (&ctx->out, 0, sizeof ctx->out);
+}
+
+void
+cnms_payload_set (cnms_ctx *ctx, cnms_head head, int n, const void *data,
+    size_t size)
+{
+  ctx->out.head = head;
+  ctx->out.n = n;
+  ctx->out.records = ctx->payload;
+  ctx->out.data = data;
+  ctx->out.size = size;
+}
+
+void
+cnms_ctx_payload (const cnms_ctx *ctx, cnms_payloads *out)
+{
+  if (out == NULL)
+    return;
+  if (ctx == NULL)
+    memset (out, 0, sizeof *out);
+  else
+    *out = ctx->out;
+}
