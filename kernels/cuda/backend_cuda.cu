@@ -244,13 +244,16 @@ static cnms_status
 upload_rules (cnms_backend_ctx *ctx, cnms_cuda_priv *s,
     const cnms_class_rules *r, cnms_class_rules *dev)
 {
-  const size_t half = (size_t) r->n * sizeof (float), bytes = 2 * half;
+  /* [thr n | iou n | cap n] */
+  const size_t part = (size_t) r->n * sizeof (float), bytes = 3 * part;
 
   *dev = *r;
   if (r->n == 0)
     return CNMS_OK;
-  if (bytes != s->rules_bytes || memcmp (s->rules_now, r->thr, half) != 0
-      || memcmp ((const char *) s->rules_now + half, r->iou, half) != 0) {
+  if (bytes != s->rules_bytes || memcmp (s->rules_now, r->thr, part) != 0
+      || memcmp ((const char *) s->rules_now + part, r->iou, part) != 0
+      || memcmp ((const char *) s->rules_now + 2 * part, r->cap, part)
+      != 0) {
     float *now = (float *) realloc (s->rules_now, bytes);
 
     if (now == NULL)
@@ -262,8 +265,9 @@ upload_rules (cnms_backend_ctx *ctx, cnms_cuda_priv *s,
             "class rules"));
     CNMS_TRY (cnms_cuda_reserve_pinned (ctx, &s->h_rules, bytes,
             "class rules staging"));
-    memcpy (now, r->thr, half);
-    memcpy ((char *) now + half, r->iou, half);
+    memcpy (now, r->thr, part);
+    memcpy ((char *) now + part, r->iou, part);
+    memcpy ((char *) now + 2 * part, r->cap, part);
     memcpy (s->h_rules.p, now, bytes);
     CNMS_CUDA_TRY (ctx, cudaMemcpyAsync (s->d_rules.p, s->h_rules.p, bytes,
             cudaMemcpyHostToDevice, s->stream), "uploading the class rules");
@@ -271,6 +275,7 @@ upload_rules (cnms_backend_ctx *ctx, cnms_cuda_priv *s,
   }
   dev->thr = (const float *) s->d_rules.p;
   dev->iou = dev->thr + r->n;
+  dev->cap = (const int32_t *) (dev->iou + r->n);
   return CNMS_OK;
 }
 
@@ -323,19 +328,25 @@ enqueue_zero_count (cnms_backend_ctx *ctx, cnms_cuda_priv *s)
   return CNMS_OK;
 }
 
-/* Enqueues decode .. engine of one tensor. */
+/* Enqueues decode .. engine of one tensor, then its caps and the heads
+ * behind them where they can run there; *out_bytes: the output's, *max_out:
+ * the kept records at most. */
 static cnms_status
 enqueue_detect (cnms_backend_ctx *ctx, cnms_cuda_priv *s,
-    const cnms_tensor *t, const cnms_shape *shape, const cnms_params *p,
-    const cnms_map *map, const cnms_class_rules *rules, size_t *out_bytes)
+    const cnms_job *job, size_t *out_bytes, int *max_out)
 {
+  const cnms_tensor *t = job->t;
+  const cnms_shape *shape = &job->shape;
+  const cnms_params *p = job->p;
+  const cnms_map *map = &job->map;
   const int n = shape->n_anchors;
   const int cap = n < p->max_candidates ? n : p->max_candidates;
   const bool e2e = shape->layout == CNMS_LAYOUT_END2END;
+  const bool caps = job->rules.caps != 0;
   /* decoded in the engine: the class rows of both are [4, 4 + C) */
   const bool fused = shape->layout == CNMS_LAYOUT_YOLOV8
       || shape->layout == CNMS_LAYOUT_YOLOV8_OBB;
-  const int geom = cnms_layout_geom (shape->layout);
+  const int geom = job->geom;
   const size_t in_bytes = cnms_shape_bytes (shape, t->dtype);
   cnms_engine_decode dec;
   cnms_nms_args a;
@@ -347,7 +358,9 @@ enqueue_detect (cnms_backend_ctx *ctx, cnms_cuda_priv *s,
   bool ahead = false;
 
   a.cap = cap;
-  a.max_keep = p->max_detections < cap ? p->max_detections : cap;
+  *max_out = p->max_detections < cap ? p->max_detections : cap;
+  /* with caps the engine keeps every box NMS keeps: the caps come after */
+  a.max_keep = caps ? cap : *max_out;
   a.iou = p->iou;
   memset (&a.rules, 0, sizeof a.rules);
   a.agnostic = p->class_agnostic;
@@ -370,11 +383,17 @@ enqueue_detect (cnms_backend_ctx *ctx, cnms_cuda_priv *s,
     CNMS_TRY (cnms_cuda_reserve_pinned (ctx, &s->h_stage, in_bytes,
             "tensor staging"));
   }
-  if (ctx->heads_ahead != NULL)
-    CNMS_TRY (cnms_cuda_heads_ahead_reserve (ctx, ctx->heads_ahead,
-            a.max_keep, &ahead));
+  if (caps) {
+    CNMS_TRY (cnms_cuda_reserve_device (ctx, &s->d_kept,
+            ((size_t) a.max_keep + 1) * sizeof (int32_t), "kept records"));
+    CNMS_TRY (cnms_cuda_reserve_device (ctx, &s->d_caps,
+            cnms_caps_table_bytes (a.max_keep), "class caps"));
+  }
+  if (job->heads != NULL)
+    CNMS_TRY (cnms_cuda_heads_ahead_reserve (ctx, job->heads, *max_out,
+            &ahead));
   d_hdr = (int32_t *) s->d_cand.p;
-  CNMS_TRY (upload_rules (ctx, s, rules, &a.rules));
+  CNMS_TRY (upload_rules (ctx, s, &job->rules, &a.rules));
 
   CNMS_TRY (cnms_cuda_timing_begin (ctx));
   if (!t->on_device) {
@@ -410,36 +429,21 @@ enqueue_detect (cnms_backend_ctx *ctx, cnms_cuda_priv *s,
   memset (&src, 0, sizeof src);
   src.recs = dec.recs;
   CNMS_TRY (enqueue_engine (ctx, s, geom, fused ? &dec : NULL, NULL, &src,
-          n, &a, d_hdr, dec.report, ahead ? (int32_t *) s->d_kept.p : NULL,
-          blocks, smem));
+          n, &a, d_hdr, dec.report, ahead || caps ? (int32_t *) s->d_kept.p :
+          NULL, blocks, smem));
+  if (caps)
+    CNMS_CUDA_TRY (ctx, cnms_cuda_caps (dec.recs, (int32_t *) s->d_kept.p,
+            (char *) s->h_out.dev, &a.rules, *max_out, a.max_keep,
+            s->d_caps.p, s->stream), "class caps kernel");
   if (ahead)
-    CNMS_TRY (cnms_cuda_heads_ahead (ctx, ctx->heads_ahead, a.max_keep));
+    CNMS_TRY (cnms_cuda_heads_ahead (ctx, job->heads, *max_out));
   return cnms_cuda_timing_end (ctx);
 }
 
-static cnms_status
-cuda_detect (cnms_backend_ctx *ctx, const cnms_tensor *t,
-    const cnms_shape *shape, const cnms_params *p, const cnms_map *map,
-    const cnms_class_rules *rules, const cnms_det **dets, int *n_dets)
+/* The decode's row counts from the output header into the report. */
+static void
+read_report (cnms_backend_ctx *ctx, cnms_cuda_priv *s, const int32_t *hdr)
 {
-  cnms_cuda_priv *s = (cnms_cuda_priv *) ctx->priv;
-  cnms_device_scope scope (s->device);
-  const int32_t *hdr;
-  size_t out_bytes = 0;
-  int kept, max_keep;
-
-  if (scope.err != cudaSuccess)
-    return cnms_cuda_error (ctx, scope.err, "selecting the CUDA device");
-  s->ahead_kind = 0;
-  CNMS_TRY (drain (s, enqueue_detect (ctx, s, t, shape, p, map, rules,
-              &out_bytes)));
-  CNMS_TRY (finish (ctx, s));
-  CNMS_TRY (cnms_cuda_timing_read (ctx));
-  CNMS_TRY (cnms_cuda_heads_ahead_done (ctx));
-
-  hdr = (const int32_t *) s->h_out.p;
-  max_keep = (int) ((out_bytes - CNMS_HEADER_BYTES) / sizeof (cnms_det));
-  kept = hdr[CNMS_OUT_KEPT];
   ctx->report.candidates = hdr[CNMS_OUT_CANDIDATES];
   ctx->report.nonfinite_scores = hdr[CNMS_OUT_NONFINITE];
   ctx->report.invalid_classes = hdr[CNMS_OUT_INVALID];
@@ -449,8 +453,38 @@ cuda_detect (cnms_backend_ctx *ctx, const cnms_tensor *t,
   memcpy (&ctx->report.first_fractional_class,
       &hdr[CNMS_OUT_FIRST_FRACTIONAL], sizeof (float));
   s->last_count = ctx->report.candidates;
-  *dets = (const cnms_det *) ((const char *) s->h_out.p + CNMS_HEADER_BYTES);
-  *n_dets = kept < 0 ? 0 : (kept < max_keep ? kept : max_keep);
+}
+
+static cnms_status cuda_detect_lanes (cnms_backend_ctx *ctx,
+    const cnms_job *job, cnms_backend_out *res);
+
+static cnms_status
+cuda_detect (cnms_backend_ctx *ctx, const cnms_job *job,
+    cnms_backend_out *res)
+{
+  cnms_cuda_priv *s = (cnms_cuda_priv *) ctx->priv;
+  cnms_device_scope scope (s->device);
+  const int32_t *hdr;
+  size_t out_bytes = 0;
+  int kept, max_out = 0;
+
+  if (scope.err != cudaSuccess)
+    return cnms_cuda_error (ctx, scope.err, "selecting the CUDA device");
+  if (job->geom == CNMS_GEOM_LANE)
+    return cuda_detect_lanes (ctx, job, res);
+  s->ahead_kind = 0;
+  CNMS_TRY (drain (s, enqueue_detect (ctx, s, job, &out_bytes, &max_out)));
+  CNMS_TRY (finish (ctx, s));
+  CNMS_TRY (cnms_cuda_timing_read (ctx));
+  CNMS_TRY (cnms_cuda_heads_ahead_done (ctx));
+
+  hdr = (const int32_t *) s->h_out.p;
+  kept = hdr[CNMS_OUT_KEPT];
+  read_report (ctx, s, hdr);
+  res->dets = (const cnms_det *) ((const char *) s->h_out.p
+      + CNMS_HEADER_BYTES);
+  res->n_dets = kept < 0 ? 0 : (kept < max_out ? kept : max_out);
+  res->payload = NULL;
   return CNMS_OK;
 }
 
@@ -656,7 +690,7 @@ enqueue_detect_lanes (cnms_backend_ctx *ctx, cnms_cuda_priv *s,
 {
   const int n = shape->n_anchors;
   const int cap = n < p->max_candidates ? n : p->max_candidates;
-  const int stride = 5 + shape->n_classes;
+  const int stride = 5 + shape->n_lane_rows;
   const size_t in_bytes = cnms_shape_bytes (shape, t->dtype);
   cnms_nms_args a;
   cnms_cand_src src;
@@ -722,7 +756,7 @@ enqueue_detect_lanes (cnms_backend_ctx *ctx, cnms_cuda_priv *s,
   dec.tensor = d_tensor;
   dec.f16 = t->dtype == CNMS_DTYPE_FLOAT16;
   dec.n_anchors = n;
-  dec.n_classes = shape->n_classes;
+  dec.n_classes = shape->n_lane_rows;
   dec.abits = cnms_cuda_key_bits (n);
   dec.recs = recs;
   dec.keys = (uint64_t *) s->d_keys.p;
@@ -736,7 +770,7 @@ enqueue_detect_lanes (cnms_backend_ctx *ctx, cnms_cuda_priv *s,
   src.recs = recs;
   src.lanes_in = (const float *) s->d_lane_rows.p;
   src.lane_stride = stride;
-  src.lane_n = shape->n_classes - 1;
+  src.lane_n = shape->n_lane_rows - 1;
   if (t->on_device) {
     /* the engine copies the kept rows out itself (cnms_copy_kept_rows) */
     const size_t row_bytes = in_bytes / (size_t) n;
@@ -754,13 +788,15 @@ enqueue_detect_lanes (cnms_backend_ctx *ctx, cnms_cuda_priv *s,
 }
 
 static cnms_status
-cuda_detect_lanes (cnms_backend_ctx *ctx, const cnms_tensor *t,
-    const cnms_shape *shape, const cnms_params *p, const cnms_map *map,
-    float distance, const cnms_det **dets, int *n_dets)
+cuda_detect_lanes (cnms_backend_ctx *ctx, const cnms_job *job,
+    cnms_backend_out *res)
 {
   cnms_cuda_priv *s = (cnms_cuda_priv *) ctx->priv;
-  cnms_device_scope scope (s->device);
-  const int s_rows = shape->n_classes, n_strips = s_rows - 1;
+  const cnms_tensor *t = job->t;
+  const cnms_shape *shape = &job->shape;
+  const cnms_params *p = job->p;
+  const cnms_map *map = &job->map;
+  const int s_rows = shape->n_lane_rows, n_strips = s_rows - 1;
   const size_t stride = 5 + (size_t) s_rows;
   const bool f16 = t->dtype == CNMS_DTYPE_FLOAT16;
   const void *host_rows;
@@ -770,10 +806,8 @@ cuda_detect_lanes (cnms_backend_ctx *ctx, const cnms_tensor *t,
   size_t out_bytes = 0;
   int kept, max_keep;
 
-  if (scope.err != cudaSuccess)
-    return cnms_cuda_error (ctx, scope.err, "selecting the CUDA device");
-  CNMS_TRY (drain (s, enqueue_detect_lanes (ctx, s, t, shape, p, distance,
-              &out_bytes)));
+  CNMS_TRY (drain (s, enqueue_detect_lanes (ctx, s, t, shape, p,
+              job->lane_distance, &out_bytes)));
   CNMS_TRY (finish (ctx, s));
   CNMS_TRY (cnms_cuda_timing_read (ctx));
 
@@ -781,15 +815,7 @@ cuda_detect_lanes (cnms_backend_ctx *ctx, const cnms_tensor *t,
   max_keep = (int) ((out_bytes - CNMS_HEADER_BYTES) / sizeof (cnms_det));
   kept = hdr[CNMS_OUT_KEPT];
   kept = kept < 0 ? 0 : (kept < max_keep ? kept : max_keep);
-  ctx->report.candidates = hdr[CNMS_OUT_CANDIDATES];
-  ctx->report.nonfinite_scores = hdr[CNMS_OUT_NONFINITE];
-  ctx->report.invalid_classes = hdr[CNMS_OUT_INVALID];
-  ctx->report.fractional_classes = hdr[CNMS_OUT_FRACTIONAL];
-  memcpy (&ctx->report.first_invalid_class, &hdr[CNMS_OUT_FIRST_INVALID],
-      sizeof (float));
-  memcpy (&ctx->report.first_fractional_class,
-      &hdr[CNMS_OUT_FIRST_FRACTIONAL], sizeof (float));
-  s->last_count = ctx->report.candidates;
+  read_report (ctx, s, hdr);
 
   /* the kept lanes' points on the host (cnms_lanes.h, as the CPU backend):
    * their rows from the host tensor, or from its copy */
@@ -825,10 +851,9 @@ cuda_detect_lanes (cnms_backend_ctx *ctx, const cnms_tensor *t,
     out[i].x2 = rect[2];
     out[i].y2 = rect[3];
   }
-  ctx->lane_points = pts;
-  ctx->lane_rows = s_rows;
-  *dets = out;
-  *n_dets = kept;
+  res->dets = out;
+  res->n_dets = kept;
+  res->payload = pts;
   return CNMS_OK;
 }
 
@@ -864,10 +889,9 @@ extern "C" const cnms_backend_ops cnms_cuda_ops = {
   cnms_cuda_create,
   cnms_cuda_destroy,
   cuda_detect,
+  cnms_cuda_heads,
   cuda_nms,
-  cuda_detect_lanes,
   cuda_nms_lanes,
   cuda_test_option,
   cuda_set_stream,
-  cnms_cuda_heads,
 };

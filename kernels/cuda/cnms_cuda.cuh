@@ -134,7 +134,9 @@ typedef struct {
                                  * behind the engine are launched
                                  * programmatically dependent (scheduled
                                  * while its resolve runs) */
-  cnms_cuda_buf d_kept;         /* the engine's kept_dev for the heads */
+  cnms_cuda_buf d_kept;         /* the engine's kept_dev for the heads and
+                                 * the caps */
+  cnms_cuda_buf d_caps;         /* the caps' count table (cuda_caps.cu) */
 } cnms_cuda_priv;
 
 /* Makes dev current for the calling thread for one scope and restores
@@ -437,7 +439,20 @@ cudaError_t cnms_cuda_engine_allow_smem (size_t max_dynamic);
 
 /* cuda_heads.cu: the heads of the kept records (cnms_backend_ops.heads). */
 extern "C" cnms_status cnms_cuda_heads (cnms_backend_ctx *ctx,
-    const cnms_heads_args *h, const cnms_det *dets, int n);
+    const cnms_job *job, const cnms_heads_args *h, const cnms_det *dets,
+    int n, const void **payload);
+
+/* cuda_caps.cu: enqueues the per-class caps (cnms_class_cap) and then
+ * max_out on the kept records of the engine just enqueued: kept ([count |
+ * sort values], the engine's kept_dev, in kept order) and the records
+ * recs[value] are taken in kept order, those that pass written to the
+ * output body (out + CNMS_HEADER_BYTES, the engine's) and back into kept,
+ * their count into both headers. rules: device tables. table: room for
+ * cnms_caps_table_bytes (most) bytes, for at most most kept records. */
+size_t cnms_caps_table_bytes (int most);
+cudaError_t cnms_cuda_caps (const cnms_det *recs, int32_t *kept, char *out,
+    const cnms_class_rules *rules, int max_out, int most, void *table,
+    cudaStream_t stream);
 /* cuda_heads.cu: enqueues the heads h on the kept records of the engine
  * just enqueued (at most max_keep), where they can run there: a device
  * tensor, and for masks device prototypes. _reserve, before the stream

@@ -17,8 +17,7 @@
  * host. Prototypes on the host are uploaded first.
  *
  * Ahead: when the tensor (and for masks the prototypes) lies on the
- * device and no caps follow the NMS, the detect enqueues the heads behind
- * its engine (cnms_cuda_heads_ahead), so that one synchronisation serves
+ * device, the detect enqueues the heads behind its engine (and its caps) (cnms_cuda_heads_ahead), so that one synchronisation serves
  * both. The kernels then find the kept records through the engine's
  * kept_dev (their count and sort values in device memory: reads of the
  * mapped output would each cross the bus): the keypoints of every kept
@@ -42,7 +41,7 @@
 
 /* One mask's work. */
 typedef struct {
-  int x, y, w, h;               /* the pixel rectangle (cnms_mask) */
+  int x, y, w, h;               /* the pixel rectangle (cnms_payload) */
   int wx, wy, ww, wh;           /* the window of prototype pixels */
   long long out;                /* its bytes' offset */
   long long lg;                 /* its window's offset in the logits */
@@ -397,7 +396,7 @@ timing_done (cnms_backend_ctx *ctx, double before)
 
 static cnms_status
 pose (cnms_backend_ctx *ctx, cnms_cuda_priv *s, const cnms_heads_args *h,
-    const cnms_det *dets, int n)
+    const cnms_det *dets, int n, const void **payload)
 {
   const int k = h->n_keypoints;
   const int f16 = h->t->dtype == CNMS_DTYPE_FLOAT16;
@@ -417,7 +416,7 @@ pose (cnms_backend_ctx *ctx, cnms_cuda_priv *s, const cnms_heads_args *h,
         cnms_pose_keypoint (h->t->data, f16, na, h->keypoint_dims, j,
             (size_t) (uint32_t) dets[i].anchor, &h->map,
             out + 3 * ((size_t) i * k + j));
-    ctx->keypoints = out;
+    *payload = out;
     return CNMS_OK;
   }
   /* one thread a keypoint: a grid of int threads */
@@ -440,13 +439,13 @@ pose (cnms_backend_ctx *ctx, cnms_cuda_priv *s, const cnms_heads_args *h,
   CNMS_CUDA_TRY (ctx, cudaStreamSynchronize (s->stream),
       "gathering the keypoints");
   CNMS_TRY (timing_done (ctx, before));
-  ctx->keypoints = out;
+  *payload = out;
   return CNMS_OK;
 }
 
 static cnms_status
 seg (cnms_backend_ctx *ctx, cnms_cuda_priv *s, const cnms_heads_args *h,
-    const cnms_det *dets, int n)
+    const cnms_det *dets, int n, const void **payload)
 {
   const int mc = h->n_coeffs;
   const size_t plane = (size_t) h->proto_h * (size_t) h->proto_w;
@@ -467,7 +466,7 @@ seg (cnms_backend_ctx *ctx, cnms_cuda_priv *s, const cnms_heads_args *h,
   CNMS_TRY (cnms_cuda_reserve_pinned (ctx, &s->h_heads,
           h->mask_bytes > 0 ? h->mask_bytes : 1, "masks"));
   if (n == 0) {
-    ctx->mask_data = (const uint8_t *) s->h_heads.p;
+    *payload = s->h_heads.p;
     return CNMS_OK;
   }
   cnms_mask_axis_init (&ax, h->map.gain_x, h->map.pad_x, h->proto_w,
@@ -478,7 +477,7 @@ seg (cnms_backend_ctx *ctx, cnms_cuda_priv *s, const cnms_heads_args *h,
           "mask jobs"));
   jobs = (cnms_mask_job *) s->h_hjobs.p;
   for (int i = 0; i < n; i++) {
-    const cnms_mask *r = &h->masks[i];
+    const cnms_payload *r = &h->masks[i];
     cnms_mask_job *j = &jobs[i];
 
     memset (j, 0, sizeof *j);
@@ -549,7 +548,7 @@ seg (cnms_backend_ctx *ctx, cnms_cuda_priv *s, const cnms_heads_args *h,
   CNMS_CUDA_TRY (ctx, cudaStreamSynchronize (s->stream),
       "assembling the masks");
   CNMS_TRY (timing_done (ctx, before));
-  ctx->mask_data = (const uint8_t *) s->h_heads.p;
+  *payload = s->h_heads.p;
   return CNMS_OK;
 }
 
@@ -570,7 +569,7 @@ ahead_possible (const cnms_cuda_priv *s, const cnms_heads_args *h,
 {
   if (!h->t->on_device || max_keep < 1 || s->no_ahead)
     return false;
-  if (h->kind == CNMS_HEAD_POSE)
+  if (h->kind == CNMS_HEAD_KEYPOINTS)
     /* past an int grid the heads' own call says why */
     return (long long) max_keep * h->n_keypoints <= 0x7fffffffLL - CNMS_BLOCK;
   return h->protos->on_device;
@@ -594,7 +593,7 @@ cnms_cuda_heads_ahead_reserve (cnms_backend_ctx *ctx,
     return CNMS_OK;
   CNMS_TRY (cnms_cuda_reserve_device (ctx, &s->d_kept,
           ((size_t) max_keep + 1) * sizeof (int32_t), "kept records"));
-  if (h->kind == CNMS_HEAD_POSE) {
+  if (h->kind == CNMS_HEAD_KEYPOINTS) {
     CNMS_TRY (cnms_cuda_reserve_pinned (ctx, &s->h_heads,
             ((size_t) max_keep * h->n_keypoints + 1) * 3 * sizeof (float),
             "keypoints"));
@@ -646,7 +645,7 @@ cnms_cuda_heads_ahead (cnms_backend_ctx *ctx, const cnms_heads_args *h,
       + CNMS_HEADER_BYTES);
   const int32_t *sel = (const int32_t *) s->d_kept.p;
 
-  if (h->kind == CNMS_HEAD_POSE) {
+  if (h->kind == CNMS_HEAD_KEYPOINTS) {
     const int k = h->n_keypoints;
     const int threads = max_keep * k;
 
@@ -655,7 +654,7 @@ cnms_cuda_heads_ahead (cnms_backend_ctx *ctx, const cnms_heads_args *h,
             h->t->data, f16, na, h->keypoint_dims, k,
             (const int32_t *) NULL, recs, sel, max_keep, h->map,
             (float *) s->h_heads.dev), "keypoint kernel");
-    s->ahead_kind = CNMS_HEAD_POSE;
+    s->ahead_kind = CNMS_HEAD_KEYPOINTS;
     return CNMS_OK;
   }
   {
@@ -689,7 +688,7 @@ cnms_cuda_heads_ahead (cnms_backend_ctx *ctx, const cnms_heads_args *h,
             (const cnms_mask_job *) djobs, 0, (const cnms_mask_sum *) dsum,
             ax, ay, (const float *) s->d_logits.p,
             (uint8_t *) s->h_heads.dev), "mask pixels kernel");
-    s->ahead_kind = CNMS_HEAD_SEG;
+    s->ahead_kind = CNMS_HEAD_MASK;
   }
   return CNMS_OK;
 }
@@ -700,7 +699,7 @@ cnms_cuda_heads_ahead_done (cnms_backend_ctx *ctx)
   cnms_cuda_priv *s = (cnms_cuda_priv *) ctx->priv;
   const cnms_mask_sum *sum = (const cnms_mask_sum *) s->h_hjobs.p;
 
-  if (s->ahead_kind != CNMS_HEAD_SEG)
+  if (s->ahead_kind != CNMS_HEAD_MASK)
     return CNMS_OK;
   s->ahead_n = sum->n;
   s->ahead_win = sum->most_win;
@@ -726,8 +725,8 @@ cnms_cuda_heads_ahead_done (cnms_backend_ctx *ctx)
 /* Whether the heads made ahead (cnms_cuda_heads_ahead) are h's for the n
  * records: then they are the call's. */
 static bool
-take_ahead (cnms_backend_ctx *ctx, cnms_cuda_priv *s,
-    const cnms_heads_args *h, int n)
+take_ahead (cnms_cuda_priv *s, const cnms_heads_args *h, int n,
+    const void **payload)
 {
   const int kind = s->ahead_kind;
   const cnms_mask_sum *sum = (const cnms_mask_sum *) s->h_hjobs.p;
@@ -736,8 +735,8 @@ take_ahead (cnms_backend_ctx *ctx, cnms_cuda_priv *s,
   s->ahead_kind = 0;
   if (kind != h->kind)
     return false;
-  if (kind == CNMS_HEAD_POSE) {
-    ctx->keypoints = (const float *) s->h_heads.p;
+  if (kind == CNMS_HEAD_KEYPOINTS) {
+    *payload = s->h_heads.p;
     return true;
   }
   if (sum->n != n || sum->bytes != (long long) h->mask_bytes)
@@ -745,28 +744,30 @@ take_ahead (cnms_backend_ctx *ctx, cnms_cuda_priv *s,
   jobs = (const cnms_mask_job *) ((const char *) s->h_hjobs.p
       + CNMS_SUM_BYTES);
   for (int i = 0; i < n; i++) {
-    const cnms_mask *r = &h->masks[i];
+    const cnms_payload *r = &h->masks[i];
 
     if (jobs[i].x != r->x || jobs[i].y != r->y || jobs[i].w != r->width
         || jobs[i].h != r->height || jobs[i].out != (long long) r->offset)
       return false;
   }
-  ctx->mask_data = (const uint8_t *) s->h_heads.p;
+  *payload = s->h_heads.p;
   return true;
 }
 
 extern "C" cnms_status
-cnms_cuda_heads (cnms_backend_ctx *ctx, const cnms_heads_args *h,
-    const cnms_det *dets, int n)
+cnms_cuda_heads (cnms_backend_ctx *ctx, const cnms_job *job,
+    const cnms_heads_args *h, const cnms_det *dets, int n,
+    const void **payload)
 {
   cnms_cuda_priv *s = (cnms_cuda_priv *) ctx->priv;
   cnms_device_scope scope (s->device);
 
+  (void) job;
   if (scope.err != cudaSuccess)
     return cnms_cuda_error (ctx, scope.err, "selecting the CUDA device");
-  if (take_ahead (ctx, s, h, n))
+  if (take_ahead (s, h, n, payload))
     return CNMS_OK;
-  if (h->kind == CNMS_HEAD_POSE)
-    return pose (ctx, s, h, dets, n);
-  return seg (ctx, s, h, dets, n);
+  if (h->kind == CNMS_HEAD_KEYPOINTS)
+    return pose (ctx, s, h, dets, n, payload);
+  return seg (ctx, s, h, dets, n, payload);
 }
