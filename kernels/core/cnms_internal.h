@@ -158,13 +158,6 @@ typedef struct cnms_backend_ops {
   cnms_status (*set_stream) (cnms_backend_ctx *ctx, void *stream);
 } cnms_backend_ops;
 
-extern const cnms_backend_ops cnms_cpu_ops;
-#if HAVE_CUDA
-/* kernels/cuda/, in a CUDA build only. */
-extern const cnms_backend_ops cnms_cuda_ops;
-int cnms_cuda_backend_device_count (void);
-#endif
-
 #ifdef __cplusplus
 }
 #endif

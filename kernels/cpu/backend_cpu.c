@@ -9,6 +9,7 @@
 #endif
 
 #include "cpu_priv.h"
+#include "cnms_cpu.h"
 
 typedef struct {
   cnms_buf cand;                /* [header | N records] */

@@ -279,8 +279,8 @@ fold_class_row_avx2 (const float *row, float *best, int32_t *best_cls, int c,
 
 #ifdef CNMS_HAVE_F16C_PATH
 /* The class maximum of every anchor of a float32 [1, 4+C, N] tensor, the
- * class rows read whole and in order (the best streams of memory: a
- * frame's rows come in faster than in blocks of anchors across the rows):
+ * class rows read whole and in order (the best streams of memory: whole
+ * rows rather than blocks of anchors across the rows):
  * best[n] = the maximum by fold_class_row_avx2's update (_mm256_max_ps (v,
  * b) is v > b ? v : b, the scalar one's), in the same class order, so the
  * same bits; the class is left to class_of, for the anchors that need

@@ -46,8 +46,7 @@ pose (cnms_backend_ctx *ctx, cnms_heads_ws *w, const cnms_heads_args *h,
 }
 
 /* Prefetches the bytes [p, p + n) towards the core (a hint: no effect on
- * any value); T2, which measured a little better than T0 on the
- * prototype sweep. */
+ * any value), as T2 (docs/performance.md, "Choices in the code"). */
 static inline void
 prefetch_span (const void *p, size_t n)
 {
@@ -72,8 +71,8 @@ prefetch_span (const void *p, size_t n)
  * operations). The sums stay in registers over SEG_GROUP planes at a time
  * and go through l (exactly) between groups: 160x160 prototypes' planes
  * are 100 KiB apart, a multiple of 4 KiB, so the same x of every plane
- * falls in one L1 set; all 32 at once evicted each other (4 measured
- * best, 8 slower). */
+ * falls in one L1 set; all 32 at once evict each other (the group of 4:
+ * docs/performance.md, "Choices in the code"). */
 static void
 logits_row (float *l, const float *p, size_t stride, const float *c, int mc,
     int init, int n)
@@ -201,9 +200,8 @@ logits_row_avx_body (float *l, const float *p, size_t stride, const float *c,
   }
 }
 
-/* logits_row_avx_body with init a constant in each copy (measured
- * about a tenth less time in the sweep on a frame in cache than one
- * copy testing init). */
+/* logits_row_avx_body with init a constant in each copy, rather than one
+ * copy testing init (docs/performance.md, "Choices in the code"). */
 __attribute__ ((target ("avx")))
 static void
 logits_row_avx (float *l, const float *p, size_t stride, const float *c,
@@ -430,9 +428,8 @@ typedef struct {
 /* How many prototype rows ahead the sweep prefetches. */
 #define SEG_ROWS_AHEAD 3
 /* Planes per pass of the sweep: each pass reads its planes' rows in
- * order, SEG_PASS streams (8 measured better than 4 and than all 32 a
- * row at a time on frames fresh from memory; the windows' partial sums
- * stay in the caches between passes). */
+ * order, SEG_PASS streams (docs/performance.md, "Choices in the code";
+ * the windows' partial sums stay in the caches between passes). */
 #define SEG_PASS 8
 
 typedef void (*logits_row_fn) (float *l, const float *p, size_t stride,

@@ -88,9 +88,8 @@ reserve_stages (cnms_backend_ctx *ctx, cnms_cuda_priv *s, int geom, int n,
   /* plain NMS: every box is a candidate. Up to 1024 boxes (the all-pairs
    * mask) the bitmask wants four blocks per tile of its upper triangle,
    * so that cnms_build_mask splits each tile's rows in halves, in one
-   * round (for 256 boxes a tile a block took 10.9 us, halves 2.7 us, H200
-   * 2026-12-02); above (the pruned mask, a warp a row) a block per two
-   * tiles (2048 boxes took 4% longer on twice as many). Decode: the count
+   * round; above (the pruned mask, a warp a row) a block per two tiles
+   * (docs/performance.md, "Choices in the code"). Decode: the count
    * is far below the anchors, a block per 256 of them, at least 64 above
    * 2048 (a YOLOv8 frame's ~500 candidates make 45 tiles: one round of the
    * mask phase). As many as fit at most. */

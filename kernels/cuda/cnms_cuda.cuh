@@ -13,6 +13,7 @@
 #include <stdint.h>
 
 #include "cnms_internal.h"
+#include "cnms_cuda.h"
 
 /* Threads per block of the grid-wide element-wise kernels. */
 #define CNMS_BLOCK 256

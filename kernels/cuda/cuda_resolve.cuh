@@ -30,10 +30,10 @@
  * the L = width - 1 later words gets G = 32 / L lanes, which take every
  * G-th kept row; the G partial words are then ORed together by shuffles
  * (a lane past the warp reads its own word again, which OR absorbs) and
- * the first lane of each word stores it. (One lane a word taking one row
- * a step cost about 60 ns a kept box: 4 us for a tile keeping all 64; a
- * shared-memory atomicOr in place of the shuffles, which sm_90 compiles
- * to a compare-and-swap loop, cost 0.3 us more a walk.) */
+ * the first lane of each word stores it: cheaper than one lane a word
+ * taking one row a step, and than a shared-memory atomicOr in place of
+ * the shuffles, which sm_90 compiles to a compare-and-swap loop
+ * (docs/performance.md, "Choices in the code"). */
 __device__ __forceinline__ void
 cnms_or_tile_rows (const uint64_t *diag, int width, int base,
     const int *kpos, int n_keep, int lane, uint64_t *removed)

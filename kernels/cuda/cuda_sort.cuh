@@ -75,8 +75,9 @@ cnms_key_float (uint32_t k)
  * calls it): the warps' shares are folded in shared memory and the block
  * adds its own with one set of atomics when it has boxes (a set a warp
  * is some 15000 atomics on the same seven words at N = 2048, which the
- * grid barrier after the sort waits for: 13 us on the H200). The sums'
- * order varies (float atomics): they size the grid, never a result. */
+ * grid barrier after the sort waits for: docs/performance.md, "Choices
+ * in the code"). The sums' order varies (float atomics): they size the
+ * grid, never a result. */
 __device__ __forceinline__ void
 cnms_extent_flush (const cnms_engine_args &g, cnms_extent e)
 {

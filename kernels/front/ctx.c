@@ -4,6 +4,10 @@
 #include <string.h>
 
 #include "front.h"
+#include "cnms_cpu.h"
+#if HAVE_CUDA
+#include "cnms_cuda.h"
+#endif
 
 cnms_status
 cnms_ctx_new (cnms_backend backend, int device_id, cnms_ctx **out)
