@@ -334,7 +334,8 @@ typedef struct {
 } cnms_payloads;
 
 /* Fills *out with the payload of the last cnms_detect of ctx (head NONE,
- * and nothing, after any other call or a failed one). */
+ * and nothing, after a failed cnms_detect and after cnms_nms,
+ * cnms_nms_rotated or cnms_nms_lanes). */
 void cnms_ctx_payload (const cnms_ctx *ctx, cnms_payloads *out);
 
 /* Plain torchvision-compatible NMS on host arrays.

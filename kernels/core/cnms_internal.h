@@ -1,7 +1,8 @@
-/* Internal: the interface between the front end (front/) and the backends.
- * Not installed, never included by gst/. The arrows run one way: the front end
- * calls a backend through cnms_backend_ops; a backend sees only this
- * header (and cnms_math.h), never the front end. */
+/* Internal: the interface between the front end (front/) and the
+ * backends. Not installed, never included by gst/. The arrows run one way:
+ * the front end calls a backend through cnms_backend_ops; a backend sees
+ * only core/ (this header and the arithmetic: cnms_math.h, cnms_heads.h,
+ * cnms_lanes.h), never the front end. */
 #ifndef CNMS_INTERNAL_H
 #define CNMS_INTERNAL_H
 
@@ -78,22 +79,22 @@ cnms_shape_bytes (const cnms_shape *s, cnms_dtype dtype)
 
 /* The heads of the kept records of a detect (docs/contracts.md,
  * "Keypoints" and "Segmentation masks"): the payload rows of the kept
- * records' anchors, read where the tensor lies. */
+ * records' anchors, read where the tensor lies. What a head needs of the
+ * tensors is in their shape (its counts and sizes). */
 typedef struct cnms_heads_args {
-  cnms_head kind;               /* CNMS_HEAD_KEYPOINTS or CNMS_HEAD_MASK */
+  cnms_head kind;               /* a head the backend runs after NMS */
   const cnms_tensor *t;         /* the whole detection tensor */
-  int n_anchors;                /* N: the row stride */
-  int row0;                     /* the first payload row: 5 (pose), 4 + C
-                                 * (seg) */
-  int n_keypoints, keypoint_dims;       /* pose: K, D */
-  const cnms_tensor *protos;    /* seg: [M, Hp, Wp] */
-  int n_coeffs, proto_h, proto_w;       /* seg: M, Hp, Wp */
+  const cnms_tensor *protos;    /* the second tensor (seg's prototypes), or
+                                 * NULL */
+  cnms_shape shape;             /* of both, as cnms_tensor_shape gave it */
+  int row0;                     /* the first payload row of an anchor */
   int model_w, model_h;
   cnms_map map;
-  /* seg, given to heads (not to detect): one entry per kept record, its
-   * rectangle and offset (cnms_payload_table) */
+  /* given to the heads call (not to the detect): one entry per kept
+   * record, its place and, for masks, its rectangle (cnms_payload_table),
+   * and all their bytes */
   const cnms_payload *masks;
-  size_t mask_bytes;            /* seg: all masks' bytes */
+  size_t mask_bytes;
 } cnms_heads_args;
 
 /* One detect, as the front end hands it to a backend: every argument
@@ -123,10 +124,10 @@ typedef struct {
   const void *payload;
 } cnms_backend_out;
 
-/* A backend implements these. ctx.c validates every argument first, so a
- * backend sees only well-formed input: shape already resolved, params in
- * range, n > 0. A failing create releases what it made itself; destroy is
- * only called on a context that was fully created. */
+/* A backend implements these. The front end checks every argument first,
+ * so a backend sees only well-formed input: shape already resolved,
+ * params in range, n > 0. A failing create releases what it made
+ * itself; destroy is only called on a context that was fully created. */
 typedef struct cnms_backend_ops {
   const char *name;
   cnms_status (*create) (cnms_backend_ctx *ctx, int device_id);

@@ -27,9 +27,9 @@ static cnms_status
 pose (cnms_backend_ctx *ctx, cnms_heads_ws *w, const cnms_heads_args *h,
     const cnms_det *dets, int n, const void **payload)
 {
-  const int k = h->n_keypoints;
+  const int k = h->shape.n_keypoints;
   const int f16 = h->t->dtype == CNMS_DTYPE_FLOAT16;
-  const size_t na = (size_t) h->n_anchors;
+  const size_t na = (size_t) h->shape.n_anchors;
   float *out;
   int i, j;
 
@@ -38,7 +38,7 @@ pose (cnms_backend_ctx *ctx, cnms_heads_ws *w, const cnms_heads_args *h,
   out = w->keypoints.p;
   for (i = 0; i < n; i++)
     for (j = 0; j < k; j++)
-      cnms_pose_keypoint (h->t->data, f16, na, h->keypoint_dims, j,
+      cnms_pose_keypoint (h->t->data, f16, na, h->shape.keypoint_dims, j,
           (size_t) (uint32_t) dets[i].anchor, &h->map,
           out + 3 * ((size_t) i * k + j));
   *payload = out;
@@ -471,10 +471,11 @@ static cnms_status
 seg (cnms_backend_ctx *ctx, cnms_heads_ws *w, const cnms_heads_args *h,
     const cnms_det *dets, int n, const void **payload)
 {
-  const int mc = h->n_coeffs, hp = h->proto_h, wp = h->proto_w;
+  const int mc = h->shape.n_coeffs, hp = h->shape.proto_height;
+  const int wp = h->shape.proto_width;
   const size_t plane = (size_t) hp * (size_t) wp;
   const int f16 = h->t->dtype == CNMS_DTYPE_FLOAT16;
-  const size_t na = (size_t) h->n_anchors;
+  const size_t na = (size_t) h->shape.n_anchors;
   cnms_mask_axis ax, ay;
   int maxw = 1, maxh = 1, i, y, k, m, m0, n_active, next;
   size_t total = 0;

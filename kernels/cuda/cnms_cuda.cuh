@@ -303,7 +303,7 @@ cnms_grid_bytes (int cap)
 /* cuda_engine.cu: sort -> cap -> bitmask -> resolve -> output of the
  * device-side count of candidates in keys/vals, in one cooperative
  * kernel of CNMS_ENGINE_THREADS-thread blocks, one instantiation per
- * geometry (CNMS_GEOM_BOX, CNMS_GEOM_OBB). */
+ * geometry (CNMS_GEOM_BOX, CNMS_GEOM_OBB, CNMS_GEOM_LANE). */
 #define CNMS_ENGINE_THREADS 256
 /* The engine's own decode phase (YOLOv8 [1, 4+C, N] for boxes,
  * YOLOv8-OBB [1, 4+C+1, N] for oriented boxes; LaneATT [N][5 + S] for

@@ -17,7 +17,8 @@
  * host. Prototypes on the host are uploaded first.
  *
  * Ahead: when the tensor (and for masks the prototypes) lies on the
- * device, the detect enqueues the heads behind its engine (and its caps) (cnms_cuda_heads_ahead), so that one synchronisation serves
+ * device, the detect enqueues the heads behind its engine and its caps
+ * (cnms_cuda_heads_ahead), so that one synchronisation serves
  * both. The kernels then find the kept records through the engine's
  * kept_dev (their count and sort values in device memory: reads of the
  * mapped output would each cross the bus): the keypoints of every kept
@@ -398,9 +399,9 @@ static cnms_status
 pose (cnms_backend_ctx *ctx, cnms_cuda_priv *s, const cnms_heads_args *h,
     const cnms_det *dets, int n, const void **payload)
 {
-  const int k = h->n_keypoints;
+  const int k = h->shape.n_keypoints;
   const int f16 = h->t->dtype == CNMS_DTYPE_FLOAT16;
-  const size_t na = (size_t) h->n_anchors;
+  const size_t na = (size_t) h->shape.n_anchors;
   const long long threads = (long long) n * k;
   const double before = ctx->last_gpu_us;
   float *out;
@@ -413,7 +414,7 @@ pose (cnms_backend_ctx *ctx, cnms_cuda_priv *s, const cnms_heads_args *h,
     /* a host tensor: on the host, as the CPU backend */
     for (int i = 0; i < n; i++)
       for (int j = 0; j < k; j++)
-        cnms_pose_keypoint (h->t->data, f16, na, h->keypoint_dims, j,
+        cnms_pose_keypoint (h->t->data, f16, na, h->shape.keypoint_dims, j,
             (size_t) (uint32_t) dets[i].anchor, &h->map,
             out + 3 * ((size_t) i * k + j));
     *payload = out;
@@ -431,7 +432,7 @@ pose (cnms_backend_ctx *ctx, cnms_cuda_priv *s, const cnms_heads_args *h,
     anchors[i] = dets[i].anchor;
   CNMS_TRY (cnms_cuda_timing_begin (ctx));
   pose_kernel <<< (unsigned) cnms_ceil_div ((int) threads, CNMS_BLOCK),
-      CNMS_BLOCK, 0, s->stream >>> (h->t->data, f16, na, h->keypoint_dims,
+      CNMS_BLOCK, 0, s->stream >>> (h->t->data, f16, na, h->shape.keypoint_dims,
       k, (const int32_t *) s->h_hjobs.dev, NULL, NULL, n, h->map,
       (float *) s->h_heads.dev);
   CNMS_CUDA_TRY (ctx, cudaGetLastError (), "keypoint kernel");
@@ -447,8 +448,9 @@ static cnms_status
 seg (cnms_backend_ctx *ctx, cnms_cuda_priv *s, const cnms_heads_args *h,
     const cnms_det *dets, int n, const void **payload)
 {
-  const int mc = h->n_coeffs;
-  const size_t plane = (size_t) h->proto_h * (size_t) h->proto_w;
+  const int mc = h->shape.n_coeffs;
+  const size_t plane = (size_t) h->shape.proto_height
+      * (size_t) h->shape.proto_width;
   const int f16 = h->t->dtype == CNMS_DTYPE_FLOAT16;
   const size_t esize = f16 ? 2 : 4;
   const size_t proto_bytes = (size_t) mc * plane * esize;
@@ -469,10 +471,10 @@ seg (cnms_backend_ctx *ctx, cnms_cuda_priv *s, const cnms_heads_args *h,
     *payload = s->h_heads.p;
     return CNMS_OK;
   }
-  cnms_mask_axis_init (&ax, h->map.gain_x, h->map.pad_x, h->proto_w,
-      h->model_w);
-  cnms_mask_axis_init (&ay, h->map.gain_y, h->map.pad_y, h->proto_h,
-      h->model_h);
+  cnms_mask_axis_init (&ax, h->map.gain_x, h->map.pad_x,
+      h->shape.proto_width, h->model_w);
+  cnms_mask_axis_init (&ay, h->map.gain_y, h->map.pad_y,
+      h->shape.proto_height, h->model_h);
   CNMS_TRY (cnms_cuda_reserve_pinned (ctx, &s->h_hjobs, table_bytes,
           "mask jobs"));
   jobs = (cnms_mask_job *) s->h_hjobs.p;
@@ -502,7 +504,7 @@ seg (cnms_backend_ctx *ctx, cnms_cuda_priv *s, const cnms_heads_args *h,
     for (int i = 0; i < n; i++)
       for (int m = 0; m < mc; m++)
         coefs[(size_t) i * mc + m] = cnms_tensor_value (h->t->data, f16,
-            ((size_t) h->row0 + m) * (size_t) h->n_anchors
+            ((size_t) h->row0 + m) * (size_t) h->shape.n_anchors
             + (size_t) (uint32_t) dets[i].anchor);
   }
   CNMS_TRY (cnms_cuda_reserve_device (ctx, &s->d_hjobs, jobs_bytes,
@@ -529,9 +531,10 @@ seg (cnms_backend_ctx *ctx, cnms_cuda_priv *s, const cnms_heads_args *h,
   if (most_win > 0) {
     logits_kernel <<< job_grid (n, most_win), CNMS_BLOCK, 0, s->stream >>>
         ((const cnms_mask_job *) s->h_hjobs.dev,
-        (cnms_mask_job *) s->d_hjobs.p, n, NULL, d_protos, f16, h->proto_w,
+        (cnms_mask_job *) s->d_hjobs.p, n, NULL, d_protos, f16,
+        h->shape.proto_width,
         plane, mc, host_coefs ? NULL : h->t->data, h->row0,
-        (size_t) h->n_anchors,
+        (size_t) h->shape.n_anchors,
         host_coefs ? (const float *) ((const char *) s->h_hjobs.dev
             + jobs_bytes) : NULL, (float *) s->d_logits.p);
     CNMS_CUDA_TRY (ctx, cudaGetLastError (), "mask logits kernel");
@@ -571,7 +574,8 @@ ahead_possible (const cnms_cuda_priv *s, const cnms_heads_args *h,
     return false;
   if (h->kind == CNMS_HEAD_KEYPOINTS)
     /* past an int grid the heads' own call says why */
-    return (long long) max_keep * h->n_keypoints <= 0x7fffffffLL - CNMS_BLOCK;
+    return (long long) max_keep * h->shape.n_keypoints
+        <= 0x7fffffffLL - CNMS_BLOCK;
   return h->protos->on_device;
 }
 
@@ -595,7 +599,7 @@ cnms_cuda_heads_ahead_reserve (cnms_backend_ctx *ctx,
           ((size_t) max_keep + 1) * sizeof (int32_t), "kept records"));
   if (h->kind == CNMS_HEAD_KEYPOINTS) {
     CNMS_TRY (cnms_cuda_reserve_pinned (ctx, &s->h_heads,
-            ((size_t) max_keep * h->n_keypoints + 1) * 3 * sizeof (float),
+            ((size_t) max_keep * h->shape.n_keypoints + 1) * 3 * sizeof (float),
             "keypoints"));
   } else {
     CNMS_TRY (cnms_cuda_reserve_pinned (ctx, &s->h_heads,
@@ -639,26 +643,27 @@ cnms_cuda_heads_ahead (cnms_backend_ctx *ctx, const cnms_heads_args *h,
 {
   cnms_cuda_priv *s = (cnms_cuda_priv *) ctx->priv;
   const int f16 = h->t->dtype == CNMS_DTYPE_FLOAT16;
-  const size_t na = (size_t) h->n_anchors;
+  const size_t na = (size_t) h->shape.n_anchors;
   /* the engine's kept records, in device memory */
   const cnms_det *recs = (const cnms_det *) ((const char *) s->d_cand.p
       + CNMS_HEADER_BYTES);
   const int32_t *sel = (const int32_t *) s->d_kept.p;
 
   if (h->kind == CNMS_HEAD_KEYPOINTS) {
-    const int k = h->n_keypoints;
+    const int k = h->shape.n_keypoints;
     const int threads = max_keep * k;
 
     CNMS_CUDA_TRY (ctx, launch_behind (s, pose_kernel,
             dim3 ((unsigned) cnms_ceil_div (threads, CNMS_BLOCK)),
-            h->t->data, f16, na, h->keypoint_dims, k,
+            h->t->data, f16, na, h->shape.keypoint_dims, k,
             (const int32_t *) NULL, recs, sel, max_keep, h->map,
             (float *) s->h_heads.dev), "keypoint kernel");
     s->ahead_kind = CNMS_HEAD_KEYPOINTS;
     return CNMS_OK;
   }
   {
-    const size_t plane = (size_t) h->proto_h * (size_t) h->proto_w;
+    const size_t plane = (size_t) h->shape.proto_height
+        * (size_t) h->shape.proto_width;
     const int rows = s->ahead_n + s->ahead_n / 4;
     const int gy = rows < 8 ? 8 : (rows < max_keep ? rows : max_keep);
     cnms_mask_axis ax, ay;
@@ -666,10 +671,10 @@ cnms_cuda_heads_ahead (cnms_backend_ctx *ctx, const cnms_heads_args *h,
     cnms_mask_job *djobs = (cnms_mask_job *) ((char *) s->d_hjobs.p
         + CNMS_SUM_BYTES);
 
-    cnms_mask_axis_init (&ax, h->map.gain_x, h->map.pad_x, h->proto_w,
-        h->model_w);
-    cnms_mask_axis_init (&ay, h->map.gain_y, h->map.pad_y, h->proto_h,
-        h->model_h);
+    cnms_mask_axis_init (&ax, h->map.gain_x, h->map.pad_x,
+        h->shape.proto_width, h->model_w);
+    cnms_mask_axis_init (&ay, h->map.gain_y, h->map.pad_y,
+        h->shape.proto_height, h->model_h);
     CNMS_CUDA_TRY (ctx, launch_behind (s, jobs_kernel, dim3 (1), recs, sel,
             max_keep, ax, ay, (long long) s->h_heads.cap,
             (long long) (s->d_logits.cap / sizeof (float)), dsum, djobs,
@@ -680,7 +685,8 @@ cnms_cuda_heads_ahead (cnms_backend_ctx *ctx, const cnms_heads_args *h,
     CNMS_CUDA_TRY (ctx, launch_behind (s, logits_kernel,
             job_grid (gy, s->ahead_win), (const cnms_mask_job *) djobs,
             djobs, 0, (const cnms_mask_sum *) dsum, h->protos->data, f16,
-            h->proto_w, plane, h->n_coeffs, h->t->data, h->row0, na,
+            h->shape.proto_width, plane, h->shape.n_coeffs, h->t->data,
+            h->row0, na,
             (const float *) NULL, (float *) s->d_logits.p),
         "mask logits kernel");
     CNMS_CUDA_TRY (ctx, launch_behind (s, pixels_kernel,

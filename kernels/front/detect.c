@@ -75,36 +75,6 @@ fail_clear (cnms_ctx *ctx, cnms_status st, const cnms_det **dets,
   return st;
 }
 
-/* The heads of the records the backend kept: the payload table, then
- * the values. */
-static cnms_status
-run_heads (cnms_ctx *ctx, const cnms_job *job, cnms_heads_args *h,
-    const cnms_shape *shape, const cnms_det *dets, int n)
-{
-  const void *values = NULL;
-  size_t bytes = 0;
-  cnms_status st;
-
-  st = cnms_payload_table (ctx, h->kind, shape, dets, n, &bytes);
-  if (st != CNMS_OK)
-    return st;
-  h->masks = ctx->payload;
-  h->mask_bytes = bytes;
-  if (ctx->ops->heads == NULL)
-    return cnms_fail (&ctx->b, CNMS_ERR_UNSUPPORTED,
-        "the %s backend has no %s heads", ctx->ops->name,
-        h->kind == CNMS_HEAD_KEYPOINTS ? "pose" : "segmentation");
-  st = ctx->ops->heads (&ctx->b, job, h, dets, n, &values);
-  if (st != CNMS_OK)
-    return st;
-  if (values == NULL)
-    return cnms_fail (&ctx->b, CNMS_ERR_UNSUPPORTED,
-        "the %s backend returned no %s", ctx->ops->name,
-        h->kind == CNMS_HEAD_KEYPOINTS ? "keypoints" : "masks");
-  cnms_payload_set (ctx, h->kind, n, values, bytes);
-  return CNMS_OK;
-}
-
 cnms_status
 cnms_detect (cnms_ctx *ctx, const cnms_tensor *t, const cnms_tensor *protos,
     cnms_layout layout, const cnms_params *p, const cnms_det **dets,
@@ -161,13 +131,12 @@ cnms_detect (cnms_ctx *ctx, const cnms_tensor *t, const cnms_tensor *protos,
   st = cnms_resolve_rules (ctx, p, &job.rules);
   if (st != CNMS_OK)
     return st;
-  if (row->d.head == CNMS_HEAD_LANE)
+  if (row->geom == CNMS_GEOM_LANE)
     job.rules.caps = 0;         /* a lane has no class of its own */
-  if (row->d.head == CNMS_HEAD_KEYPOINTS || row->d.head == CNMS_HEAD_MASK) {
+  if (cnms_heads_init (&h, &job, row->d.head, t, protos, &shape)) {
     /* the engine takes the yolov8 tensor of the box and score rows */
     row_prefix (t, 4 + shape.n_classes, shape.n_classes, &sub, &job.shape);
     job.t = &sub;
-    cnms_heads_init (&h, &job, t, protos, &shape);
     job.heads = &h;
   }
 
@@ -180,19 +149,7 @@ cnms_detect (cnms_ctx *ctx, const cnms_tensor *t, const cnms_tensor *protos,
       ctx->b.report.candidates > p->max_candidates ?
       ctx->b.report.candidates - p->max_candidates : 0;
 
-  if (row->d.head == CNMS_HEAD_LANE) {
-    size_t bytes = 0;
-
-    st = cnms_lanes_in_frame (ctx, &shape, &out.dets, &out.n_dets,
-        &out.payload);
-    if (st == CNMS_OK)
-      st = cnms_payload_table (ctx, CNMS_HEAD_LANE, &shape, out.dets,
-          out.n_dets, &bytes);
-    if (st == CNMS_OK)
-      cnms_payload_set (ctx, CNMS_HEAD_LANE, out.n_dets, out.payload, bytes);
-  } else if (job.heads != NULL) {
-    st = run_heads (ctx, &job, &h, &shape, out.dets, out.n_dets);
-  }
+  st = cnms_payload_finish (ctx, &job, row->d.head, &h, &shape, &out);
   if (st != CNMS_OK)
     return fail_clear (ctx, st, dets, n_dets);
   ctx->b.report.kept = out.n_dets;

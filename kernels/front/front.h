@@ -54,11 +54,16 @@ cnms_status cnms_check_params (cnms_ctx *ctx, const cnms_params *p);
 cnms_status cnms_resolve_rules (cnms_ctx *ctx, const cnms_params *p,
     cnms_class_rules *r);
 
-/* payload.c: the heads of a job (NULL when the layout has none), the
- * payload of the records a detect returned, and the lanes' rule. */
-void cnms_heads_init (cnms_heads_args *h, const cnms_job *job,
+/* payload.c: the heads of a job (0 when the layout's head is none the
+ * backend makes after NMS), what the records of a detect carry (the
+ * payload table, the heads' values, the lanes' rule: into *out and the
+ * context's payload), and the payload's table by itself. */
+int cnms_heads_init (cnms_heads_args *h, const cnms_job *job, cnms_head head,
     const cnms_tensor *t, const cnms_tensor *protos,
     const cnms_shape *shape);
+cnms_status cnms_payload_finish (cnms_ctx *ctx, const cnms_job *job,
+    cnms_head head, cnms_heads_args *h, const cnms_shape *shape,
+    cnms_backend_out *out);
 cnms_status cnms_payload_table (cnms_ctx *ctx, cnms_head head,
     const cnms_shape *shape, const cnms_det *dets, int n, size_t *bytes);
 cnms_status cnms_lanes_in_frame (cnms_ctx *ctx, const cnms_shape *shape,

@@ -1,7 +1,8 @@
 /* The layouts: one table that names each layout and says what its tensor
  * holds, and the shape rules that read a tensor by it
- * (cnms_tensor_shape). A new layout is a row here and its decode in each
- * backend. */
+ * (cnms_tensor_shape). The element's layout enum, the CLI's --layout and
+ * the front end's checks all read the table; docs/design.md ("Adding a
+ * layout, a geometry, a head") says what else a new layout touches. */
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>

@@ -11,30 +11,46 @@
 /* The least points in the frame that make a lane. */
 #define LANE_POINTS_MIN 2
 
-void
-cnms_heads_init (cnms_heads_args *h, const cnms_job *job,
+/* What each head is to the front end: the floats a point of its payload
+ * holds (0: bytes), whether the backend makes it after NMS (else the
+ * detect returns it with the records), and what its values are called. */
+static const struct {
+  int point_dims;
+  int after_nms;
+  const char *values;
+} heads[] = {
+  {0, 0, "nothing"},            /* CNMS_HEAD_NONE */
+  {2, 0, "lane points"},        /* CNMS_HEAD_LANE */
+  {3, 1, "keypoints"},          /* CNMS_HEAD_KEYPOINTS */
+  {0, 1, "masks"},              /* CNMS_HEAD_MASK */
+};
+
+/* The points of a record's payload under shape (0: bytes). */
+static int
+head_points (cnms_head head, const cnms_shape *shape)
+{
+  return head == CNMS_HEAD_LANE ? shape->n_lane_rows :
+      head == CNMS_HEAD_KEYPOINTS ? shape->n_keypoints : 0;
+}
+
+int
+cnms_heads_init (cnms_heads_args *h, const cnms_job *job, cnms_head head,
     const cnms_tensor *t, const cnms_tensor *protos, const cnms_shape *shape)
 {
   memset (h, 0, sizeof *h);
+  if (!heads[head].after_nms)
+    return 0;
+  h->kind = head;
   h->t = t;
-  h->n_anchors = shape->n_anchors;
+  h->protos = protos;
+  h->shape = *shape;
+  /* the payload rows follow cx cy w h and the scores */
+  h->row0 = 4 + shape->n_classes;
   h->model_w = job->p->model_width;
   h->model_h = job->p->model_height;
   cnms_map_init (&h->map, job->p->model_width, job->p->model_height,
       job->p->frame_width, job->p->frame_height, job->p->letterbox);
-  if (shape->layout == CNMS_LAYOUT_YOLOV8_POSE) {
-    h->kind = CNMS_HEAD_KEYPOINTS;
-    h->row0 = 5;
-    h->n_keypoints = shape->n_keypoints;
-    h->keypoint_dims = shape->keypoint_dims;
-  } else {
-    h->kind = CNMS_HEAD_MASK;
-    h->row0 = 4 + shape->n_classes;
-    h->protos = protos;
-    h->n_coeffs = shape->n_coeffs;
-    h->proto_h = shape->proto_height;
-    h->proto_w = shape->proto_width;
-  }
+  return 1;
 }
 
 /* Room for n entries of the payload table. */
@@ -59,9 +75,12 @@ cnms_status
 cnms_payload_table (cnms_ctx *ctx, cnms_head head, const cnms_shape *shape,
     const cnms_det *dets, int n, size_t *bytes)
 {
-  size_t total = 0, each = 0;
+  const int points = head_points (head, shape);
+  const int dims = heads[head].point_dims;
+  const size_t each = (size_t) points * (size_t) dims * sizeof (float);
+  size_t total = 0;
   cnms_status st;
-  int i, points = 0, dims = 0;
+  int i;
 
   *bytes = 0;
   if (head == CNMS_HEAD_NONE)
@@ -69,14 +88,6 @@ cnms_payload_table (cnms_ctx *ctx, cnms_head head, const cnms_shape *shape,
   st = reserve_table (ctx, n);
   if (st != CNMS_OK)
     return st;
-  if (head == CNMS_HEAD_KEYPOINTS) {
-    points = shape->n_keypoints;
-    dims = 3;
-  } else if (head == CNMS_HEAD_LANE) {
-    points = shape->n_lane_rows;
-    dims = 2;
-  }
-  each = (size_t) points * (size_t) dims * sizeof (float);
   for (i = 0; i < n; i++) {
     cnms_payload *r = &ctx->payload[i];
 
@@ -160,6 +171,59 @@ cnms_lanes_in_frame (cnms_ctx *ctx, const cnms_shape *shape,
   *n = k;
   *points = ctx->lane_points;
   return CNMS_OK;
+}
+
+/* The heads h of the records the backend kept: the payload table, then
+ * the values. */
+static cnms_status
+run_heads (cnms_ctx *ctx, const cnms_job *job, cnms_heads_args *h,
+    const cnms_shape *shape, const cnms_backend_out *out)
+{
+  const void *values = NULL;
+  size_t bytes = 0;
+  cnms_status st;
+
+  st = cnms_payload_table (ctx, h->kind, shape, out->dets, out->n_dets,
+      &bytes);
+  if (st != CNMS_OK)
+    return st;
+  h->masks = ctx->payload;
+  h->mask_bytes = bytes;
+  if (ctx->ops->heads == NULL)
+    return cnms_fail (&ctx->b, CNMS_ERR_UNSUPPORTED,
+        "the %s backend makes no %s", ctx->ops->name, heads[h->kind].values);
+  st = ctx->ops->heads (&ctx->b, job, h, out->dets, out->n_dets, &values);
+  if (st != CNMS_OK)
+    return st;
+  if (values == NULL)
+    return cnms_fail (&ctx->b, CNMS_ERR_UNSUPPORTED,
+        "the %s backend returned no %s", ctx->ops->name,
+        heads[h->kind].values);
+  cnms_payload_set (ctx, h->kind, out->n_dets, values, bytes);
+  return CNMS_OK;
+}
+
+cnms_status
+cnms_payload_finish (cnms_ctx *ctx, const cnms_job *job, cnms_head head,
+    cnms_heads_args *h, const cnms_shape *shape, cnms_backend_out *out)
+{
+  size_t bytes = 0;
+  cnms_status st;
+
+  if (heads[head].after_nms)
+    return run_heads (ctx, job, h, shape, out);
+  if (head == CNMS_HEAD_NONE)
+    return CNMS_OK;
+  /* the detect's own values: the lanes', of which those with points
+   * enough are the lanes */
+  st = cnms_lanes_in_frame (ctx, shape, &out->dets, &out->n_dets,
+      &out->payload);
+  if (st == CNMS_OK)
+    st = cnms_payload_table (ctx, head, shape, out->dets, out->n_dets,
+        &bytes);
+  if (st == CNMS_OK)
+    cnms_payload_set (ctx, head, out->n_dets, out->payload, bytes);
+  return st;
 }
 
 void

@@ -780,8 +780,7 @@ run_decode (options *o)
   cnms_ctx_payload (ctx, &pl);
   if (desc->head != CNMS_HEAD_NONE && n_dets > 0
       && (pl.head != desc->head || pl.n != n_dets))
-    die ("%s: no %s for the %d records", o->tensor, what[desc->head],
-        n_dets);
+    die ("%s: no %s for the %d records", o->tensor, what[desc->head], n_dets);
   for (i = 0; i < n_dets; i++) {
     if (desc->oriented) {
       print_oriented (&dets[i]);
