@@ -34,11 +34,9 @@
 #include "config.h"
 #endif
 
-#include <math.h>
-#include <string.h>
-
 #include <gst/video/video.h>
 
+#include "cudanms_static.h"
 #include "gstcudanms.h"
 #include "gstcudanmsbackend.h"
 #include "gstcudanmsclasses.h"
@@ -66,9 +64,7 @@
 #define DEFAULT_PROP_ATTACH_META GST_CUDANMS_ATTACH_META_DEFAULT
 #define DEFAULT_PROP_ROI_PARAMS TRUE
 /* LaneATT's test value (its config's nms_thres) */
-#define DEFAULT_PROP_LANE_DISTANCE 50.0f
-/* a lane needs 2 points to be drawn */
-#define MIN_LANE_POINTS 2
+#define DEFAULT_PROP_LANE_DISTANCE CNMS_DEFAULT_LANE_DISTANCE
 /* COCO's pose models: x, y and a visibility score per keypoint */
 #define DEFAULT_PROP_KEYPOINT_DIMS 3
 
@@ -142,10 +138,6 @@ struct _GstCudanms
   GstCudanmsTensorView view;
   GstCudanmsTensorView protos;  /* layout yolov8-seg: its prototypes */
   GstCudanmsMaskPool *mask_pool;        /* the masks' bytes, reused */
-  /* layout laneatt: the lanes kept with their points (cnms_det) and those
-   * points (gfloat), reused from frame to frame */
-  GArray *lane_dets;
-  GArray *lane_points;
   gchar msg[256];
 };
 
@@ -160,29 +152,6 @@ static GstStaticPadTemplate src_template = GST_STATIC_PAD_TEMPLATE ("src",
 G_DEFINE_TYPE (GstCudanms, gst_cudanms, GST_TYPE_BASE_TRANSFORM);
 GST_ELEMENT_REGISTER_DEFINE (cudanms, "cudanms", GST_RANK_NONE,
     GST_TYPE_CUDANMS);
-
-static cnms_layout
-to_cnms_layout (GstCudanmsLayout layout)
-{
-  switch (layout) {
-    case GST_CUDANMS_LAYOUT_YOLOV5:
-      return CNMS_LAYOUT_YOLOV5;
-    case GST_CUDANMS_LAYOUT_YOLOV8:
-      return CNMS_LAYOUT_YOLOV8;
-    case GST_CUDANMS_LAYOUT_END2END:
-      return CNMS_LAYOUT_END2END;
-    case GST_CUDANMS_LAYOUT_YOLOV8_OBB:
-      return CNMS_LAYOUT_YOLOV8_OBB;
-    case GST_CUDANMS_LAYOUT_LANEATT:
-      return CNMS_LAYOUT_LANEATT;
-    case GST_CUDANMS_LAYOUT_YOLOV8_POSE:
-      return CNMS_LAYOUT_YOLOV8_POSE;
-    case GST_CUDANMS_LAYOUT_YOLOV8_SEG:
-      return CNMS_LAYOUT_YOLOV8_SEG;
-    default:
-      return CNMS_LAYOUT_AUTO;
-  }
-}
 
 static void
 gst_cudanms_init (GstCudanms * self)
@@ -208,8 +177,6 @@ gst_cudanms_init (GstCudanms * self)
   self->keypoint_dims = DEFAULT_PROP_KEYPOINT_DIMS;
   self->protos = (GstCudanmsTensorView) GST_CUDANMS_TENSOR_VIEW_INIT;
   self->mask_pool = gst_cudanms_mask_pool_new ();
-  self->lane_dets = g_array_new (FALSE, FALSE, sizeof (cnms_det));
-  self->lane_points = g_array_new (FALSE, FALSE, sizeof (gfloat));
   gst_cudanms_classes_init (&self->classes);
   gst_cudanms_stats_init (&self->stats);
 
@@ -296,8 +263,9 @@ gst_cudanms_set_property (GObject * object, guint prop_id,
       self->layout = g_value_get_enum (value);
       break;
     case PROP_MODEL_SIZE:
+      /* NULL where it is the default: a tensor decoder's, the frame */
       if (g_value_get_string (value) == NULL
-          && GST_CUDANMS_GET_CLASS (self)->tensor_decoder)
+          && G_PARAM_SPEC_STRING (pspec)->default_value == NULL)
         gst_cudanms_set_model_size_frame (self);
       else if (!gst_cudanms_set_model_size (self, g_value_get_string (value)))
         kept = g_strdup (self->model_size != NULL ? self->model_size :
@@ -469,8 +437,6 @@ gst_cudanms_finalize (GObject * object)
   gst_cudanms_classes_clear (&self->classes);
   gst_cudanms_stats_clear (&self->stats);
   gst_cudanms_mask_pool_unref (self->mask_pool);
-  g_array_unref (self->lane_dets);
-  g_array_unref (self->lane_points);
   G_OBJECT_CLASS (parent_class)->finalize (object);
 }
 
@@ -568,11 +534,14 @@ static gboolean
 gst_cudanms_check_tensor_caps (GstCudanms * self, GstCaps * caps)
 {
   gchar msg[256];
+  cnms_params p;
   gboolean ok;
 
   GST_OBJECT_LOCK (self);
+  cnms_params_init (&p);
+  p.keypoint_dims = self->keypoint_dims;
   ok = gst_cudanms_tensor_caps_check (caps, self->tensor_id,
-      to_cnms_layout (self->layout), msg, sizeof (msg));
+      (cnms_layout) self->layout, &p, msg, sizeof (msg));
   GST_OBJECT_UNLOCK (self);
   if (!ok)
     GST_ELEMENT_ERROR (self, STREAM, FORMAT,
@@ -612,47 +581,83 @@ gst_cudanms_sink_event (GstBaseTransform * trans, GstEvent * event)
   return GST_BASE_TRANSFORM_CLASS (parent_class)->sink_event (trans, event);
 }
 
+/* A buffer's prototypes (layout yolov8-seg), read once into self->protos. */
+typedef struct
+{
+  gboolean read;
+  GstCudanmsTensorLookup lookup;
+  gchar msg[256];               /* why not FOUND */
+} GstCudanmsLookupProtos;
+
+static void
+gst_cudanms_lookup_protos (GstCudanms * self, GstBuffer * buffer,
+    GstCudanmsLookupProtos * protos)
+{
+  if (protos->read)
+    return;
+  protos->read = TRUE;
+  protos->lookup = gst_cudanms_tensor_view_acquire_protos (&self->protos,
+      buffer, protos->msg, sizeof (protos->msg));
+}
+
 /* Reads the tensor before the base class makes the buffer writable: a copy
  * would drop GStreamer 1.26's GstTensorMeta. */
 static void
 gst_cudanms_before_transform (GstBaseTransform * trans, GstBuffer * buffer)
 {
   GstCudanms *self = GST_CUDANMS (trans);
+  GstCudanmsClass *klass = GST_CUDANMS_GET_CLASS (self);
+  GstCudanmsLookupProtos protos = { FALSE, GST_CUDANMS_TENSOR_MISSING, "" };
+  GstCudanmsLayout layout;
+  cnms_params p;
 
   gst_cudanms_tensor_view_release (&self->view);
   gst_cudanms_tensor_view_release (&self->protos);
   /* a device tensor of the pipeline's CUDA context is used in place */
   self->view.device_context = gst_cudanms_backend_device_context (&self->be);
   self->protos.device_context = self->view.device_context;
+  cnms_params_init (&p);
   GST_OBJECT_LOCK (self);
+  /* the fit to a forced layout: yolov8-pose's under keypoint-dims,
+   * yolov8-seg's with the prototypes */
+  p.keypoint_dims = self->keypoint_dims;
+  if (self->layout == GST_CUDANMS_LAYOUT_YOLOV8_SEG)
+    gst_cudanms_lookup_protos (self, buffer, &protos);
   self->lookup = gst_cudanms_tensor_view_acquire (&self->view, buffer,
-      self->tensor_id, to_cnms_layout (self->layout), self->msg,
-      sizeof (self->msg));
-  /* a tensor decoder (tensordecodebin) reads GStreamer's segmentation
-   * detections under layout auto with their masks */
-  if (self->lookup == GST_CUDANMS_TENSOR_FOUND
-      && GST_CUDANMS_GET_CLASS (self)->tensor_decoder
-      && self->layout == GST_CUDANMS_LAYOUT_AUTO
-      && strcmp (self->view.id, GST_CUDANMS_TENSOR_ID_YOLOV8_SEG) == 0) {
-    gst_cudanms_tensor_view_release (&self->view);
-    self->lookup = gst_cudanms_tensor_view_acquire (&self->view, buffer,
-        GST_CUDANMS_TENSOR_ID_YOLOV8_SEG, CNMS_LAYOUT_YOLOV8_SEG, self->msg,
-        sizeof (self->msg));
+      self->tensor_id, (cnms_layout) self->layout,
+      protos.lookup == GST_CUDANMS_TENSOR_FOUND ? &self->protos.tensor : NULL,
+      &p, self->msg, sizeof (self->msg));
+  /* the subclass's layout for it: the tensor again, by its id */
+  if (self->lookup == GST_CUDANMS_TENSOR_FOUND) {
+    layout = klass->decode_layout (self, self->view.id, self->layout,
+        (GstCudanmsLayout) self->view.layout);
+    if (layout != (GstCudanmsLayout) self->view.layout) {
+      gchar id[sizeof (self->view.id)];
+
+      g_strlcpy (id, self->view.id, sizeof (id));
+      gst_cudanms_tensor_view_release (&self->view);
+      self->lookup = gst_cudanms_tensor_view_acquire (&self->view, buffer,
+          id, (cnms_layout) layout, NULL, &p, self->msg, sizeof (self->msg));
+    }
   }
   GST_OBJECT_UNLOCK (self);
   /* layout yolov8-seg: no prototypes is a bad input, not a missing one */
   if (self->lookup == GST_CUDANMS_TENSOR_FOUND
-      && self->view.layout == CNMS_LAYOUT_YOLOV8_SEG
-      && gst_cudanms_tensor_view_acquire_protos (&self->protos, buffer,
-          self->msg, sizeof (self->msg)) != GST_CUDANMS_TENSOR_FOUND) {
-    gst_cudanms_tensor_view_release (&self->view);
-    self->lookup = GST_CUDANMS_TENSOR_BAD;
+      && self->view.layout == CNMS_LAYOUT_YOLOV8_SEG) {
+    gst_cudanms_lookup_protos (self, buffer, &protos);
+    if (protos.lookup != GST_CUDANMS_TENSOR_FOUND) {
+      g_strlcpy (self->msg, protos.msg, sizeof (self->msg));
+      gst_cudanms_tensor_view_release (&self->view);
+      self->lookup = GST_CUDANMS_TENSOR_BAD;
+    }
+  }
+  if (self->lookup != GST_CUDANMS_TENSOR_FOUND) {
+    gst_cudanms_tensor_view_release (&self->protos);
+    return;
   }
   /* a device tensor of another CUDA context (another GPU) was read
    * through host memory: counted, and said once */
-  if (self->lookup == GST_CUDANMS_TENSOR_FOUND
-      && (self->view.other_context != NULL
-          || self->protos.other_context != NULL))
+  if (self->view.other_context != NULL || self->protos.other_context != NULL)
     gst_cudanms_stats_other_context (GST_ELEMENT (self), &self->stats,
         G_OBJECT (self->view.device_context),
         G_OBJECT (self->view.other_context != NULL ?
@@ -680,10 +685,20 @@ post_detect_failed (GstCudanms * self, cnms_status st, cnms_ctx * ctx,
             detail));
 }
 
+/* Whether payloads (cnms_ctx_payload) carry head for each of n records:
+ * the library's contract, checked before the metas read them. */
+static gboolean
+payloads_fit (const cnms_payloads * payloads, cnms_head head, gint n)
+{
+  return payloads->head == head && payloads->n == n && (n == 0
+      || payloads->records != NULL);
+}
+
 static GstFlowReturn
 gst_cudanms_transform_ip (GstBaseTransform * trans, GstBuffer * buffer)
 {
   GstCudanms *self = GST_CUDANMS (trans);
+  GstCudanmsClass *klass = GST_CUDANMS_GET_CLASS (self);
   const cnms_det *dets = NULL;
   cnms_params p;
   GstCudanmsAttachMeta attach_meta;
@@ -691,10 +706,10 @@ gst_cudanms_transform_ip (GstBaseTransform * trans, GstBuffer * buffer)
   cnms_ctx *ctx = NULL;
   cnms_status st;
   gint n_dets = 0;
-  gfloat lane_distance;
-  GstCudanmsLanes lanes = { NULL, 0 };
-  GstCudanmsPayload payload = { NULL, 0, 0, NULL, NULL, NULL };
-  gboolean attached;
+  const cnms_layout_desc *desc;
+  cnms_payloads payloads;
+  GstCudanmsPayload payload = { 0, NULL, NULL };
+  gboolean attached, with_payload;
   GstClockTime took, t_out;
   const cnms_report *report;
 
@@ -719,7 +734,7 @@ gst_cudanms_transform_ip (GstBaseTransform * trans, GstBuffer * buffer)
   gst_cudanms_classes_apply (&self->classes, &p);
   attach_meta = self->attach_meta;
   roi_params = self->roi_params;
-  lane_distance = self->lane_distance;
+  p.lane_distance = self->lane_distance;
   p.keypoint_dims = self->keypoint_dims;
   GST_OBJECT_UNLOCK (self);
   p.frame_width = self->frame_width;
@@ -733,8 +748,7 @@ gst_cudanms_transform_ip (GstBaseTransform * trans, GstBuffer * buffer)
   /* cnms_detect validates the tensor against the layout, once */
   st = gst_cudanms_backend_detect (&self->be, &self->view.tensor,
       self->view.layout == CNMS_LAYOUT_YOLOV8_SEG ? &self->protos.tensor :
-      NULL, self->view.layout, &p, lane_distance, &dets, &n_dets, &ctx,
-      &took);
+      NULL, self->view.layout, &p, &dets, &n_dets, &ctx, &took);
   if (ctx != NULL) {
     GST_OBJECT_LOCK (self);
     self->backend_name = cnms_ctx_backend (ctx) == CNMS_BACKEND_CUDA ?
@@ -763,38 +777,9 @@ gst_cudanms_transform_ip (GstBaseTransform * trans, GstBuffer * buffer)
     goto problem;
   }
 
-  /* lanes: those with fewer than 2 points are dropped (and counted) */
-  if (report->shape.layout == CNMS_LAYOUT_LANEATT && n_dets > 0) {
-    gint n_rows = 0, kept = 0, i, r;
-    const gfloat *pts = cnms_ctx_lane_points (ctx, &n_rows);
-    cnms_det *lane_dets;
-    gfloat *lane_points;
-
-    g_array_set_size (self->lane_dets, n_dets);
-    g_array_set_size (self->lane_points, (guint) n_dets * 2 * MAX (n_rows,
-            1));
-    lane_dets = (cnms_det *) self->lane_dets->data;
-    lane_points = (gfloat *) self->lane_points->data;
-    for (i = 0; i < n_dets; i++) {
-      const gfloat *lp = pts != NULL ? pts + (gsize) i * 2 * n_rows : NULL;
-      gint n_points = 0;
-
-      for (r = 0; lp != NULL && r < n_rows; r++)
-        n_points += !isnan (lp[2 * r]) && !isnan (lp[2 * r + 1]);
-      if (n_points < MIN_LANE_POINTS)
-        continue;
-      lane_dets[kept] = dets[i];
-      memcpy (lane_points + (gsize) kept * 2 * n_rows, lp,
-          sizeof (gfloat) * 2 * n_rows);
-      kept++;
-    }
-    gst_cudanms_stats_lanes_without_points (GST_ELEMENT (self), &self->stats,
-        n_dets - kept, MIN_LANE_POINTS);
-    dets = lane_dets;
-    n_dets = kept;
-    lanes.points = lane_points;
-    lanes.n_rows = n_rows;
-  }
+  /* lanes with fewer than 2 points: not returned, counted */
+  gst_cudanms_stats_lanes_without_points (GST_ELEMENT (self), &self->stats,
+      report->lanes_without_points);
   gst_cudanms_stats_frame (GST_ELEMENT (self), &self->stats, report,
       &self->view.tensor, self->view.layout, &p, dets, n_dets,
       &self->labels);
@@ -802,67 +787,44 @@ gst_cudanms_transform_ip (GstBaseTransform * trans, GstBuffer * buffer)
       cnms_ctx_backend (ctx) == CNMS_BACKEND_CUDA ? "cuda" : "cpu",
       report->candidates, n_dets);
   t_out = gst_util_get_timestamp ();
-  if (report->shape.layout == CNMS_LAYOUT_YOLOV8_POSE) {
-    payload.keypoints = cnms_ctx_keypoints (ctx, &payload.n_keypoints,
-        &payload.keypoint_dims);
-  } else if (report->shape.layout == CNMS_LAYOUT_YOLOV8_SEG) {
-    const guint8 *mask_bytes = NULL;
-    gint n_masks = 0;
-
-    payload.masks = cnms_ctx_masks (ctx, &mask_bytes, &n_masks);
-    if (n_masks != n_dets || (n_dets > 0 && payload.masks == NULL)) {
-      /* the library's contract says otherwise: boxes without masks */
-      GST_WARNING_OBJECT (self, "%d masks for %d boxes: boxes attached "
-          "without masks", n_masks, n_dets);
-      payload.masks = NULL;
-    } else if (n_dets > 0) {
-      /* each copy of the bytes only where it is attached: the ROIs'
-       * "mask" structures, the segmentation mtds */
-      gst_cudanms_mask_pool_fill (self->mask_pool, payload.masks, n_dets,
-          mask_bytes, (attach_meta & GST_CUDANMS_ATTACH_META_ROI)
-          && roi_params ? &payload.mask_data : NULL,
-#ifdef HAVE_GST_TENSOR_META
-          (attach_meta & GST_CUDANMS_ATTACH_META_ANALYTICS) ?
-          &payload.region_data : NULL
-#else
-          NULL
-#endif
-          );
-    }
+  /* what the records carry besides their boxes: the layout's head */
+  desc = cnms_layout_info (report->shape.layout);
+  cnms_ctx_payload (ctx, &payloads);
+  with_payload = desc->head != CNMS_HEAD_NONE;
+  if (with_payload && !payloads_fit (&payloads, desc->head, n_dets)) {
+    /* the library's contract says otherwise: boxes without payload */
+    GST_WARNING_OBJECT (self, "%d %s payload records (head %d) for %d "
+        "boxes: boxes attached without them", payloads.n, desc->name,
+        (gint) payloads.head, n_dets);
+    with_payload = FALSE;
   }
-  if (report->shape.layout == CNMS_LAYOUT_LANEATT)
-    attached = gst_cudanms_attach_lane_detections (buffer, &self->labels,
-        dets, n_dets, &lanes, self->frame_width, self->frame_height,
-        attach_meta, roi_params, GST_ELEMENT_NAME (self));
-  else if (report->shape.layout == CNMS_LAYOUT_YOLOV8_POSE
-      || report->shape.layout == CNMS_LAYOUT_YOLOV8_SEG)
-    attached = gst_cudanms_attach_payload_detections (buffer, &self->labels,
-        dets, n_dets, &payload, self->frame_width, self->frame_height,
-        attach_meta, roi_params, GST_ELEMENT_NAME (self));
-  else
-    attached = (report->shape.layout == CNMS_LAYOUT_YOLOV8_OBB ?
-        gst_cudanms_attach_oriented_detections :
-        gst_cudanms_attach_detections) (buffer, &self->labels, dets,
-        n_dets, self->frame_width, self->frame_height, attach_meta,
-        roi_params, GST_ELEMENT_NAME (self));
+  payload.keypoint_dims = report->shape.keypoint_dims;
+  if (with_payload && desc->head == CNMS_HEAD_MASK && n_dets > 0) {
+    /* each copy of the bytes only where it is attached: the ROIs' "mask"
+     * structures, the segmentation mtds */
+    gst_cudanms_mask_pool_fill (self->mask_pool, &payloads,
+        (attach_meta & GST_CUDANMS_ATTACH_META_ROI)
+        && roi_params ? &payload.mask_data : NULL,
+#ifdef HAVE_GST_TENSOR_META
+        (attach_meta & GST_CUDANMS_ATTACH_META_ANALYTICS) ?
+        &payload.region_data : NULL
+#else
+        NULL
+#endif
+        );
+  }
+  attached = gst_cudanms_attach_detections (buffer, &self->labels, desc,
+      dets, n_dets, with_payload ? &payloads : NULL, &payload,
+      self->frame_width, self->frame_height, attach_meta, roi_params,
+      GST_ELEMENT_NAME (self));
   gst_clear_buffer (&payload.mask_data);
   gst_clear_buffer (&payload.region_data);
   if (!attached)
     GST_WARNING_OBJECT (self, "could not attach every analytics mtd");
   gst_cudanms_stats_times (GST_ELEMENT (self), &self->stats, took,
       gst_util_get_timestamp () - t_out);
-#ifdef HAVE_GST_TENSOR_CAPS
-  /* a tensor decoder consumes what it decoded: the next decoder of a
-   * tensordecodebin chain must not decode it again */
-  if (GST_CUDANMS_GET_CLASS (self)->tensor_decoder
-      && !gst_cudanms_tensor_view_take (&self->view, buffer))
-    GST_DEBUG_OBJECT (self, "tensor '%s' is in no GstTensorMeta: nothing "
-        "to take off the buffer", self->view.id);
-  /* and the prototypes it read */
-  if (GST_CUDANMS_GET_CLASS (self)->tensor_decoder
-      && self->protos.data != NULL)
-    gst_cudanms_tensor_view_take (&self->protos, buffer);
-#endif
+  if (klass->tensors_decoded != NULL)
+    klass->tensors_decoded (self, buffer);
   gst_cudanms_tensor_view_release (&self->view);
   gst_cudanms_tensor_view_release (&self->protos);
   return GST_FLOW_OK;
@@ -905,6 +867,17 @@ gst_cudanms_query (GstBaseTransform * trans, GstPadDirection direction,
     return TRUE;
   return GST_BASE_TRANSFORM_CLASS (parent_class)->query (trans, direction,
       query);
+}
+
+/* cudanms decodes a tensor as found. */
+static GstCudanmsLayout
+gst_cudanms_decode_layout (GstCudanms * self, const gchar * tensor_id,
+    GstCudanmsLayout layout, GstCudanmsLayout found)
+{
+  (void) self;
+  (void) tensor_id;
+  (void) layout;
+  return found;
 }
 
 static void
@@ -1243,6 +1216,8 @@ gst_cudanms_class_init (GstCudanmsClass * klass)
   trans_class->before_transform =
       GST_DEBUG_FUNCPTR (gst_cudanms_before_transform);
   trans_class->transform_ip = GST_DEBUG_FUNCPTR (gst_cudanms_transform_ip);
+  klass->decode_layout = GST_DEBUG_FUNCPTR (gst_cudanms_decode_layout);
+  klass->tensors_decoded = NULL;
 
   gst_type_mark_as_plugin_api (GST_TYPE_CUDANMS_LAYOUT, 0);
   gst_type_mark_as_plugin_api (GST_TYPE_CUDANMS_DEVICE, 0);
@@ -1261,6 +1236,38 @@ gst_cudanms_tensor_decoder_constructed (GObject * object)
   self->letterbox = FALSE;
 }
 
+/* A tensor decoder (tensordecodebin) reads GStreamer's segmentation
+ * detections under layout auto with their masks. */
+static GstCudanmsLayout
+gst_cudanms_tensor_decoder_decode_layout (GstCudanms * self,
+    const gchar * tensor_id, GstCudanmsLayout layout, GstCudanmsLayout found)
+{
+  (void) self;
+  if (layout == GST_CUDANMS_LAYOUT_AUTO && g_strcmp0 (tensor_id,
+          GST_CUDANMS_TENSOR_ID (CNMS_LAYOUT_YOLOV8_SEG)) == 0)
+    return GST_CUDANMS_LAYOUT_YOLOV8_SEG;
+  return found;
+}
+
+/* A tensor decoder consumes what it decoded: the next decoder of a
+ * tensordecodebin chain must not decode it again. */
+static void
+gst_cudanms_tensor_decoder_tensors_decoded (GstCudanms * self,
+    GstBuffer * buffer)
+{
+#ifdef HAVE_GST_TENSOR_CAPS
+  if (!gst_cudanms_tensor_view_take (&self->view, buffer))
+    GST_DEBUG_OBJECT (self, "tensor '%s' is in no GstTensorMeta: nothing "
+        "to take off the buffer", self->view.id);
+  /* and the prototypes it read */
+  if (self->protos.data != NULL)
+    gst_cudanms_tensor_view_take (&self->protos, buffer);
+#else
+  (void) self;
+  (void) buffer;
+#endif
+}
+
 void
 gst_cudanms_class_make_tensor_decoder (GstCudanmsClass * klass)
 {
@@ -1268,7 +1275,10 @@ gst_cudanms_class_make_tensor_decoder (GstCudanmsClass * klass)
   GParamFlags live = G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS |
       GST_PARAM_MUTABLE_PLAYING;
 
-  klass->tensor_decoder = TRUE;
+  klass->decode_layout =
+      GST_DEBUG_FUNCPTR (gst_cudanms_tensor_decoder_decode_layout);
+  klass->tensors_decoded =
+      GST_DEBUG_FUNCPTR (gst_cudanms_tensor_decoder_tensors_decoded);
   gobject_class->constructed = gst_cudanms_tensor_decoder_constructed;
   /* two of cudanms's properties again, with the decoder's defaults: same
    * ids, handled by cudanms's functions (GObject gives each class its own

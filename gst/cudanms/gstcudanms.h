@@ -26,8 +26,22 @@ struct _GstCudanmsClass
   GstBaseTransformClass parent_class;
 
   /*< private >*/
-  /* set by gst_cudanms_class_make_tensor_decoder() */
-  gboolean tensor_decoder;
+  /* What an element does with a buffer's tensors where a tensor decoder
+   * (gst_cudanms_class_make_tensor_decoder) does otherwise. */
+
+  /* The layout to decode the tensor of tensor_id with, found under the
+   * layout property layout and read as found (layout, or under auto its
+   * id's). cudanms: found. A tensor decoder reads GStreamer's
+   * segmentation detections under auto whole, with their prototypes
+   * (yolov8-seg). Another layout than found reads the tensor of
+   * tensor_id again, as it. */
+  GstCudanmsLayout (*decode_layout) (GstCudanms * self,
+      const gchar * tensor_id, GstCudanmsLayout layout,
+      GstCudanmsLayout found);
+  /* Called once buffer's tensor (and its prototypes, if any) was decoded,
+   * buffer writable. cudanms: NULL, the tensors stay. A tensor decoder
+   * takes them off the buffer. */
+  void (*tensors_decoded) (GstCudanms * self, GstBuffer * buffer);
 };
 
 GType gst_cudanms_get_type (void);

@@ -188,8 +188,8 @@ gst_cudanms_backend_device_context (const GstCudanmsBackend * be)
 cnms_status
 gst_cudanms_backend_detect (GstCudanmsBackend * be, const cnms_tensor * t,
     const cnms_tensor * protos, cnms_layout layout, const cnms_params * p,
-    gfloat lane_distance, const cnms_det ** dets, int *n_dets,
-    cnms_ctx ** used, GstClockTime * took)
+    const cnms_det ** dets, int *n_dets, cnms_ctx ** used,
+    GstClockTime * took)
 {
   cnms_backend b;
   gboolean timed = FALSE;
@@ -210,12 +210,7 @@ gst_cudanms_backend_detect (GstCudanmsBackend * be, const cnms_tensor * t,
   t0 = gst_util_get_timestamp ();
   if (b == CNMS_BACKEND_CUDA && !push (be->cuda_context))
     return CNMS_ERR_CUDA;
-  if (layout == CNMS_LAYOUT_LANEATT)
-    st = cnms_detect_lanes (*used, t, p, lane_distance, dets, n_dets);
-  else if (layout == CNMS_LAYOUT_YOLOV8_SEG)
-    st = cnms_detect_seg (*used, t, protos, p, dets, n_dets);
-  else
-    st = cnms_detect (*used, t, layout, p, dets, n_dets);
+  st = cnms_detect (*used, t, protos, layout, p, dets, n_dets);
   if (b == CNMS_BACKEND_CUDA)
     pop (be->cuda_context);
   *took = gst_util_get_timestamp () - t0;

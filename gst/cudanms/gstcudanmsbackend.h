@@ -41,20 +41,16 @@ gboolean gst_cudanms_backend_query (GstCudanmsBackend * be,
  * tensor is downloaded, e.g. for device=cpu). */
 GstObject *gst_cudanms_backend_device_context (const GstCudanmsBackend * be);
 
-/* Decodes and suppresses t on the backend chosen for it: a device tensor
- * on CUDA; a host tensor on the forced backend, or with device=auto the
- * one that was faster on the first buffers of its shape. *used: the
- * context that ran it (for its error and counters); *took: the call's
- * time in nanoseconds (what device=auto compares, and the stats'
- * backend-time). Layout laneatt runs cnms_detect_lanes with
- * lane_distance (model pixels); the lanes' points are then
- * cnms_ctx_lane_points (*used). Layout yolov8-seg runs cnms_detect_seg
- * with the prototypes protos (NULL otherwise; a device tensor either goes
- * to CUDA); the masks are then cnms_ctx_masks (*used). */
+/* Decodes and suppresses t (cnms_detect, every layout: protos are
+ * yolov8-seg's prototypes, NULL for any other layout) on the backend
+ * chosen for it: a device tensor (either of them) on CUDA; a host tensor
+ * on the forced backend, or with device=auto the one that was faster on
+ * the first buffers of its shape. *used: the context that ran it (for its
+ * error, report and payload); *took: the call's time in nanoseconds (what
+ * device=auto compares, and the stats' backend-time). */
 cnms_status gst_cudanms_backend_detect (GstCudanmsBackend * be,
     const cnms_tensor * t, const cnms_tensor * protos, cnms_layout layout,
-    const cnms_params * p,
-    gfloat lane_distance, const cnms_det ** dets, int *n_dets,
+    const cnms_params * p, const cnms_det ** dets, int *n_dets,
     cnms_ctx ** used, GstClockTime * took);
 
 G_END_DECLS

@@ -5,30 +5,29 @@
 
 #include "gstcudanmsenums.h"
 
+/* every layout of the library, and only those */
+G_STATIC_ASSERT (GST_CUDANMS_LAYOUT_YOLOV8_SEG + 1 == CNMS_N_LAYOUTS);
+
 GType
 gst_cudanms_layout_get_type (void)
 {
   static GType type = 0;
-  static const GEnumValue values[] = {
-    {GST_CUDANMS_LAYOUT_AUTO, "Detect from the tensor dims", "auto"},
-    {GST_CUDANMS_LAYOUT_YOLOV5, "YOLOv5/v7 [1, N, 5+C]", "yolov5"},
-    {GST_CUDANMS_LAYOUT_YOLOV8, "YOLOv8/v11 [1, 4+C, N]", "yolov8"},
-    {GST_CUDANMS_LAYOUT_END2END, "End-to-end [1, K, 6], decode only",
-        "end2end"},
-    {GST_CUDANMS_LAYOUT_YOLOV8_OBB, "YOLOv8/v11-OBB [1, 4+C+1, N], oriented "
-          "boxes (cx cy w h, classes, angle)", "yolov8-obb"},
-    {GST_CUDANMS_LAYOUT_LANEATT, "LaneATT [1, N, 5+S], lane proposals (2 "
-          "logits, start_y, start_x, length, S x offsets)", "laneatt"},
-    {GST_CUDANMS_LAYOUT_YOLOV8_POSE, "YOLOv8/v11-pose [1, 4+1+K*D, N], "
-          "keypoints (cx cy w h, person score, K keypoints of D values)",
-        "yolov8-pose"},
-    {GST_CUDANMS_LAYOUT_YOLOV8_SEG, "YOLOv8/v11-seg [1, 4+C+M, N] with "
-          "prototypes [1, M, Hp, Wp], instance masks", "yolov8-seg"},
-    {0, NULL, NULL}
-  };
+  /* the library's table, value for value, and the terminating zeros */
+  static GEnumValue values[CNMS_N_LAYOUTS + 1];
 
   if (g_once_init_enter (&type)) {
-    GType t = g_enum_register_static ("GstCudanmsLayout", values);
+    GType t;
+    gint l;
+
+    for (l = 0; l < CNMS_N_LAYOUTS; l++) {
+      const cnms_layout_desc *desc = cnms_layout_info ((cnms_layout) l);
+
+      g_assert (desc != NULL && (gint) desc->layout == l);
+      values[l].value = l;
+      values[l].value_name = desc->description;
+      values[l].value_nick = desc->name;
+    }
+    t = g_enum_register_static ("GstCudanmsLayout", values);
     g_once_init_leave (&type, t);
   }
   return type;

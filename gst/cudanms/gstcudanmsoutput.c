@@ -16,6 +16,20 @@
 #include <gst/analytics/analytics.h>
 #endif
 
+/* One frame's records as gst_cudanms_attach_detections attaches them. */
+typedef struct
+{
+  GstCudanmsLabels *labels;
+  gboolean oriented;            /* oriented boxes: the ROI is the hull */
+  gboolean lanes;               /* lanes: labelled "lane" without a file */
+  cnms_head head;               /* the payload the ROIs carry, or NONE */
+  const cnms_payloads *payloads;        /* head's records (not NONE) */
+  const GstCudanmsPayload *payload;     /* what its metas need */
+  gint frame_width, frame_height;
+  gboolean params;              /* the ROIs' param structures */
+  const gchar *producer;
+} Frame;
+
 /* The label and frame-pixel box of kept box d: x = floor(x1),
  * y = floor(y1), w = ceil(x2) - x, h = ceil(y2) - y, clipped to the frame. */
 typedef struct
@@ -59,22 +73,17 @@ rect_of (const cnms_det * d, gboolean oriented, gint frame_width,
   }
 }
 
+/* Record d's box and its rectangle r. A lane's rectangle is the frame
+ * rectangle of its points, its label the label file's line 0, else
+ * "lane". */
 static void
-box_of (GstCudanmsBox * box, GstCudanmsLabels * labels, const cnms_det * d,
-    gboolean oriented, gint frame_width, gint frame_height, gfloat r[4])
+box_of (GstCudanmsBox * box, const Frame * f, const cnms_det * d,
+    gfloat r[4])
 {
-  rect_of (d, oriented, frame_width, frame_height, r);
-  box_of_rect (box, labels, d->class_id, r, frame_width, frame_height);
-}
-
-/* A lane's box: its record's rectangle (the frame rectangle of its points)
- * rounded as a box; labelled by the label file's line 0, else "lane". */
-static void
-lane_box_of (GstCudanmsBox * box, GstCudanmsLabels * labels,
-    const cnms_det * d, gint frame_width, gint frame_height, gfloat r[4])
-{
-  box_of (box, labels, d, FALSE, frame_width, frame_height, r);
-  if (labels->n_from_file == 0) {
+  rect_of (d, f->oriented, f->frame_width, f->frame_height, r);
+  box_of_rect (box, f->labels, d->class_id, r, f->frame_width,
+      f->frame_height);
+  if (f->lanes && f->labels->n_from_file == 0) {
     box->label = GST_CUDANMS_LANE_LABEL;
     box->quark = g_quark_from_static_string (GST_CUDANMS_LANE_LABEL);
   }
@@ -106,25 +115,35 @@ detection_quarks (void)
   return quarks;
 }
 
-/* The "lane" structure of a lane whose n_rows points (x, y, bottom row
- * first, NaN: none) are pts: score, points (the rows with a point, x y
- * flattened) and anchor. */
+/* The floats of payload record i (lane points, keypoints). */
+static const gfloat *
+payload_floats (const cnms_payloads * payloads, gint i)
+{
+  return (const gfloat *) (gconstpointer) (payloads->data +
+      payloads->records[i].offset);
+}
+
+/* The "lane" structure of lane d, record i of a lane payload: its
+ * n_points rows' points (x, y, bottom row first, NaN: none) give score,
+ * points (the rows with a point, x y flattened) and anchor. */
 static GstStructure *
-lane_structure (const cnms_det * d, const gfloat * pts, gint n_rows)
+lane_structure (const cnms_det * d, const cnms_payloads * payloads, gint i)
 {
   const GQuark *q = detection_quarks ();
+  const gfloat *pts = payload_floats (payloads, i);
+  const gint n_rows = payloads->records[i].n_points;
   GValue points = G_VALUE_INIT, v = G_VALUE_INIT;
   GstStructure *s;
-  gint i;
+  gint r;
 
   g_value_init (&points, GST_TYPE_ARRAY);
   g_value_init (&v, G_TYPE_DOUBLE);
-  for (i = 0; i < n_rows; i++) {
-    if (isnan (pts[2 * i]) || isnan (pts[2 * i + 1]))
+  for (r = 0; r < n_rows; r++) {
+    if (isnan (pts[2 * r]) || isnan (pts[2 * r + 1]))
       continue;
-    g_value_set_double (&v, (gdouble) pts[2 * i]);
+    g_value_set_double (&v, (gdouble) pts[2 * r]);
     gst_value_array_append_value (&points, &v);
-    g_value_set_double (&v, (gdouble) pts[2 * i + 1]);
+    g_value_set_double (&v, (gdouble) pts[2 * r + 1]);
     gst_value_array_append_value (&points, &v);
   }
   g_value_unset (&v);
@@ -135,15 +154,17 @@ lane_structure (const cnms_det * d, const gfloat * pts, gint n_rows)
   return s;
 }
 
-/* The "keypoints" structure of kept record i of a pose payload: points
- * (x y of each keypoint, frame pixels, not clipped) and, with D = 3,
- * scores (each keypoint's visibility score). */
+/* The "keypoints" structure of record i of a keypoints payload (its
+ * n_points keypoints x y score): points (x y of each keypoint, frame
+ * pixels, not clipped) and, with keypoint_dims 3, scores (each keypoint's
+ * visibility score). */
 static GstStructure *
-keypoints_structure (const GstCudanmsPayload * payload, gint i)
+keypoints_structure (const cnms_payloads * payloads, gint keypoint_dims,
+    gint i)
 {
   const GQuark *q = detection_quarks ();
-  const gfloat *kp = payload->keypoints + (gsize) i * 3 *
-      payload->n_keypoints;
+  const gfloat *kp = payload_floats (payloads, i);
+  const gint n_keypoints = payloads->records[i].n_points;
   GValue points = G_VALUE_INIT, scores = G_VALUE_INIT, v = G_VALUE_INIT;
   GstStructure *s;
   gint j;
@@ -151,12 +172,12 @@ keypoints_structure (const GstCudanmsPayload * payload, gint i)
   g_value_init (&points, GST_TYPE_ARRAY);
   g_value_init (&scores, GST_TYPE_ARRAY);
   g_value_init (&v, G_TYPE_DOUBLE);
-  for (j = 0; j < payload->n_keypoints; j++) {
+  for (j = 0; j < n_keypoints; j++) {
     g_value_set_double (&v, (gdouble) kp[3 * j]);
     gst_value_array_append_value (&points, &v);
     g_value_set_double (&v, (gdouble) kp[3 * j + 1]);
     gst_value_array_append_value (&points, &v);
-    if (payload->keypoint_dims == 3) {
+    if (keypoint_dims == 3) {
       g_value_set_double (&v, (gdouble) kp[3 * j + 2]);
       gst_value_array_append_value (&scores, &v);
     }
@@ -164,7 +185,7 @@ keypoints_structure (const GstCudanmsPayload * payload, gint i)
   g_value_unset (&v);
   s = gst_structure_new_id_empty (q[Q_KEYPOINTS]);
   gst_structure_id_take_value (s, q[Q_POINTS], &points);
-  if (payload->keypoint_dims == 3)
+  if (keypoint_dims == 3)
     gst_structure_id_take_value (s, q[Q_SCORES], &scores);
   else
     g_value_unset (&scores);
@@ -181,16 +202,17 @@ sub_buffer (GstBuffer * buf, gsize offset, gsize size)
   return gst_buffer_copy_region (buf, GST_BUFFER_COPY_MEMORY, offset, size);
 }
 
-/* The "mask" structure of kept record i of a segmentation payload: x, y,
- * width, height (the frame-pixel rectangle of cnms_mask) and data (its
- * width x height bytes, row-major, 1 inside the mask, 0 outside; a buffer
- * sharing the frame's mask memory, read-only). */
+/* The "mask" structure of record i of a mask payload: x, y, width, height
+ * (the mask's frame-pixel rectangle) and data (its width x height bytes,
+ * row-major, 1 inside the mask, 0 outside; a buffer sharing mask_data, the
+ * frame's mask memory, read-only). */
 static GstStructure *
-mask_structure (const GstCudanmsPayload * payload, gint i)
+mask_structure (const cnms_payloads * payloads, GstBuffer * mask_data,
+    gint i)
 {
   const GQuark *q = detection_quarks ();
-  const cnms_mask *m = &payload->masks[i];
-  GstBuffer *data = sub_buffer (payload->mask_data, m->offset,
+  const cnms_payload *m = &payloads->records[i];
+  GstBuffer *data = sub_buffer (mask_data, m->offset,
       (gsize) m->width * (gsize) m->height);
   GstStructure *s = gst_structure_new_id (q[Q_MASK],
       q[Q_X], G_TYPE_INT, m->x, q[Q_Y], G_TYPE_INT, m->y,
@@ -204,34 +226,42 @@ mask_structure (const GstCudanmsPayload * payload, gint i)
   return s;
 }
 
-/* Record i's lane points, NULL when not lanes. */
-#define LANE_PTS(lanes, i) ((lanes) != NULL ? \
-    (lanes)->points + (gsize) (i) * 2 * (lanes)->n_rows : NULL)
+/* The second param structure of record i (d) of f: its head's, or NULL. */
+static GstStructure *
+payload_structure (const Frame * f, const cnms_det * d, gint i)
+{
+  switch (f->head) {
+    case CNMS_HEAD_LANE:
+      return lane_structure (d, f->payloads, i);
+    case CNMS_HEAD_KEYPOINTS:
+      return keypoints_structure (f->payloads, f->payload->keypoint_dims, i);
+    case CNMS_HEAD_MASK:
+      return f->payload->mask_data != NULL ? mask_structure (f->payloads,
+          f->payload->mask_data, i) : NULL;
+    default:
+      return NULL;
+  }
+}
 
+/* Attaches record i (d) of f as a ROI of the given id. */
 static void
-attach_roi (GstBuffer * buffer, GstCudanmsLabels * labels,
-    const cnms_det * d, gboolean oriented, const GstCudanmsLanes * lanes,
-    const GstCudanmsPayload * payload, gint index,
-    gint id, gint frame_width, gint frame_height, gboolean params,
-    const gchar * producer)
+attach_roi (GstBuffer * buffer, const Frame * f, const cnms_det * d, gint i,
+    gint id)
 {
   const GQuark *q = detection_quarks ();
-  gdouble fw = frame_width, fh = frame_height;
+  gdouble fw = f->frame_width, fh = f->frame_height;
   GstVideoRegionOfInterestMeta *meta;
   GstStructure *s;
   GstCudanmsBox box;
   gfloat r[4];
 
-  if (lanes != NULL)
-    lane_box_of (&box, labels, d, frame_width, frame_height, r);
-  else
-    box_of (&box, labels, d, oriented, frame_width, frame_height, r);
+  box_of (&box, f, d, r);
   meta = gst_buffer_add_video_region_of_interest_meta_id (buffer, box.quark,
       box.x, box.y, box.w, box.h);
   meta->id = id;
   /* the structure and its GValues cost most of the ROI (and GLib's type
    * lock, taken by every GValue, is shared by all threads) */
-  if (!params)
+  if (!f->params)
     return;
   s = gst_structure_new_id (q[Q_DETECTION],
       q[Q_CONFIDENCE], G_TYPE_DOUBLE, (gdouble) d->score,
@@ -241,9 +271,9 @@ attach_roi (GstBuffer * buffer, GstCudanmsLabels * labels,
       q[Q_Y_MIN], G_TYPE_DOUBLE, r[1] / fh,
       q[Q_X_MAX], G_TYPE_DOUBLE, r[2] / fw,
       q[Q_Y_MAX], G_TYPE_DOUBLE, r[3] / fh,
-      q[Q_PRODUCER], G_TYPE_STRING, producer, NULL);
+      q[Q_PRODUCER], G_TYPE_STRING, f->producer, NULL);
   /* the oriented box itself: frame pixels and radians, not clipped */
-  if (oriented)
+  if (f->oriented)
     gst_structure_id_set (s,
         q[Q_CX], G_TYPE_DOUBLE, (gdouble) d->cx,
         q[Q_CY], G_TYPE_DOUBLE, (gdouble) d->cy,
@@ -251,15 +281,34 @@ attach_roi (GstBuffer * buffer, GstCudanmsLabels * labels,
         q[Q_HEIGHT], G_TYPE_DOUBLE, (gdouble) d->h,
         q[Q_ANGLE], G_TYPE_DOUBLE, (gdouble) d->angle, NULL);
   gst_video_region_of_interest_meta_add_param (meta, s);
-  if (lanes != NULL)
-    gst_video_region_of_interest_meta_add_param (meta,
-        lane_structure (d, LANE_PTS (lanes, index), lanes->n_rows));
-  if (payload != NULL && payload->keypoints != NULL)
-    gst_video_region_of_interest_meta_add_param (meta,
-        keypoints_structure (payload, index));
-  if (payload != NULL && payload->masks != NULL)
-    gst_video_region_of_interest_meta_add_param (meta,
-        mask_structure (payload, index));
+  s = payload_structure (f, d, i);
+  if (s != NULL)
+    gst_video_region_of_interest_meta_add_param (meta, s);
+}
+
+/* f for n records of layout (NULL: boxes) and their payloads. */
+static void
+frame_init (Frame * f, GstCudanmsLabels * labels,
+    const cnms_layout_desc * layout, gint n, const cnms_payloads * payloads,
+    const GstCudanmsPayload * payload, gint frame_width, gint frame_height,
+    gboolean params, const gchar * producer)
+{
+  static const GstCudanmsPayload none = { 0, NULL, NULL };
+
+  f->labels = labels;
+  f->oriented = layout != NULL && layout->oriented;
+  f->lanes = layout != NULL && layout->head == CNMS_HEAD_LANE;
+  f->payloads = payloads;
+  f->payload = payload != NULL ? payload : &none;
+  /* the layout's head, where payloads carry it for every record */
+  f->head = CNMS_HEAD_NONE;
+  if (layout != NULL && payloads != NULL && payloads->head == layout->head
+      && payloads->n == n && (n == 0 || payloads->records != NULL))
+    f->head = layout->head;
+  f->frame_width = frame_width;
+  f->frame_height = frame_height;
+  f->params = params;
+  f->producer = producer;
 }
 
 void
@@ -267,17 +316,11 @@ gst_cudanms_attach_roi (GstBuffer * buffer, GstCudanmsLabels * labels,
     const cnms_det * d, gint id, gint frame_width, gint frame_height,
     gboolean params, const gchar * producer)
 {
-  attach_roi (buffer, labels, d, FALSE, NULL, NULL, 0, id,
-      frame_width, frame_height, params, producer);
-}
+  Frame f;
 
-void
-gst_cudanms_attach_oriented_roi (GstBuffer * buffer,
-    GstCudanmsLabels * labels, const cnms_det * d, gint id, gint frame_width,
-    gint frame_height, gboolean params, const gchar * producer)
-{
-  attach_roi (buffer, labels, d, TRUE, NULL, NULL, 0, id,
-      frame_width, frame_height, params, producer);
+  frame_init (&f, labels, NULL, 1, NULL, NULL, frame_width, frame_height,
+      params, producer);
+  attach_roi (buffer, &f, d, 0, id);
 }
 
 void
@@ -333,28 +376,26 @@ gst_cudanms_attach_meta_available (GstCudanmsAttachMeta which)
 }
 
 #ifdef HAVE_GST_ANALYTICS
-/* One GstAnalyticsODMtd per kept box, in kept order, in the buffer's
- * relation meta (the existing one, else a new one). */
 #ifdef HAVE_GST_TENSOR_META
-/* Kept record i's mask as a GstAnalyticsSegmentationMtd related both ways
- * to its ODMtd od, as yolosegv8tensordec relates them: an instance mask
- * (GRAY8 with its video meta, stride its width) of regions 0 (background)
- * and i mod 255 + 1, over the mask's frame-pixel rectangle. An empty mask
- * (no pixel in the frame) has none. */
+/* Record i's mask (of a mask payload) as a GstAnalyticsSegmentationMtd
+ * related both ways to its ODMtd od, as yolosegv8tensordec relates them:
+ * an instance mask (GRAY8 with its video meta, stride its width) of
+ * regions 0 (background) and i mod 255 + 1, over the mask's frame-pixel
+ * rectangle. An empty mask (no pixel in the frame) has none. */
 static gboolean
-attach_segmentation_mtd (GstAnalyticsRelationMeta * rmeta,
-    const GstCudanmsPayload * payload, gint i, const GstAnalyticsMtd * od)
+attach_segmentation_mtd (GstAnalyticsRelationMeta * rmeta, const Frame * f,
+    gint i, const GstAnalyticsMtd * od)
 {
-  const cnms_mask *m = &payload->masks[i];
+  const cnms_payload *m = &f->payloads->records[i];
   gsize offsets[GST_VIDEO_MAX_PLANES] = { 0 };
   gint strides[GST_VIDEO_MAX_PLANES] = { m->width };
   guint region_ids[2] = { 0, (guint) (i % 255) + 1 };
   GstAnalyticsSegmentationMtd seg;
   GstBuffer *mask;
 
-  if (m->width <= 0 || m->height <= 0)
+  if (m->width <= 0 || m->height <= 0 || f->payload->region_data == NULL)
     return TRUE;
-  mask = sub_buffer (payload->region_data, m->offset,
+  mask = sub_buffer (f->payload->region_data, m->offset,
       (gsize) m->width * (gsize) m->height);
   gst_buffer_add_video_meta_full (mask, GST_VIDEO_FRAME_FLAG_NONE,
       GST_VIDEO_FORMAT_GRAY8, (guint) m->width, (guint) m->height, 1,
@@ -370,11 +411,12 @@ attach_segmentation_mtd (GstAnalyticsRelationMeta * rmeta,
 }
 #endif
 
+/* One GstAnalyticsODMtd per kept record, in kept order, in the buffer's
+ * relation meta (the existing one, else a new one); with masks, each
+ * mask's segmentation mtd after its ODMtd. */
 static gboolean
-attach_od_mtds (GstBuffer * buffer, GstCudanmsLabels * labels,
-    const cnms_det * dets, gint n, gboolean oriented,
-    const GstCudanmsLanes * lanes, const GstCudanmsPayload * payload,
-    gint frame_width, gint frame_height)
+attach_od_mtds (GstBuffer * buffer, const Frame * f, const cnms_det * dets,
+    gint n)
 {
   GstAnalyticsRelationMeta *rmeta;
   gint i;
@@ -386,8 +428,7 @@ attach_od_mtds (GstBuffer * buffer, GstCudanmsLabels * labels,
     /* Sized for the mtds at once (n, and n segmentation mtds with masks):
      * the relation matrix otherwise grows by 5 rows at a time, each time
      * copied whole (quadratic per box). */
-    const gsize n_mtds = (gsize) n * (payload != NULL
-        && payload->masks != NULL ? 2 : 1);
+    const gsize n_mtds = (gsize) n * (f->head == CNMS_HEAD_MASK ? 2 : 1);
     GstAnalyticsRelationMetaInitParams params = { n_mtds,
       n_mtds * 64 + 1024
     };
@@ -401,14 +442,10 @@ attach_od_mtds (GstBuffer * buffer, GstCudanmsLabels * labels,
     GstCudanmsBox box;
     gfloat r[4];
 
-    if (lanes != NULL)
-      lane_box_of (&box, labels, &dets[i], frame_width, frame_height, r);
-    else
-      box_of (&box, labels, &dets[i], oriented, frame_width, frame_height,
-          r);
+    box_of (&box, f, &dets[i], r);
 #ifdef HAVE_GST_TENSOR_META
     /* analytics >= 1.26: the oriented box itself */
-    if (oriented) {
+    if (f->oriented) {
       gint x, y, w, h;
       gfloat angle;
 
@@ -423,9 +460,8 @@ attach_od_mtds (GstBuffer * buffer, GstCudanmsLabels * labels,
             box.y, box.w, box.h, dets[i].score, &od))
       return FALSE;
 #ifdef HAVE_GST_TENSOR_META
-    if (payload != NULL && payload->masks != NULL
-        && !attach_segmentation_mtd (rmeta, payload, i, (GstAnalyticsMtd *)
-            & od))
+    if (f->head == CNMS_HEAD_MASK
+        && !attach_segmentation_mtd (rmeta, f, i, (GstAnalyticsMtd *) & od))
       return FALSE;
 #endif
   }
@@ -439,11 +475,8 @@ attach_od_mtds (GstBuffer * buffer, GstCudanmsLabels * labels,
  * consecutive). Never in a usual stream: the only per-frame allocation of
  * the output. */
 static void
-attach_rois_in_free_ids (GstBuffer * buffer, GstCudanmsLabels * labels,
-    const cnms_det * dets, gint n, gboolean oriented,
-    const GstCudanmsLanes * lanes, const GstCudanmsPayload * payload,
-    gint frame_width, gint frame_height, gboolean roi_params,
-    const gchar * producer)
+attach_rois_in_free_ids (GstBuffer * buffer, const Frame * f,
+    const cnms_det * dets, gint n)
 {
   GHashTable *used = g_hash_table_new (g_direct_hash, g_direct_equal);
   gpointer state = NULL;
@@ -458,84 +491,43 @@ attach_rois_in_free_ids (GstBuffer * buffer, GstCudanmsLabels * labels,
     while (id < G_MAXINT && (id < 0
             || g_hash_table_contains (used, GINT_TO_POINTER (id))))
       id++;
-    attach_roi (buffer, labels, &dets[i], oriented, lanes, payload, i, id, frame_width, frame_height,
-        roi_params, producer);
+    attach_roi (buffer, f, &dets[i], i, id);
     g_hash_table_add (used, GINT_TO_POINTER (id));
   }
   g_hash_table_unref (used);
 }
 
-static gboolean
-attach_detections (GstBuffer * buffer, GstCudanmsLabels * labels,
-    const cnms_det * dets, gint n, gboolean oriented,
-    const GstCudanmsLanes * lanes, const GstCudanmsPayload * payload,
+gboolean
+gst_cudanms_attach_detections (GstBuffer * buffer, GstCudanmsLabels * labels,
+    const cnms_layout_desc * layout, const cnms_det * dets, gint n,
+    const cnms_payloads * payloads, const GstCudanmsPayload * payload,
     gint frame_width, gint frame_height, GstCudanmsAttachMeta which,
     gboolean roi_params, const gchar * producer)
 {
+  Frame f;
   gint64 first;
   gint i;
 
 #ifndef HAVE_GST_ANALYTICS
   which = GST_CUDANMS_ATTACH_META_ROI;  /* start refused anything else */
 #endif
+  frame_init (&f, labels, layout, n, payloads, payload, frame_width,
+      frame_height, roi_params, producer);
   if ((which & GST_CUDANMS_ATTACH_META_ROI) && n > 0) {
     first = gst_cudanms_next_roi_id (buffer);
     if (first + (n - 1) <= G_MAXINT) {
       for (i = 0; i < n; i++)
-        attach_roi (buffer, labels, &dets[i], oriented, lanes, payload, i,
-            (gint) first + i, frame_width, frame_height, roi_params,
-            producer);
+        attach_roi (buffer, &f, &dets[i], i, (gint) first + i);
     } else {
-      attach_rois_in_free_ids (buffer, labels, dets, n, oriented, lanes,
-          payload, frame_width, frame_height, roi_params, producer);
+      attach_rois_in_free_ids (buffer, &f, dets, n);
     }
   }
 #ifdef HAVE_GST_ANALYTICS
   if ((which & GST_CUDANMS_ATTACH_META_ANALYTICS)
-      && !attach_od_mtds (buffer, labels, dets, n, oriented, lanes, payload,
-          frame_width, frame_height))
+      && !attach_od_mtds (buffer, &f, dets, n))
     return FALSE;
 #endif
   return TRUE;
-}
-
-gboolean
-gst_cudanms_attach_detections (GstBuffer * buffer, GstCudanmsLabels * labels,
-    const cnms_det * dets, gint n, gint frame_width, gint frame_height,
-    GstCudanmsAttachMeta which, gboolean roi_params, const gchar * producer)
-{
-  return attach_detections (buffer, labels, dets, n, FALSE, NULL, NULL,
-      frame_width, frame_height, which, roi_params, producer);
-}
-
-gboolean
-gst_cudanms_attach_payload_detections (GstBuffer * buffer,
-    GstCudanmsLabels * labels, const cnms_det * dets, gint n,
-    const GstCudanmsPayload * payload, gint frame_width, gint frame_height,
-    GstCudanmsAttachMeta which, gboolean roi_params, const gchar * producer)
-{
-  return attach_detections (buffer, labels, dets, n, FALSE, NULL, payload,
-      frame_width, frame_height, which, roi_params, producer);
-}
-
-gboolean
-gst_cudanms_attach_oriented_detections (GstBuffer * buffer,
-    GstCudanmsLabels * labels, const cnms_det * dets, gint n,
-    gint frame_width, gint frame_height, GstCudanmsAttachMeta which,
-    gboolean roi_params, const gchar * producer)
-{
-  return attach_detections (buffer, labels, dets, n, TRUE, NULL, NULL,
-      frame_width, frame_height, which, roi_params, producer);
-}
-
-gboolean
-gst_cudanms_attach_lane_detections (GstBuffer * buffer,
-    GstCudanmsLabels * labels, const cnms_det * dets, gint n,
-    const GstCudanmsLanes * lanes, gint frame_width, gint frame_height,
-    GstCudanmsAttachMeta which, gboolean roi_params, const gchar * producer)
-{
-  return attach_detections (buffer, labels, dets, n, FALSE, lanes, NULL,
-      frame_width, frame_height, which, roi_params, producer);
 }
 
 /* The mask pool (see gstcudanmsoutput.h). */
@@ -666,25 +658,31 @@ region_ids (const guint8 * src, gsize len, guint8 id, guint8 * dst)
 
 void
 gst_cudanms_mask_pool_fill (GstCudanmsMaskPool * pool,
-    const cnms_mask * masks, gint n, const guint8 * data,
-    GstBuffer ** mask_data, GstBuffer ** region_data)
+    const cnms_payloads * payloads, GstBuffer ** mask_data,
+    GstBuffer ** region_data)
 {
-  gsize size = 1, end = 0;
+  const cnms_payload *masks = payloads->records;
+  const guint8 *data = payloads->data;
+  const gint n = payloads->n;
+  gsize size, end = 0;
   gboolean ordered;
   MaskBlock *b;
   gint i;
 
+  /* the bytes the masks take: up to the end of the last one */
   for (i = 0; i < n; i++)
-    size = MAX (size, masks[i].offset + (gsize) masks[i].width *
+    end = MAX (end, masks[i].offset + (gsize) masks[i].width *
         (gsize) masks[i].height);
+  size = MAX (end, 1);
   if (mask_data != NULL) {
     b = mask_block_take (pool, size);
-    if (n > 0)
-      memcpy (b->data, data, size);
+    if (end > 0)
+      memcpy (b->data, data, end);
     *mask_data = mask_block_wrap (b, size);
   }
   if (region_data == NULL)
     return;
+  end = 0;
   b = mask_block_take (pool, size);
   /* zeros where no mask lies: the gaps between masks in offset order (the
    * library lays them end to end), or everything first otherwise */

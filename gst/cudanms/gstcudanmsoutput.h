@@ -14,30 +14,18 @@ G_BEGIN_DECLS
 /* A lane's label without a label file (with one: its line 0). */
 #define GST_CUDANMS_LANE_LABEL "lane"
 
-/* The points of the records given to gst_cudanms_attach_lane_detections:
- * record i's row r at points[2 (i n_rows + r)] (x) and [... + 1] (y), frame
- * pixels, NaN where the row has no point (cnms_ctx_lane_points' layout). */
+/* What the metas of a frame's payload need besides the library's
+ * payloads (cnms_ctx_payload). Keypoints (CNMS_HEAD_KEYPOINTS): the
+ * tensor's values per keypoint, keypoint_dims (cnms_shape.keypoint_dims;
+ * 3: with a visibility score). Masks (CNMS_HEAD_MASK): record i's width x
+ * height bytes at its payload offset of mask_data (0 or 1; NULL unless the
+ * ROIs carry "mask" structures) and of region_data (0 or the record's
+ * region id i mod 255 + 1; NULL unless segmentation mtds are attached),
+ * both filled by gst_cudanms_mask_pool_fill, read-only, shared by the
+ * metas. */
 typedef struct
 {
-  const gfloat *points;
-  gint n_rows;
-} GstCudanmsLanes;
-
-/* What kept records of layouts yolov8-pose and yolov8-seg carry besides
- * their box. Pose: record i's keypoint j at keypoints[3 (i K + j)] x, y
- * (frame pixels, not clipped) and its visibility score (NaN when
- * keypoint_dims is 2), cnms_ctx_keypoints' layout. Segmentation: record
- * i's mask masks[i] (cnms_ctx_masks), its width x height bytes at
- * masks[i].offset of mask_data (0 or 1; NULL unless the ROIs carry
- * "mask" structures) and of region_data (0 or the record's region id
- * i mod 255 + 1; NULL unless segmentation mtds are attached); both
- * buffers read-only, shared by the metas. */
-typedef struct
-{
-  const gfloat *keypoints;
-  gint n_keypoints;
   gint keypoint_dims;
-  const cnms_mask *masks;
   GstBuffer *mask_data;
   GstBuffer *region_data;
 } GstCudanmsPayload;
@@ -48,15 +36,6 @@ typedef struct
 void gst_cudanms_attach_roi (GstBuffer * buffer, GstCudanmsLabels * labels,
     const cnms_det * d, gint id, gint frame_width, gint frame_height,
     gboolean params, const gchar * producer);
-
-/* The same for an oriented record d (CNMS_LAYOUT_YOLOV8_OBB): the ROI's
- * rectangle is d's hull clipped to the frame (cnms_obb_hull), rounded as
- * a box; x_min .. y_max normalise that hull, and the structure also holds
- * the oriented box: cx, cy, width, height (frame pixels, not clipped) and
- * angle (radians), doubles holding d's floats exactly. */
-void gst_cudanms_attach_oriented_roi (GstBuffer * buffer,
-    GstCudanmsLabels * labels, const cnms_det * d, gint id, gint frame_width,
-    gint frame_height, gboolean params, const gchar * producer);
 
 /* The oriented GstAnalyticsODMtd location of oriented record d, in the
  * mtd's convention (x, y the upper-left corner before rotation, w, h
@@ -76,54 +55,49 @@ gint64 gst_cudanms_next_roi_id (GstBuffer * buffer);
 /* FALSE when which needs the analytics library this build lacks. */
 gboolean gst_cudanms_attach_meta_available (GstCudanmsAttachMeta which);
 
-/* Attaches the n kept boxes as which says: ROIs (ids first .. first+n-1,
- * first = gst_cudanms_next_roi_id, each with its "detection" structure
- * naming producer when roi_params is TRUE) and/or one
+/* Attaches the n kept records dets of layout (cnms_layout_info of the
+ * tensor's layout; NULL: boxes) as which says, in kept order: ROIs (ids
+ * first .. first+n-1, first = gst_cudanms_next_roi_id) and/or one
  * GstAnalyticsODMtd each (label quark, the ROI's x, y, w, h, the score as
- * confidence) in kept order. FALSE if the relation meta refused one. */
+ * confidence). FALSE if the relation meta refused one.
+ *
+ * The ROI's rectangle is the record's box, or for an oriented layout
+ * (layout->oriented, yolov8-obb) its hull clipped to the frame
+ * (cnms_obb_hull), rounded as a box. With roi_params each ROI carries its
+ * "detection" structure (confidence, label_id, label, x_min .. y_max
+ * normalising the rectangle, producer) and, oriented, also the oriented
+ * box: cx, cy, width, height (frame pixels, not clipped) and angle
+ * (radians), doubles holding the record's floats exactly. ODMtds of an
+ * oriented layout are oriented with analytics >= 1.26
+ * (gst_cudanms_oriented_od_location), with analytics 1.24 the ROI's
+ * x, y, w, h.
+ *
+ * The layout's head (layout->head) gives each ROI with roi_params a second
+ * param structure from payloads (cnms_ctx_payload of the call that gave
+ * dets: records[i] is record i's; NULL, or payloads of another head or
+ * count: none, the boxes alone) and payload (NULL: no keypoint scores, no
+ * mask buffers):
+ *   CNMS_HEAD_LANE: "lane": score (double), points (a GstValueArray of
+ *     doubles x0, y0, x1, y1, ... in frame pixels, bottom row first, the
+ *     rows without a point left out) and anchor (int, the proposal index);
+ *     a lane's ROI and ODMtd are labelled by the label file's line 0, else
+ *     "lane".
+ *   CNMS_HEAD_KEYPOINTS: "keypoints": points (a GstValueArray of doubles
+ *     x0, y0, x1, y1, ... in frame pixels, one pair per keypoint, not
+ *     clipped) and, with payload->keypoint_dims 3 only, scores (a
+ *     GstValueArray of the keypoints' visibility scores, doubles).
+ *   CNMS_HEAD_MASK: "mask": x, y, width, height (ints, the mask's
+ *     frame-pixel rectangle, the pixels of the box) and data (a GstBuffer
+ *     of its width x height bytes of payload->mask_data, row-major, 1
+ *     inside the mask, 0 outside); and with analytics >= 1.26 each mask
+ *     also as a GstAnalyticsSegmentationMtd related both ways (RELATE_TO)
+ *     to its ODMtd, as yolosegv8tensordec attaches them: GRAY8 of the
+ *     payload->region_data bytes with its GstVideoMeta (stride = width),
+ *     instance type, region ids 0 and i mod 255 + 1, located at the mask's
+ *     rectangle (no mtd for an empty mask). */
 gboolean gst_cudanms_attach_detections (GstBuffer * buffer,
-    GstCudanmsLabels * labels, const cnms_det * dets, gint n,
-    gint frame_width, gint frame_height, GstCudanmsAttachMeta which,
-    gboolean roi_params, const gchar * producer);
-
-/* gst_cudanms_attach_detections for oriented records (layout yolov8-obb):
- * ROIs as gst_cudanms_attach_oriented_roi; ODMtds with analytics >= 1.26
- * oriented (gst_cudanms_oriented_od_location), with analytics 1.24 the
- * ROI's x, y, w, h. */
-gboolean gst_cudanms_attach_oriented_detections (GstBuffer * buffer,
-    GstCudanmsLabels * labels, const cnms_det * dets, gint n,
-    gint frame_width, gint frame_height, GstCudanmsAttachMeta which,
-    gboolean roi_params, const gchar * producer);
-
-/* gst_cudanms_attach_detections for lane records (layout laneatt): ROIs
- * of each lane's rectangle, labelled by the label file's line 0, else
- * "lane", the "detection" structure as a box's, and a second param
- * structure "lane": score (double), points (a GstValueArray of doubles
- * x0, y0, x1, y1, ... in frame pixels, bottom row first, the rows without
- * a point left out) and anchor (int, the proposal index); ODMtds of the
- * ROI's rectangle, label and score. The caller drops lanes with fewer
- * than 2 points. */
-gboolean gst_cudanms_attach_lane_detections (GstBuffer * buffer,
-    GstCudanmsLabels * labels, const cnms_det * dets, gint n,
-    const GstCudanmsLanes * lanes, gint frame_width, gint frame_height,
-    GstCudanmsAttachMeta which, gboolean roi_params, const gchar * producer);
-
-/* gst_cudanms_attach_detections for pose and segmentation records: the
- * ROI of each box with its "detection" structure and a second param
- * structure: "keypoints" (points: a GstValueArray of doubles x0, y0, x1,
- * y1, ... in frame pixels, one pair per keypoint, not clipped; scores: a
- * GstValueArray of the keypoints' visibility scores, doubles, with
- * keypoint-dims 3 only) or "mask" (x, y, width, height: ints, the mask's
- * frame-pixel rectangle, the pixels of the box; data: a GstBuffer of its
- * width x height bytes, row-major, 1 inside the mask, 0 outside); ODMtds
- * of the boxes, and with analytics >= 1.26 each mask also as a
- * GstAnalyticsSegmentationMtd related both ways (RELATE_TO) to its ODMtd,
- * as yolosegv8tensordec attaches them: GRAY8 of the region_data bytes
- * with its GstVideoMeta (stride = width), instance type, region ids 0 and
- * i mod 255 + 1, located at the mask's rectangle (no mtd for an empty
- * mask). */
-gboolean gst_cudanms_attach_payload_detections (GstBuffer * buffer,
-    GstCudanmsLabels * labels, const cnms_det * dets, gint n,
+    GstCudanmsLabels * labels, const cnms_layout_desc * layout,
+    const cnms_det * dets, gint n, const cnms_payloads * payloads,
     const GstCudanmsPayload * payload, gint frame_width, gint frame_height,
     GstCudanmsAttachMeta which, gboolean roi_params, const gchar * producer);
 
@@ -137,13 +111,15 @@ typedef struct _GstCudanmsMaskPool GstCudanmsMaskPool;
 GstCudanmsMaskPool *gst_cudanms_mask_pool_new (void);
 void gst_cudanms_mask_pool_unref (GstCudanmsMaskPool * pool);
 
-/* The n masks' bytes (data, as cnms_ctx_masks gives them), when mask_data
+/* The masks' bytes of payloads (a CNMS_HEAD_MASK cnms_ctx_payload: mask
+ * i's width x height bytes at records[i].offset of data), when mask_data
  * is not NULL as *mask_data (0 or 1: the ROIs' "mask" structures) and,
  * when region_data is not NULL, as *region_data (mask i's 1s as its
- * region id i mod 255 + 1: the segmentation mtds); offsets as in masks. */
+ * region id i mod 255 + 1: the segmentation mtds); offsets as in
+ * payloads. */
 void gst_cudanms_mask_pool_fill (GstCudanmsMaskPool * pool,
-    const cnms_mask * masks, gint n, const guint8 * data,
-    GstBuffer ** mask_data, GstBuffer ** region_data);
+    const cnms_payloads * payloads, GstBuffer ** mask_data,
+    GstBuffer ** region_data);
 
 G_END_DECLS
 #endif /* __GST_CUDANMS_OUTPUT_H__ */

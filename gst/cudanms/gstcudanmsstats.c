@@ -295,9 +295,12 @@ check_labels (GstElement * element, GstCudanmsStats * stats,
   }
 }
 
+/* the library's rule: a lane is drawn through 2 points at least */
+#define MIN_LANE_POINTS 2
+
 void
 gst_cudanms_stats_lanes_without_points (GstElement * element,
-    GstCudanmsStats * stats, gint n, gint min_points)
+    GstCudanmsStats * stats, gint n)
 {
   if (n <= 0)
     return;
@@ -307,7 +310,7 @@ gst_cudanms_stats_lanes_without_points (GstElement * element,
   if (first_of_kind (stats, "lanes without points"))
     GST_ELEMENT_WARNING_WITH_DETAILS (element, STREAM, FORMAT,
         ("Kept lanes with fewer than %d points in the frame are dropped (%d "
-            "in this frame).", min_points, n),
+            "in this frame).", MIN_LANE_POINTS, n),
         ("Later lanes without points are only counted (stats: "
             "lanes-without-points)"),
         ("kind", G_TYPE_STRING, "lanes-without-points", "lanes", G_TYPE_INT,

@@ -30,7 +30,7 @@ typedef struct
   guint64 invalid_classes;      /* end2end rows dropped for their class */
   guint64 fractional_classes;   /* end2end rows with a fractional class */
   guint64 unlabelled;           /* detections without a label-file line */
-  guint64 lanes_without_points; /* kept lanes dropped: < 2 points */
+  guint64 lanes_without_points; /* kept lanes not returned: < 2 points */
   guint64 other_context;        /* buffers whose tensor was GstCudaMemory of
                                  * another CUDA context than the element's */
   guint64 backend_ns;           /* time in the backend's decode + NMS call */
@@ -75,10 +75,11 @@ void gst_cudanms_stats_frame (GstElement * element, GstCudanmsStats * stats,
     const cnms_report * report, const cnms_tensor * tensor,
     cnms_layout layout, const cnms_params * p, const cnms_det * dets,
     gint n_dets, GstCudanmsLabels * labels);
-/* n kept lanes (layout laneatt) had fewer than min_points points in the
- * frame and were dropped: counts them and posts it once per stream. */
+/* n lanes NMS kept (layout laneatt) had fewer than 2 points in the frame
+ * and were not returned (cnms_report.lanes_without_points): counts them
+ * and posts it once per stream. */
 void gst_cudanms_stats_lanes_without_points (GstElement * element,
-    GstCudanmsStats * stats, gint n, gint min_points);
+    GstCudanmsStats * stats, gint n);
 /* A buffer's tensor (or prototypes) was GstCudaMemory of tensor_context,
  * another GstCudaContext than the element's element_context, and was read
  * through a host copy: counts it, and posts once per stream an element

@@ -92,18 +92,31 @@ gst_cudanms_tensor_id_not_detection (const gchar * id)
   return NULL;
 }
 
+/* GStreamer's segmentation detections [1, 4+C+M, N]: read whole only
+ * under layout yolov8-seg (with their prototypes), else as their first
+ * 4+C planes. */
+static gboolean
+is_seg_id (const gchar * id)
+{
+  return g_strcmp0 (id, GST_CUDANMS_TENSOR_ID (CNMS_LAYOUT_YOLOV8_SEG)) == 0;
+}
+
 cnms_layout
 gst_cudanms_tensor_id_layout (const gchar * id, cnms_layout requested)
 {
-  if (requested != CNMS_LAYOUT_AUTO)
+  gint l;
+
+  if (requested != CNMS_LAYOUT_AUTO || id == NULL)
     return requested;
-  if (g_strcmp0 (id, GST_CUDANMS_TENSOR_ID_YOLOV8) == 0
-      || g_strcmp0 (id, GST_CUDANMS_TENSOR_ID_YOLOV8_SEG) == 0)
-    return CNMS_LAYOUT_YOLOV8;
-  if (g_strcmp0 (id, GST_CUDANMS_TENSOR_ID_YOLOV8_OBB) == 0)
-    return CNMS_LAYOUT_YOLOV8_OBB;
-  if (g_strcmp0 (id, GST_CUDANMS_TENSOR_ID_LANEATT) == 0)
-    return CNMS_LAYOUT_LANEATT;
+  for (l = CNMS_LAYOUT_AUTO + 1; l < CNMS_N_LAYOUTS; l++) {
+    const cnms_layout_desc *desc = cnms_layout_info ((cnms_layout) l);
+
+    if (desc->tensor_id == NULL || strcmp (id, desc->tensor_id) != 0)
+      continue;
+    /* the masks need layout yolov8-seg: auto reads the boxes */
+    return desc->head == CNMS_HEAD_MASK ? CNMS_LAYOUT_YOLOV8 :
+        (cnms_layout) l;
+  }
   return CNMS_LAYOUT_AUTO;
 }
 
@@ -409,6 +422,8 @@ typedef struct
   gboolean raw;                 /* the tensor of id, whatever it holds (the
                                  * prototypes of a segmentation model) */
   cnms_layout layout;           /* the layout property */
+  const cnms_tensor *protos;    /* layout yolov8-seg: its prototypes */
+  const cnms_params *p;         /* keypoint_dims, or NULL */
   GstCudanmsTensorView *view;
   gchar *msg;
   gsize msg_size;
@@ -467,8 +482,7 @@ search_visit (Search * search, const GstStructure * s, gconstpointer t,
     r = view_from_structure (view, s, reason, sizeof (reason));
     /* layout yolov8-seg reads the prototypes from another meta */
     if (r == GST_CUDANMS_TENSOR_FOUND && !search->raw
-        && view->layout != CNMS_LAYOUT_YOLOV8_SEG
-        && g_strcmp0 (id, GST_CUDANMS_TENSOR_ID_YOLOV8_SEG) == 0) {
+        && view->layout != CNMS_LAYOUT_YOLOV8_SEG && is_seg_id (id)) {
       g_snprintf (reason, sizeof (reason), "segmentation detections are only "
           "read from a GstTensorMeta (with their protos tensor)");
       r = GST_CUDANMS_TENSOR_BAD;
@@ -477,8 +491,7 @@ search_visit (Search * search, const GstStructure * s, gconstpointer t,
 #ifdef HAVE_GST_TENSOR_META
     r = view_from_gst_tensor (view, t, reason, sizeof (reason));
     if (r == GST_CUDANMS_TENSOR_FOUND && !search->raw
-        && view->layout != CNMS_LAYOUT_YOLOV8_SEG
-        && g_strcmp0 (id, GST_CUDANMS_TENSOR_ID_YOLOV8_SEG) == 0
+        && view->layout != CNMS_LAYOUT_YOLOV8_SEG && is_seg_id (id)
         && !strip_mask_rows (view, tmeta, reason, sizeof (reason)))
       r = GST_CUDANMS_TENSOR_BAD;
 #else
@@ -495,8 +508,14 @@ search_visit (Search * search, const GstStructure * s, gconstpointer t,
     search->done = TRUE;
     return;
   }
-  if (r == GST_CUDANMS_TENSOR_FOUND && cnms_tensor_shape (&view->tensor,
-          view->layout, &shape, reason, sizeof (reason)) != CNMS_OK)
+  /* yolov8-seg fits with its prototypes; without them any tensor is taken
+   * (and its prototypes are then missing) */
+  if (r == GST_CUDANMS_TENSOR_FOUND
+      && (view->layout != CNMS_LAYOUT_YOLOV8_SEG || search->protos != NULL)
+      && cnms_tensor_shape (&view->tensor,
+          view->layout == CNMS_LAYOUT_YOLOV8_SEG ? search->protos : NULL,
+          view->layout, search->p, &shape, reason, sizeof (reason))
+      != CNMS_OK)
     r = GST_CUDANMS_TENSOR_BAD;
   if (r == GST_CUDANMS_TENSOR_BAD) {
     search_fail (search, id, reason);
@@ -508,14 +527,15 @@ search_visit (Search * search, const GstStructure * s, gconstpointer t,
 
 static GstCudanmsTensorLookup
 view_acquire (GstCudanmsTensorView * view, GstBuffer * buffer,
-    const gchar * id, gboolean raw, cnms_layout layout, gchar * msg,
+    const gchar * id, gboolean raw, cnms_layout layout,
+    const cnms_tensor * protos, const cnms_params * p, gchar * msg,
     gsize msg_size)
 {
   /* looked up once it exists (plugin_init registers it): a lookup by name
    * per buffer takes GStreamer's global meta lock */
   static const GstMetaInfo *custom_info = NULL;
   const GstMetaInfo *custom = g_atomic_pointer_get (&custom_info);
-  Search search = { id, raw, layout, view, msg, msg_size,
+  Search search = { id, raw, layout, protos, p, view, msg, msg_size,
     GST_CUDANMS_TENSOR_MISSING, 0, 0, FALSE
   };
   gpointer state = NULL;
@@ -577,10 +597,12 @@ view_acquire (GstCudanmsTensorView * view, GstBuffer * buffer,
 
 GstCudanmsTensorLookup
 gst_cudanms_tensor_view_acquire (GstCudanmsTensorView * view,
-    GstBuffer * buffer, const gchar * id, cnms_layout layout, gchar * msg,
+    GstBuffer * buffer, const gchar * id, cnms_layout layout,
+    const cnms_tensor * protos, const cnms_params * p, gchar * msg,
     gsize msg_size)
 {
-  return view_acquire (view, buffer, id, FALSE, layout, msg, msg_size);
+  return view_acquire (view, buffer, id, FALSE, layout, protos, p, msg,
+      msg_size);
 }
 
 GstCudanmsTensorLookup
@@ -588,8 +610,8 @@ gst_cudanms_tensor_view_acquire_protos (GstCudanmsTensorView * view,
     GstBuffer * buffer, gchar * msg, gsize msg_size)
 {
   GstCudanmsTensorLookup r = view_acquire (view, buffer,
-      GST_CUDANMS_TENSOR_ID_YOLOV8_SEG_PROTOS, TRUE, CNMS_LAYOUT_AUTO, msg,
-      msg_size);
+      GST_CUDANMS_TENSOR_ID_YOLOV8_SEG_PROTOS, TRUE, CNMS_LAYOUT_AUTO, NULL,
+      NULL, msg, msg_size);
 
   if (r == GST_CUDANMS_TENSOR_MISSING)
     g_snprintf (msg, msg_size, "layout yolov8-seg needs the prototypes: no "
@@ -687,9 +709,10 @@ find_in_group (const GValue * group, const gchar * tensor_id)
       const gchar *id = gst_structure_get_string (s, "tensor-id");
 
       if (tensor_id != NULL ? g_strcmp0 (id, tensor_id) == 0 :
-          (g_strcmp0 (id, GST_CUDANMS_TENSOR_ID_YOLOV8) == 0
-              || g_strcmp0 (id, GST_CUDANMS_TENSOR_ID_YOLOV8_SEG) == 0
-              || g_strcmp0 (id, GST_CUDANMS_TENSOR_ID_YOLOV8_OBB) == 0))
+          (g_strcmp0 (id, GST_CUDANMS_TENSOR_ID (CNMS_LAYOUT_YOLOV8)) == 0
+              || is_seg_id (id)
+              || g_strcmp0 (id,
+                  GST_CUDANMS_TENSOR_ID (CNMS_LAYOUT_YOLOV8_OBB)) == 0))
         return s;
     }
   }
@@ -717,8 +740,8 @@ fixed_dims (const GValue * dims, cnms_tensor * t)
 }
 
 static gboolean
-check_description (const GstStructure * s, cnms_layout layout, gchar * msg,
-    gsize msg_size)
+check_description (const GstStructure * s, cnms_layout layout,
+    const cnms_params * p, gchar * msg, gsize msg_size)
 {
   const gchar *id = gst_structure_get_string (s, "tensor-id");
   const gchar *type = gst_structure_get_string (s, "type");
@@ -727,6 +750,7 @@ check_description (const GstStructure * s, cnms_layout layout, gchar * msg,
   gchar reason[200];
   cnms_tensor t;
   cnms_shape shape;
+  cnms_layout l;
   gint i;
 
   memset (&t, 0, sizeof (t));
@@ -750,8 +774,10 @@ check_description (const GstStructure * s, cnms_layout layout, gchar * msg,
         gst_cudanms_tensor_id_not_detection (id));
     return FALSE;
   }
-  /* segmentation detections: their mask count is in another tensor */
-  if (g_strcmp0 (id, GST_CUDANMS_TENSOR_ID_YOLOV8_SEG) == 0 || dims == NULL
+  /* segmentation detections: their mask count is in another tensor (the
+   * prototypes, which layout yolov8-seg checks them with) */
+  l = gst_cudanms_tensor_id_layout (id, layout);
+  if (is_seg_id (id) || l == CNMS_LAYOUT_YOLOV8_SEG || dims == NULL
       || !GST_VALUE_HOLDS_ARRAY (dims) || !fixed_dims (dims, &t))
     return TRUE;
   /* only the dims are checked: give them their exact byte size */
@@ -760,8 +786,8 @@ check_description (const GstStructure * s, cnms_layout layout, gchar * msg,
   for (i = 0; i < t.n_dims; i++)
     t.size = t.size <= G_MAXSIZE / (gsize) t.dims[i] ?
         t.size * (gsize) t.dims[i] : G_MAXSIZE;
-  if (cnms_tensor_shape (&t, gst_cudanms_tensor_id_layout (id, layout),
-          &shape, reason, sizeof (reason)) != CNMS_OK) {
+  if (cnms_tensor_shape (&t, NULL, l, p, &shape, reason,
+          sizeof (reason)) != CNMS_OK) {
     g_snprintf (msg, msg_size, "caps describe tensor '%s': %s", id, reason);
     return FALSE;
   }
@@ -771,7 +797,7 @@ check_description (const GstStructure * s, cnms_layout layout, gchar * msg,
 
 gboolean
 gst_cudanms_tensor_caps_check (const GstCaps * caps, const gchar * tensor_id,
-    cnms_layout layout, gchar * msg, gsize msg_size)
+    cnms_layout layout, const cnms_params * p, gchar * msg, gsize msg_size)
 {
 #if GST_CHECK_VERSION (1, 28, 0)
   guint i;
@@ -791,7 +817,7 @@ gst_cudanms_tensor_caps_check (const GstCaps * caps, const gchar * tensor_id,
       const GstStructure *s = find_in_group (group, tensor_id);
 
       if (s != NULL)
-        return check_description (s, layout, msg, msg_size);
+        return check_description (s, layout, p, msg, msg_size);
     }
   }
 #endif

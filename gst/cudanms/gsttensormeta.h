@@ -17,15 +17,13 @@ G_BEGIN_DECLS
 
 #define GST_CUDANMS_TENSOR_META_NAME "CudanmsTensorMeta"
 
-/* GStreamer's standard ids of the detection tensors cudanms decodes. */
-#define GST_CUDANMS_TENSOR_ID_YOLOV8 "yolo-v8-out"
-#define GST_CUDANMS_TENSOR_ID_YOLOV8_SEG "yolo-v8-segmentation-out-detections"
+/* The ids of the detection tensors cudanms decodes are the library's
+ * (cnms_layout_info (l)->tensor_id: GStreamer's standard ids, and
+ * laneatt-proposals, cudanms's own as GStreamer has no lane decoder);
+ * GST_CUDANMS_TENSOR_ID (l) is layout l's. The segmentation prototypes
+ * [1, M, Hp, Wp], a layout's second tensor, have GStreamer's id: */
+#define GST_CUDANMS_TENSOR_ID(l) (cnms_layout_info (l)->tensor_id)
 #define GST_CUDANMS_TENSOR_ID_YOLOV8_SEG_PROTOS "yolo-v8-segmentation-out-protos"
-/* YOLOv8/v11-OBB [1, 4+C+1, N] (what yoloobbv8tensordec reads) */
-#define GST_CUDANMS_TENSOR_ID_YOLOV8_OBB "yolo-v8-obb-out"
-/* LaneATT's proposals [1, N, 5+S]: cudanms's own id (GStreamer has no
- * lane decoder, hence no standard id) */
-#define GST_CUDANMS_TENSOR_ID_LANEATT "laneatt-proposals"
 
 /* Registers the custom meta unless someone else already did. */
 const GstMetaInfo *gst_cudanms_tensor_meta_register (void);
@@ -70,8 +68,12 @@ typedef struct
  *
  * id != NULL: the first tensor with that id (any kind, any meta).
  * id == NULL: the first tensor that fits layout (the auto rule, or the
- * forced layout), skipping GStreamer's standard ids of non-detection tensors
- * (protos, SSD/face split outputs, classifier scores).
+ * forced layout: cnms_tensor_shape under p, which may be NULL: the
+ * defaults), skipping GStreamer's standard ids of non-detection tensors
+ * (protos, SSD/face split outputs, classifier scores). Layout yolov8-seg's
+ * fit takes its prototypes protos (gst_cudanms_tensor_view_acquire_protos);
+ * without them (NULL) the first tensor is taken, whose prototypes are then
+ * missing. protos is NULL for every other layout.
  *
  * view->layout is layout, except that layout AUTO on a tensor with a
  * standard YOLOv8 id (yolo-v8-out, yolo-v8-segmentation-out-detections) is
@@ -85,7 +87,8 @@ typedef struct
  * or no tensor fits: the first one's reason). Release the view with
  * gst_cudanms_tensor_view_release() in every case. */
 GstCudanmsTensorLookup gst_cudanms_tensor_view_acquire (GstCudanmsTensorView * view,
-    GstBuffer * buffer, const gchar * id, cnms_layout layout, gchar * msg,
+    GstBuffer * buffer, const gchar * id, cnms_layout layout,
+    const cnms_tensor * protos, const cnms_params * p, gchar * msg,
     gsize msg_size);
 void gst_cudanms_tensor_view_release (GstCudanmsTensorView * view);
 
@@ -94,7 +97,8 @@ void gst_cudanms_tensor_view_release (GstCudanmsTensorView * view);
  * yolo-v8-segmentation-out-protos, mapped as the detections are (in place
  * on the device when view->device_context is its context). MISSING
  * without one, BAD when it cannot be read (msg says why); its fit to the
- * detections is cnms_detect_seg's to judge. Release as any view. */
+ * detections is cnms_tensor_shape's (and cnms_detect's) to judge. Release
+ * as any view. */
 GstCudanmsTensorLookup gst_cudanms_tensor_view_acquire_protos
     (GstCudanmsTensorView * view, GstBuffer * buffer, gchar * msg,
     gsize msg_size);
@@ -111,9 +115,11 @@ gboolean gst_cudanms_tensor_view_take (const GstCudanmsTensorView * view,
 
 /* What a standard non-detection id is ("classifier scores", ...), else NULL. */
 const gchar *gst_cudanms_tensor_id_not_detection (const gchar * id);
-/* requested, or for AUTO the layout of a standard id: yolov8 for the
- * YOLOv8 ids, yolov8-obb for yolo-v8-obb-out, laneatt for cudanms's own
- * laneatt-proposals (else AUTO). */
+/* requested, or for AUTO the layout whose tensor id (cnms_layout_info)
+ * id is: yolov8 for yolo-v8-out, yolov8-obb for yolo-v8-obb-out, laneatt
+ * for cudanms's own laneatt-proposals; the segmentation detections
+ * yolo-v8-segmentation-out-detections (a layout with a mask head) are read
+ * as yolov8, their boxes only (else AUTO). */
 cnms_layout gst_cudanms_tensor_id_layout (const gchar * id,
     cnms_layout requested);
 /* NULL, "row-major" or "col-major" (read alike). */
@@ -121,11 +127,15 @@ gboolean gst_cudanms_dims_order_ok (const gchar * order);
 
 /* GStreamer >= 1.28 describes tensors in caps (a "tensors" field). When
  * caps describe the detection tensor (the one with tensor_id, else the
- * first with a standard YOLOv8 or YOLOv8-OBB id), checks it as the buffers' tensors will
- * be checked and writes why not into msg. TRUE when there is nothing to
- * check. Compiled only where 1.28's analytics headers are. */
+ * first with a standard YOLOv8, YOLOv8-seg or YOLOv8-OBB id), checks its
+ * dims as the buffers' tensors will be checked (under p's keypoint_dims;
+ * p may be NULL: the defaults; a yolov8-seg tensor is not checked, its
+ * prototypes being another tensor) and writes why not into msg. TRUE when
+ * there is nothing to check. Compiled only where 1.28's analytics headers
+ * are. */
 gboolean gst_cudanms_tensor_caps_check (const GstCaps * caps,
-    const gchar * tensor_id, cnms_layout layout, gchar * msg, gsize msg_size);
+    const gchar * tensor_id, cnms_layout layout, const cnms_params * p,
+    gchar * msg, gsize msg_size);
 
 G_END_DECLS
 #endif /* __GST_CUDANMS_TENSOR_META_H__ */

@@ -49,6 +49,7 @@
 
 #include <gst/video/video.h>
 
+#include "cudanms_static.h"
 #include "gsttensorinject.h"
 #include "gsttensorinjectcuda.h"
 #include "gsttensorinjectdraw.h"

@@ -47,7 +47,7 @@
 
 #include <math.h>
 
-#include "cudanms.h"
+#include "cudanms_static.h"
 #include "gsttensorinjectdraw.h"
 
 /* Fill hsv (k/11, 0.7, 0.6) and border hsv (k/11, 0.8, 0.3), class k mod 11. */

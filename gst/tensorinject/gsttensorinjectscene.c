@@ -55,6 +55,7 @@
 #include <math.h>
 #include <string.h>
 
+#include "cudanms_static.h"
 #include "gsttensorinjectscene.h"
 
 #define N_LEVELS 3
@@ -155,7 +156,7 @@ put_at (const GstTensorInjectScene * sc, guint8 * out, gsize pos, gfloat f)
   guint16 h;
 
   if (sc->cfg.dtype == CNMS_DTYPE_FLOAT16) {
-    cnms_floats_to_halfs (&f, 1, &h);
+    cnms_floats_to_halves (&f, 1, &h);
     memcpy (out + pos * 2, &h, 2);
   } else {
     memcpy (out + pos * 4, &f, 4);

@@ -88,7 +88,7 @@ run_detect (cnms_ctx *ctx)
 
   /* Forced: layout=auto reads [1, a, b] as yolov8 only when b > a, and
    * this tensor has fewer anchors than rows. */
-  st = cnms_detect (ctx, &t, CNMS_LAYOUT_YOLOV8, &p, &dets, &n_dets);
+  st = cnms_detect (ctx, &t, NULL, CNMS_LAYOUT_YOLOV8, &p, &dets, &n_dets);
   if (st != CNMS_OK) {
     fprintf (stderr, "cnms_detect: %s: %s\n", cnms_status_str (st),
         cnms_ctx_error (ctx));

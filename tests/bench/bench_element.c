@@ -492,6 +492,7 @@ bench_meta (bench_json *j, const cnms_npy *npy, GstCudanmsAttachMeta which,
   const int iters = 3000;
   cnms_tensor t = bench_host_tensor (npy);
   const cnms_det *dets = NULL;
+  const cnms_layout_desc *layout;
   GstCudanmsLabels labels;
   cnms_ctx *ctx = bench_ctx_new (CNMS_BACKEND_CPU);
   cnms_params p;
@@ -499,17 +500,19 @@ bench_meta (bench_json *j, const cnms_npy *npy, GstCudanmsAttachMeta which,
   int n = 0, i;
 
   cnms_params_init (&p);
-  if (cnms_detect (ctx, &t, CNMS_LAYOUT_AUTO, &p, &dets, &n) != CNMS_OK) {
+  if (cnms_detect (ctx, &t, NULL, CNMS_LAYOUT_AUTO, &p, &dets, &n)
+      != CNMS_OK) {
     fprintf (stderr, "bench-element: %s\n", cnms_ctx_error (ctx));
     exit (1);
   }
+  layout = cnms_layout_info (cnms_ctx_report (ctx)->shape.layout);
   gst_cudanms_labels_init (&labels);
   for (i = 0; i < iters; i++) {
     GstBuffer *buf = gst_buffer_new ();
     double t0 = bench_now_us ();
 
-    gst_cudanms_attach_detections (buf, &labels, dets, n, FRAME_SIZE,
-        FRAME_SIZE, which, params, "cudanms0");
+    gst_cudanms_attach_detections (buf, &labels, layout, dets, n, NULL,
+        NULL, FRAME_SIZE, FRAME_SIZE, which, params, "cudanms0");
     gst_buffer_unref (buf);
     us[i] = bench_now_us () - t0;
   }

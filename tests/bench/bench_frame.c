@@ -23,8 +23,8 @@
  * class anchor; yolov8_obb's [K, 8]: score cx cy w h class anchor
  * angle.
  *
- * Lanes: laneatt.npy [1,1000,77] (LaneATT, S = 72) through
- * cnms_detect_lanes with LaneATT's test config (score 0.5, distance 50
+ * Lanes: laneatt.npy [1,1000,77] (LaneATT, S = 72) through cnms_detect
+ * (layout laneatt) with LaneATT's test config (score 0.5, distance 50
  * model px, top_k 4 = max_detections, 640x360 model, 1280x720 frame, no
  * letterbox): CPU backend, and CUDA with the tensor in device and in host
  * memory; records layout "laneatt" (no "+classes" rows: lanes have one
@@ -32,11 +32,12 @@
  * the frame rectangle of the lane's points, class 0, anchor).
  *
  * Heads: yolov8_seg.npy [1,116,8400] with yolov8_seg_protos.npy
- * [1,32,160,160] through cnms_detect_seg (80 classes, 32 coefficients,
- * about 30 kept instances, the masks on the host at return), and
- * yolov8_pose.npy [1,56,8400] through cnms_detect (layout yolov8-pose,
- * 17 keypoints x 3; the YOLOv8 frame's boxes and best scores as one
- * class), the defaults otherwise (640x640 model and frame, letterbox);
+ * [1,32,160,160] through cnms_detect (layout yolov8-seg with the
+ * prototypes: 80 classes, 32 coefficients, about 30 kept instances, the
+ * masks on the host at return), and yolov8_pose.npy [1,56,8400]
+ * through cnms_detect (layout yolov8-pose, 17 keypoints x 3; the YOLOv8
+ * frame's boxes and best scores as one class), the defaults otherwise
+ * (640x640 model and frame, letterbox);
  * each CUDA input ("device": the tensor and the prototypes in device
  * memory) as the YOLO frames, and "yolov8_pose_boxes": the pose tensor's
  * first 5 rows alone as a one-class yolov8 tensor from device memory (the
@@ -103,24 +104,33 @@ fnv1a (uint64_t h, const void *p, size_t n)
   return h;
 }
 
-/* The hash of the last call's keypoints or masks (0 when it has none). */
-static uint64_t
-heads_hash (const cnms_ctx *ctx, int n)
+/* The bytes of record r's values in a payload of head head. */
+static size_t
+payload_bytes (cnms_head head, const cnms_payload *r)
 {
-  const uint8_t *data = NULL;
-  const cnms_mask *m;
-  int k = 0, nm = 0;
-  const float *kp = cnms_ctx_keypoints (ctx, &k, NULL);
-  uint64_t h = 14695981039346656037ull;
+  if (head == CNMS_HEAD_MASK)
+    return (size_t) r->width * r->height;
+  return (size_t) r->n_points * r->point_dims * sizeof (float);
+}
 
-  if (kp != NULL)
-    return fnv1a (h, kp, (size_t) n * k * 3 * sizeof (float));
-  m = cnms_ctx_masks (ctx, &data, &nm);
-  if (m == NULL || nm == 0)
+/* The hash of the last call's keypoints or masks (0 when it has none):
+ * the payload's records, then each one's values in kept order. */
+static uint64_t
+heads_hash (const cnms_ctx *ctx)
+{
+  cnms_payloads pl;
+  uint64_t h = 14695981039346656037ull;
+  int k;
+
+  cnms_ctx_payload (ctx, &pl);
+  if ((pl.head != CNMS_HEAD_KEYPOINTS && pl.head != CNMS_HEAD_MASK)
+      || pl.n == 0)
     return 0;
-  h = fnv1a (h, m, (size_t) nm * sizeof *m);
-  return fnv1a (h, data, m[nm - 1].offset
-      + (size_t) m[nm - 1].width * m[nm - 1].height);
+  h = fnv1a (h, pl.records, (size_t) pl.n * sizeof *pl.records);
+  for (k = 0; k < pl.n; k++)
+    h = fnv1a (h, pl.data + pl.records[k].offset,
+        payload_bytes (pl.head, &pl.records[k]));
+  return h;
 }
 
 /* Layouts run with the per-class overrides too ("+classes"). */
@@ -155,6 +165,7 @@ frame_layout (const char *layout, cnms_params *p)
     p->frame_width = 1280;
     p->frame_height = 720;
     p->letterbox = 0;
+    p->lane_distance = LANE_DISTANCE;
     return CNMS_LAYOUT_LANEATT;
   }
   return CNMS_LAYOUT_AUTO;
@@ -220,11 +231,9 @@ run_frame (cnms_ctx *ctx, const cnms_tensor *t, const char *layout,
   l = frame_layout (layout, &p);
   for (i = 0; done < max_done; i++) {
     double t0 = bench_now_us (), t1;
-    cnms_status st = l == CNMS_LAYOUT_LANEATT ?
-        cnms_detect_lanes (ctx, t, &p, LANE_DISTANCE, &dets, &n_dets) :
-        l == CNMS_LAYOUT_YOLOV8_SEG ?
-        cnms_detect_seg (ctx, t, seg_protos, &p, &dets, &n_dets) :
-        cnms_detect (ctx, t, l, &p, &dets, &n_dets);
+    cnms_status st = cnms_detect (ctx, t,
+        l == CNMS_LAYOUT_YOLOV8_SEG ? seg_protos : NULL, l, &p, &dets,
+        &n_dets);
 
     t1 = bench_now_us ();
     if (st != CNMS_OK) {
@@ -244,7 +253,7 @@ run_frame (cnms_ctx *ctx, const cnms_tensor *t, const char *layout,
       break;
   }
   to_rows (dets, n_dets, out);
-  out->heads = heads_hash (ctx, n_dets);
+  out->heads = heads_hash (ctx);
 
   bench_json_begin (j);
   bench_json_str (j, "bench", "frame");
@@ -260,11 +269,13 @@ run_frame (cnms_ctx *ctx, const cnms_tensor *t, const char *layout,
   bench_json_num (j, "candidates", cnms_ctx_report (ctx)->candidates);
   bench_json_num (j, "dets", n_dets);
   if (l == CNMS_LAYOUT_YOLOV8_SEG) {
-    const cnms_mask *m;
-    int nm = 0;
-    m = cnms_ctx_masks (ctx, NULL, &nm);
-    bench_json_num (j, "mask_bytes", nm > 0 ? (double) (m[nm - 1].offset
-            + (size_t) m[nm - 1].width * m[nm - 1].height) : 0.0);
+    cnms_payloads pl;
+    size_t bytes = 0;
+
+    cnms_ctx_payload (ctx, &pl);
+    for (i = 0; i < pl.n; i++)
+      bytes += payload_bytes (pl.head, &pl.records[i]);
+    bench_json_num (j, "mask_bytes", (double) bytes);
   }
   if (b == CNMS_BACKEND_CUDA)
     printf ("  gpu med %8.1f min %8.1f us", med, min);
@@ -275,22 +286,25 @@ run_frame (cnms_ctx *ctx, const cnms_tensor *t, const char *layout,
 static void
 save_masks (const bench_opts *o, const char *backend, cnms_ctx *ctx)
 {
-  const uint8_t *data = NULL;
-  int nm = 0, k, y;
-  const cnms_mask *m = cnms_ctx_masks (ctx, &data, &nm);
+  cnms_payloads pl;
+  const cnms_payload *m;
+  int nm, k, y;
   const int fw = CNMS_DEFAULT_MODEL_WIDTH, fh = CNMS_DEFAULT_MODEL_HEIGHT;
   uint8_t *full;
   char name[64];
 
-  if (o->save_dir == NULL || m == NULL)
+  cnms_ctx_payload (ctx, &pl);
+  if (o->save_dir == NULL || pl.head != CNMS_HEAD_MASK)
     return;
+  m = pl.records;
+  nm = pl.n;
   full = calloc ((size_t) (nm > 0 ? nm : 1) * fw * fh, 1);
   if (full == NULL)
     exit (1);
   for (k = 0; k < nm; k++)
     for (y = 0; y < m[k].height; y++)
       memcpy (full + ((size_t) k * fh + m[k].y + y) * fw + m[k].x,
-          data + m[k].offset + (size_t) y * m[k].width, m[k].width);
+          pl.data + m[k].offset + (size_t) y * m[k].width, m[k].width);
   snprintf (name, sizeof name, "masks_%s_yolov8_seg.npy", backend);
   bench_save_npy (o->save_dir, name, CNMS_NPY_U1, full, nm, fw * fh);
   free (full);
@@ -338,13 +352,13 @@ thread_frames (void *arg)
   cnms_params_init (&p);
   cnms_ctx_set_timing (ctx, 0);
   for (i = 0; i < 20; i++)      /* warm-up: buffers, clocks */
-    job->failed |= cnms_detect (ctx, job->t, CNMS_LAYOUT_AUTO, &p, &dets,
-        &n) != CNMS_OK;
+    job->failed |= cnms_detect (ctx, job->t, NULL, CNMS_LAYOUT_AUTO, &p,
+        &dets, &n) != CNMS_OK;
   t0 = bench_now_us ();
   end = t0 + job->seconds * 1e6;
   while (bench_now_us () < end && !job->failed) {
-    job->failed |= cnms_detect (ctx, job->t, CNMS_LAYOUT_AUTO, &p, &dets,
-        &n) != CNMS_OK;
+    job->failed |= cnms_detect (ctx, job->t, NULL, CNMS_LAYOUT_AUTO, &p,
+        &dets, &n) != CNMS_OK;
     job->frames++;
   }
   job->seconds = (bench_now_us () - t0) / 1e6;
@@ -622,7 +636,7 @@ bench_memory (cnms_backend b, const char *dir, bench_json *j)
   bench_load_npy (dir, "yolov8.npy", CNMS_NPY_F4, &a);
   t = bench_host_tensor (&a);
   ctx = bench_ctx_new (b);
-  check (cnms_detect (ctx, &t, CNMS_LAYOUT_AUTO, &p, &dets, &n), ctx,
+  check (cnms_detect (ctx, &t, NULL, CNMS_LAYOUT_AUTO, &p, &dets, &n), ctx,
       "yolov8");
   memory_record (j, ctx, "yolov8 frame, 8400 anchors");
   cnms_ctx_free (ctx);
@@ -648,7 +662,7 @@ bench_memory (cnms_backend b, const char *dir, bench_json *j)
   p.model_width = p.model_height = 1280;
   p.frame_width = p.frame_height = 1280;
   ctx = bench_ctx_new (b);
-  check (cnms_detect (ctx, &t, CNMS_LAYOUT_AUTO, &p, &dets, &n), ctx,
+  check (cnms_detect (ctx, &t, NULL, CNMS_LAYOUT_AUTO, &p, &dets, &n), ctx,
       "detect 32768 candidates");
   memory_record (j, ctx, "detect, 32768 candidates");
   cnms_ctx_free (ctx);

@@ -237,7 +237,7 @@ def frame_table_cpu(recs):
 
 
 def lanes_table(recs, dev):
-    """cnms_detect_lanes on the LaneATT frame against the PyTorch lane
+    """cnms_detect (laneatt) on the LaneATT frame against the PyTorch lane
     post-process of the same run (dev: "cuda" or "cpu")."""
     t = find(recs, bench="frame", impl="torch-lanes-" + dev,
              layout="laneatt")
@@ -316,8 +316,8 @@ def lane_targets(g, c):
 
 
 def heads_table(recs):
-    """The heads' frames on the GPU host: cnms_detect_seg and the pose
-    detect against the PyTorch seg post-process and the plain frame."""
+    """The heads' frames on the GPU host: the seg and pose cnms_detect
+    against the PyTorch seg post-process and the plain frame."""
     rows = []
     for layout in ("yolov8_seg", "yolov8_pose", "yolov8_pose_boxes",
                    "yolov8"):
@@ -811,20 +811,21 @@ def main():
         lt = lanes_table(g, "cuda")
         if lt:
             md.append("Lanes: LaneATT frame, 1000 proposals, S = 72 "
-                      "(`cnms_detect_lanes`, score 0.5, distance 50, top_k "
-                      "4, 640x360 model, 1280x720 frame; PyTorch: the lane "
-                      "post-process written for the bench, pair matrix on "
-                      "the device, greedy keep on the host):\n\n"
+                      "(`cnms_detect`, layout `laneatt`, score 0.5, distance "
+                      "50, top_k 4, 640x360 model, 1280x720 frame; PyTorch: "
+                      "the lane post-process written for the bench, pair "
+                      "matrix on the device, greedy keep on the host):\n\n"
                       + lt + "\n")
         ht = heads_table(g)
         if ht:
             md.append("Pose and segmentation heads: the YOLOv8-seg frame "
-                      "(`cnms_detect_seg`, 8400 anchors, 80 classes, 32 "
-                      "coefficients, 160x160 prototypes, masks on the host "
-                      "at return) and the YOLOv8-pose frame (17 keypoints), "
-                      "640x640, beside the plain YOLOv8 frame; PyTorch: "
-                      "ultralytics' process_mask written for the bench, the "
-                      "masks to the host or left on the device:\n\n"
+                      "(`cnms_detect` with its prototypes, 8400 anchors, "
+                      "80 classes, 32 coefficients, 160x160 prototypes, "
+                      "masks on the host at return) and the YOLOv8-pose "
+                      "frame (17 keypoints), 640x640, beside the plain "
+                      "YOLOv8 frame; PyTorch: ultralytics' process_mask "
+                      "written for the bench, the masks to the host or left "
+                      "on the device:\n\n"
                       + ht + "\n")
         if find(g, bench="nms_rotated"):
             md.append("Oriented NMS (`cnms_nms_rotated` from host arrays, "

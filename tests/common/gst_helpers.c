@@ -5,6 +5,7 @@
 
 #include "gst_helpers.h"
 #include "cudanms.h"
+#include "cudanms_static.h"
 
 /* Anchors (cx, cy, w, h, class, score). Scores and coordinates are exact in
  * float16, so the fp16 tensor must give identical results.
@@ -77,7 +78,7 @@ to_half (const gfloat * f, gsize n)
 {
   guint16 *h = g_new0 (guint16, n);
 
-  cnms_floats_to_halfs (f, n, h);
+  cnms_floats_to_halves (f, n, h);
   return h;
 }
 

@@ -24,6 +24,7 @@
 #include <string.h>
 
 #include "cudanms.h"
+#include "cudanms_static.h"
 #include "cnms_math.h"
 
 int LLVMFuzzerTestOneInput (const uint8_t *data, size_t size);
@@ -305,7 +306,7 @@ int
 LLVMFuzzerTestOneInput (const uint8_t *data, size_t size)
 {
   static float values[MAX_ELEMS];
-  static uint16_t halfs[MAX_ELEMS];
+  static uint16_t halves[MAX_ELEMS];
   static cand ref[MAX_ELEMS];
   static cnms_det first[MAX_ELEMS];
   uint8_t h[24] = { 0 };
@@ -327,10 +328,10 @@ LLVMFuzzerTestOneInput (const uint8_t *data, size_t size)
   for (i = 0; i < elems; i++)
     values[i] = element (d, nd, i, value_mode);
   if (c.t.dtype == CNMS_DTYPE_FLOAT16) {
-    cnms_floats_to_halfs (values, elems, halfs);
+    cnms_floats_to_halves (values, elems, halves);
     /* the reference reads the values the tensor holds */
-    cnms_halfs_to_floats (halfs, elems, values);
-    c.t.data = halfs;
+    cnms_halves_to_floats (halves, elems, values);
+    c.t.data = halves;
     need = elems * 2;
   } else {
     c.t.data = values;
@@ -345,8 +346,9 @@ LLVMFuzzerTestOneInput (const uint8_t *data, size_t size)
   if (elems == 0 && h[1] & 0x80)
     c.t.data = NULL;
 
-  st_shape = cnms_tensor_shape (&c.t, c.layout, &shape, msg, sizeof msg);
-  st = cnms_detect (ctx, &c.t, c.layout, &c.p, &dets, &n_dets);
+  st_shape = cnms_tensor_shape (&c.t, NULL, c.layout, NULL, &shape, msg,
+      sizeof msg);
+  st = cnms_detect (ctx, &c.t, NULL, c.layout, &c.p, &dets, &n_dets);
   if (st_shape != CNMS_OK) {
     if (st != CNMS_ERR_BAD_TENSOR || cnms_ctx_error (ctx)[0] == '\0'
         || msg[0] == '\0')
@@ -388,7 +390,7 @@ LLVMFuzzerTestOneInput (const uint8_t *data, size_t size)
       abort ();
   }
   /* deterministic: the same call gives the same bits */
-  if (cnms_detect (ctx, &c.t, c.layout, &c.p, &dets, &n_again) != CNMS_OK
+  if (cnms_detect (ctx, &c.t, NULL, c.layout, &c.p, &dets, &n_again) != CNMS_OK
       || n_again != n_dets
       || memcmp (dets, first, (size_t) n_dets * sizeof *dets) != 0)
     abort ();

@@ -1,16 +1,16 @@
-/* libFuzzer target: the heads' layouts (yolov8-pose through cnms_detect,
- * yolov8-seg through cnms_detect_seg) on the CPU backend with arbitrary
+/* libFuzzer target: the heads' layouts (yolov8-pose, and yolov8-seg with
+ * its prototypes, through cnms_detect) on the CPU backend with arbitrary
  * dims, dtypes, byte sizes, keypoint dims, prototypes (missing, of
  * another dtype, of a wrong M, size or batch) and data, against the
  * contract:
  *
- * - a call accepts exactly what cnms_pose_shape / cnms_seg_shape accept,
- *   and refuses with the same status and a message; no keypoints or masks
- *   after a refusal;
+ * - a call accepts exactly what cnms_tensor_shape accepts, and refuses
+ *   with the same status and a message; no payload after a refusal;
  * - an accepted call keeps the records a yolov8 detect of the tensor's
  *   first 5 (pose) or 4 + C (seg) rows keeps, bit for bit;
- * - every keypoint is (v - pad) / gain of its anchor's values, the
- *   visibility score as it is (NaN for D = 2);
+ * - the payload holds a record for each kept record; every keypoint is
+ *   (v - pad) / gain of its anchor's values, the visibility score as it
+ *   is (NaN for D = 2);
  * - every mask's rectangle is the pixels of its box (ceil (x1) ..
  *   ceil (x2)), inside the frame; its offset is the sum of those before;
  *   every byte is 0 or 1 and equal to a per-pixel reference (the full dot
@@ -24,6 +24,7 @@
 #include <string.h>
 
 #include "cudanms.h"
+#include "cudanms_static.h"
 #include "cnms_heads.h"
 
 int LLVMFuzzerTestOneInput (const uint8_t *data, size_t size);
@@ -149,7 +150,7 @@ parse (const uint8_t *h, fuzz_case *c, int *dsize, int *psize, int *mode)
  * bytes; size mode 0-1 exact, 2 short, 3 long. vals receives the values
  * the tensor holds. */
 static void
-fill (cnms_tensor *t, size_t elems, float *vals, uint16_t *halfs,
+fill (cnms_tensor *t, size_t elems, float *vals, uint16_t *halves,
     const uint8_t *d, size_t nd, size_t off, int mode, int size_mode)
 {
   size_t i, need;
@@ -157,9 +158,9 @@ fill (cnms_tensor *t, size_t elems, float *vals, uint16_t *halfs,
   for (i = 0; i < elems; i++)
     vals[i] = element (d, nd, off + i, mode);
   if (t->dtype == CNMS_DTYPE_FLOAT16) {
-    cnms_floats_to_halfs (vals, elems, halfs);
-    cnms_halfs_to_floats (halfs, elems, vals);
-    t->data = halfs;
+    cnms_floats_to_halves (vals, elems, halves);
+    cnms_halves_to_floats (halves, elems, vals);
+    t->data = halves;
     need = elems * 2;
   } else {
     t->data = vals;
@@ -208,7 +209,9 @@ LLVMFuzzerTestOneInput (const uint8_t *data, size_t size)
   int dsize, psize, mode, n = -1, k, i;
   fuzz_case c;
   cnms_shape shape;
+  cnms_payloads pl;
   const cnms_det *dets = NULL;
+  const cnms_tensor *protos;
   cnms_status st_shape, st;
   char msg[256];
   int nk = 0, kdim = 0, m = 0, hp = 0, wp = 0;
@@ -225,7 +228,7 @@ LLVMFuzzerTestOneInput (const uint8_t *data, size_t size)
   if (c.pr.dtype != c.t.dtype) {
     /* the data as the other dtype holds it */
     if (c.pr.dtype == CNMS_DTYPE_FLOAT16) {
-      cnms_floats_to_halfs (pv, pe, ph);
+      cnms_floats_to_halves (pv, pe, ph);
       c.pr.data = ph;
       c.pr.size = pe * 2;
     } else {
@@ -234,23 +237,22 @@ LLVMFuzzerTestOneInput (const uint8_t *data, size_t size)
     }
   }
 
-  if (!c.seg) {
-    st_shape = cnms_pose_shape (&c.t, c.p.keypoint_dims, &shape, &nk, msg,
-        sizeof msg);
-    st = cnms_detect (ctx, &c.t, CNMS_LAYOUT_YOLOV8_POSE, &c.p, &dets, &n);
-  } else {
-    st_shape = cnms_seg_shape (&c.t, c.no_protos ? NULL : &c.pr, &shape, &m,
-        &hp, &wp, msg, sizeof msg);
-    st = cnms_detect_seg (ctx, &c.t, c.no_protos ? NULL : &c.pr, &c.p, &dets,
-        &n);
-  }
+  protos = c.seg && !c.no_protos ? &c.pr : NULL;
+  st_shape = cnms_tensor_shape (&c.t, protos, c.seg ? CNMS_LAYOUT_YOLOV8_SEG
+      : CNMS_LAYOUT_YOLOV8_POSE, &c.p, &shape, msg, sizeof msg);
+  st = cnms_detect (ctx, &c.t, protos, c.seg ? CNMS_LAYOUT_YOLOV8_SEG :
+      CNMS_LAYOUT_YOLOV8_POSE, &c.p, &dets, &n);
+  cnms_ctx_payload (ctx, &pl);
   if (st_shape != CNMS_OK) {
     if (st != st_shape || cnms_ctx_error (ctx)[0] == '\0' || msg[0] == '\0'
-        || n != 0 || cnms_ctx_keypoints (ctx, NULL, NULL) != NULL
-        || cnms_ctx_masks (ctx, NULL, NULL) != NULL)
+        || n != 0 || pl.head != CNMS_HEAD_NONE || pl.data != NULL || pl.n != 0)
       abort ();
     return 0;
   }
+  nk = shape.n_keypoints;
+  m = shape.n_coeffs;
+  hp = shape.proto_height;
+  wp = shape.proto_width;
   if (st != CNMS_OK || n < 0 || n > c.p.max_detections || n > 4096)
     abort ();
   memcpy (first, dets, (size_t) n * sizeof *dets);
@@ -264,25 +266,35 @@ LLVMFuzzerTestOneInput (const uint8_t *data, size_t size)
     sub.dims[sub.n_dims - 2] = rows;
     sub.size = (size_t) rows * (size_t) shape.n_anchors
         * (c.t.dtype == CNMS_DTYPE_FLOAT16 ? 2 : 4);
-    if (cnms_detect (ref_ctx, &sub, CNMS_LAYOUT_YOLOV8, &c.p, &rd, &rn)
+    if (cnms_detect (ref_ctx, &sub, NULL, CNMS_LAYOUT_YOLOV8, &c.p, &rd, &rn)
         != CNMS_OK || rn != n || memcmp (rd, first, (size_t) n * sizeof *rd))
       abort ();
   }
 
   if (!c.seg) {
-    const float *kp = cnms_ctx_keypoints (ctx, &k, &kdim);
     cnms_map mp;
     const size_t na = (size_t) shape.n_anchors;
 
-    if (kp == NULL || k != nk || kdim != (c.p.keypoint_dims ? c.p.keypoint_dims
-            : 3) || cnms_ctx_masks (ctx, NULL, NULL) != NULL)
+    k = nk;
+    kdim = shape.keypoint_dims;
+    if (pl.head != CNMS_HEAD_KEYPOINTS || pl.n != n || (n > 0
+            && (pl.data == NULL || pl.records == NULL)) || k < 1
+        || kdim != (c.p.keypoint_dims ? c.p.keypoint_dims : 3)
+        || shape.n_classes != 1)
       abort ();
+    for (i = 0; i < n; i++)
+      if (pl.records[i].n_points != k || pl.records[i].point_dims != 3
+          || pl.records[i].offset % sizeof (float) != 0
+          || pl.records[i].offset + (size_t) k * 3 * sizeof (float) > pl.size)
+        abort ();
     cnms_map_init (&mp, c.p.model_width, c.p.model_height, c.p.frame_width,
         c.p.frame_height, c.p.letterbox);
     for (i = 0; i < n; i++) {
+      const float *kp = (const float *) (const void *) (pl.data
+          + pl.records[i].offset);
       int j;
       for (j = 0; j < k; j++) {
-        const float *g = kp + 3 * ((size_t) i * k + j);
+        const float *g = kp + 3 * (size_t) j;
         const size_t r = 5 + (size_t) j * kdim, a = (size_t) first[i].anchor;
         float x = (tv[r * na + a] - mp.pad_x) / mp.gain_x;
         float y = (tv[(r + 1) * na + a] - mp.pad_y) / mp.gain_y;
@@ -295,18 +307,20 @@ LLVMFuzzerTestOneInput (const uint8_t *data, size_t size)
       }
     }
     if ((size_t) n * k * 3 <= sizeof kfirst / sizeof kfirst[0])
-      memcpy (kfirst, kp, (size_t) n * k * 3 * sizeof (float));
+      for (i = 0; i < n; i++)
+        memcpy (kfirst + (size_t) i * k * 3, pl.data + pl.records[i].offset,
+            (size_t) k * 3 * sizeof (float));
   } else {
-    const uint8_t *bytes = NULL;
-    int nm = -1;
-    const cnms_mask *mk = cnms_ctx_masks (ctx, &bytes, &nm);
+    const uint8_t *bytes = pl.data;
+    const cnms_payload *mk = pl.records;
     cnms_map mp;
     cnms_mask_axis ax, ay;
     size_t off = 0;
     float coef[64];
 
-    if (mk == NULL || bytes == NULL || nm != n
-        || cnms_ctx_keypoints (ctx, NULL, NULL) != NULL || m > 64)
+    if (pl.head != CNMS_HEAD_MASK || pl.n != n || (n > 0 && mk == NULL)
+        || m < 1 || m > 64 || shape.n_classes < 1
+        || shape.n_values != 4 + shape.n_classes + m)
       abort ();
     cnms_map_init (&mp, c.p.model_width, c.p.model_height, c.p.frame_width,
         c.p.frame_height, c.p.letterbox);
@@ -319,6 +333,8 @@ LLVMFuzzerTestOneInput (const uint8_t *data, size_t size)
       cnms_mask_rect (e->x1, e->y1, e->x2, e->y2, &x, &y, &w, &hh);
       if (mk[i].x != x || mk[i].y != y || mk[i].width != w
           || mk[i].height != hh || mk[i].offset != off || x < 0 || y < 0
+          || mk[i].n_points != 0 || mk[i].point_dims != 0
+          || (w > 0 && hh > 0 && bytes == NULL)
           || x + w > c.p.frame_width || y + hh > c.p.frame_height
           || (w > 0 && !(x >= e->x1 && x - 1 < e->x1
                   && x + w - 1 < e->x2 && x + w >= e->x2)))
@@ -335,25 +351,33 @@ LLVMFuzzerTestOneInput (const uint8_t *data, size_t size)
         }
       off += (size_t) w * hh;
     }
-    if (off <= sizeof mfirst)
+    if (pl.size != off)
+      abort ();
+    if (off > 0 && off <= sizeof mfirst)
       memcpy (mfirst, bytes, off);
     /* deterministic */
-    if (cnms_detect_seg (ctx, &c.t, &c.pr, &c.p, &dets, &n) != CNMS_OK
-        || memcmp (dets, first, (size_t) n * sizeof *dets) != 0
-        || cnms_ctx_masks (ctx, &bytes, &nm) == NULL
-        || (off <= sizeof mfirst && memcmp (bytes, mfirst, off) != 0))
+    if (cnms_detect (ctx, &c.t, &c.pr, CNMS_LAYOUT_YOLOV8_SEG, &c.p, &dets,
+            &n) != CNMS_OK
+        || memcmp (dets, first, (size_t) n * sizeof *dets) != 0)
+      abort ();
+    cnms_ctx_payload (ctx, &pl);
+    if (pl.head != CNMS_HEAD_MASK || pl.n != n || pl.size != off
+        || (off > 0 && off <= sizeof mfirst
+            && memcmp (pl.data, mfirst, off) != 0))
       abort ();
     return 0;
   }
-  {
-    const float *kp;
-    if (cnms_detect (ctx, &c.t, CNMS_LAYOUT_YOLOV8_POSE, &c.p, &dets, &n)
-        != CNMS_OK || memcmp (dets, first, (size_t) n * sizeof *dets) != 0)
-      abort ();
-    kp = cnms_ctx_keypoints (ctx, &k, NULL);
-    if (kp == NULL || ((size_t) n * k * 3 <= sizeof kfirst / sizeof kfirst[0]
-            && memcmp (kp, kfirst, (size_t) n * k * 3 * sizeof (float))))
-      abort ();
-  }
+  if (cnms_detect (ctx, &c.t, NULL, CNMS_LAYOUT_YOLOV8_POSE, &c.p, &dets, &n)
+      != CNMS_OK || memcmp (dets, first, (size_t) n * sizeof *dets) != 0)
+    abort ();
+  cnms_ctx_payload (ctx, &pl);
+  if (pl.head != CNMS_HEAD_KEYPOINTS || pl.n != n)
+    abort ();
+  if ((size_t) n * k * 3 <= sizeof kfirst / sizeof kfirst[0])
+    for (i = 0; i < n; i++)
+      if (pl.records[i].n_points != k
+          || memcmp (pl.data + pl.records[i].offset, kfirst + (size_t) i * k
+              * 3, (size_t) k * 3 * sizeof (float)) != 0)
+        abort ();
   return 0;
 }

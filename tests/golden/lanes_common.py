@@ -37,6 +37,8 @@ import numpy as np
 F = np.float32
 D = np.float64
 MAX_LENGTH = 2.0 ** 20
+# The model and frame size of Tool.decode: one size, the identity map.
+DECODE_WIDTH, DECODE_HEIGHT = 640, 360
 
 
 # ---------------------------------------------------------------- scalar
@@ -189,13 +191,42 @@ def lane_scores(props):
     return np.where(np.isfinite(l0) & np.isfinite(l1), sc, F(np.nan))
 
 
-def decode(props, score_threshold, distance, max_det):
-    """cnms_detect_lanes by the rule: a candidate when its score is above
-    score_threshold (float32, strictly) and it takes part; then the lane
-    NMS. Returns [(anchor, score)] in kept order."""
+def points_in_frame(p, width):
+    """How many points of a lane (its proposal p, one that takes part) lie
+    in a frame of the model's size (the map is then the identity: a
+    point's frame x is its x, its y the row's, in the frame): LaneATT's
+    proposals_to_pred, the rows start .. min(end, n) and, below start,
+    the rows down to which every x lies in [0, width]; a row whose x is
+    below 0 (or NaN) has no point; a point is in the frame when its x is
+    at most width."""
+    n = len(p) - 6
+    start = start_row(p[2], n)
+    end = min(end_row(start, p[4]), n)
+    k, ext = 0, True
+    for i in range(n, -1, -1):
+        x = F(p[5 + i])
+        if i < start:
+            ext = ext and bool(x >= F(0)) and bool(x <= F(width))
+        if i <= end and (i >= start or ext) and x >= F(0) and \
+                x <= F(width):
+            k += 1
+    return k
+
+
+def decode(props, score_threshold, distance, max_det, width=None):
+    """cnms_detect (layout laneatt) by the rule: a candidate when its score
+    is above score_threshold (float32, strictly) and it takes part; then
+    the lane NMS (at most max_det kept, <= 0: no cap). With width (the
+    model's width, the frame of the model's size), a kept lane with fewer
+    than 2 points in the frame (points_in_frame) is left out, the lanes
+    after it moving up; width None keeps every lane NMS keeps. Returns
+    [(anchor, score)] in kept order."""
+    props = np.asarray(props, F)
     sc = lane_scores(props)
     cand = np.where(sc > F(score_threshold), sc, F(np.nan))
     kept = greedy_matrix(props, cand, distance, max_det)
+    if width is not None:
+        kept = [j for j in kept if points_in_frame(props[j], width) >= 2]
     return [(j, float(sc[j])) for j in kept]
 
 
@@ -343,7 +374,8 @@ class Tool:
 
     def decode(self, tensor, score_threshold, distance, max_det):
         """cudanms-tool decode --layout laneatt: [(anchor, confidence)] in
-        printed order (max_candidates: the whole tensor)."""
+        printed order (max_candidates: the whole tensor; model and frame
+        DECODE_WIDTH x DECODE_HEIGHT)."""
         import json
         tp = self._path("tensor.npy")
         np.save(tp, tensor)
@@ -351,7 +383,8 @@ class Tool:
         args = [self.tool, "decode", "--tensor", tp, "--layout", "laneatt",
                 "--lane-distance", repr(float(F(distance))),
                 "--score-threshold", repr(float(F(score_threshold))),
-                "--model-size", "640x360", "--frame-size", "640x360",
+                "--model-size", "%dx%d" % (DECODE_WIDTH, DECODE_HEIGHT),
+                "--frame-size", "%dx%d" % (DECODE_WIDTH, DECODE_HEIGHT),
                 "--max-detections", str(max(max_det, 1) if max_det > 0
                                         else max(n, 1)),
                 "--max-candidates", str(max(n, 1))]

@@ -131,7 +131,7 @@ run_detect (char **a)
   p.frame_width = atoi (a[8]);
   p.frame_height = atoi (a[9]);
   p.letterbox = atoi (a[10]);
-  st = cnms_detect (ctx, &t, CNMS_LAYOUT_YOLOV8_OBB, &p, &dets, &n);
+  st = cnms_detect (ctx, &t, NULL, CNMS_LAYOUT_YOLOV8_OBB, &p, &dets, &n);
   if (st != CNMS_OK)
     die ("cnms_detect", cnms_ctx_error (ctx));
   rows = malloc (sizeof (float) * 8 * (size_t) (n > 0 ? n : 1));

@@ -29,13 +29,15 @@ kept list must equal the reference's exactly; the scalar and array
 references must agree pair by pair; the torch version must give the same
 kept list. No tolerance anywhere: the arithmetic is specified to the bit.
 
-Last, cudanms-tool decode --layout laneatt (cnms_detect_lanes): hand
-logits whose scores are exact (0.5, 0, 1; a NaN logit: no score) at
-thresholds around 0.5 (strictly above), then seeded tensors ([1, N, 5+S]
-and [N, 5+S], float32 and float16): the kept anchors and confidences, in
-order, equal to the reference's decode (score 1 / (1 + e^(l0 - l1)) in
-double with NumPy's exp, rounded to float32; then the same lane NMS).
-The candidate cap is left wide (--max-candidates N).
+Last, cudanms-tool decode --layout laneatt (cnms_detect, layout
+laneatt): hand logits whose scores are exact (0.5, 0, 1; a NaN logit: no
+score) at thresholds around 0.5 (strictly above), then seeded tensors
+([1, N, 5+S] and [N, 5+S], float32 and float16): the kept anchors and
+confidences, in order, equal to the reference's decode (score 1 / (1 +
+e^(l0 - l1)) in double with NumPy's exp, rounded to float32; then the
+same lane NMS; then a kept lane with fewer than 2 points in the frame
+left out, the lanes after it moving up). The candidate cap is left wide
+(--max-candidates N); the seeded tensors must reach the points rule.
 """
 
 import argparse
@@ -307,9 +309,10 @@ def check_hand(tool, backend):
 
 
 def check_decode(tool, rng, n_sets):
-    """cudanms-tool decode --layout laneatt (cnms_detect_lanes): the
-    anchors and confidences of the kept lanes, in order, against the
-    reference's decode (lanes_common.decode). Returns the sets run."""
+    """cudanms-tool decode --layout laneatt (cnms_detect, layout laneatt):
+    the anchors and confidences of the lanes returned, in order, against
+    the reference's decode (lanes_common.decode, with the points rule).
+    Returns the sets run."""
     if tool is None:
         return 0
     Z5 = [0, 0, 0, 0, 0]
@@ -329,14 +332,14 @@ def check_decode(tool, rng, n_sets):
                       (below(0.5), [(4, 1.0), (1, s1), (0, 0.5)]),
                       (0.0, [(4, 1.0), (1, s1), (0, 0.5)]),
                       (0.95, [(4, 1.0)])):
-        ref = lc.decode(props, thr, 1.0, 0)
+        ref = lc.decode(props, thr, 1.0, 0, lc.DECODE_WIDTH)
         got = tool.decode(props[None], thr, 1.0, 0)
         print("golden-lanes: decode, hand scores, threshold %.9g: %s" % (
             thr, got))
         if ref != want or got != want:
             fail("decode, threshold %.9g: want %s, reference %s, "
                  "cudanms %s" % (thr, want, ref, got))
-    same = kept = 0
+    same = kept = short = 0
     for i in range(n_sets):
         S = (72, 72, 10)[i % 3]
         N = int(rng.integers(800, 1001)) if i % 4 == 3 else \
@@ -352,9 +355,11 @@ def check_decode(tool, rng, n_sets):
         distance = float(rng.choice([5.0, 15.0, 50.0]))
         max_det = 4 if i % 4 == 1 else 0
         want = lc.decode(tensor.reshape(N, 5 + S).astype(F), thr, distance,
-                         max_det)
+                         max_det, lc.DECODE_WIDTH)
         got = tool.decode(tensor, thr, distance, max_det)
         kept += len(want)
+        short += len(lc.decode(tensor.reshape(N, 5 + S).astype(F), thr,
+                               distance, max_det)) - len(want)
         label = "decode set %d: S=%d N=%d %s %s threshold=%g distance=%g " \
             "max_det=%d" % (i, S, N, "f16" if f16 else "f32",
                             list(tensor.shape), thr, distance, max_det)
@@ -366,8 +371,11 @@ def check_decode(tool, rng, n_sets):
                  "%s / %s" % (label, len(got), len(want), k, got[k:][:2],
                               want[k:][:2]))
     print("golden-lanes: decode: %d/%d random tensors identical to the "
-          "reference (anchors and confidences, in order; %d lanes kept)" % (
-              same, n_sets, kept))
+          "reference (anchors and confidences, in order; %d lanes returned, "
+          "%d kept lanes left out by the points rule)" % (same, n_sets, kept,
+                                                          short))
+    if n_sets >= 12 and short == 0:
+        fail("decode: no kept lane with fewer than 2 points in the frame")
     return n_sets
 
 

@@ -6,7 +6,6 @@
 #include <cuda_runtime_api.h>
 
 #include "gpu_common.h"
-#include "cnms_internal.h"
 
 int gpu_failures;
 
@@ -91,7 +90,7 @@ det_put (gpu_det_case *dc, int a, int f, float v)
   else
     i = (size_t) a * det_fields (dc) + f;
   if (dc->dtype == CNMS_DTYPE_FLOAT16)
-    ((uint16_t *) dc->data)[i] = cnms_float_to_half (v);
+    cnms_floats_to_halves (&v, 1, (uint16_t *) dc->data + i);
   else
     ((float *) dc->data)[i] = v;
 }
@@ -246,6 +245,9 @@ det_class_params (gpu_det_case *dc, uint64_t seed, int idx)
     dc->p.min_width = (float) test_rng_int (&r, 0, 40);
     dc->p.min_height = (float) test_rng_int (&r, 0, 40);
   }
+  /* the cap of the classes without one of their own */
+  if (test_rng_int (&r, 0, 3) == 0)
+    dc->p.max_detections_per_class = test_rng_int (&r, 1, 6);
 }
 
 /* The tensor of dc, zeroed, for its n, fields and dtype. */
@@ -589,9 +591,23 @@ gpu_det_case_print (FILE *f, const gpu_det_case *dc)
       dc->p.letterbox, dc->p.model_width, dc->p.model_height,
       dc->p.frame_width, dc->p.frame_height);
   if (dc->p.n_classes > 0 || dc->p.min_width > 0 || dc->p.min_height > 0)
-    fprintf (f, "  per-class entries=%d others_filtered=%d min=%gx%g\n",
-        dc->p.n_classes, dc->p.other_classes_filtered,
-        (double) dc->p.min_width, (double) dc->p.min_height);
+    fprintf (f, "  per-class entries=%d others_filtered=%d min=%gx%g "
+        "max/class=%d\n", dc->p.n_classes, dc->p.other_classes_filtered,
+        (double) dc->p.min_width, (double) dc->p.min_height,
+        dc->p.max_detections_per_class);
+}
+
+int
+gpu_det_case_capped (const gpu_det_case *dc)
+{
+  int i;
+
+  if (dc->p.max_detections_per_class > 0)
+    return 1;
+  for (i = 0; i < dc->p.n_classes; i++)
+    if (dc->p.classes[i].max_detections > 0)
+      return 1;
+  return 0;
 }
 
 static const char *nms_modes[] = { "random", "ties", "clusters", "nasty",
@@ -867,7 +883,7 @@ gpu_run_tensor (cnms_ctx *ctx, const cnms_tensor *t, cnms_layout layout,
   int n = 0;
 
   memset (r, 0, sizeof *r);
-  r->st = cnms_detect (ctx, t, layout, p, &dets, &n);
+  r->st = cnms_detect (ctx, t, NULL, layout, p, &dets, &n);
   snprintf (r->error, sizeof r->error, "%s", cnms_ctx_error (ctx));
   if (r->st != CNMS_OK)
     return;
@@ -946,6 +962,11 @@ gpu_result_equal (const gpu_result *a, const gpu_result *b, char *why,
   if (a->n_candidates != b->n_candidates) {
     snprintf (why, why_size, "%d vs %d candidates", a->n_candidates,
         b->n_candidates);
+    return 0;
+  }
+  if (a->report.lanes_without_points != b->report.lanes_without_points) {
+    snprintf (why, why_size, "%d vs %d lanes without points",
+        a->report.lanes_without_points, b->report.lanes_without_points);
     return 0;
   }
   /* the whole report, first values bit for bit */
@@ -1150,12 +1171,13 @@ gpu_run_detect_lanes (cnms_ctx *ctx, const gpu_lane_case *lc,
 {
   const size_t count = (size_t) lc->n * (5 + (size_t) lc->s);
   const size_t size = count * (dtype == CNMS_DTYPE_FLOAT16 ? 2 : 4);
+  const size_t lane_bytes = (size_t) lc->s * 2 * sizeof (float);
   const cnms_det *dets = NULL;
-  const float *lp;
+  cnms_payloads pl;
+  cnms_params lp;
   cnms_tensor t;
   void *host, *d = NULL;
-  int n = 0, rows = 0;
-  size_t i;
+  int n = 0, k;
 
   memset (r, 0, sizeof *r);
   *pts = NULL;
@@ -1163,8 +1185,7 @@ gpu_run_detect_lanes (cnms_ctx *ctx, const gpu_lane_case *lc,
   if (host == NULL)
     exit (1);
   if (dtype == CNMS_DTYPE_FLOAT16)
-    for (i = 0; i < count; i++)
-      ((uint16_t *) host)[i] = cnms_float_to_half (lc->props[i]);
+    cnms_floats_to_halves (lc->props, count, host);
   else
     memcpy (host, lc->props, size);
   memset (&t, 0, sizeof t);
@@ -1189,24 +1210,39 @@ gpu_run_detect_lanes (cnms_ctx *ctx, const gpu_lane_case *lc,
     t.data = d;
     t.on_device = 1;
   }
-  r->st = cnms_detect_lanes (ctx, &t, p, lc->distance, &dets, &n);
+  lp = *p;
+  lp.lane_distance = lc->distance;
+  r->st = cnms_detect (ctx, &t, NULL, CNMS_LAYOUT_LANEATT, &lp, &dets, &n);
   snprintf (r->error, sizeof r->error, "%s", cnms_ctx_error (ctx));
   if (r->st == CNMS_OK) {
     r->n = n;
     r->report = *cnms_ctx_report (ctx);
     r->n_candidates = r->report.candidates;
     r->dets = malloc ((size_t) (n > 0 ? n : 1) * sizeof (cnms_det));
-    *pts = malloc (((size_t) n + 1) * (size_t) lc->s * 2 * sizeof (float));
+    *pts = malloc (((size_t) n + 1) * lane_bytes);
     if (r->dets == NULL || *pts == NULL)
       exit (1);
     memcpy (r->dets, dets, (size_t) n * sizeof (cnms_det));
-    lp = cnms_ctx_lane_points (ctx, &rows);
-    if (n > 0 && (lp == NULL || rows != lc->s)) {
+    cnms_ctx_payload (ctx, &pl);
+    if (pl.n != n || (n > 0 && (pl.head != CNMS_HEAD_LANE
+                || pl.records == NULL || pl.data == NULL))) {
       r->st = CNMS_ERR_INVALID_ARG;
-      snprintf (r->error, sizeof r->error, "lane points: %p, %d rows",
-          (const void *) lp, rows);
-    } else if (n > 0) {
-      memcpy (*pts, lp, (size_t) n * (size_t) lc->s * 2 * sizeof (float));
+      snprintf (r->error, sizeof r->error, "lane payload: head %d, %d "
+          "records for %d lanes", (int) pl.head, pl.n, n);
+    }
+    for (k = 0; r->st == CNMS_OK && k < n; k++) {
+      const cnms_payload *rec = &pl.records[k];
+
+      if (rec->n_points != lc->s || rec->point_dims != 2
+          || rec->offset > pl.size || pl.size - rec->offset < lane_bytes) {
+        r->st = CNMS_ERR_INVALID_ARG;
+        snprintf (r->error, sizeof r->error, "lane %d's points: %d x %d "
+            "at %zu of %zu bytes", k, rec->n_points, rec->point_dims,
+            rec->offset, pl.size);
+      } else {
+        memcpy (*pts + (size_t) k * lc->s * 2, pl.data + rec->offset,
+            lane_bytes);
+      }
     }
   }
   if (d != NULL)

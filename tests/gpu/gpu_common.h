@@ -54,6 +54,8 @@ void gpu_det_case_obb_frame (gpu_det_case *dc, uint64_t seed);
 void gpu_det_case_tensor (const gpu_det_case *dc, cnms_tensor *t);
 void gpu_det_case_free (gpu_det_case *dc);
 void gpu_det_case_print (FILE *f, const gpu_det_case *dc);
+/* 1 when dc caps some class (per-class or every class): the caps' path. */
+int gpu_det_case_capped (const gpu_det_case *dc);
 
 /* One cnms_nms case. */
 typedef struct {
@@ -136,9 +138,12 @@ void gpu_lane_case_print (FILE *f, const gpu_lane_case *lc);
 /* cnms_nms_lanes of the case into r (keep). */
 void gpu_run_nms_lanes (cnms_ctx *ctx, const gpu_lane_case *lc,
     gpu_result *r);
-/* cnms_detect_lanes of the case's proposals as a laneatt tensor
- * [1, n, 5 + s] (dtype; on_device: from device memory) into r, and the
- * lane points (n records x s x 2 floats, malloc) into *pts. */
+/* cnms_detect (layout laneatt, p with the case's lane_distance) of the
+ * case's proposals as a laneatt tensor [1, n, 5 + s] (dtype; on_device:
+ * from device memory) into r, and the lane points of its payload
+ * (cnms_ctx_payload: n records x s x 2 floats, record k's at 2 s k;
+ * malloc) into *pts. A payload that is not n lanes of s points fails
+ * r (CNMS_ERR_INVALID_ARG, the reason in its error). */
 void gpu_run_detect_lanes (cnms_ctx *ctx, const gpu_lane_case *lc,
     cnms_dtype dtype, int on_device, const cnms_params *p, gpu_result *r,
     float **pts);

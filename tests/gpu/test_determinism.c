@@ -7,7 +7,7 @@
  * - one plain NMS case (N = 32768, clusters) likewise, and one
  *   cnms_nms_rotated case (N = 8192, identical boxes with equal scores);
  * - one lane frame (LaneATT-like proposals [1, n >= 500, 77], float16 in
- *   device memory) through cnms_detect_lanes likewise, its points too,
+ *   device memory) through cnms_detect (laneatt) likewise, its points too,
  *   and cnms_nms_lanes on the same proposals;
  * - after the first call of a shape, cnms_ctx_alloc_count stays constant,
  *   also across a smaller input and back. */
@@ -95,7 +95,7 @@ repeat_nms (cnms_ctx *cpu, cnms_ctx *cuda, const char *name,
 }
 
 /* The first case of the seeded lane family with S = 72 and at least 500
- * proposals, repeat times through cnms_detect_lanes (float16, device
+ * proposals, repeat times through cnms_detect (laneatt; float16, device
  * memory: decode, engine and the kept rows' gather) and cnms_nms_lanes. */
 static void
 repeat_lanes (cnms_ctx *cpu, cnms_ctx *cuda, int repeat)

@@ -34,7 +34,7 @@ device_tensor (cnms_ctx *cpu, cnms_ctx *cuda)
   gpu_det_case_tensor (&dc, &t);
   t.data = d;
   t.on_device = 1;
-  st = cnms_detect (cuda, &t, dc.layout, &dc.p, &dets, &n);
+  st = cnms_detect (cuda, &t, NULL, dc.layout, &dc.p, &dets, &n);
   GPU_CHECK (st == CNMS_OK, "device tensor: %s", cnms_ctx_error (cuda));
   GPU_CHECK (st != CNMS_OK || (n == ref.n
           && memcmp (dets, ref.dets, (size_t) n * sizeof *dets) == 0),
@@ -135,7 +135,7 @@ out_of_memory (cnms_ctx *cpu, cnms_ctx *cuda)
   t.dims[2] = n;
   cnms_params_init (&p);
   p.max_candidates = n;         /* the NMS mask would be 500 GB */
-  st = cnms_detect (cuda, &t, CNMS_LAYOUT_YOLOV8, &p, &dets, &n_dets);
+  st = cnms_detect (cuda, &t, NULL, CNMS_LAYOUT_YOLOV8, &p, &dets, &n_dets);
   GPU_CHECK (st == CNMS_ERR_NO_MEMORY, "huge max-candidates: got %s (%s)",
       cnms_status_str (st), cnms_ctx_error (cuda));
   GPU_CHECK (strstr (cnms_ctx_error (cuda), "mask") != NULL,

@@ -22,7 +22,6 @@
 #include <string.h>
 
 #include "gpu_common.h"
-#include "cnms_internal.h"
 
 #define N_ANCHORS 4100
 #define N_CLASSES 2

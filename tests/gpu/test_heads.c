@@ -48,13 +48,14 @@ static void
 heads_case_print (const heads_case *hc, uint64_t seed, int idx)
 {
   printf ("  case %d (seed %llu): %s N %d C %d M %d K %d D %d protos %dx%d "
-      "model %dx%d frame %dx%d %s score %g iou %g max %d\n", idx,
+      "model %dx%d frame %dx%d %s score %g iou %g max %d max/class %d\n",
+      idx,
       (unsigned long long) seed, hc->pose ? "pose" : "seg", hc->n, hc->c,
       hc->m, hc->k, hc->d, hc->wp, hc->hp, hc->p.model_width,
       hc->p.model_height, hc->p.frame_width, hc->p.frame_height,
       hc->p.letterbox ? "letterbox" : "stretch",
       (double) hc->p.score_threshold, (double) hc->p.iou,
-      hc->p.max_detections);
+      hc->p.max_detections, hc->p.max_detections_per_class);
 }
 
 /* Boxes in clusters (near duplicates), scores with ties. Rows 0..3 of a
@@ -111,6 +112,10 @@ pick_map (cnms_params *p, int seg)
   p->score_threshold = rnd () % 2 ? 0.25f : 0.5f;
   p->iou = rnd () % 2 ? 0.45f : 0.7f;
   p->max_detections = seg ? 50 : 100;
+  /* a third of the cases cap every class: the caps run between the NMS
+   * and the heads enqueued behind it */
+  if (rnd () % 3 == 0)
+    p->max_detections_per_class = 1 + (int) (rnd () % 8);
 }
 
 static void
@@ -183,7 +188,10 @@ make_seg (heads_case *hc, uint64_t seed, int idx)
   }
 }
 
-/* What one run leaves: records, keypoints, masks (owned copies). */
+/* What one run leaves: records, keypoints, masks (owned copies): kp
+ * holds record i's K keypoints at 3 K i, bytes each mask's bytes, one
+ * after the other in kept order (the payload's records say where each
+ * lies in the library's buffer). */
 typedef struct {
   cnms_status st;
   char error[256];
@@ -191,7 +199,7 @@ typedef struct {
   cnms_det *dets;
   float *kp;
   int k, d;
-  cnms_mask *masks;
+  cnms_payload *masks;
   uint8_t *bytes;
   size_t n_bytes;
 } heads_result;
@@ -224,8 +232,18 @@ to_device (const void *p, size_t size)
   return d;
 }
 
+/* 1 when the payload's buffer holds bytes at rec's offset. */
+static int
+payload_holds (const cnms_payloads *pl, const cnms_payload *rec,
+    size_t bytes)
+{
+  return rec->offset <= pl->size && pl->size - rec->offset >= bytes;
+}
+
 /* Runs the case on ctx: float16 or not, each tensor from the device or
- * not. */
+ * not: the records, the keypoints and masks of the payload
+ * (cnms_ctx_payload) copied into r; a payload that does not fit the
+ * records fails r (CNMS_ERR_INVALID_ARG). */
 static void
 heads_run (cnms_ctx *ctx, const heads_case *hc, int f16, int dev_t,
     int dev_p, heads_result *r)
@@ -234,15 +252,17 @@ heads_run (cnms_ctx *ctx, const heads_case *hc, int f16, int dev_t,
   void *th = NULL, *ph = NULL, *td = NULL, *pd = NULL;
   cnms_tensor t, pt;
   const cnms_det *dets;
+  cnms_payloads pl;
   int rows = hc->pose ? 5 + hc->k * hc->d : 4 + hc->c + hc->m;
+  int i;
 
   memset (r, 0, sizeof *r);
   if (f16) {
     th = malloc (hc->t_count * 2);
-    cnms_floats_to_halfs (hc->t, hc->t_count, th);
+    cnms_floats_to_halves (hc->t, hc->t_count, th);
     if (!hc->pose) {
       ph = malloc (hc->pr_count * 2);
-      cnms_floats_to_halfs (hc->pr, hc->pr_count, ph);
+      cnms_floats_to_halves (hc->pr, hc->pr_count, ph);
     }
   }
   memset (&t, 0, sizeof t);
@@ -281,34 +301,74 @@ heads_run (cnms_ctx *ctx, const heads_case *hc, int f16, int dev_t,
     goto out;
   }
   if (hc->pose)
-    r->st = cnms_detect (ctx, &t, CNMS_LAYOUT_YOLOV8_POSE, &hc->p, &dets,
-        &r->n);
+    r->st = cnms_detect (ctx, &t, NULL, CNMS_LAYOUT_YOLOV8_POSE, &hc->p,
+        &dets, &r->n);
   else
-    r->st = cnms_detect_seg (ctx, &t, &pt, &hc->p, &dets, &r->n);
+    r->st = cnms_detect (ctx, &t, &pt, CNMS_LAYOUT_YOLOV8_SEG, &hc->p,
+        &dets, &r->n);
   snprintf (r->error, sizeof r->error, "%s", cnms_ctx_error (ctx));
   if (r->st != CNMS_OK)
     goto out;
   r->dets = malloc (((size_t) r->n + 1) * sizeof *r->dets);
   memcpy (r->dets, dets, (size_t) r->n * sizeof *r->dets);
+  cnms_ctx_payload (ctx, &pl);
+  if (pl.n != r->n || (r->n > 0 && (pl.head != (hc->pose ?
+                  CNMS_HEAD_KEYPOINTS : CNMS_HEAD_MASK)
+              || pl.records == NULL || pl.data == NULL))) {
+    r->st = CNMS_ERR_INVALID_ARG;
+    snprintf (r->error, sizeof r->error, "payload: head %d, %d records "
+        "for %d", (int) pl.head, pl.n, r->n);
+    goto out;
+  }
   if (hc->pose) {
-    const float *kp = cnms_ctx_keypoints (ctx, &r->k, &r->d);
-    size_t nk = (size_t) r->n * r->k * 3;
-    r->kp = malloc ((nk + 1) * sizeof (float));
-    if (kp != NULL)
-      memcpy (r->kp, kp, nk * sizeof (float));
-  } else {
-    const uint8_t *data = NULL;
-    int nm = 0;
-    const cnms_mask *mk = cnms_ctx_masks (ctx, &data, &nm);
-    r->masks = malloc (((size_t) nm + 1) * sizeof *r->masks);
-    if (mk != NULL && nm > 0) {
-      memcpy (r->masks, mk, (size_t) nm * sizeof *mk);
-      r->n_bytes = mk[nm - 1].offset
-          + (size_t) mk[nm - 1].width * mk[nm - 1].height;
+    const cnms_shape *sh = &cnms_ctx_report (ctx)->shape;
+    size_t kp_bytes;
+
+    r->k = sh->n_keypoints;
+    r->d = sh->keypoint_dims;
+    kp_bytes = (size_t) r->k * 3 * sizeof (float);
+    r->kp = malloc ((size_t) r->n * kp_bytes + sizeof (float));
+    for (i = 0; i < r->n; i++) {
+      const cnms_payload *rec = &pl.records[i];
+
+      if (rec->n_points != r->k || rec->point_dims != 3
+          || !payload_holds (&pl, rec, kp_bytes)) {
+        r->st = CNMS_ERR_INVALID_ARG;
+        snprintf (r->error, sizeof r->error, "record %d's keypoints: %d x "
+            "%d at %zu of %zu bytes (K %d)", i, rec->n_points,
+            rec->point_dims, rec->offset, pl.size, r->k);
+        goto out;
+      }
+      memcpy (r->kp + (size_t) i * r->k * 3, pl.data + rec->offset,
+          kp_bytes);
     }
+  } else {
+    size_t at = 0;
+
+    for (i = 0; i < r->n; i++) {
+      const cnms_payload *rec = &pl.records[i];
+
+      if (rec->width < 0 || rec->height < 0 || !payload_holds (&pl, rec,
+              (size_t) rec->width * rec->height)) {
+        r->st = CNMS_ERR_INVALID_ARG;
+        snprintf (r->error, sizeof r->error, "record %d's mask: %d x %d "
+            "at %zu of %zu bytes", i, rec->width, rec->height, rec->offset,
+            pl.size);
+        goto out;
+      }
+      r->n_bytes += (size_t) rec->width * rec->height;
+    }
+    r->masks = malloc (((size_t) r->n + 1) * sizeof *r->masks);
     r->bytes = malloc (r->n_bytes + 1);
-    if (r->n_bytes > 0)
-      memcpy (r->bytes, data, r->n_bytes);
+    if (r->n > 0)
+      memcpy (r->masks, pl.records, (size_t) r->n * sizeof *r->masks);
+    for (i = 0; i < r->n; i++) {
+      const cnms_payload *rec = &pl.records[i];
+      const size_t bytes = (size_t) rec->width * rec->height;
+
+      memcpy (r->bytes + at, pl.data + rec->offset, bytes);
+      at += bytes;
+    }
   }
 out:
   if (td != NULL)

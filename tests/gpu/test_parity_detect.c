@@ -5,17 +5,17 @@
  * per-class controls, letterbox and stretches of equal and unequal gains,
  * angles anywhere and at multiples of pi/2, tied scores and identical
  * boxes, NaN/Inf and w or h not above 0), every third OBB case also from
- * a device tensor; then cnms_detect_lanes on laneatt tensors of the seeded
+ * a device tensor; then cnms_detect of laneatt tensors of the seeded
  * lane family (float32 / float16, host and device memory, score
  * thresholds, max_candidates and max_detections caps, letterbox and
- * stretch) and on 12 larger ones (1100 to 6000 proposals, every other
- * one with every proposal a candidate), the lane points compared too
- * (memcmp). Every record must be
- * bit-identical (memcmp, the angle included), and so must the candidate
- * count and the report. CNMS_GPU_SEED, CNMS_GPU_CASES, CNMS_GPU_OBB_CASES,
- * CNMS_GPU_LANE_CASES and CNMS_GPU_LANE_LARGE override the seed and the
- * case counts. With the argument "large" the CUDA context takes
- * the large path for every count (meson runs both). */
+ * stretch) and of 12 larger ones (1100 to 6000 proposals, every other
+ * one with every proposal a candidate), the lane points of the payloads
+ * compared too (memcmp). Every record must be bit-identical (memcmp, the
+ * angle included), and so must the candidate count and the report (its
+ * lanes without points included). CNMS_GPU_SEED, CNMS_GPU_CASES,
+ * CNMS_GPU_OBB_CASES, CNMS_GPU_LANE_CASES and CNMS_GPU_LANE_LARGE override
+ * the seed and the case counts. With the argument "large" the CUDA
+ * context takes the large path for every count (meson runs both). */
 #include <stdlib.h>
 #include <string.h>
 
@@ -24,12 +24,12 @@
 /* Lane tensors past the family's sizes (run_lane_case's force_n) */
 #define LANE_LARGE_CASES 12
 
-/* cnms_detect_lanes parity of lane case idx: float32 and float16, from
- * host memory and (every other case) from device memory; returns the
- * comparisons made. */
+/* Lane parity (cnms_detect, layout laneatt) of lane case idx: float32
+ * and float16, from host memory and (every other case) from device
+ * memory; returns the comparisons made. */
 static int
 run_lane_case (cnms_ctx *cpu, cnms_ctx *cuda, uint64_t seed, int idx,
-    int force_n, int *bad, int *kept, int *empty, int *most)
+    int force_n, int *bad, int *kept, int *empty, int *most, int *no_points)
 {
   static const float thr[] = { 0.0f, 0.3f, 0.6f, 0.95f };
   static const int cands[] = { 1000000, 1000000, 50, 7 };
@@ -88,6 +88,7 @@ run_lane_case (cnms_ctx *cpu, cnms_ctx *cuda, uint64_t seed, int idx,
     if (a.n == 0)
       (*empty)++;
     *kept += a.n;
+    *no_points += a.report.lanes_without_points;
     if (a.n_candidates > *most)
       *most = a.n_candidates;
     gpu_result_free (&a);
@@ -111,7 +112,7 @@ main (int argc, char **argv)
   int idx, bad = 0, overflow = 0, kept = 0, empty = 0;
   int obb_bad = 0, obb_kept = 0, obb_empty = 0, obb_device = 0;
   int lane_bad = 0, lane_kept = 0, lane_empty = 0, lane_runs = 0;
-  int lane_most = 0;
+  int lane_most = 0, lane_no_points = 0, capped = 0, obb_capped = 0;
   static const int lane_large[6] = { 1100, 2048, 4096, 4097, 6000, 1500 };
 
   gpu_require_device ("cuda-parity-detect");
@@ -129,6 +130,7 @@ main (int argc, char **argv)
       gpu_det_case_print (stdout, &dc);
     if (a.n_candidates > dc.p.max_candidates)
       overflow++;
+    capped += gpu_det_case_capped (&dc);
     if (a.n == 0)
       empty++;
     kept += a.n;
@@ -159,6 +161,7 @@ main (int argc, char **argv)
     }
     if (a.n == 0)
       obb_empty++;
+    obb_capped += gpu_det_case_capped (&dc);
     obb_kept += a.n;
     gpu_result_free (&a);
     gpu_result_free (&b);
@@ -166,24 +169,25 @@ main (int argc, char **argv)
   }
   for (idx = 0; idx < n_lanes; idx++)
     lane_runs += run_lane_case (cpu, cuda, seed, idx, 0, &lane_bad,
-        &lane_kept, &lane_empty, &lane_most);
+        &lane_kept, &lane_empty, &lane_most, &lane_no_points);
   /* tensors past the family's 1000 proposals: more candidates than the
    * block-local front holds, and more proposals than it takes */
   for (idx = 0; idx < n_large; idx++)
     lane_runs += run_lane_case (cpu, cuda, seed, n_lanes + idx,
         lane_large[idx % 6], &lane_bad, &lane_kept, &lane_empty,
-        &lane_most);
+        &lane_most, &lane_no_points);
   printf ("cuda-parity-detect: %d lane cases and %d of 1100-6000 "
       "proposals (%d comparisons: float32 / float16, host / device), %d "
-      "mismatches (%d empty, %d records kept in all, at most %d "
-      "candidates), seed %llu, %s\n", n_lanes, n_large, lane_runs,
-      lane_bad, lane_empty, lane_kept, lane_most, (unsigned long long) seed,
-      path);
+      "mismatches (%d empty, %d records kept in all, %d lanes without "
+      "points, at most %d candidates), seed %llu, %s\n", n_lanes, n_large,
+      lane_runs, lane_bad, lane_empty, lane_kept, lane_no_points, lane_most,
+      (unsigned long long) seed, path);
   printf ("cuda-parity-detect: %d cases, %d mismatches (%d over "
-      "max_candidates, %d empty, %d records kept in all); %d OBB cases "
-      "(%d also from device memory), %d mismatches (%d empty, %d records "
-      "kept in all), seed %llu, %s\n", n_cases, bad, overflow, empty, kept,
-      n_obb, obb_device, obb_bad, obb_empty, obb_kept,
+      "max_candidates, %d empty, %d with class caps, %d records kept in "
+      "all); %d OBB cases (%d also from device memory), %d mismatches (%d "
+      "empty, %d with class caps, %d records kept in all), seed %llu, "
+      "%s\n", n_cases, bad, overflow, empty, capped, kept, n_obb,
+      obb_device, obb_bad, obb_empty, obb_capped, obb_kept,
       (unsigned long long) seed, path);
   cnms_ctx_free (cpu);
   cnms_ctx_free (cuda);

@@ -17,6 +17,7 @@
 #include <gst/video/video.h>
 
 #include "cudanms.h"
+#include "cudanms_static.h"
 #include "gsttensorinjectscene.h"
 #include "gst_helpers.h"
 
@@ -116,8 +117,8 @@ tf (gdouble v, gboolean half)
   guint16 h;
 
   if (half) {
-    cnms_floats_to_halfs (&f, 1, &h);
-    cnms_halfs_to_floats (&h, 1, &f);
+    cnms_floats_to_halves (&f, 1, &h);
+    cnms_halves_to_floats (&h, 1, &f);
   }
   return f;
 }

@@ -17,7 +17,7 @@
  *   p2 l1 1  start 1/3 length 3  x -5 410 420 430.3     score 0.731
  *      (rows 1..3; row 0 below its start has x < 0: no point)
  *   p3 l1 4  start 0   length 4  x -10 -10 -10 50       score 0.982
- *      (one point only, row 3: kept by NMS, dropped by the element)
+ *      (one point only, row 3: kept by NMS, not returned by cnms_detect)
  * lane-distance 50: NMS keeps p3, p0, p2 (p1 within 9.9375 of p0); the
  * element attaches p0, p2. lane-distance 5: p3, p0, p1, p2 -> p0, p1, p2. */
 #include <math.h>

@@ -91,8 +91,8 @@ ids_after (const gint * before, gint nb, gint n)
   for (i = 0; i < n; i++)
     dets[i] = d;
   gst_cudanms_labels_init (&labels);
-  fail_unless (gst_cudanms_attach_detections (buf, &labels, dets, n, 64, 64,
-          GST_CUDANMS_ATTACH_META_ROI, TRUE, "nms"));
+  fail_unless (gst_cudanms_attach_detections (buf, &labels, NULL, dets, n,
+          NULL, NULL, 64, 64, GST_CUDANMS_ATTACH_META_ROI, TRUE, "nms"));
   gst_cudanms_labels_clear (&labels);
   /* cudanms's own ROIs, in the order attached */
   while ((m = gst_buffer_iterate_meta_filtered (buf, &state,

@@ -3,12 +3,12 @@
  * draw-objects (exact pixels on the RGB formats and I420); the oriented
  * scene (layout=yolov8-obb: its tensor through cudanms, its rotated
  * rectangles drawn); the lane scene (layout=laneatt: its proposals
- * against the scene's true lanes and through cnms_detect_lanes, its lane
- * markings drawn); the pose scene (layout=yolov8-pose: its keypoints
- * against the people's true skeletons, float32 and float16, the skeletons
- * drawn) and the segmentation scene (layout=yolov8-seg: its detections'
- * one-hot coefficients and every prototype value against the shapes'
- * rule, the shapes drawn). */
+ * against the scene's true lanes and through cnms_detect (layout
+ * laneatt), its lane markings drawn); the pose scene (layout=yolov8-pose:
+ * its keypoints against the people's true skeletons, float32 and float16,
+ * the skeletons drawn) and the segmentation scene (layout=yolov8-seg:
+ * its detections' one-hot coefficients and every prototype value against
+ * the shapes' rule, the shapes drawn). */
 #include <math.h>
 #include <string.h>
 #include <glib/gstdio.h>
@@ -16,6 +16,7 @@
 #include <gst/check/gstharness.h>
 
 #include "cudanms.h"
+#include "cudanms_static.h"
 #include "gsttensorinjectscene.h"
 #include "gst_helpers.h"
 
@@ -945,8 +946,9 @@ GST_START_TEST (test_lane_scene)
     p.model_width = p.frame_width = 640;
     p.model_height = p.frame_height = 360;
     p.score_threshold = 0.5f;
-    fail_unless_equals_int (cnms_detect_lanes (ctx, &tensor, &p, 50.0f, &dets,
-            &n_kept), CNMS_OK);
+    p.lane_distance = 50.0f;
+    fail_unless_equals_int (cnms_detect (ctx, &tensor, NULL,
+            CNMS_LAYOUT_LANEATT, &p, &dets, &n_kept), CNMS_OK);
     fail_unless_equals_int (n_kept, n_lanes);
     for (k = 0; k < n_kept; k++) {
       gboolean found = FALSE;
@@ -1332,7 +1334,7 @@ GST_START_TEST (test_pose_scene)
         guint16 *h16 = nth_tensor (out, 0, "detections", want_dims, 3, TRUE);
 
         t = g_new (gfloat, (gsize) POSE_ROWS * n);
-        cnms_halfs_to_floats (h16, (gsize) POSE_ROWS * n, t);
+        cnms_halves_to_floats (h16, (gsize) POSE_ROWS * n, t);
         g_free (h16);
       } else {
         t = nth_tensor (out, 0, "detections", want_dims, 3, FALSE);
@@ -1357,8 +1359,8 @@ GST_START_TEST (test_pose_scene)
             gfloat v = (gfloat) box[k];
             guint16 hv;
 
-            cnms_floats_to_halfs (&v, 1, &hv);
-            cnms_halfs_to_floats (&hv, 1, &v);
+            cnms_floats_to_halves (&v, 1, &hv);
+            cnms_halves_to_floats (&hv, 1, &v);
             box[k] = v;
           }
         }
@@ -1372,8 +1374,8 @@ GST_START_TEST (test_pose_scene)
             if (half) {
               guint16 hv;
 
-              cnms_floats_to_halfs (&want, 1, &hv);
-              cnms_halfs_to_floats (&hv, 1, &want);
+              cnms_floats_to_halves (&want, 1, &hv);
+              cnms_halves_to_floats (&hv, 1, &want);
             }
             fail_unless (t[(gsize) (5 + 3 * k + j) * n + best] == want,
                 "frame %d person %d keypoint %d value %d: %g, want %g",

@@ -3,6 +3,7 @@
 #ifndef CNMS_TEST_TENSORS_H
 #define CNMS_TEST_TENSORS_H
 
+#include <math.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -97,7 +98,7 @@ detect_checked (cnms_ctx *ctx, const cnms_tensor *t, cnms_layout layout,
     const cnms_params *p, const cnms_det **dets)
 {
   int n = -1;
-  cnms_status st = cnms_detect (ctx, t, layout, p, dets, &n);
+  cnms_status st = cnms_detect (ctx, t, NULL, layout, p, dets, &n);
 
   CHECK_INT (st, CNMS_OK);
   if (st != CNMS_OK) {
@@ -105,6 +106,22 @@ detect_checked (cnms_ctx *ctx, const cnms_tensor *t, cnms_layout layout,
     return -1;
   }
   return n;
+}
+
+/* Float i of kept record k's values in the payload pl (keypoints: x y
+ * score triples; lane points: x y pairs), at pl->data +
+ * pl->records[k].offset; NaN when pl holds no such record or value. */
+static inline float
+payload_float (const cnms_payloads *pl, int k, int i)
+{
+  const cnms_payload *r;
+
+  if (pl->data == NULL || pl->records == NULL || k < 0 || k >= pl->n)
+    return NAN;
+  r = &pl->records[k];
+  if (i < 0 || i >= r->n_points * r->point_dims)
+    return NAN;
+  return ((const float *) (const void *) (pl->data + r->offset))[i];
 }
 
 /* The context of a test binary: the CPU backend, or with the argument

@@ -62,7 +62,7 @@ kept (const cnms_params *p, const char *want)
 
     cnms_ctx_test_option (ctx, CNMS_TEST_CPU_NO_AVX, !avx);
     got[avx][0] = '\0';
-    CHECK_INT (cnms_detect (ctx, &t, CNMS_LAYOUT_YOLOV8, p, &d, &n),
+    CHECK_INT (cnms_detect (ctx, &t, NULL, CNMS_LAYOUT_YOLOV8, p, &d, &n),
         CNMS_OK);
     for (i = 0; i < n; i++)
       len += (size_t) snprintf (got[avx] + len, sizeof got[avx] - len,
@@ -215,7 +215,8 @@ test_end2end (void)
   c[1].score_threshold = 0.6f;
   p.classes = c;
   p.n_classes = 2;
-  CHECK_INT (cnms_detect (ctx, &t, CNMS_LAYOUT_END2END, &p, &d, &n), CNMS_OK);
+  CHECK_INT (cnms_detect (ctx, &t, NULL, CNMS_LAYOUT_END2END, &p, &d, &n),
+      CNMS_OK);
   CHECK_INT (n, 3);
   if (n == 3) {
     CHECK_INT (d[0].anchor, 2);
@@ -223,7 +224,8 @@ test_end2end (void)
     CHECK_INT (d[2].anchor, 3);
   }
   p.other_classes_filtered = 1;
-  CHECK_INT (cnms_detect (ctx, &t, CNMS_LAYOUT_END2END, &p, &d, &n), CNMS_OK);
+  CHECK_INT (cnms_detect (ctx, &t, NULL, CNMS_LAYOUT_END2END, &p, &d, &n),
+      CNMS_OK);
   CHECK_INT (n, 2);
 }
 
@@ -267,7 +269,7 @@ test_refused (void)
       case 6: p.min_width = -1.0f; break;
       case 7: p.max_detections_per_class = -2; break;
     }
-    CHECK_INT (cnms_detect (ctx, &t, CNMS_LAYOUT_YOLOV8, &p, &d, &n),
+    CHECK_INT (cnms_detect (ctx, &t, NULL, CNMS_LAYOUT_YOLOV8, &p, &d, &n),
         CNMS_ERR_INVALID_ARG);
     CHECK (strstr (cnms_ctx_error (ctx), cases[i].msg) != NULL);
     if (strstr (cnms_ctx_error (ctx), cases[i].msg) == NULL)

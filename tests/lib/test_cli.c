@@ -361,6 +361,11 @@ test_nms_cli (void)
   expect_error ("", "no command");
   CHECK_INT (run_tool ("--help"), 0);
   CHECK (strstr (out_text, "usage") != NULL);
+  /* the layouts, from the library's table */
+  CHECK (strstr (out_text, "\n  cudanms-tool decode --tensor T.npy\n"
+          "      [--layout auto|yolov5|yolov8|end2end|yolov8-obb|laneatt|\n"
+          "                yolov8-pose|yolov8-seg]\n"
+          "      --model-size WxH") != NULL);
 }
 
 static void
@@ -408,6 +413,9 @@ test_decode_cli (void)
   expect_error (args, "yolov8");
   DECODE ("e2e.npy", "--layout yolov9");
   expect_error (args, "yolov9");
+  /* every layout of the library's table named */
+  expect_error (args, "--layout: 'yolov9' is not auto, yolov5, yolov8, "
+      "end2end, yolov8-obb, laneatt, yolov8-pose or yolov8-seg");
   DECODE ("e2e.npy", "--max-detections 0");
   expect_error (args, "--max-detections: must be >= 1");
   /* stdout on a full disk: exit 2, not 0 with the detections lost */
@@ -499,9 +507,27 @@ test_lanes_cli (void)
     {0, 1, 2.0f / 3.0f, 0, 2, -5, 300, 310, 320},
     {0, 1.5f, 0, 0, 3, 101, 111, 121, 701},
   };
+  /* the same three, then two lanes that NMS keeps first (the best scores,
+   * far from the others) whose points in the frame are fewer than 2: one
+   * point (row 0 at x 630; rows 1 and 2 past the model width), none */
+  static const float lanes5[5][9] = {
+    {0, 2, 0, 0, 3, 100, 110, 120, 700},
+    {0, 1, 2.0f / 3.0f, 0, 2, -5, 300, 310, 320},
+    {0, 1.5f, 0, 0, 3, 101, 111, 121, 701},
+    {0, 4, 0, 0, 3, 630, 700, 710, 720},
+    {0, 3, 0, 0, 3, 900, 910, 920, 930},
+  };
   static const float scores[3] = { 0.9f, 0.8f, 0.7f };
   static const int64_t want[2] = { 0, 1 };
+  static const char want_lanes[] =
+      "{\"confidence\": 0.880797088, \"anchor\": 0, \"x\": 200, "
+      "\"y\": 240, \"w\": 40, \"h\": 480, \"points\": [[200, 720], "
+      "[220, 480], [240, 240]]}\n"
+      "{\"confidence\": 0.731058598, \"anchor\": 1, \"x\": 600, "
+      "\"y\": 0, \"w\": 40, \"h\": 480, \"points\": [[600, 480], "
+      "[620, 240], [640, 0]]}\n";
   int64_t pdims[2] = { 3, 9 }, sdims[1] = { 3 }, tdims[3] = { 1, 3, 9 };
+  int64_t t5dims[3] = { 1, 5, 9 };
   char args[4096], err[512];
   cnms_npy k;
 
@@ -511,6 +537,8 @@ test_lanes_cli (void)
           scores, err, sizeof err), 0);
   CHECK_INT (cnms_npy_write (path ("lanes3.npy"), CNMS_NPY_F4, 3, tdims,
           lanes, err, sizeof err), 0);
+  CHECK_INT (cnms_npy_write (path ("lanes5.npy"), CNMS_NPY_F4, 3, t5dims,
+          lanes5, err, sizeof err), 0);
   snprintf (args, sizeof args, "nms --boxes '%s' --scores '%s' "
       "--lane-distance 15 --out '%s'", path ("lanes.npy"),
       path ("lane-scores.npy"), path ("keep.npy"));
@@ -524,14 +552,17 @@ test_lanes_cli (void)
       "--model-size 640x360 --frame-size 1280x720 --letterbox "
       "--score-threshold 0.25 --lane-distance 15", path ("lanes3.npy"));
   CHECK_INT (run_tool (args), 0);
-  CHECK (strcmp (out_text,
-          "{\"confidence\": 0.880797088, \"anchor\": 0, \"x\": 200, "
-          "\"y\": 240, \"w\": 40, \"h\": 480, \"points\": [[200, 720], "
-          "[220, 480], [240, 240]]}\n"
-          "{\"confidence\": 0.731058598, \"anchor\": 1, \"x\": 600, "
-          "\"y\": 0, \"w\": 40, \"h\": 480, \"points\": [[600, 480], "
-          "[620, 240], [640, 0]]}\n") == 0);
+  CHECK (strcmp (out_text, want_lanes) == 0);
   if (count_lines (out_text) != 2)
+    fprintf (stderr, "  stdout: %s\n  stderr: %s\n", out_text, err_text);
+  /* lanes kept with fewer than 2 points in the frame are no lines: the
+   * same two */
+  snprintf (args, sizeof args, "decode --tensor '%s' --layout laneatt "
+      "--model-size 640x360 --frame-size 1280x720 --letterbox "
+      "--score-threshold 0.25 --lane-distance 15", path ("lanes5.npy"));
+  CHECK_INT (run_tool (args), 0);
+  CHECK (strcmp (out_text, want_lanes) == 0);
+  if (strcmp (out_text, want_lanes) != 0)
     fprintf (stderr, "  stdout: %s\n  stderr: %s\n", out_text, err_text);
   snprintf (args, sizeof args, "decode --tensor '%s' --layout laneatt "
       "--model-size 640x360 --frame-size 1280x720 --score-threshold 0.25 "

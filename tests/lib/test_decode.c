@@ -472,7 +472,7 @@ test_half_conversion (void)
 
   for (i = 0; i < 65536 + 3; i++)
     h[i] = (uint16_t) (i & 0xffff);
-  cnms_cpu_halfs_to_floats (h, 65536 + 3, f);
+  cnms_cpu_halves_to_floats (h, 65536 + 3, f);
   for (i = 0; i < 65536 + 3; i++) {
     float want = cnms_half_to_float (h[i]);
     if (want != want ? f[i] == f[i]
@@ -484,7 +484,7 @@ test_half_conversion (void)
   CHECK_FLOAT (f[0x0001], 5.9604644775390625e-08f);   /* 2^-24, subnormal */
   CHECK_FLOAT (f[0xfbff], -65504.0f);
   CHECK_INT (cnms_float_bits (f[0x7c00]), 0x7f800000);        /* +inf */
-  cnms_cpu_halfs_to_floats (h + 0x3c00, 5, f);
+  cnms_cpu_halves_to_floats (h + 0x3c00, 5, f);
   CHECK_FLOAT (f[4], cnms_half_to_float (0x3c04));
 }
 

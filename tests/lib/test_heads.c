@@ -48,9 +48,9 @@ test_pose_letterbox (cnms_ctx *ctx)
   const float kp2[6] = { 0 };
   cnms_tensor tt = tensor3 (t, ROWS, N);
   cnms_params p;
+  cnms_payloads pl;
   const cnms_det *d;
-  const float *kp;
-  int n, k = -1, dd = -1;
+  int n;
 
   /* anchor 0: box 270..370 x 270..370 in the model -> frame 540..740 x
    * 260..460 */
@@ -78,49 +78,55 @@ test_pose_letterbox (cnms_ctx *ctx)
   CHECK_INT (cnms_ctx_report (ctx)->shape.layout, CNMS_LAYOUT_YOLOV8_POSE);
   CHECK_INT (cnms_ctx_report (ctx)->shape.n_classes, 1);
   CHECK_INT (cnms_ctx_report (ctx)->kept, 2);
-  kp = cnms_ctx_keypoints (ctx, &k, &dd);
-  CHECK (kp != NULL);
-  CHECK_INT (k, 2);
-  CHECK_INT (dd, 3);
-  if (kp == NULL)
+  CHECK_INT (cnms_ctx_report (ctx)->shape.n_keypoints, 2);
+  CHECK_INT (cnms_ctx_report (ctx)->shape.keypoint_dims, 3);
+  cnms_ctx_payload (ctx, &pl);
+  CHECK_INT (pl.head, CNMS_HEAD_KEYPOINTS);
+  CHECK (pl.data != NULL);
+  CHECK_INT (pl.n, 2);
+  if (pl.data == NULL || pl.n != 2)
     return;
+  CHECK_INT (pl.records[0].n_points, 2);
+  CHECK_INT (pl.records[0].point_dims, 3);
+  CHECK_INT (pl.records[1].n_points, 2);
+  CHECK_INT (pl.records[1].point_dims, 3);
   /* record 0 = anchor 1: (600, 500) -> (1200, 720); (700, 660) -> (1400,
    * 1040), outside the frame, not clipped */
-  CHECK_FLOAT (kp[0], 1200.0f);
-  CHECK_FLOAT (kp[1], 720.0f);
-  CHECK_FLOAT (kp[2], 0.25f);
-  CHECK_FLOAT (kp[3], 1400.0f);
-  CHECK_FLOAT (kp[4], 1040.0f);
-  CHECK_FLOAT (kp[5], 1.0f);
+  CHECK_FLOAT (payload_float (&pl, 0, 0), 1200.0f);
+  CHECK_FLOAT (payload_float (&pl, 0, 1), 720.0f);
+  CHECK_FLOAT (payload_float (&pl, 0, 2), 0.25f);
+  CHECK_FLOAT (payload_float (&pl, 0, 3), 1400.0f);
+  CHECK_FLOAT (payload_float (&pl, 0, 4), 1040.0f);
+  CHECK_FLOAT (payload_float (&pl, 0, 5), 1.0f);
   /* record 1 = anchor 0: (320, 300) -> (640, 320); (10, 100) -> (20, -80);
    * a score outside [0, 1] as it is */
-  CHECK_FLOAT (kp[6], 640.0f);
-  CHECK_FLOAT (kp[7], 320.0f);
-  CHECK_FLOAT (kp[8], 0.75f);
-  CHECK_FLOAT (kp[9], 20.0f);
-  CHECK_FLOAT (kp[10], -80.0f);
-  CHECK_FLOAT (kp[11], -2.5f);
+  CHECK_FLOAT (payload_float (&pl, 1, 0), 640.0f);
+  CHECK_FLOAT (payload_float (&pl, 1, 1), 320.0f);
+  CHECK_FLOAT (payload_float (&pl, 1, 2), 0.75f);
+  CHECK_FLOAT (payload_float (&pl, 1, 3), 20.0f);
+  CHECK_FLOAT (payload_float (&pl, 1, 4), -80.0f);
+  CHECK_FLOAT (payload_float (&pl, 1, 5), -2.5f);
 
   /* float16, the same values (all exact in half) */
   {
     uint16_t h[ROWS * N];
     cnms_tensor th;
-    const float *kh;
     int i;
     float first[12];
 
-    memcpy (first, kp, sizeof first);
-    cnms_floats_to_halfs (t, ROWS * N, h);
+    for (i = 0; i < 12; i++)
+      first[i] = payload_float (&pl, i / 6, i % 6);
+    cnms_floats_to_halves (t, ROWS * N, h);
     th = tensor_dims (h, sizeof h, CNMS_DTYPE_FLOAT16, 3, 1, ROWS, N);
     n = detect_checked (ctx, &th, CNMS_LAYOUT_YOLOV8_POSE, &p, &d);
     CHECK_INT (n, 2);
-    kh = cnms_ctx_keypoints (ctx, NULL, NULL);
-    CHECK (kh != NULL);
-    if (kh != NULL && n == 2) {
+    cnms_ctx_payload (ctx, &pl);
+    CHECK (pl.head == CNMS_HEAD_KEYPOINTS && pl.data != NULL);
+    if (pl.data != NULL && n == 2) {
       /* the box scores 0.6 and 0.9 round in half; every keypoint value
        * is exact */
       for (i = 0; i < 12; i++)
-        CHECK_FLOAT (kh[i], first[i]);
+        CHECK_FLOAT (payload_float (&pl, i / 6, i % 6), first[i]);
     }
   }
 
@@ -128,20 +134,20 @@ test_pose_letterbox (cnms_ctx *ctx)
   p.max_detections = 1;
   n = detect_checked (ctx, &tt, CNMS_LAYOUT_YOLOV8_POSE, &p, &d);
   CHECK_INT (n, 1);
-  kp = cnms_ctx_keypoints (ctx, &k, NULL);
-  CHECK (kp != NULL && k == 2);
-  if (kp != NULL && n == 1) {
-    CHECK_FLOAT (kp[0], 1200.0f);
-    CHECK_FLOAT (kp[5], 1.0f);
+  cnms_ctx_payload (ctx, &pl);
+  CHECK (pl.data != NULL && pl.n == 1 && pl.records[0].n_points == 2);
+  if (pl.data != NULL && n == 1) {
+    CHECK_FLOAT (payload_float (&pl, 0, 0), 1200.0f);
+    CHECK_FLOAT (payload_float (&pl, 0, 5), 1.0f);
   }
   /* a per-class cap (the front end's caps come before the heads) */
   p.max_detections = 300;
   p.max_detections_per_class = 1;
   n = detect_checked (ctx, &tt, CNMS_LAYOUT_YOLOV8_POSE, &p, &d);
   CHECK_INT (n, 1);
-  kp = cnms_ctx_keypoints (ctx, NULL, NULL);
-  if (kp != NULL && n == 1)
-    CHECK_FLOAT (kp[3], 1400.0f);
+  cnms_ctx_payload (ctx, &pl);
+  if (pl.data != NULL && n == 1)
+    CHECK_FLOAT (payload_float (&pl, 0, 3), 1400.0f);
 }
 
 /* Stretch 640x640 -> 1280x320: gain_x 0.5, gain_y 2, no pad. D = 2: the
@@ -155,9 +161,9 @@ test_pose_stretch_d2 (cnms_ctx *ctx)
   const float kp1[6] = { 1.0f, 2.0f, 3.0f, 4.0f, 5.0f, 6.0f };
   cnms_tensor tt = tensor3 (t, ROWS, N);
   cnms_params p;
+  cnms_payloads pl;
   const cnms_det *d;
-  const float *kp;
-  int n, k = -1, dd = -1, j;
+  int n, j;
 
   put_pose (t, N, 0, 320.0f, 320.0f, 64.0f, 64.0f, 0.5f, kp0, 6);
   put_pose (t, N, 2, 100.0f, 100.0f, 20.0f, 20.0f, 0.5f, kp1, 6);
@@ -168,12 +174,15 @@ test_pose_stretch_d2 (cnms_ctx *ctx)
   p.keypoint_dims = 2;
   n = detect_checked (ctx, &tt, CNMS_LAYOUT_YOLOV8_POSE, &p, &d);
   CHECK_INT (n, 2);
-  kp = cnms_ctx_keypoints (ctx, &k, &dd);
-  CHECK (kp != NULL);
-  CHECK_INT (k, 3);
-  CHECK_INT (dd, 2);
-  if (kp == NULL || n != 2)
+  cnms_ctx_payload (ctx, &pl);
+  CHECK (pl.head == CNMS_HEAD_KEYPOINTS && pl.data != NULL);
+  CHECK_INT (cnms_ctx_report (ctx)->shape.n_keypoints, 3);
+  CHECK_INT (cnms_ctx_report (ctx)->shape.keypoint_dims, 2);
+  if (pl.data == NULL || n != 2 || pl.n != 2)
     return;
+  CHECK_INT (pl.records[0].n_points, 3);
+  CHECK_INT (pl.records[1].n_points, 3);
+  CHECK_INT (pl.records[0].point_dims, 3);
   /* equal scores: the lower anchor first */
   CHECK_INT (d[0].anchor, 0);
   CHECK_INT (d[1].anchor, 2);
@@ -184,34 +193,37 @@ test_pose_stretch_d2 (cnms_ctx *ctx)
   CHECK_FLOAT (d[0].y2, 176.0f);
   /* (100, 200) -> (200, 100); (-10, 0) -> (-20, 0); (640, 640) -> (1280,
    * 320) */
-  CHECK_FLOAT (kp[0], 200.0f);
-  CHECK_FLOAT (kp[1], 100.0f);
-  CHECK_FLOAT (kp[3], -20.0f);
-  CHECK_FLOAT (kp[4], 0.0f);
-  CHECK_FLOAT (kp[6], 1280.0f);
-  CHECK_FLOAT (kp[7], 320.0f);
+  CHECK_FLOAT (payload_float (&pl, 0, 0), 200.0f);
+  CHECK_FLOAT (payload_float (&pl, 0, 1), 100.0f);
+  CHECK_FLOAT (payload_float (&pl, 0, 3), -20.0f);
+  CHECK_FLOAT (payload_float (&pl, 0, 4), 0.0f);
+  CHECK_FLOAT (payload_float (&pl, 0, 6), 1280.0f);
+  CHECK_FLOAT (payload_float (&pl, 0, 7), 320.0f);
   for (j = 0; j < 6; j++)
-    CHECK (isnan (kp[3 * j + 2]));
+    CHECK (isnan (payload_float (&pl, j / 3, 3 * (j % 3) + 2)));
   /* (1, 2) -> (2, 1); (3, 4) -> (6, 2); (5, 6) -> (10, 3) */
-  CHECK_FLOAT (kp[9], 2.0f);
-  CHECK_FLOAT (kp[10], 1.0f);
-  CHECK_FLOAT (kp[12], 6.0f);
-  CHECK_FLOAT (kp[13], 2.0f);
-  CHECK_FLOAT (kp[15], 10.0f);
-  CHECK_FLOAT (kp[16], 3.0f);
+  CHECK_FLOAT (payload_float (&pl, 1, 0), 2.0f);
+  CHECK_FLOAT (payload_float (&pl, 1, 1), 1.0f);
+  CHECK_FLOAT (payload_float (&pl, 1, 3), 6.0f);
+  CHECK_FLOAT (payload_float (&pl, 1, 4), 2.0f);
+  CHECK_FLOAT (payload_float (&pl, 1, 6), 10.0f);
+  CHECK_FLOAT (payload_float (&pl, 1, 7), 3.0f);
 
   /* the same tensor read as D = 3 does not divide 6 keypoint rows? it
    * does: K = 2 */
   p.keypoint_dims = 3;
   n = detect_checked (ctx, &tt, CNMS_LAYOUT_YOLOV8_POSE, &p, &d);
   CHECK_INT (n, 2);
-  kp = cnms_ctx_keypoints (ctx, &k, &dd);
-  CHECK_INT (k, 2);
-  CHECK_INT (dd, 3);
-  if (kp != NULL && n == 2) {
-    CHECK_FLOAT (kp[2], -10.0f);        /* the third value: the score */
-    CHECK_FLOAT (kp[3], 0.0f);          /* (0, 640) -> (0, 320) */
-    CHECK_FLOAT (kp[4], 320.0f);
+  cnms_ctx_payload (ctx, &pl);
+  CHECK_INT (cnms_ctx_report (ctx)->shape.n_keypoints, 2);
+  CHECK_INT (cnms_ctx_report (ctx)->shape.keypoint_dims, 3);
+  CHECK (pl.n == 2 && pl.records[0].n_points == 2);
+  if (pl.data != NULL && n == 2) {
+    /* the third value: the score */
+    CHECK_FLOAT (payload_float (&pl, 0, 2), -10.0f);
+    /* (0, 640) -> (0, 320) */
+    CHECK_FLOAT (payload_float (&pl, 0, 3), 0.0f);
+    CHECK_FLOAT (payload_float (&pl, 0, 4), 320.0f);
   }
 
   /* [a, b] dims */
@@ -221,10 +233,10 @@ test_pose_stretch_d2 (cnms_ctx *ctx)
     p.keypoint_dims = 2;
     n = detect_checked (ctx, &t2, CNMS_LAYOUT_YOLOV8_POSE, &p, &d);
     CHECK_INT (n, 2);
-    kp = cnms_ctx_keypoints (ctx, &k, NULL);
-    CHECK_INT (k, 3);
-    if (kp != NULL && n == 2)
-      CHECK_FLOAT (kp[15], 10.0f);
+    cnms_ctx_payload (ctx, &pl);
+    CHECK (pl.n == 2 && pl.records[0].n_points == 3);
+    if (pl.data != NULL && n == 2)
+      CHECK_FLOAT (payload_float (&pl, 1, 6), 10.0f);
   }
 }
 
@@ -235,67 +247,99 @@ test_pose_errors (cnms_ctx *ctx)
   float t[12 * 4] = { 0 };
   cnms_tensor tt = tensor3 (t, 12, 4);  /* 7 keypoint rows */
   cnms_tensor t6 = tensor3 (t, 6, 4);   /* one keypoint row */
-  cnms_params p;
+  cnms_params p, q;
+  cnms_payloads pl;
   cnms_shape s;
   const cnms_det *d;
-  int n = 5, k = 9;
+  int n = 5;
   cnms_status st;
 
   cnms_params_init (&p);
-  st = cnms_detect (ctx, &tt, CNMS_LAYOUT_YOLOV8_POSE, &p, &d, &n);
+  cnms_params_init (&q);
+  st = cnms_detect (ctx, &tt, NULL, CNMS_LAYOUT_YOLOV8_POSE, &p, &d, &n);
   CHECK_INT (st, CNMS_ERR_BAD_TENSOR);
   CHECK (contains (cnms_ctx_error (ctx), "not a multiple of 3"));
   CHECK_INT (n, 0);
-  CHECK (cnms_ctx_keypoints (ctx, &k, NULL) == NULL);
-  CHECK_INT (k, 0);
+  memset (&pl, 0x55, sizeof pl);
+  cnms_ctx_payload (ctx, &pl);
+  CHECK_INT (pl.head, CNMS_HEAD_NONE);
+  CHECK (pl.data == NULL);
+  CHECK_INT (pl.n, 0);
   p.keypoint_dims = 2;
-  st = cnms_detect (ctx, &tt, CNMS_LAYOUT_YOLOV8_POSE, &p, &d, &n);
+  st = cnms_detect (ctx, &tt, NULL, CNMS_LAYOUT_YOLOV8_POSE, &p, &d, &n);
   CHECK_INT (st, CNMS_ERR_BAD_TENSOR);
   CHECK (contains (cnms_ctx_error (ctx), "not a multiple of 2"));
   p.keypoint_dims = 4;
-  st = cnms_detect (ctx, &tt, CNMS_LAYOUT_YOLOV8_POSE, &p, &d, &n);
+  st = cnms_detect (ctx, &tt, NULL, CNMS_LAYOUT_YOLOV8_POSE, &p, &d, &n);
   CHECK_INT (st, CNMS_ERR_INVALID_ARG);
   CHECK (contains (cnms_ctx_error (ctx), "keypoint-dims 4"));
   p.keypoint_dims = 0;
-  st = cnms_detect (ctx, &t6, CNMS_LAYOUT_YOLOV8_POSE, &p, &d, &n);
+  st = cnms_detect (ctx, &t6, NULL, CNMS_LAYOUT_YOLOV8_POSE, &p, &d, &n);
   CHECK_INT (st, CNMS_ERR_BAD_TENSOR);
   CHECK (contains (cnms_ctx_error (ctx), "does not fit layout yolov8-pose"));
 
-  CHECK_INT (cnms_pose_shape (&tt, 3, &s, &k, NULL, 0), CNMS_ERR_BAD_TENSOR);
+  q.keypoint_dims = 3;
+  CHECK_INT (cnms_tensor_shape (&tt, NULL, CNMS_LAYOUT_YOLOV8_POSE, &q, &s,
+          NULL, 0), CNMS_ERR_BAD_TENSOR);
   {
     cnms_tensor t11 = tensor3 (t, 11, 4);
-    CHECK_INT (cnms_pose_shape (&t11, 2, &s, &k, NULL, 0), CNMS_OK);
-    CHECK_INT (k, 3);
-    CHECK_INT (cnms_pose_shape (&t11, 0, &s, &k, NULL, 0), CNMS_OK);
-    CHECK_INT (k, 2);
+    q.keypoint_dims = 2;
+    CHECK_INT (cnms_tensor_shape (&t11, NULL, CNMS_LAYOUT_YOLOV8_POSE, &q,
+            &s, NULL, 0), CNMS_OK);
+    CHECK_INT (s.n_keypoints, 3);
+    CHECK_INT (s.keypoint_dims, 2);
+    q.keypoint_dims = 0;
+    CHECK_INT (cnms_tensor_shape (&t11, NULL, CNMS_LAYOUT_YOLOV8_POSE, &q,
+            &s, NULL, 0), CNMS_OK);
+    CHECK_INT (s.n_keypoints, 2);
+    CHECK_INT (s.keypoint_dims, 3);
     CHECK_INT (s.layout, CNMS_LAYOUT_YOLOV8_POSE);
     CHECK_INT (s.n_anchors, 4);
     CHECK_INT (s.n_classes, 1);
-    CHECK_INT (cnms_pose_shape (&t11, 1, &s, &k, NULL, 0),
-        CNMS_ERR_INVALID_ARG);
+    CHECK_INT (s.n_values, 11);
+    CHECK_INT (s.n_lane_rows, 0);
+    CHECK_INT (s.n_coeffs, 0);
+    /* no params: the default D = 3 */
+    memset (&s, 0, sizeof s);
+    CHECK_INT (cnms_tensor_shape (&t11, NULL, CNMS_LAYOUT_YOLOV8_POSE, NULL,
+            &s, NULL, 0), CNMS_OK);
+    CHECK_INT (s.n_keypoints, 2);
+    CHECK_INT (s.keypoint_dims, 3);
+    q.keypoint_dims = 1;
+    CHECK_INT (cnms_tensor_shape (&t11, NULL, CNMS_LAYOUT_YOLOV8_POSE, &q,
+            &s, NULL, 0), CNMS_ERR_INVALID_ARG);
     /* never chosen by auto: [1, 11, 4] is not a detection tensor shape
      * auto knows (b < a), and a forced yolov8 reads it as 7 classes */
-    CHECK_INT (cnms_tensor_shape (&t11, CNMS_LAYOUT_YOLOV8, &s, NULL, 0),
-        CNMS_OK);
+    CHECK_INT (cnms_tensor_shape (&t11, NULL, CNMS_LAYOUT_YOLOV8, NULL, &s,
+            NULL, 0), CNMS_OK);
     CHECK_INT (s.n_classes, 7);
+    CHECK_INT (s.n_keypoints, 0);
+    CHECK_INT (s.keypoint_dims, 0);
     /* a pose detect, then a plain one: no keypoints */
     p.keypoint_dims = 3;
-    st = cnms_detect (ctx, &t11, CNMS_LAYOUT_YOLOV8_POSE, &p, &d, &n);
+    st = cnms_detect (ctx, &t11, NULL, CNMS_LAYOUT_YOLOV8_POSE, &p, &d, &n);
     CHECK_INT (st, CNMS_OK);
-    CHECK (cnms_ctx_keypoints (ctx, NULL, NULL) != NULL);
-    st = cnms_detect (ctx, &t11, CNMS_LAYOUT_YOLOV8, &p, &d, &n);
+    cnms_ctx_payload (ctx, &pl);
+    CHECK_INT (pl.head, CNMS_HEAD_KEYPOINTS);
+    st = cnms_detect (ctx, &t11, NULL, CNMS_LAYOUT_YOLOV8, &p, &d, &n);
     CHECK_INT (st, CNMS_OK);
-    CHECK (cnms_ctx_keypoints (ctx, &k, NULL) == NULL);
-    CHECK_INT (k, 0);
-    st = cnms_detect (ctx, &t11, CNMS_LAYOUT_YOLOV8_POSE, &p, &d, &n);
-    CHECK (cnms_ctx_keypoints (ctx, NULL, NULL) != NULL);
+    memset (&pl, 0x55, sizeof pl);
+    cnms_ctx_payload (ctx, &pl);
+    CHECK_INT (pl.head, CNMS_HEAD_NONE);
+    CHECK (pl.data == NULL);
+    CHECK_INT (pl.n, 0);
+    st = cnms_detect (ctx, &t11, NULL, CNMS_LAYOUT_YOLOV8_POSE, &p, &d, &n);
+    cnms_ctx_payload (ctx, &pl);
+    CHECK_INT (pl.head, CNMS_HEAD_KEYPOINTS);
     {
       float b[4] = { 0, 0, 1, 1 }, sc = 1.0f;
       int64_t keep[1];
       int nk;
       CHECK_INT (cnms_nms (ctx, b, &sc, NULL, 1, 0.5f, 0, 0, keep, &nk),
           CNMS_OK);
-      CHECK (cnms_ctx_keypoints (ctx, NULL, NULL) == NULL);
+      cnms_ctx_payload (ctx, &pl);
+      CHECK_INT (pl.head, CNMS_HEAD_NONE);
+      CHECK (pl.data == NULL);
     }
   }
 }
@@ -331,10 +375,11 @@ test_masks_hand (cnms_ctx *ctx)
   cnms_tensor pt = tensor_dims (protos_2x2, sizeof protos_2x2,
       CNMS_DTYPE_FLOAT32, 3, M, 2, 2);
   cnms_params p;
+  cnms_payloads pl;
   const cnms_det *d;
-  const cnms_mask *mk;
+  const cnms_payload *mk;
   const uint8_t *data = NULL;
-  int n = -1, nm = -1, x, y;
+  int n = -1, x, y;
   cnms_status st;
 
   /* anchor 0: the whole frame, coefficients (1, 0.5) */
@@ -358,7 +403,7 @@ test_masks_hand (cnms_ctx *ctx)
   p.model_width = p.model_height = 8;
   p.frame_width = p.frame_height = 8;
   p.letterbox = 0;
-  st = cnms_detect_seg (ctx, &tt, &pt, &p, &d, &n);
+  st = cnms_detect (ctx, &tt, &pt, CNMS_LAYOUT_YOLOV8_SEG, &p, &d, &n);
   CHECK_INT (st, CNMS_OK);
   if (st != CNMS_OK) {
     fprintf (stderr, "  %s\n", cnms_ctx_error (ctx));
@@ -367,11 +412,18 @@ test_masks_hand (cnms_ctx *ctx)
   CHECK_INT (n, 2);
   CHECK_INT (cnms_ctx_report (ctx)->shape.layout, CNMS_LAYOUT_YOLOV8_SEG);
   CHECK_INT (cnms_ctx_report (ctx)->shape.n_classes, C);
-  mk = cnms_ctx_masks (ctx, &data, &nm);
+  CHECK_INT (cnms_ctx_report (ctx)->shape.n_coeffs, M);
+  cnms_ctx_payload (ctx, &pl);
+  mk = pl.records;
+  data = pl.data;
+  CHECK_INT (pl.head, CNMS_HEAD_MASK);
   CHECK (mk != NULL && data != NULL);
-  CHECK_INT (nm, 2);
-  if (mk == NULL || data == NULL || n != 2 || nm != 2)
+  CHECK_INT (pl.n, 2);
+  if (mk == NULL || data == NULL || n != 2 || pl.n != 2)
     return;
+  CHECK_INT (pl.size, 80);
+  CHECK_INT (mk[0].n_points, 0);
+  CHECK_INT (mk[0].point_dims, 0);
   CHECK_INT (d[0].anchor, 0);
   CHECK_INT (d[1].anchor, 2);
   CHECK_FLOAT (d[1].x1, 2.5f);
@@ -409,29 +461,31 @@ test_masks_hand (cnms_ctx *ctx)
     CHECK (ok);
     t16 = tensor_dims (th, sizeof th, CNMS_DTYPE_FLOAT16, 3, 1, ROWS, N);
     p16 = tensor_dims (ph, sizeof ph, CNMS_DTYPE_FLOAT16, 3, M, 2, 2);
-    st = cnms_detect_seg (ctx, &t16, &p16, &p, &d, &n);
+    st = cnms_detect (ctx, &t16, &p16, CNMS_LAYOUT_YOLOV8_SEG, &p, &d, &n);
     CHECK_INT (st, CNMS_OK);
-    mk = cnms_ctx_masks (ctx, &data, &nm);
-    CHECK_INT (nm, 2);
-    if (mk != NULL && nm == 2)
-      CHECK (memcmp (data, first, sizeof first) == 0);
+    cnms_ctx_payload (ctx, &pl);
+    CHECK_INT (pl.n, 2);
+    if (pl.data != NULL && pl.n == 2)
+      CHECK (memcmp (pl.data, first, sizeof first) == 0);
     /* a mixed pair: float16 detections, float32 prototypes */
-    st = cnms_detect_seg (ctx, &t16, &pt, &p, &d, &n);
+    st = cnms_detect (ctx, &t16, &pt, CNMS_LAYOUT_YOLOV8_SEG, &p, &d, &n);
     CHECK_INT (st, CNMS_ERR_BAD_TENSOR);
     CHECK (contains (cnms_ctx_error (ctx), "one dtype for both"));
-    CHECK (cnms_ctx_masks (ctx, &data, &nm) == NULL);
-    CHECK (data == NULL);
-    CHECK_INT (nm, 0);
+    memset (&pl, 0x55, sizeof pl);
+    cnms_ctx_payload (ctx, &pl);
+    CHECK_INT (pl.head, CNMS_HEAD_NONE);
+    CHECK (pl.data == NULL);
+    CHECK_INT (pl.n, 0);
   }
 
   /* no allocation once the sizes are known */
   {
     uint64_t before;
 
-    st = cnms_detect_seg (ctx, &tt, &pt, &p, &d, &n);
+    st = cnms_detect (ctx, &tt, &pt, CNMS_LAYOUT_YOLOV8_SEG, &p, &d, &n);
     CHECK_INT (st, CNMS_OK);
     before = cnms_ctx_alloc_count (ctx);
-    st = cnms_detect_seg (ctx, &tt, &pt, &p, &d, &n);
+    st = cnms_detect (ctx, &tt, &pt, CNMS_LAYOUT_YOLOV8_SEG, &p, &d, &n);
     CHECK_INT (st, CNMS_OK);
     CHECK_INT (cnms_ctx_alloc_count (ctx), before);
   }
@@ -442,12 +496,14 @@ test_masks_hand (cnms_ctx *ctx)
   t[2 * N + 1] = 0.5f;
   t[3 * N + 1] = 2.0f;
   t[4 * N + 1] = 0.85f;
-  st = cnms_detect_seg (ctx, &tt, &pt, &p, &d, &n);
+  st = cnms_detect (ctx, &tt, &pt, CNMS_LAYOUT_YOLOV8_SEG, &p, &d, &n);
   CHECK_INT (st, CNMS_OK);
-  mk = cnms_ctx_masks (ctx, &data, &nm);
+  cnms_ctx_payload (ctx, &pl);
+  mk = pl.records;
+  data = pl.data;
   CHECK_INT (n, 3);
-  CHECK_INT (nm, 3);
-  if (mk != NULL && nm == 3) {
+  CHECK_INT (pl.n, 3);
+  if (mk != NULL && data != NULL && pl.n == 3) {
     CHECK_INT (d[1].anchor, 1);
     CHECK_INT (mk[1].x, 4);
     CHECK_INT (mk[1].width, 0);
@@ -474,21 +530,24 @@ test_masks_letterbox (cnms_ctx *ctx)
   cnms_tensor pt = tensor_dims (pr, sizeof pr, CNMS_DTYPE_FLOAT32, 3, 1, 2,
       2);
   cnms_params p;
+  cnms_payloads pl;
   const cnms_det *d;
-  const cnms_mask *mk;
+  const cnms_payload *mk;
   const uint8_t *data;
-  int n, nm, x, y;
+  int n, x, y;
   cnms_status st;
 
   cnms_params_init (&p);
   p.model_width = p.model_height = 8;
   p.frame_width = 16;
   p.frame_height = 8;
-  st = cnms_detect_seg (ctx, &tt, &pt, &p, &d, &n);
+  st = cnms_detect (ctx, &tt, &pt, CNMS_LAYOUT_YOLOV8_SEG, &p, &d, &n);
   CHECK_INT (st, CNMS_OK);
-  mk = cnms_ctx_masks (ctx, &data, &nm);
+  cnms_ctx_payload (ctx, &pl);
+  mk = pl.records;
+  data = pl.data;
   CHECK_INT (n, 1);
-  if (mk == NULL || n != 1)
+  if (mk == NULL || data == NULL || n != 1 || pl.n != 1)
     return;
   /* box y 2 .. 6 in the model -> 0 .. 8 in the frame */
   CHECK_INT (mk[0].x, 0);
@@ -497,7 +556,7 @@ test_masks_letterbox (cnms_ctx *ctx)
   CHECK_INT (mk[0].height, 8);
   for (y = 0; y < 8; y++)
     for (x = 0; x < 16; x++)
-      CHECK_INT (data[y * 16 + x], y >= 4);
+      CHECK_INT (data[mk[0].offset + y * 16 + x], y >= 4);
 }
 
 /* Segmentation shape errors, masks after other calls. */
@@ -512,50 +571,64 @@ test_seg_errors (cnms_ctx *ctx)
       4);
   cnms_tensor bad;
   cnms_params p;
+  cnms_payloads pl;
   cnms_shape s;
   const cnms_det *d;
-  const uint8_t *data;
-  int n, nm, m = 0, hp = 0, wp = 0;
+  int n;
   cnms_status st;
+  char msg[256];
 
   cnms_params_init (&p);
-  CHECK_INT (cnms_seg_shape (&tt, &pt, &s, &m, &hp, &wp, NULL, 0), CNMS_OK);
+  CHECK_INT (cnms_tensor_shape (&tt, &pt, CNMS_LAYOUT_YOLOV8_SEG, NULL, &s,
+          NULL, 0), CNMS_OK);
   CHECK_INT (s.layout, CNMS_LAYOUT_YOLOV8_SEG);
   CHECK_INT (s.n_classes, 2);
   CHECK_INT (s.n_anchors, N);
-  CHECK_INT (m, 32);
-  CHECK_INT (hp, 4);
-  CHECK_INT (wp, 4);
-  /* the tensor alone: classes and coefficients together */
-  CHECK_INT (cnms_tensor_shape (&tt, CNMS_LAYOUT_YOLOV8_SEG, &s, NULL, 0),
-      CNMS_OK);
-  CHECK_INT (s.n_classes, 34);
+  CHECK_INT (s.n_coeffs, 32);
+  CHECK_INT (s.proto_height, 4);
+  CHECK_INT (s.proto_width, 4);
+  CHECK_INT (s.n_values, 4 + 2 + 32);
+  CHECK_INT (s.n_keypoints, 0);
+  CHECK_INT (s.n_lane_rows, 0);
+  /* the rows after cx cy w h: the classes and the coefficients */
+  CHECK_INT (s.n_classes + s.n_coeffs, 34);
+  /* the tensor alone: no prototypes, nothing tells them apart */
+  msg[0] = '\0';
+  CHECK_INT (cnms_tensor_shape (&tt, NULL, CNMS_LAYOUT_YOLOV8_SEG, NULL, &s,
+          msg, sizeof msg), CNMS_ERR_INVALID_ARG);
+  CHECK (contains (msg, "prototypes are missing"));
+  /* prototypes with another layout */
+  msg[0] = '\0';
+  CHECK_INT (cnms_tensor_shape (&tt, &pt, CNMS_LAYOUT_YOLOV8, NULL, &s, msg,
+          sizeof msg), CNMS_ERR_INVALID_ARG);
+  CHECK (contains (msg, "prototypes"));
 
   /* protos missing */
-  st = cnms_detect_seg (ctx, &tt, NULL, &p, &d, &n);
+  st = cnms_detect (ctx, &tt, NULL, CNMS_LAYOUT_YOLOV8_SEG, &p, &d, &n);
   CHECK_INT (st, CNMS_ERR_INVALID_ARG);
   CHECK (contains (cnms_ctx_error (ctx), "prototypes are missing"));
-  st = cnms_detect (ctx, &tt, CNMS_LAYOUT_YOLOV8_SEG, &p, &d, &n);
+  /* protos given to a layout that takes none */
+  st = cnms_detect (ctx, &tt, &pt, CNMS_LAYOUT_YOLOV8, &p, &d, &n);
   CHECK_INT (st, CNMS_ERR_INVALID_ARG);
-  CHECK (contains (cnms_ctx_error (ctx), "cnms_detect_seg"));
+  CHECK (contains (cnms_ctx_error (ctx), "prototypes"));
   /* wrong M: 34 coefficients leave no class row */
   bad = tensor_dims (pr, 34 * 4 * 3 * sizeof (float), CNMS_DTYPE_FLOAT32, 3,
       34, 4, 3);
-  st = cnms_detect_seg (ctx, &tt, &bad, &p, &d, &n);
+  st = cnms_detect (ctx, &tt, &bad, CNMS_LAYOUT_YOLOV8_SEG, &p, &d, &n);
   CHECK_INT (st, CNMS_ERR_BAD_TENSOR);
   CHECK (contains (cnms_ctx_error (ctx), "wrong M?"));
   /* wrong size: a byte short, a row long */
   bad = pt;
   bad.size -= 1;
-  st = cnms_detect_seg (ctx, &tt, &bad, &p, &d, &n);
+  st = cnms_detect (ctx, &tt, &bad, CNMS_LAYOUT_YOLOV8_SEG, &p, &d, &n);
   CHECK_INT (st, CNMS_ERR_BAD_TENSOR);
   CHECK (contains (cnms_ctx_error (ctx), "bytes"));
   bad = tensor_dims (pr, sizeof pr, CNMS_DTYPE_FLOAT32, 3, 32, 4, 3);
-  st = cnms_detect_seg (ctx, &tt, &bad, &p, &d, &n);
+  st = cnms_detect (ctx, &tt, &bad, CNMS_LAYOUT_YOLOV8_SEG, &p, &d, &n);
   CHECK_INT (st, CNMS_ERR_BAD_TENSOR);
   /* wrong dims: two, a batch of 2, a zero */
   bad = tensor_dims (pr, sizeof pr, CNMS_DTYPE_FLOAT32, 2, 32, 16, 0);
-  st = cnms_detect_seg (ctx, &tt, &bad, &p, &d, &n);
+  st = cnms_detect (ctx, &tt, &bad, CNMS_LAYOUT_YOLOV8_SEG, &p, &d, &n);
   CHECK_INT (st, CNMS_ERR_BAD_TENSOR);
   CHECK (contains (cnms_ctx_error (ctx), "2 dims"));
   bad = pt;
@@ -564,11 +637,11 @@ test_seg_errors (cnms_ctx *ctx)
   bad.dims[1] = 16;
   bad.dims[2] = 4;
   bad.dims[3] = 4;
-  st = cnms_detect_seg (ctx, &tt, &bad, &p, &d, &n);
+  st = cnms_detect (ctx, &tt, &bad, CNMS_LAYOUT_YOLOV8_SEG, &p, &d, &n);
   CHECK_INT (st, CNMS_ERR_BAD_TENSOR);
   CHECK (contains (cnms_ctx_error (ctx), "batch 2"));
   bad = tensor_dims (pr, 0, CNMS_DTYPE_FLOAT32, 3, 32, 0, 4);
-  st = cnms_detect_seg (ctx, &tt, &bad, &p, &d, &n);
+  st = cnms_detect (ctx, &tt, &bad, CNMS_LAYOUT_YOLOV8_SEG, &p, &d, &n);
   CHECK_INT (st, CNMS_ERR_BAD_TENSOR);
   /* [1, M, Hp, Wp] is as good as [M, Hp, Wp] */
   bad = pt;
@@ -577,34 +650,38 @@ test_seg_errors (cnms_ctx *ctx)
   bad.dims[1] = 32;
   bad.dims[2] = 4;
   bad.dims[3] = 4;
-  st = cnms_detect_seg (ctx, &tt, &bad, &p, &d, &n);
+  st = cnms_detect (ctx, &tt, &bad, CNMS_LAYOUT_YOLOV8_SEG, &p, &d, &n);
   CHECK_INT (st, CNMS_OK);
-  CHECK (cnms_ctx_masks (ctx, &data, &nm) != NULL);
-  CHECK_INT (nm, 0);
+  cnms_ctx_payload (ctx, &pl);
+  CHECK_INT (pl.head, CNMS_HEAD_MASK);
+  CHECK_INT (pl.n, 0);
   /* a device tensor on the CPU */
   if (cnms_ctx_backend (ctx) == CNMS_BACKEND_CPU) {
     bad = pt;
     bad.on_device = 1;
-    st = cnms_detect_seg (ctx, &tt, &bad, &p, &d, &n);
+    st = cnms_detect (ctx, &tt, &bad, CNMS_LAYOUT_YOLOV8_SEG, &p, &d, &n);
     CHECK_INT (st, CNMS_ERR_INVALID_ARG);
     CHECK (contains (cnms_ctx_error (ctx), "needs the CUDA backend"));
   }
   /* a detection tensor too small for any class and coefficient */
   {
     cnms_tensor t5 = tensor3 (t, 5, N);
-    st = cnms_detect_seg (ctx, &t5, &pt, &p, &d, &n);
+    st = cnms_detect (ctx, &t5, &pt, CNMS_LAYOUT_YOLOV8_SEG, &p, &d, &n);
     CHECK_INT (st, CNMS_ERR_BAD_TENSOR);
   }
   /* masks gone after another call */
-  st = cnms_detect_seg (ctx, &tt, &pt, &p, &d, &n);
+  st = cnms_detect (ctx, &tt, &pt, CNMS_LAYOUT_YOLOV8_SEG, &p, &d, &n);
   CHECK_INT (st, CNMS_OK);
-  CHECK (cnms_ctx_masks (ctx, NULL, NULL) != NULL);
-  st = cnms_detect (ctx, &tt, CNMS_LAYOUT_YOLOV8, &p, &d, &n);
+  cnms_ctx_payload (ctx, &pl);
+  CHECK_INT (pl.head, CNMS_HEAD_MASK);
+  st = cnms_detect (ctx, &tt, NULL, CNMS_LAYOUT_YOLOV8, &p, &d, &n);
   CHECK_INT (st, CNMS_OK);
-  CHECK (cnms_ctx_masks (ctx, &data, &nm) == NULL);
-  CHECK (data == NULL);
-  CHECK_INT (nm, 0);
-  CHECK (cnms_ctx_keypoints (ctx, NULL, NULL) == NULL);
+  memset (&pl, 0x55, sizeof pl);
+  cnms_ctx_payload (ctx, &pl);
+  CHECK_INT (pl.head, CNMS_HEAD_NONE);
+  CHECK (pl.data == NULL);
+  CHECK_INT (pl.n, 0);
+  CHECK (pl.head != CNMS_HEAD_KEYPOINTS);
   CHECK_INT (strcmp (cnms_layout_name (CNMS_LAYOUT_YOLOV8_SEG),
           "yolov8-seg"), 0);
   CHECK_INT (strcmp (cnms_layout_name (CNMS_LAYOUT_YOLOV8_POSE),

@@ -8,18 +8,22 @@
  *   - cnms_nms_lanes: hand cases (kept indices), and seeded LaneATT-like
  *     sets (S = 72, up to 1000 proposals; S = 2 and 3) against a plain
  *     pairwise walk over cnms_lane_close;
- *   - cnms_detect_lanes: the softmax score, candidates, points in frame
- *     pixels (rows, the extension below the start row, points outside
- *     the frame), the lane's rectangle, float16 equal to float32, the
- *     shape rule, cnms_ctx_lane_points cleared by another call. */
+ *   - cnms_detect on laneatt: the softmax score, candidates, points in
+ *     frame pixels (rows, the extension below the start row, points
+ *     outside the frame), the lane's rectangle, float16 equal to float32,
+ *     the shape rule, the payload cleared by another call;
+ *   - a kept lane with fewer than 2 points in the frame is not returned
+ *     (counted in lanes_without_points), one with exactly 2 is. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "cudanms.h"
+#include "cudanms_static.h"
 #include "cnms_internal.h"
 #include "check.h"
 #include "rng.h"
+#include "tensors.h"
 
 static cnms_ctx *ctx;
 static test_rng rng;
@@ -292,11 +296,11 @@ test_detect (void)
   enum { S = 4, N = 4 };
   float t32[N][5 + S];
   uint16_t t16[N][5 + S];
-  const float *pts;
+  cnms_payloads pl;
   const cnms_det *d;
   cnms_tensor t;
   cnms_params p;
-  int n, rows = -1, i;
+  int n, i;
 
   /* 0: rows 0 .. 2, x 100 110 120 (row 3: 700, past its end) */
   proposal (t32[0], S, 0.0f, 2.0f, 0.0f, 3.0f, 100.0f, 10.0f);
@@ -325,47 +329,63 @@ test_detect (void)
   p.model_height = 360;
   p.frame_width = 1280;
   p.frame_height = 720;
+  p.lane_distance = 15.0f;
   n = -1;
-  CHECK_INT (cnms_detect_lanes (ctx, &t, &p, 15.0f, &d, &n), CNMS_OK);
+  CHECK_INT (cnms_detect (ctx, &t, NULL, CNMS_LAYOUT_LANEATT, &p, &d, &n),
+      CNMS_OK);
   CHECK_INT (n, 2);
   CHECK_INT (cnms_ctx_report (ctx)->candidates, 3);
+  CHECK_INT (cnms_ctx_report (ctx)->kept, 2);
+  CHECK_INT (cnms_ctx_report (ctx)->lanes_without_points, 0);
   CHECK_INT (cnms_ctx_report (ctx)->shape.layout, CNMS_LAYOUT_LANEATT);
-  CHECK_INT (cnms_ctx_report (ctx)->shape.n_classes, S);
-  pts = cnms_ctx_lane_points (ctx, &rows);
-  CHECK_INT (rows, S);
-  CHECK (pts != NULL);
-  if (n == 2 && pts != NULL) {
+  CHECK_INT (cnms_ctx_report (ctx)->shape.n_lane_rows, S);
+  CHECK_INT (cnms_ctx_report (ctx)->shape.n_classes, 1);
+  CHECK_INT (cnms_ctx_report (ctx)->shape.n_anchors, N);
+  CHECK_INT (cnms_ctx_report (ctx)->shape.n_values, 5 + S);
+  cnms_ctx_payload (ctx, &pl);
+  CHECK_INT (pl.head, CNMS_HEAD_LANE);
+  CHECK_INT (pl.n, 2);
+  CHECK (pl.data != NULL);
+  if (n == 2 && pl.data != NULL && pl.n == 2) {
+    CHECK_INT (pl.records[0].n_points, S);
+    CHECK_INT (pl.records[0].point_dims, 2);
+    CHECK_INT (pl.records[1].n_points, S);
+    CHECK_INT (pl.records[1].point_dims, 2);
     CHECK_INT (d[0].anchor, 0);
     CHECK_INT (d[1].anchor, 1);
     CHECK_INT (d[0].class_id, 0);
     CHECK (fabs (d[0].score - 1.0 / (1.0 + exp (-2.0))) < 1e-7);
     CHECK (fabs (d[1].score - 1.0 / (1.0 + exp (-1.0))) < 1e-7);
     /* lane 0: (200, 720) (220, 480) (240, 240), row 3 none */
-    CHECK_FLOAT (pts[0], 200.0f);
-    CHECK_FLOAT (pts[1], 720.0f);
-    CHECK_FLOAT (pts[2], 220.0f);
-    CHECK_FLOAT (pts[3], 480.0f);
-    CHECK_FLOAT (pts[4], 240.0f);
-    CHECK_FLOAT (pts[5], 240.0f);
-    CHECK (isnan (pts[6]) && isnan (pts[7]));
+    CHECK_FLOAT (payload_float (&pl, 0, 0), 200.0f);
+    CHECK_FLOAT (payload_float (&pl, 0, 1), 720.0f);
+    CHECK_FLOAT (payload_float (&pl, 0, 2), 220.0f);
+    CHECK_FLOAT (payload_float (&pl, 0, 3), 480.0f);
+    CHECK_FLOAT (payload_float (&pl, 0, 4), 240.0f);
+    CHECK_FLOAT (payload_float (&pl, 0, 5), 240.0f);
+    CHECK (isnan (payload_float (&pl, 0, 6)));
+    CHECK (isnan (payload_float (&pl, 0, 7)));
     CHECK_FLOAT (d[0].x1, 200.0f);
     CHECK_FLOAT (d[0].y1, 240.0f);
     CHECK_FLOAT (d[0].x2, 240.0f);
     CHECK_FLOAT (d[0].y2, 720.0f);
     /* lane 1: row 0 none (x < 0), row 1 (600, 480) by the extension, rows
      * 2 and 3 (620, 240) (640, 0) */
-    CHECK (isnan (pts[8]) && isnan (pts[9]));
-    CHECK_FLOAT (pts[10], 600.0f);
-    CHECK_FLOAT (pts[11], 480.0f);
-    CHECK_FLOAT (pts[12], 620.0f);
-    CHECK_FLOAT (pts[13], 240.0f);
-    CHECK_FLOAT (pts[14], 640.0f);
-    CHECK_FLOAT (pts[15], 0.0f);
+    CHECK (isnan (payload_float (&pl, 1, 0)));
+    CHECK (isnan (payload_float (&pl, 1, 1)));
+    CHECK_FLOAT (payload_float (&pl, 1, 2), 600.0f);
+    CHECK_FLOAT (payload_float (&pl, 1, 3), 480.0f);
+    CHECK_FLOAT (payload_float (&pl, 1, 4), 620.0f);
+    CHECK_FLOAT (payload_float (&pl, 1, 5), 240.0f);
+    CHECK_FLOAT (payload_float (&pl, 1, 6), 640.0f);
+    CHECK_FLOAT (payload_float (&pl, 1, 7), 0.0f);
     CHECK_FLOAT (d[1].x1, 600.0f);
     CHECK_FLOAT (d[1].y2, 480.0f);
   }
   /* distance 0.5: 3 is kept too (1 px off), between 0 and 1 by score */
-  CHECK_INT (cnms_detect_lanes (ctx, &t, &p, 0.5f, &d, &n), CNMS_OK);
+  p.lane_distance = 0.5f;
+  CHECK_INT (cnms_detect (ctx, &t, NULL, CNMS_LAYOUT_LANEATT, &p, &d, &n),
+      CNMS_OK);
   CHECK_INT (n, 3);
   if (n == 3)
     CHECK_INT (d[1].anchor, 3);
@@ -376,11 +396,12 @@ test_detect (void)
     cnms_det first[3];
 
     memcpy (first, d, (size_t) n * sizeof *d);
-    cnms_floats_to_halfs (&t32[0][0], N * (5 + S), &t16[0][0]);
+    cnms_floats_to_halves (&t32[0][0], N * (5 + S), &t16[0][0]);
     t.data = t16;
     t.size = sizeof t16;
     t.dtype = CNMS_DTYPE_FLOAT16;
-    CHECK_INT (cnms_detect_lanes (ctx, &t, &p, 0.5f, &d16, &n16), CNMS_OK);
+    CHECK_INT (cnms_detect (ctx, &t, NULL, CNMS_LAYOUT_LANEATT, &p, &d16,
+            &n16), CNMS_OK);
     CHECK_INT (n16, 3);
     CHECK (n16 == 3 && memcmp (first, d16, sizeof first) == 0);
     t.data = t32;
@@ -392,28 +413,180 @@ test_detect (void)
     int64_t keep[N];
     const float sc[N] = { 1, 1, 1, 1 };
     int nk;
+    cnms_ctx_payload (ctx, &pl);
+    CHECK_INT (pl.head, CNMS_HEAD_LANE);
     CHECK_INT (cnms_nms_lanes (ctx, &t32[0][0], S, sc, N, 15.0f, 0, keep,
             &nk), CNMS_OK);
-    CHECK (cnms_ctx_lane_points (ctx, &rows) == NULL);
-    CHECK_INT (rows, 0);
+    memset (&pl, 0x55, sizeof pl);
+    cnms_ctx_payload (ctx, &pl);
+    CHECK_INT (pl.head, CNMS_HEAD_NONE);
+    CHECK (pl.data == NULL);
+    CHECK_INT (pl.n, 0);
   }
-  /* shapes: [1, N, 6] has one row only; cnms_detect refuses the layout */
+  /* shapes: [1, N, 6] has one row only; prototypes are not a lane's; the
+   * distance is finite and >= 0 */
   {
+    cnms_tensor protos = t;
     int nn;
     t.dims[2] = 6;
     t.size = N * 6 * sizeof (float);
-    CHECK_INT (cnms_detect_lanes (ctx, &t, &p, 15.0f, &d, &nn),
+    p.lane_distance = 15.0f;
+    CHECK_INT (cnms_detect (ctx, &t, NULL, CNMS_LAYOUT_LANEATT, &p, &d, &nn),
         CNMS_ERR_BAD_TENSOR);
     t.dims[2] = 5 + S;
     t.size = sizeof t32;
-    CHECK_INT (cnms_detect (ctx, &t, CNMS_LAYOUT_LANEATT, &p, &d, &nn),
+    CHECK_INT (cnms_detect (ctx, &t, &protos, CNMS_LAYOUT_LANEATT, &p, &d,
+            &nn), CNMS_ERR_INVALID_ARG);
+    p.lane_distance = -1.0f;
+    CHECK_INT (cnms_detect (ctx, &t, NULL, CNMS_LAYOUT_LANEATT, &p, &d, &nn),
         CNMS_ERR_INVALID_ARG);
-    CHECK_INT (cnms_detect_lanes (ctx, &t, &p, -1.0f, &d, &nn),
+    p.lane_distance = NAN;
+    CHECK_INT (cnms_detect (ctx, &t, NULL, CNMS_LAYOUT_LANEATT, &p, &d, &nn),
         CNMS_ERR_INVALID_ARG);
+    /* 0: every lane apart (no mean distance is below 0) */
+    p.lane_distance = 0.0f;
+    CHECK_INT (cnms_detect (ctx, &t, NULL, CNMS_LAYOUT_LANEATT, &p, &d, &nn),
+        CNMS_OK);
+    CHECK_INT (nn, 3);
   }
   CHECK (strcmp (cnms_layout_name (CNMS_LAYOUT_LANEATT), "laneatt") == 0);
   for (i = 0; i < 1; i++)
     CHECK_FLOAT (cnms_lane_score (0.0f, 0.0f), 0.5f);
+}
+
+/* The lanes' rule: a lane NMS keeps with fewer than 2 points in the frame
+ * is not returned; the lanes after it move up. S = 4 rows, model 640x360
+ * on a 1280x720 frame (gain 0.5, no pad): rows 0 .. 3 at frame y 720,
+ * 480, 240, 0; a model x past 640 lies outside the frame. Every pair of
+ * lanes is far apart: NMS keeps all three, in score order. */
+static void
+test_lanes_without_points (void)
+{
+  enum { S = 4, N = 3 };
+  float t32[N][5 + S];
+  cnms_payloads pl;
+  const cnms_report *r;
+  const cnms_det *d;
+  cnms_tensor t;
+  cnms_params p;
+  int n = -1;
+
+  /* 0, kept first: rows 0 .. 3 at x 700 (frame x 1400): no point */
+  proposal (t32[0], S, 0.0f, 3.0f, 0.0f, 4.0f, 700.0f, 0.0f);
+  /* 1, kept second: rows 0 .. 2; x 400 on row 0 (800, 720), 650 on row 1
+   * (frame x 1300, outside), -1 on row 2 (none): one point */
+  proposal (t32[1], S, 0.0f, 2.0f, 0.0f, 3.0f, 0.0f, 0.0f);
+  t32[1][5 + 0] = 400.0f;
+  t32[1][5 + 1] = 650.0f;
+  t32[1][5 + 2] = -1.0f;
+  /* 2, kept third: rows 0 .. 2, x 100 110 120: three points */
+  proposal (t32[2], S, 0.0f, 1.0f, 0.0f, 3.0f, 100.0f, 10.0f);
+  memset (&t, 0, sizeof t);
+  t.data = t32;
+  t.size = sizeof t32;
+  t.dtype = CNMS_DTYPE_FLOAT32;
+  t.n_dims = 3;
+  t.dims[0] = 1;
+  t.dims[1] = N;
+  t.dims[2] = 5 + S;
+  cnms_params_init (&p);
+  p.model_width = 640;
+  p.model_height = 360;
+  p.frame_width = 1280;
+  p.frame_height = 720;
+  p.lane_distance = 15.0f;
+
+  /* 0 and 1 left out: 2 alone, as record 0 */
+  CHECK_INT (cnms_detect (ctx, &t, NULL, CNMS_LAYOUT_LANEATT, &p, &d, &n),
+      CNMS_OK);
+  CHECK_INT (n, 1);
+  r = cnms_ctx_report (ctx);
+  CHECK_INT (r->candidates, 3);
+  CHECK_INT (r->kept, 1);
+  CHECK_INT (r->lanes_without_points, 2);
+  cnms_ctx_payload (ctx, &pl);
+  CHECK_INT (pl.head, CNMS_HEAD_LANE);
+  CHECK_INT (pl.n, 1);
+  if (n == 1 && pl.n == 1 && pl.data != NULL) {
+    CHECK_INT (d[0].anchor, 2);
+    CHECK_INT (d[0].class_id, 0);
+    CHECK_FLOAT (d[0].score, cnms_lane_score (0.0f, 1.0f));
+    CHECK_FLOAT (d[0].angle, 0.0f);
+    CHECK_FLOAT (d[0].x1, 200.0f);
+    CHECK_FLOAT (d[0].y1, 240.0f);
+    CHECK_FLOAT (d[0].x2, 240.0f);
+    CHECK_FLOAT (d[0].y2, 720.0f);
+    CHECK_INT (pl.records[0].n_points, S);
+    CHECK_INT (pl.records[0].point_dims, 2);
+    CHECK_FLOAT (payload_float (&pl, 0, 0), 200.0f);
+    CHECK_FLOAT (payload_float (&pl, 0, 1), 720.0f);
+    CHECK_FLOAT (payload_float (&pl, 0, 2), 220.0f);
+    CHECK_FLOAT (payload_float (&pl, 0, 3), 480.0f);
+    CHECK_FLOAT (payload_float (&pl, 0, 4), 240.0f);
+    CHECK_FLOAT (payload_float (&pl, 0, 5), 240.0f);
+    CHECK (isnan (payload_float (&pl, 0, 6)));
+    CHECK (isnan (payload_float (&pl, 0, 7)));
+  }
+
+  /* max_detections 1: NMS keeps 0 alone, which has no point: nothing */
+  p.max_detections = 1;
+  CHECK_INT (cnms_detect (ctx, &t, NULL, CNMS_LAYOUT_LANEATT, &p, &d, &n),
+      CNMS_OK);
+  CHECK_INT (n, 0);
+  CHECK_INT (cnms_ctx_report (ctx)->kept, 0);
+  CHECK_INT (cnms_ctx_report (ctx)->lanes_without_points, 1);
+  cnms_ctx_payload (ctx, &pl);
+  CHECK_INT (pl.head, CNMS_HEAD_LANE);
+  CHECK_INT (pl.n, 0);
+  p.max_detections = 300;
+
+  /* 1 with x 600 on row 1 (frame (1200, 480)): exactly two points, a
+   * lane, returned first; 2 moves to record 1 */
+  t32[1][5 + 1] = 600.0f;
+  CHECK_INT (cnms_detect (ctx, &t, NULL, CNMS_LAYOUT_LANEATT, &p, &d, &n),
+      CNMS_OK);
+  CHECK_INT (n, 2);
+  r = cnms_ctx_report (ctx);
+  CHECK_INT (r->candidates, 3);
+  CHECK_INT (r->kept, 2);
+  CHECK_INT (r->lanes_without_points, 1);
+  cnms_ctx_payload (ctx, &pl);
+  CHECK_INT (pl.head, CNMS_HEAD_LANE);
+  CHECK_INT (pl.n, 2);
+  if (n == 2 && pl.n == 2 && pl.data != NULL) {
+    CHECK_INT (d[0].anchor, 1);
+    CHECK_INT (d[0].class_id, 0);
+    CHECK_FLOAT (d[0].score, cnms_lane_score (0.0f, 2.0f));
+    CHECK_FLOAT (d[0].angle, 0.0f);
+    CHECK_FLOAT (d[0].x1, 800.0f);
+    CHECK_FLOAT (d[0].y1, 480.0f);
+    CHECK_FLOAT (d[0].x2, 1200.0f);
+    CHECK_FLOAT (d[0].y2, 720.0f);
+    CHECK_INT (pl.records[0].n_points, S);
+    CHECK_FLOAT (payload_float (&pl, 0, 0), 800.0f);
+    CHECK_FLOAT (payload_float (&pl, 0, 1), 720.0f);
+    CHECK_FLOAT (payload_float (&pl, 0, 2), 1200.0f);
+    CHECK_FLOAT (payload_float (&pl, 0, 3), 480.0f);
+    CHECK (isnan (payload_float (&pl, 0, 4)));
+    CHECK (isnan (payload_float (&pl, 0, 5)));
+    CHECK (isnan (payload_float (&pl, 0, 6)));
+    CHECK (isnan (payload_float (&pl, 0, 7)));
+    CHECK_INT (d[1].anchor, 2);
+    CHECK_FLOAT (d[1].score, cnms_lane_score (0.0f, 1.0f));
+    CHECK_FLOAT (d[1].x1, 200.0f);
+    CHECK_FLOAT (d[1].y1, 240.0f);
+    CHECK_FLOAT (d[1].x2, 240.0f);
+    CHECK_FLOAT (d[1].y2, 720.0f);
+    CHECK_INT (pl.records[1].n_points, S);
+    CHECK_FLOAT (payload_float (&pl, 1, 0), 200.0f);
+    CHECK_FLOAT (payload_float (&pl, 1, 1), 720.0f);
+    CHECK_FLOAT (payload_float (&pl, 1, 2), 220.0f);
+    CHECK_FLOAT (payload_float (&pl, 1, 3), 480.0f);
+    CHECK_FLOAT (payload_float (&pl, 1, 4), 240.0f);
+    CHECK_FLOAT (payload_float (&pl, 1, 5), 240.0f);
+    CHECK (isnan (payload_float (&pl, 1, 6)));
+    CHECK (isnan (payload_float (&pl, 1, 7)));
+  }
 }
 
 int
@@ -427,6 +600,7 @@ main (void)
   test_nms_hand ();
   test_nms_random ();
   test_detect ();
+  test_lanes_without_points ();
   cnms_ctx_free (ctx);
   return check_result ("lib-lanes");
 }

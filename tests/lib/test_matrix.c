@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "cudanms.h"
+#include "cudanms_static.h"
 #include "check.h"
 #include "matrix_tensors.h"
 #include "tensors.h"
@@ -39,7 +40,7 @@ detect_str (const cnms_tensor *t, cnms_layout l, const cnms_params *p)
   const cnms_det *d = NULL;
   size_t len = 0;
   int n = -1, i;
-  cnms_status st = cnms_detect (ctx, t, l, p, &d, &n);
+  cnms_status st = cnms_detect (ctx, t, NULL, l, p, &d, &n);
 
   buf[0] = '\0';
   if (st != CNMS_OK) {
@@ -128,14 +129,17 @@ row_zero_size (void)
   const cnms_det *d = NULL;
   int n = -1;
 
-  CHECK_INT (cnms_detect (ctx, &t, CNMS_LAYOUT_AUTO, &p, &d, &n), CNMS_OK);
+  CHECK_INT (cnms_detect (ctx, &t, NULL, CNMS_LAYOUT_AUTO, &p, &d, &n),
+      CNMS_OK);
   CHECK_INT (n, 0);
   CHECK_INT (cnms_ctx_report (ctx)->candidates, 0);
-  CHECK_INT (cnms_detect (ctx, &t, CNMS_LAYOUT_END2END, &p, &d, &n), CNMS_OK);
+  CHECK_INT (cnms_detect (ctx, &t, NULL, CNMS_LAYOUT_END2END, &p, &d, &n),
+      CNMS_OK);
   t.n_dims = 2;
   t.dims[0] = 0;
   t.dims[1] = 6;
-  CHECK_INT (cnms_detect (ctx, &t, CNMS_LAYOUT_AUTO, &p, &d, &n), CNMS_OK);
+  CHECK_INT (cnms_detect (ctx, &t, NULL, CNMS_LAYOUT_AUTO, &p, &d, &n),
+      CNMS_OK);
   t = tensor_dims (NULL, 0, CNMS_DTYPE_FLOAT32, 3, 1, 0, 6);
   CHECK_BAD (t, CNMS_LAYOUT_YOLOV5, "tensor dim 1 is 0");
   t.size = 4;
@@ -189,7 +193,7 @@ row_nonfinite (void)
 
   CHECK_STR (detect_str (&t, CNMS_LAYOUT_AUTO, &p), want);
   CHECK_INT (cnms_ctx_report (ctx)->candidates, 2);
-  cnms_floats_to_halfs (v, n, h);
+  cnms_floats_to_halves (v, n, h);
   t = tensor_dims (h, n * 2, CNMS_DTYPE_FLOAT16, 3, 1, 5, MATRIX_NONFINITE_N);
   CHECK_STR (detect_str (&t, CNMS_LAYOUT_AUTO, &p), want);
   t = f32 (e2e, 4, 6);

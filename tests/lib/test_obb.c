@@ -408,7 +408,7 @@ detect (cnms_tensor *t, cnms_layout layout, const cnms_params *p,
 {
   int n = -1;
 
-  CHECK_INT (cnms_detect (ctx, t, layout, p, d, &n), CNMS_OK);
+  CHECK_INT (cnms_detect (ctx, t, NULL, layout, p, d, &n), CNMS_OK);
   return n;
 }
 
@@ -512,18 +512,18 @@ test_detect (void)
     char msg[160];
     t.dims[1] = 5;
     t.dims[2] = 7;
-    CHECK_INT (cnms_tensor_shape (&t, CNMS_LAYOUT_YOLOV8_OBB, &s, msg,
-            sizeof msg), CNMS_ERR_BAD_TENSOR);
+    CHECK_INT (cnms_tensor_shape (&t, NULL, CNMS_LAYOUT_YOLOV8_OBB, NULL,
+            &s, msg, sizeof msg), CNMS_ERR_BAD_TENSOR);
     /* auto never takes a tensor for oriented boxes */
     t.dims[1] = 20;
     t.dims[2] = 8400;
     t.size = 20 * 8400 * sizeof (float);
-    CHECK_INT (cnms_tensor_shape (&t, CNMS_LAYOUT_AUTO, &s, msg,
-            sizeof msg), CNMS_OK);
+    CHECK_INT (cnms_tensor_shape (&t, NULL, CNMS_LAYOUT_AUTO, NULL, &s,
+            msg, sizeof msg), CNMS_OK);
     CHECK_INT (s.layout, CNMS_LAYOUT_YOLOV8);
     CHECK_INT (s.n_classes, 16);
-    CHECK_INT (cnms_tensor_shape (&t, CNMS_LAYOUT_YOLOV8_OBB, &s, msg,
-            sizeof msg), CNMS_OK);
+    CHECK_INT (cnms_tensor_shape (&t, NULL, CNMS_LAYOUT_YOLOV8_OBB, NULL,
+            &s, msg, sizeof msg), CNMS_OK);
     CHECK_INT (s.n_classes, 15);
   }
   CHECK (strcmp (cnms_layout_name (CNMS_LAYOUT_YOLOV8_OBB), "yolov8-obb")

@@ -25,10 +25,10 @@ detect_both (const cnms_tensor *t, cnms_layout l, const cnms_params *p,
   int n = -1, n2 = -1;
 
   cnms_ctx_test_option (ctx, CNMS_TEST_CPU_NO_AVX, 1);
-  CHECK_INT (cnms_detect (ctx, t, l, p, &d, &n2), CNMS_OK);
+  CHECK_INT (cnms_detect (ctx, t, NULL, l, p, &d, &n2), CNMS_OK);
   no_avx = *cnms_ctx_report (ctx);
   cnms_ctx_test_option (ctx, CNMS_TEST_CPU_NO_AVX, 0);
-  CHECK_INT (cnms_detect (ctx, t, l, p, &d, &n), CNMS_OK);
+  CHECK_INT (cnms_detect (ctx, t, NULL, l, p, &d, &n), CNMS_OK);
   *out = *cnms_ctx_report (ctx);
   CHECK_INT (n, n2);
   CHECK (memcmp (&no_avx, out, sizeof no_avx) == 0);
@@ -62,6 +62,10 @@ test_yolov8 (void)
   CHECK_INT (r.shape.layout, CNMS_LAYOUT_YOLOV8);
   CHECK_INT (r.shape.n_anchors, 8);
   CHECK_INT (r.shape.n_classes, 3);
+  CHECK_INT (r.shape.n_values, 7);
+  CHECK_INT (r.shape.n_lane_rows, 0);
+  CHECK_INT (r.shape.n_keypoints, 0);
+  CHECK_INT (r.shape.n_coeffs, 0);
   CHECK_INT (r.candidates, 3);
   CHECK_INT (r.candidates_dropped, 0);
   CHECK_INT (r.kept, 3);
@@ -106,6 +110,7 @@ test_yolov5 (void)
   CHECK_INT (r.shape.layout, CNMS_LAYOUT_YOLOV5);
   CHECK_INT (r.shape.n_anchors, 6);
   CHECK_INT (r.shape.n_classes, 2);
+  CHECK_INT (r.shape.n_values, 7);
   CHECK_INT (r.candidates, 2);
   CHECK_INT (r.nonfinite_scores, 3);
   CHECK_INT (r.kept, 2);
@@ -140,6 +145,7 @@ test_end2end (void)
   CHECK_INT (r.shape.layout, CNMS_LAYOUT_END2END);
   CHECK_INT (r.shape.n_anchors, 9);
   CHECK_INT (r.shape.n_classes, 0);
+  CHECK_INT (r.shape.n_values, 6);
   CHECK_INT (r.candidates, 3);
   CHECK_INT (r.kept, 3);
   CHECK_INT (r.nonfinite_scores, 2);
@@ -150,7 +156,7 @@ test_end2end (void)
 
   /* float16: every value above is a half but the scores 0.9 .. 0.1, which
    * round; the fates stay the same */
-  cnms_floats_to_halfs (data, 9 * 6, half);
+  cnms_floats_to_halves (data, 9 * 6, half);
   th = t;
   th.data = half;
   th.dtype = CNMS_DTYPE_FLOAT16;
@@ -219,23 +225,25 @@ test_failed_and_empty (void)
   CHECK_INT (r.candidates, 1);
   /* short data: a bad tensor, and no report */
   t.size -= 4;
-  CHECK_INT (cnms_detect (ctx, &t, CNMS_LAYOUT_YOLOV5, &p, &d, &n),
+  CHECK_INT (cnms_detect (ctx, &t, NULL, CNMS_LAYOUT_YOLOV5, &p, &d, &n),
       CNMS_ERR_BAD_TENSOR);
   CHECK (memcmp (cnms_ctx_report (ctx), &zero, sizeof zero) == 0);
   /* a bad parameter: no report either */
   t.size += 4;
   p.iou = 2.0f;
-  CHECK_INT (cnms_detect (ctx, &t, CNMS_LAYOUT_YOLOV5, &p, &d, &n),
+  CHECK_INT (cnms_detect (ctx, &t, NULL, CNMS_LAYOUT_YOLOV5, &p, &d, &n),
       CNMS_ERR_INVALID_ARG);
   CHECK (memcmp (cnms_ctx_report (ctx), &zero, sizeof zero) == 0);
   /* [1, 0, 6]: the shape, nothing else */
   p.iou = 0.5f;
   t = tensor3 (NULL, 0, 6);
-  CHECK_INT (cnms_detect (ctx, &t, CNMS_LAYOUT_AUTO, &p, &d, &n), CNMS_OK);
+  CHECK_INT (cnms_detect (ctx, &t, NULL, CNMS_LAYOUT_AUTO, &p, &d, &n),
+      CNMS_OK);
   CHECK_INT (n, 0);
   r = *cnms_ctx_report (ctx);
   CHECK_INT (r.shape.layout, CNMS_LAYOUT_END2END);
   CHECK_INT (r.shape.n_anchors, 0);
+  CHECK_INT (r.shape.n_values, 6);
   CHECK_INT (r.candidates, 0);
   CHECK_INT (r.nonfinite_scores, 0);
   /* no context: a zeroed report */

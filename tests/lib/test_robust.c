@@ -192,14 +192,14 @@ main (void)
     p.frame_width = rng_int (1, 4000);
     p.frame_height = rng_int (1, 4000);
 
-    st = cnms_tensor_shape (&t, layout, &shape, msg, sizeof msg);
+    st = cnms_tensor_shape (&t, NULL, layout, NULL, &shape, msg, sizeof msg);
     if (st != CNMS_OK && st != CNMS_ERR_BAD_TENSOR)
       unexpected++;
-    st = cnms_detect (ctx, &t, layout, &p, &dets, &n_dets);
+    st = cnms_detect (ctx, &t, NULL, layout, &p, &dets, &n_dets);
     if (st == CNMS_OK) {
       ok_calls++;
-      if (cnms_tensor_shape (&t, layout, &shape, NULL, 0) != CNMS_OK
-          || !contract_holds (dets, n_dets, &p, &shape))
+      if (cnms_tensor_shape (&t, NULL, layout, NULL, &shape, NULL,
+              0) != CNMS_OK || !contract_holds (dets, n_dets, &p, &shape))
         broken++;
     } else if (st == CNMS_ERR_BAD_TENSOR || st == CNMS_ERR_INVALID_ARG) {
       bad_calls++;

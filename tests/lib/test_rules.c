@@ -116,10 +116,12 @@ test_iou_equality_detect (void)
   t = tensor3 (data, 5, 2);
   cnms_params_init (&p);
   p.iou = 0.5f;
-  CHECK_INT (cnms_detect (ctx, &t, CNMS_LAYOUT_YOLOV8, &p, &d, &n), CNMS_OK);
+  CHECK_INT (cnms_detect (ctx, &t, NULL, CNMS_LAYOUT_YOLOV8, &p, &d, &n),
+      CNMS_OK);
   CHECK_INT (n, 2);
   p.iou = nextafterf (0.5f, 0.0f);
-  CHECK_INT (cnms_detect (ctx, &t, CNMS_LAYOUT_YOLOV8, &p, &d, &n), CNMS_OK);
+  CHECK_INT (cnms_detect (ctx, &t, NULL, CNMS_LAYOUT_YOLOV8, &p, &d, &n),
+      CNMS_OK);
   CHECK_INT (n, 1);
   CHECK_INT (d[0].anchor, 0);
 }
@@ -168,7 +170,7 @@ test_half_ties (void)
   uint16_t h[8];
   int i;
 
-  cnms_floats_to_halfs (f, 8, h);
+  cnms_floats_to_halves (f, 8, h);
   for (i = 0; i < 8; i++)
     CHECK_INT (h[i], want[i]);
 }
@@ -182,14 +184,15 @@ test_square_auto (void)
   cnms_shape s;
   char msg[256];
 
-  CHECK_INT (cnms_tensor_shape (&t, CNMS_LAYOUT_AUTO, &s, msg, sizeof msg),
-      CNMS_ERR_BAD_TENSOR);
+  CHECK_INT (cnms_tensor_shape (&t, NULL, CNMS_LAYOUT_AUTO, NULL, &s, msg,
+          sizeof msg), CNMS_ERR_BAD_TENSOR);
   CHECK (strcmp (msg, "cannot detect the layout of a [1, 84, 84] tensor "
           "(expected [1,N,5+C], [1,4+C,N] or [1,K,6])") == 0);
   /* one more anchor than rows is yolov8, one more row is yolov5 */
   t = tensor3 (data, 84, 85);
   t.size = 84 * 85 * sizeof (float);
-  CHECK_INT (cnms_tensor_shape (&t, CNMS_LAYOUT_AUTO, &s, NULL, 0), CNMS_OK);
+  CHECK_INT (cnms_tensor_shape (&t, NULL, CNMS_LAYOUT_AUTO, NULL, &s, NULL,
+          0), CNMS_OK);
   CHECK_INT (s.layout, CNMS_LAYOUT_YOLOV8);
 }
 

@@ -1,4 +1,4 @@
-/* cnms_detect_seg's masks against the plain per-pixel formula: random
+/* cnms_detect's yolov8-seg masks against the plain per-pixel formula: random
  * seeded cases (float32 and float16; letterbox and stretch maps; 1 to 37
  * coefficients; prototype planes from 2x2 to 160x160, masks from one pixel
  * to the whole frame, touching the prototypes' edges; many masks over one
@@ -60,7 +60,7 @@ typedef struct {
  * the bytes that differ (and counts the masks and pixels compared). */
 static long
 compare_masks (const seg_case *c, const float *dets, const float *protos,
-    const cnms_det *d, int n, const cnms_mask *mk, const uint8_t *data,
+    const cnms_det *d, int n, const cnms_payload *mk, const uint8_t *data,
     long *pixels)
 {
   const size_t plane = (size_t) c->hp * (size_t) c->wp;
@@ -180,10 +180,10 @@ run_case (cnms_ctx *ctx, const seg_case *c, int idx, long *masks,
     /* the values float16 holds, the reference on them */
     dets16 = malloc (nd * sizeof (uint16_t));
     protos16 = malloc (np * sizeof (uint16_t));
-    cnms_floats_to_halfs (dets, nd, dets16);
-    cnms_floats_to_halfs (protos, np, protos16);
-    cnms_halfs_to_floats (dets16, nd, dets);
-    cnms_halfs_to_floats (protos16, np, protos);
+    cnms_floats_to_halves (dets, nd, dets16);
+    cnms_floats_to_halves (protos, np, protos16);
+    cnms_halves_to_floats (dets16, nd, dets);
+    cnms_halves_to_floats (protos16, np, protos);
   }
   tt = tensor_dims (c->f16 ? (const void *) dets16 : dets, nd * (c->f16 ? 2
           : 4), c->f16 ? CNMS_DTYPE_FLOAT16 : CNMS_DTYPE_FLOAT32, 3, 1, rows,
@@ -203,26 +203,31 @@ run_case (cnms_ctx *ctx, const seg_case *c, int idx, long *masks,
   p.score_threshold = 0.3f;
   for (pass = 0; pass < (backend == CNMS_BACKEND_CPU ? 2 : 1); pass++) {
     const cnms_det *d = NULL;
-    const cnms_mask *mk;
+    cnms_payloads pl;
+    const cnms_payload *mk;
     const uint8_t *data = NULL;
-    int n = -1, nm = -1;
+    int n = -1;
     long bad, px = 0;
     cnms_status st;
 
     if (backend == CNMS_BACKEND_CPU)
       cnms_ctx_test_option (ctx, CNMS_TEST_CPU_NO_AVX, pass);
-    st = cnms_detect_seg (ctx, &tt, &pt, &p, &d, &n);
+    st = cnms_detect (ctx, &tt, &pt, CNMS_LAYOUT_YOLOV8_SEG, &p, &d, &n);
     CHECK_INT (st, CNMS_OK);
     if (st != CNMS_OK) {
       fprintf (stderr, "  case %d: %s\n", idx, cnms_ctx_error (ctx));
       continue;
     }
-    mk = cnms_ctx_masks (ctx, &data, &nm);
-    CHECK_INT (nm, n);
-    CHECK (data != NULL);
+    cnms_ctx_payload (ctx, &pl);
+    mk = pl.records;
+    data = pl.data;
+    CHECK_INT (pl.n, n);
+    CHECK_INT (pl.head, CNMS_HEAD_MASK);
     if (n > 0)
-      CHECK (mk != NULL);
-    if (data == NULL || (n > 0 && mk == NULL) || nm != n)
+      CHECK (mk != NULL && data != NULL);
+    if (n > 0 && (data == NULL || mk == NULL))
+      continue;
+    if (pl.n != n)
       continue;
     bad = compare_masks (c, dets, protos, d, n, mk, data, &px);
     if (bad != 0)
@@ -300,8 +305,8 @@ test_none_kept (cnms_ctx *ctx)
   cnms_tensor tt, pt;
   cnms_params p;
   const cnms_det *d;
-  const uint8_t *data = NULL;
-  int n = -1, nm = -1, i;
+  cnms_payloads pl;
+  int n = -1, i;
 
   for (i = 0; i < M * HP * WP; i++)
     fp[i] = 1.0f;
@@ -312,19 +317,21 @@ test_none_kept (cnms_ctx *ctx)
     f[3 * N + i] = 4.0f;
     f[4 * N + i] = 0.1f;        /* below the threshold */
   }
-  cnms_floats_to_halfs (f, ROWS * N, t);
-  cnms_floats_to_halfs (fp, M * HP * WP, pr);
+  cnms_floats_to_halves (f, ROWS * N, t);
+  cnms_floats_to_halves (fp, M * HP * WP, pr);
   tt = tensor_dims (t, sizeof t, CNMS_DTYPE_FLOAT16, 3, 1, ROWS, N);
   pt = tensor_dims (pr, sizeof pr, CNMS_DTYPE_FLOAT16, 4, 1, M, HP);
   pt.dims[3] = WP;
   cnms_params_init (&p);
   p.model_width = p.model_height = 16;
   p.frame_width = p.frame_height = 16;
-  CHECK_INT (cnms_detect_seg (ctx, &tt, &pt, &p, &d, &n), CNMS_OK);
+  CHECK_INT (cnms_detect (ctx, &tt, &pt, CNMS_LAYOUT_YOLOV8_SEG, &p, &d, &n),
+      CNMS_OK);
   CHECK_INT (n, 0);
-  cnms_ctx_masks (ctx, &data, &nm);
-  CHECK_INT (nm, 0);
-  CHECK (data != NULL);
+  cnms_ctx_payload (ctx, &pl);
+  CHECK_INT (pl.n, 0);
+  CHECK_INT (pl.head, CNMS_HEAD_MASK);
+  CHECK_INT (pl.size, 0);
 }
 
 int

@@ -27,7 +27,8 @@ expect_shape (cnms_tensor t, cnms_layout req, cnms_layout layout,
 {
   cnms_shape s;
   char msg[256];
-  cnms_status st = cnms_tensor_shape (&t, req, &s, msg, sizeof msg);
+  cnms_status st = cnms_tensor_shape (&t, NULL, req, NULL, &s, msg,
+      sizeof msg);
 
   CHECK_INT (st, CNMS_OK);
   if (st != CNMS_OK) {
@@ -45,7 +46,7 @@ expect_bad (cnms_tensor t, cnms_layout req)
   cnms_shape s;
   char msg[256] = "";
 
-  CHECK_INT (cnms_tensor_shape (&t, req, &s, msg, sizeof msg),
+  CHECK_INT (cnms_tensor_shape (&t, NULL, req, NULL, &s, msg, sizeof msg),
       CNMS_ERR_BAD_TENSOR);
   /* one line that says something */
   CHECK (strlen (msg) > 10 && strchr (msg, '\n') == NULL);
@@ -135,14 +136,17 @@ test_detect_args (void)
   CHECK_INT (p.max_detections, 300);
   CHECK_INT (p.max_candidates, 30000);
   CHECK_INT (p.letterbox, 1);
-  CHECK_INT (cnms_detect (ctx, &t, CNMS_LAYOUT_AUTO, &p, &d, &n), CNMS_OK);
+  CHECK_FLOAT (p.lane_distance, 50.0f);
+  CHECK_INT (p.keypoint_dims, 0);
+  CHECK_INT (cnms_detect (ctx, &t, NULL, CNMS_LAYOUT_AUTO, &p, &d, &n),
+      CNMS_OK);
   CHECK_INT (n, 1);
   CHECK_INT (strlen (cnms_ctx_error (ctx)), 0);
 
 #define EXPECT_INVALID(field, value) \
   bad = p; \
   bad.field = value; \
-  CHECK_INT (cnms_detect (ctx, &t, CNMS_LAYOUT_AUTO, &bad, &d, &n), \
+  CHECK_INT (cnms_detect (ctx, &t, NULL, CNMS_LAYOUT_AUTO, &bad, &d, &n), \
       CNMS_ERR_INVALID_ARG); \
   CHECK (strlen (cnms_ctx_error (ctx)) > 0)
   EXPECT_INVALID (iou, 1.5f);
@@ -154,12 +158,12 @@ test_detect_args (void)
 #undef EXPECT_INVALID
 
   t.on_device = 1;
-  CHECK_INT (cnms_detect (ctx, &t, CNMS_LAYOUT_AUTO, &p, &d, &n),
+  CHECK_INT (cnms_detect (ctx, &t, NULL, CNMS_LAYOUT_AUTO, &p, &d, &n),
       CNMS_ERR_INVALID_ARG);
   CHECK (strstr (cnms_ctx_error (ctx), "CUDA") != NULL);
   t.on_device = 0;
   t.size = 5;
-  CHECK_INT (cnms_detect (ctx, &t, CNMS_LAYOUT_AUTO, &p, &d, &n),
+  CHECK_INT (cnms_detect (ctx, &t, NULL, CNMS_LAYOUT_AUTO, &p, &d, &n),
       CNMS_ERR_BAD_TENSOR);
   CHECK (strstr (cnms_ctx_error (ctx), "bytes") != NULL);
   CHECK_INT (n, 0);

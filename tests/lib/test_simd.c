@@ -21,7 +21,7 @@
 
 static cnms_ctx *ctx;
 static float data[MAX_ELEMS];
-static uint16_t halfs[MAX_ELEMS];
+static uint16_t halves[MAX_ELEMS];
 static cnms_det ref[2200];
 static test_rng rng;
 static int n_cases;
@@ -130,8 +130,8 @@ test_layouts (void)
         }
         /* float16: the same values, rounded */
         for (i = 0; i < count; i++)
-          halfs[i] = cnms_float_to_half (data[i]);
-        t.data = halfs;
+          halves[i] = cnms_float_to_half (data[i]);
+        t.data = halves;
         t.dtype = CNMS_DTYPE_FLOAT16;
         t.size = count * sizeof (uint16_t);
         for (h = 0; h < 2; h++) {

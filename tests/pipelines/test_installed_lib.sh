@@ -3,12 +3,15 @@
 # scratch folder of the build dir, then pipelines/c/cnms-example.c compiled
 # with cc and `pkg-config --cflags --libs cudanms` against that install only,
 # and run from it with its exact output checked (the build's own
-# cnms-example too). The installed library's soname is libcudanms.so.0 and
+# cnms-example too). The installed library's soname is libcudanms.so.1 and
 # it exports the public API of cudanms.h and nothing else (kernels/
-# cudanms.map). Writes only under the build dir. Exits 77 (skip) without
-# meson (of the build's version), cc, pkg-config, readelf or nm, and in a
-# clang sanitizer build (its sanitizer runtime is linked into programs, not
-# the library).
+# cudanms.map): the API is every function that the installed cudanms.h
+# declares, read from the header itself; each must be exported, and a
+# program generated from that list, which takes the address of every one,
+# is built the same way and runs. cudanms_static.h is not installed. Writes
+# only under the build dir. Exits 77 (skip) without meson (of the build's
+# version), cc, pkg-config, readelf, nm or awk, and in a clang sanitizer
+# build (its sanitizer runtime is linked into programs, not the library).
 #
 # env (tests/pipelines/meson.build): CUDANMS_SOURCE_ROOT, CUDANMS_BUILD_ROOT,
 # MESON, CNMS_MESON_VERSION, CNMS_SCRATCH, CNMS_LIBDIR, CNMS_INCLUDEDIR,
@@ -21,7 +24,7 @@ preload=${LD_PRELOAD:-}
 unset LD_PRELOAD
 
 MESON=${MESON:-meson}
-for tool in "$MESON" cc pkg-config readelf nm; do
+for tool in "$MESON" cc pkg-config readelf nm awk; do
   command -v "$tool" > /dev/null 2>&1 || { echo "SKIP: no $tool"; exit 77; }
 done
 v=$("$MESON" --version 2>/dev/null || true)
@@ -33,17 +36,11 @@ if [ "${CNMS_SANITIZE:-none}" != none ] && [ "$CNMS_CC_ID" != gcc ]; then
   exit 77
 fi
 
-# The public API: the functions of cudanms.h (what kernels/cudanms.map
-# exports).
-public="cnms_params_init cnms_parse_size cnms_map_centre_box
-  cnms_floats_to_halfs cnms_halfs_to_floats cnms_tensor_shape cnms_ctx_new
-  cnms_ctx_free cnms_ctx_backend cnms_ctx_error cnms_ctx_report cnms_detect
-  cnms_nms cnms_nms_rotated cnms_obb_corners cnms_obb_hull
-  cnms_detect_lanes cnms_ctx_lane_points cnms_nms_lanes
-  cnms_pose_shape cnms_seg_shape cnms_ctx_keypoints cnms_detect_seg
-  cnms_ctx_masks
-  cnms_ctx_set_cuda_stream cnms_cuda_device_count cnms_status_str
-  cnms_layout_name"
+# The package's version (cudanms.pc), the library's soname and the file
+# its links lead to (the ABI's version, kernels/meson.build).
+version=0.2.0
+soname=libcudanms.so.1
+real=libcudanms.so.1.0.0
 
 expected="nms class-aware, iou 0.45: kept 5: 4 0 2 6 3
 nms class-agnostic, iou 0.45: kept 3: 4 0 6
@@ -53,10 +50,114 @@ detect yolov8 [1, 6, 4] for 1280x720: 2 detections
 
 fail () { echo "FAIL: $*"; exit 1; }
 
+# The functions a C header declares at file scope, one name a line, in the
+# header's order: every declaration "TYPE name (...);" outside braces,
+# comments, preprocessor lines and #ifdef __cplusplus blocks, over any
+# number of lines. Typedefs, pointers to functions and static (inline)
+# functions are none of the library's functions.
+declared () {
+  awk '
+{ src = src $0 "\n" }
+END {
+  text = ""
+  while ((i = index (src, "/*")) > 0) {
+    text = text substr (src, 1, i - 1) " "
+    src = substr (src, i + 2)
+    j = index (src, "*/")
+    src = j > 0 ? substr (src, j + 2) : ""
+  }
+  text = text src
+  gsub (/\/\/[^\n]*/, "", text)
+  n = split (text, line, "\n")
+  code = ""
+  skip = 0
+  for (k = 1; k <= n; k++) {
+    l = line[k]
+    if (l ~ /^[ \t]*#/) {
+      while (l ~ /\\$/ && k < n)
+        l = line[++k]
+      if (skip > 0 && l ~ /^[ \t]*#[ \t]*if/)
+        skip++
+      else if (skip > 0 && l ~ /^[ \t]*#[ \t]*endif/)
+        skip--
+      else if (skip == 0 && l ~ /^[ \t]*#[ \t]*ifdef[ \t]+__cplusplus/)
+        skip = 1
+      continue
+    }
+    if (skip == 0)
+      code = code " " l
+  }
+  depth = 0
+  stmt = ""
+  len = length (code)
+  for (k = 1; k <= len; k++) {
+    c = substr (code, k, 1)
+    if (c == "{") {
+      if (depth == 0)
+        emit(stmt)
+      depth++
+      stmt = ""
+    } else if (c == "}") {
+      depth--
+      stmt = ""
+    } else if (depth == 0 && c == ";") {
+      emit(stmt)
+      stmt = ""
+    } else if (depth == 0) {
+      stmt = stmt c
+    }
+  }
+}
+function emit(s,    name) {
+  gsub (/[ \t]+/, " ", s)
+  sub (/^ /, "", s)
+  if (s ~ /^(typedef|static)[ *]/ || index (s, "(") == 0)
+    return
+  name = substr (s, 1, index (s, "(") - 1)
+  sub (/ $/, "", name)
+  if (name !~ /[A-Za-z0-9_*][ *]*[ *][A-Za-z_][A-Za-z0-9_]*$/)
+    return
+  sub (/.*[^A-Za-z0-9_]/, "", name)
+  print name
+}' "$1"
+}
+
 dest=$CNMS_SCRATCH/destdir
 rm -rf "$CNMS_SCRATCH"
 mkdir -p "$dest" "$CNMS_SCRATCH/tmp"
 export TMPDIR="$CNMS_SCRATCH/tmp"   # cc's temporary files
+
+# The reader of declarations, on a header with every kind of line it must
+# tell apart.
+cat > "$CNMS_SCRATCH/sample.h" << 'EOF'
+#ifndef SAMPLE_H
+#define SAMPLE_H
+#define MACRO(a, b) \
+  int in_a_macro (a, b);
+#ifdef __cplusplus
+extern "C" {
+#endif
+/* int in_a_comment (void); */
+typedef void (*a_typedef) (int);
+typedef struct {
+  int (*a_member) (int);
+} a_struct;
+const char *
+multi_line (int a,
+    int b);
+unsigned long long two_words (void); int same_line (void);
+extern int with_extern (void);
+static inline int an_inline (void) { return 0; }
+void (*a_pointer) (void);
+struct s *returns_a_pointer (const struct s *p) /* a comment */ ;
+#ifdef __cplusplus
+}
+#endif
+#endif
+EOF
+got=$(declared "$CNMS_SCRATCH/sample.h" | tr '\n' ' ')
+[ "$got" = "multi_line two_words same_line with_extern returns_a_pointer " ] \
+  || fail "the functions read from a sample header: '$got'"
 
 "$MESON" install -C "$CUDANMS_BUILD_ROOT" --destdir "$dest" --no-rebuild --quiet \
   > "$CNMS_SCRATCH/install.log" 2>&1 || {
@@ -67,39 +168,38 @@ inc=$dest$CNMS_INCLUDEDIR/cudanms
 echo "installed:"
 (cd "$dest" && find . -path "*cudanms*" ! -type d | sort)
 [ -f "$inc/cudanms.h" ] || fail "no $CNMS_INCLUDEDIR/cudanms/cudanms.h"
+[ ! -e "$inc/cudanms_static.h" ] || fail "cudanms_static.h is installed"
 [ -f "$lib/pkgconfig/cudanms.pc" ] || fail "no $CNMS_LIBDIR/pkgconfig/cudanms.pc"
-[ -f "$lib/libcudanms.so.0.1.0" ] || fail "no $CNMS_LIBDIR/libcudanms.so.0.1.0"
-[ "$(readlink "$lib/libcudanms.so.0")" = libcudanms.so.0.1.0 ] \
-  || fail "libcudanms.so.0 is not a link to libcudanms.so.0.1.0"
-[ "$(readlink "$lib/libcudanms.so")" = libcudanms.so.0 ] \
-  || fail "libcudanms.so is not a link to libcudanms.so.0"
+[ -f "$lib/$real" ] || fail "no $CNMS_LIBDIR/$real"
+[ "$(readlink "$lib/$soname")" = "$real" ] \
+  || fail "$soname is not a link to $real"
+[ "$(readlink "$lib/libcudanms.so")" = "$soname" ] \
+  || fail "libcudanms.so is not a link to $soname"
 
 # The soname.
-soname=$(readelf -d "$lib/libcudanms.so.0.1.0" | sed -n 's/.*(SONAME).*\[\(.*\)\]/\1/p')
-echo "soname: $soname"
-[ "$soname" = libcudanms.so.0 ] || fail "soname '$soname', not libcudanms.so.0"
+got=$(readelf -d "$lib/$real" | sed -n 's/.*(SONAME).*\[\(.*\)\]/\1/p')
+echo "soname: $got"
+[ "$got" = "$soname" ] || fail "soname '$got', not $soname"
 
-# The exported symbols: the public API, nothing else. Every function the
-# installed header declares that is in the public API must be there.
-nm -D --defined-only "$lib/libcudanms.so.0.1.0" | awk '{ print $NF }' \
+# The public API: the functions the installed cudanms.h declares.
+declared "$inc/cudanms.h" > "$CNMS_SCRATCH/declared"
+[ -s "$CNMS_SCRATCH/declared" ] || fail "no function found in the installed cudanms.h"
+echo "declared ($(wc -l < "$CNMS_SCRATCH/declared")): $(tr '\n' ' ' < "$CNMS_SCRATCH/declared")"
+[ -z "$(sort "$CNMS_SCRATCH/declared" | uniq -d)" ] \
+  || fail "cudanms.h declares $(sort "$CNMS_SCRATCH/declared" | uniq -d | tr '\n' ' ')more than once"
+
+# The exported symbols: the public API, nothing else.
+nm -D --defined-only "$lib/$real" | awk '{ print $NF }' \
   | sort > "$CNMS_SCRATCH/exported"
-echo "exported: $(tr '\n' ' ' < "$CNMS_SCRATCH/exported")"
-for sym in $(cat "$CNMS_SCRATCH/exported"); do
-  case " $(echo $public) " in
-    *" $sym "*) ;;
-    *) fail "libcudanms exports $sym, not in the public API" ;;
-  esac
-done
-declared=$(sed -n -E 's/^[A-Za-z_][A-Za-z0-9_ ]*[ *](cnms_[a-z0-9_]+) \(.*/\1/p' "$inc/cudanms.h")
-[ -n "$declared" ] || fail "no function found in the installed cudanms.h"
-for sym in $declared; do
-  case " $(echo $public) " in
-    *" $sym "*)
-      grep -qx "$sym" "$CNMS_SCRATCH/exported" \
-        || fail "cudanms.h declares $sym, libcudanms does not export it" ;;
-    *) echo "NOTE: cudanms.h declares $sym, not in the public API (not exported)" ;;
-  esac
-done
+echo "exported ($(wc -l < "$CNMS_SCRATCH/exported")): $(tr '\n' ' ' < "$CNMS_SCRATCH/exported")"
+while read -r sym; do
+  grep -qx "$sym" "$CNMS_SCRATCH/declared" \
+    || fail "libcudanms exports $sym, which cudanms.h does not declare"
+done < "$CNMS_SCRATCH/exported"
+while read -r sym; do
+  grep -qx "$sym" "$CNMS_SCRATCH/exported" \
+    || fail "cudanms.h declares $sym, libcudanms does not export it"
+done < "$CNMS_SCRATCH/declared"
 
 # pkg-config against the scratch install only; system dirs kept in the
 # flags (a prefix of /usr would drop them, and find the system's instead).
@@ -109,21 +209,40 @@ pc () {
   PKG_CONFIG_ALLOW_SYSTEM_CFLAGS=1 PKG_CONFIG_ALLOW_SYSTEM_LIBS=1 \
     pkg-config "$@"
 }
-[ "$(pc --modversion cudanms)" = 0.1.0 ] || fail "pkg-config --modversion cudanms: $(pc --modversion cudanms)"
+[ "$(pc --modversion cudanms)" = "$version" ] || fail "pkg-config --modversion cudanms: $(pc --modversion cudanms)"
 flags=$(pc --cflags --libs cudanms)
 echo "pkg-config --cflags --libs cudanms: $flags"
 # shellcheck disable=SC2086
 set -- $flags
 [ "$*" = "-I$inc -L$lib -lcudanms" ] || fail "pkg-config gives '$*'"
 
-# The example, as an application builds it: cudanms.h and -lcudanms only.
 cd "$CNMS_SCRATCH"
+
+# Every declared function, linked by address from a program built as an
+# application builds (a declaration without its export does not link) and
+# run on the installed library with every symbol bound at load.
+{
+  printf '%s\n' "#include <stdio.h>" "#include <cudanms.h>" \
+    "void (*const cnms_api[]) (void) = {"
+  sed 's/.*/  (void (*) (void)) &,/' "$CNMS_SCRATCH/declared"
+  printf '%s\n' "};" "int main (void) {" \
+    '  printf ("%d\n", (int) (sizeof cnms_api / sizeof cnms_api[0]));' \
+    "  return 0;" "}"
+} > cnms-api.c
+cc -std=c99 -Wall -Wextra -Werror -o cnms-api cnms-api.c "$@" \
+  || fail "cc cnms-api.c (the address of every function of cudanms.h) \$(pkg-config --cflags --libs cudanms)"
+n=$(LD_PRELOAD=$preload LD_LIBRARY_PATH=$lib LD_BIND_NOW=1 ./cnms-api) \
+  || fail "cnms-api exits $?"
+echo "cnms-api: $n functions linked"
+[ "$n" = "$(wc -l < "$CNMS_SCRATCH/declared")" ] || fail "cnms-api links $n functions"
+
+# The example, as an application builds it: cudanms.h and -lcudanms only.
 cc -std=c99 -Wall -Wextra -Werror -o cnms-example \
   "$CUDANMS_SOURCE_ROOT/pipelines/c/cnms-example.c" "$@" \
   || fail "cc cnms-example.c \$(pkg-config --cflags --libs cudanms)"
 # It loads the installed library.
-loaded=$(LD_LIBRARY_PATH="$lib" ldd ./cnms-example | awk '$1 == "libcudanms.so.0" { print $3 }')
-[ "$loaded" = "$lib/libcudanms.so.0" ] || fail "cnms-example loads libcudanms.so.0 from '$loaded'"
+loaded=$(LD_LIBRARY_PATH="$lib" ldd ./cnms-example | awk -v so="$soname" '$1 == so { print $3 }')
+[ "$loaded" = "$lib/$soname" ] || fail "cnms-example loads $soname from '$loaded'"
 
 check_output () {  # NAME LD_LIBRARY_PATH PROGRAM
   out=$(LD_PRELOAD=$preload LD_LIBRARY_PATH=$2 "$3") || fail "$1 exits $?"
