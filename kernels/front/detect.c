@@ -18,8 +18,9 @@ check_distance (cnms_ctx *ctx, float distance)
   return CNMS_OK;
 }
 
-/* The checks of a detect that need no tensor: the parameters, the
- * layout's own, and that device tensors come to a CUDA context. */
+/* The checks of a detect that need no tensor: the parameters, the lane
+ * distance, and that device tensors come to a CUDA context (the shape
+ * rules check the rest, keypoint_dims among them). */
 static cnms_status
 check_call (cnms_ctx *ctx, const cnms_tensor *t, const cnms_tensor *protos,
     cnms_layout layout, const cnms_params *p)
@@ -33,10 +34,6 @@ check_call (cnms_ctx *ctx, const cnms_tensor *t, const cnms_tensor *protos,
     if (st != CNMS_OK)
       return st;
   }
-  if (layout == CNMS_LAYOUT_YOLOV8_POSE && p->keypoint_dims != 0
-      && p->keypoint_dims != 2 && p->keypoint_dims != 3)
-    return cnms_fail (&ctx->b, CNMS_ERR_INVALID_ARG,
-        "keypoint-dims %d must be 2 or 3 (0: 3)", p->keypoint_dims);
   if ((t->on_device || (protos != NULL && protos->on_device))
       && ctx->backend != CNMS_BACKEND_CUDA)
     return cnms_fail (&ctx->b, CNMS_ERR_INVALID_ARG,
@@ -158,14 +155,12 @@ cnms_detect (cnms_ctx *ctx, const cnms_tensor *t, const cnms_tensor *protos,
   return CNMS_OK;
 }
 
-/* cnms_nms and cnms_nms_rotated: the checks, then the backend. */
+/* The checks every plain NMS call shares: its output count, n, and its
+ * arrays (rows: boxes or proposals) when n > 0. */
 static cnms_status
-plain_nms (cnms_ctx *ctx, int geom, const char *fn, const float *boxes,
-    const float *scores, const int32_t *classes, int n, float iou,
-    int class_agnostic, int max_detections, int64_t *keep, int *n_keep)
+plain_begin (cnms_ctx *ctx, const char *fn, const char *rows,
+    const void *in, const float *scores, int n, int64_t *keep, int *n_keep)
 {
-  if (ctx == NULL)
-    return CNMS_ERR_INVALID_ARG;
   ctx->b.error[0] = '\0';
   cnms_payload_clear (ctx);
   if (n_keep == NULL)
@@ -175,9 +170,25 @@ plain_nms (cnms_ctx *ctx, int geom, const char *fn, const float *boxes,
   if (n < 0)
     return cnms_fail (&ctx->b, CNMS_ERR_INVALID_ARG,
         "%s: n = %d is negative", fn, n);
-  if (n > 0 && (boxes == NULL || scores == NULL || keep == NULL))
+  if (n > 0 && (in == NULL || scores == NULL || keep == NULL))
     return cnms_fail (&ctx->b, CNMS_ERR_INVALID_ARG,
-        "%s: NULL boxes, scores or keep", fn);
+        "%s: NULL %s, scores or keep", fn, rows);
+  return CNMS_OK;
+}
+
+/* cnms_nms and cnms_nms_rotated: the checks, then the backend. */
+static cnms_status
+plain_nms (cnms_ctx *ctx, int geom, const char *fn, const float *boxes,
+    const float *scores, const int32_t *classes, int n, float iou,
+    int class_agnostic, int max_detections, int64_t *keep, int *n_keep)
+{
+  cnms_status st;
+
+  if (ctx == NULL)
+    return CNMS_ERR_INVALID_ARG;
+  st = plain_begin (ctx, fn, "boxes", boxes, scores, n, keep, n_keep);
+  if (st != CNMS_OK)
+    return st;
   if (!(iou >= 0.0f && iou <= 1.0f))
     return cnms_fail (&ctx->b, CNMS_ERR_INVALID_ARG,
         "iou %g is outside [0, 1]", (double) iou);
@@ -214,22 +225,13 @@ cnms_nms_lanes (cnms_ctx *ctx, const float *proposals, int n_offsets,
 
   if (ctx == NULL)
     return CNMS_ERR_INVALID_ARG;
-  ctx->b.error[0] = '\0';
-  cnms_payload_clear (ctx);
-  if (n_keep == NULL)
-    return cnms_fail (&ctx->b, CNMS_ERR_INVALID_ARG,
-        "cnms_nms_lanes: n_keep is NULL");
-  *n_keep = 0;
-  if (n < 0)
-    return cnms_fail (&ctx->b, CNMS_ERR_INVALID_ARG,
-        "cnms_nms_lanes: n = %d is negative", n);
-  if (n_offsets < 2 || n_offsets > (1 << 20))
-    return cnms_fail (&ctx->b, CNMS_ERR_INVALID_ARG,
+  st = plain_begin (ctx, "cnms_nms_lanes", "proposals", proposals, scores, n,
+      keep, n_keep);
+  if (st == CNMS_OK && (n_offsets < 2 || n_offsets > (1 << 20)))
+    st = cnms_fail (&ctx->b, CNMS_ERR_INVALID_ARG,
         "cnms_nms_lanes: n_offsets = %d is outside [2, 2^20]", n_offsets);
-  if (n > 0 && (proposals == NULL || scores == NULL || keep == NULL))
-    return cnms_fail (&ctx->b, CNMS_ERR_INVALID_ARG,
-        "cnms_nms_lanes: NULL proposals, scores or keep");
-  st = check_distance (ctx, distance);
+  if (st == CNMS_OK)
+    st = check_distance (ctx, distance);
   if (st != CNMS_OK || n == 0)
     return st;
   return ctx->ops->nms_lanes (&ctx->b, proposals, n_offsets, scores, n,

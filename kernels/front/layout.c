@@ -256,7 +256,7 @@ pose_shape (const cnms_tensor *t, int keypoint_dims, cnms_shape *s,
   char dims[160];
 
   if (d != 2 && d != 3) {
-    cnms_set_msg (msg, msg_size, "keypoint dims %d: must be 2 or 3 (0: 3)",
+    cnms_set_msg (msg, msg_size, "keypoint-dims %d must be 2 or 3 (0: 3)",
         keypoint_dims);
     return CNMS_ERR_INVALID_ARG;
   }
@@ -384,7 +384,7 @@ cnms_tensor_shape (const cnms_tensor *t, const cnms_tensor *protos,
   if (requested == CNMS_LAYOUT_YOLOV8_POSE && p != NULL
       && p->keypoint_dims != 0 && p->keypoint_dims != 2
       && p->keypoint_dims != 3) {
-    cnms_set_msg (msg, msg_size, "keypoint dims %d: must be 2 or 3 (0: 3)",
+    cnms_set_msg (msg, msg_size, "keypoint-dims %d must be 2 or 3 (0: 3)",
         p->keypoint_dims);
     return CNMS_ERR_INVALID_ARG;
   }

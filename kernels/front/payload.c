@@ -195,7 +195,7 @@ run_heads (cnms_ctx *ctx, const cnms_job *job, cnms_heads_args *h,
   st = ctx->ops->heads (&ctx->b, job, h, out->dets, out->n_dets, &values);
   if (st != CNMS_OK)
     return st;
-  if (values == NULL)
+  if (values == NULL && out->n_dets > 0)
     return cnms_fail (&ctx->b, CNMS_ERR_UNSUPPORTED,
         "the %s backend returned no %s", ctx->ops->name,
         heads[h->kind].values);
