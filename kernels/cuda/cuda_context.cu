@@ -115,7 +115,8 @@ release_all (cnms_backend_ctx *ctx, cnms_cuda_priv *s)
   cnms_cuda_buf *dev[] = { &s->d_in, &s->d_cand, &s->d_report,
     &s->d_rules, &s->d_keys, &s->d_vals, &s->d_order, &s->d_boxes,
     &s->d_cls, &s->d_mask, &s->d_rows, &s->d_grid, &s->d_lane_rows,
-    &s->d_protos, &s->d_hjobs, &s->d_logits, &s->d_masks, &s->d_kept
+    &s->d_protos, &s->d_hjobs, &s->d_logits, &s->d_masks, &s->d_kept,
+    &s->d_caps
   };
   size_t i;
 
