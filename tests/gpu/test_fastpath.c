@@ -89,10 +89,11 @@ expected_order (int k, int *order)
 
 /* One detect case on the three contexts (obb: the YOLOv8-OBB tensor);
  * want_n kept: with apart boxes the best want_n in score order, with one
- * box the best of each class. */
+ * box the best of each class; cap > 0: at most cap of each class (the
+ * first in score order), then max_det. */
 static void
 detect_case_of (cnms_ctx *ctx[3], const char *name, int obb, int k,
-    int same_box, int max_det, int max_cand, int want_n)
+    int same_box, int max_det, int max_cand, int cap, int want_n)
 {
   static int order[N_ANCHORS];
   const cnms_layout layout = obb ? CNMS_LAYOUT_YOLOV8_OBB :
@@ -102,11 +103,12 @@ detect_case_of (cnms_ctx *ctx[3], const char *name, int obb, int k,
   gpu_result r[4];
   float *d = make_tensor (k, same_box, obb, &t);
   char why[512];
-  int i, bad = 0;
+  int i, bad = 0, n_order;
 
   cnms_params_init (&p);
   p.max_detections = max_det;
   p.max_candidates = max_cand;
+  p.max_detections_per_class = cap;
   p.iou = 0.5f;
   /* 78 rows of 12 pixels: a 1280 model and frame hold them */
   p.model_width = p.model_height = 1280;
@@ -129,11 +131,20 @@ detect_case_of (cnms_ctx *ctx[3], const char *name, int obb, int k,
     bad++;
   }
   expected_order (k, order);
+  n_order = k;
   if (same_box) {
     /* the first of each class in score order survives */
     int seen[N_CLASSES] = { 0 }, m = 0;
     for (i = 0; i < k; i++)
       if (!seen[order[i] % N_CLASSES]++)
+        order[m++] = order[i];
+    n_order = m;
+  }
+  if (cap > 0) {
+    /* the caps: the first cap of each class in kept order */
+    int seen[N_CLASSES] = { 0 }, m = 0;
+    for (i = 0; i < n_order; i++)
+      if (seen[order[i] % N_CLASSES]++ < cap)
         order[m++] = order[i];
   }
   for (i = 0; i < r[0].n && !bad; i++) {
@@ -167,8 +178,18 @@ static void
 detect_case (cnms_ctx *ctx[3], const char *name, int k, int same_box,
     int max_det, int max_cand, int want_n)
 {
-  detect_case_of (ctx, name, 0, k, same_box, max_det, max_cand, want_n);
-  detect_case_of (ctx, name, 1, k, same_box, max_det, max_cand, want_n);
+  detect_case_of (ctx, name, 0, k, same_box, max_det, max_cand, 0, want_n);
+  detect_case_of (ctx, name, 1, k, same_box, max_det, max_cand, 0, want_n);
+}
+
+/* The same with every class capped at cap (the caps after the NMS, in
+ * the engine's kept order: cuda_caps.cu's rounds of 1024 records). */
+static void
+caps_case (cnms_ctx *ctx[3], const char *name, int k, int same_box,
+    int max_det, int cap, int want_n)
+{
+  detect_case_of (ctx, name, 0, k, same_box, max_det, 30000, cap, want_n);
+  detect_case_of (ctx, name, 1, k, same_box, max_det, 30000, cap, want_n);
 }
 
 /* Plain NMS of n apart boxes (rotated: cnms_nms_rotated of the same
@@ -262,6 +283,16 @@ main (void)
   detect_case (ctx, "max-candidates 2048 of 2049", 2049, 0, 4100, 2048,
       2048);
   detect_case (ctx, "max-detections 3 of 4100", N_ANCHORS, 0, 3, 30000, 3);
+  caps_case (ctx, "caps 3 a class of 300", 300, 0, 300, 3, 6);
+  caps_case (ctx, "caps 1 a class, 1025 identical boxes", 1025, 1, 300, 1,
+      2);
+  caps_case (ctx, "caps 600 a class of 2049", 2049, 0, 4100, 600, 1200);
+  caps_case (ctx, "caps 600, max-detections 1000 of 2049", 2049, 0, 1000,
+      600, 1000);
+  caps_case (ctx, "caps 1000 a class of 4100", N_ANCHORS, 0, 4100, 1000,
+      2000);
+  caps_case (ctx, "caps 2100 a class of 4100 (none capped)", N_ANCHORS, 0,
+      4100, 2100, N_ANCHORS);
   for (i = 1023; i <= 1025; i++) {
     nms_case (ctx, i, 0);
     nms_case (ctx, i, 1);
