@@ -20,12 +20,25 @@ CNMS_HD void cnms_map_keypoint (const cnms_map *m, float x, float y,
 /* The pixel rectangle of a mask: the frame pixels X, Y (integers) with
  * x1 <= X < x2 and y1 <= Y < y2, i.e. X in [ceil (x1), ceil (x2)). A kept
  * box lies in [0, frame] (clipped), so the rectangle lies in the frame;
- * it is empty (width or height 0) when no integer falls in a side. */
+ * it is empty (width or height 0) when no integer falls in a side.
+ * cnms_ceil_int: ceil (v) as an int, out of range the nearest int, NaN
+ * 0. */
+CNMS_HD int cnms_ceil_int (float v)
+{
+  const float c = ceilf (v);
+
+  /* in range before the conversion: a frame of 2^31 - 64 pixels or more
+   * clips a box's x2 to 2^31 in float */
+  if (!(c > -2147483648.0f))
+    return c < 0.0f ? INT32_MIN : 0;
+  return c < 2147483648.0f ? (int) c : INT32_MAX;
+}
+
 CNMS_HD void cnms_mask_rect (float x1, float y1, float x2, float y2, int *x,
     int *y, int *width, int *height)
 {
-  const int cx1 = (int) ceilf (x1), cy1 = (int) ceilf (y1);
-  const int cx2 = (int) ceilf (x2), cy2 = (int) ceilf (y2);
+  const int cx1 = cnms_ceil_int (x1), cy1 = cnms_ceil_int (y1);
+  const int cx2 = cnms_ceil_int (x2), cy2 = cnms_ceil_int (y2);
 
   *x = cx1;
   *y = cy1;

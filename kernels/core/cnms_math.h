@@ -241,9 +241,26 @@ typedef struct {
   float min_w, min_h;           /* the least box a candidate has (0: any) */
 } cnms_map;
 
+/* One axis of ultralytics' scale_boxes padding, as Python computes it:
+ * round ((model - frame * gain) / 2 - 0.1) in double, gain the double
+ * min of model / frame over the axes, round () to nearest, ties to even
+ * (rint in the default rounding mode), an integer. Each operation is its
+ * own statement: no contraction. */
+CNMS_HD float cnms_letterbox_pad (int model, int frame, double gain)
+{
+  double span = (double) frame * gain;
+  double side = ((double) model - span) / 2.0;
+
+  side = side - 0.1;
+  /* + 0.0: a pad of -0 (rint (-0.1)) is Python's integer 0 */
+  return (float) (rint (side) + 0.0);
+}
+
 /* The model->frame mapping of a model_w x model_h input for a frame_w x
  * frame_h frame: ultralytics' scale_boxes letterbox (one gain, symmetric
- * padding rounded with the same -0.1 bias), or a plain stretch. */
+ * padding, cnms_letterbox_pad), or a plain stretch. The gain is the
+ * float32 min of the float32 quotients: the float32 rounding of the
+ * double gain, which a float32 tensor divided by Python's gain uses. */
 CNMS_HD void cnms_map_init (cnms_map *m, int model_w, int model_h,
     int frame_w, int frame_h, int letterbox)
 {
@@ -255,13 +272,14 @@ CNMS_HD void cnms_map_init (cnms_map *m, int model_w, int model_h,
   m->min_w = 0.0f;
   m->min_h = 0.0f;
   if (letterbox) {
+    const double gx = (double) model_w / (double) frame_w;
+    const double gy = (double) model_h / (double) frame_h;
+    const double gd = gx < gy ? gx : gy;
     float gain = cnms_fmin (cnms_fdiv (mw, fw), cnms_fdiv (mh, fh));
     m->gain_x = gain;
     m->gain_y = gain;
-    m->pad_x = roundf (cnms_fsub (cnms_fmul (cnms_fsub (mw,
-                    cnms_fmul (fw, gain)), 0.5f), 0.1f));
-    m->pad_y = roundf (cnms_fsub (cnms_fmul (cnms_fsub (mh,
-                    cnms_fmul (fh, gain)), 0.5f), 0.1f));
+    m->pad_x = cnms_letterbox_pad (model_w, frame_w, gd);
+    m->pad_y = cnms_letterbox_pad (model_h, frame_h, gd);
   } else {
     m->gain_x = cnms_fdiv (mw, fw);
     m->gain_y = cnms_fdiv (mh, fh);
@@ -471,7 +489,8 @@ CNMS_HD int cnms_suppresses (const float *a, float area_a, int32_t cls_a,
 
 /* sin and cos of a finite angle in double: |error| below 1e-15 for
  * |angle| < 2^19; a larger angle is first taken modulo the double nearest
- * 2 pi (fmod, exact on both sides). */
+ * 2 pi (fmod, exact on both sides); NaN for both when the angle is NaN
+ * or infinite. */
 CNMS_HD void cnms_sincos_d (double x, double *sn, double *cs)
 {
   const double pio2_1 = 1.57079632673412561417e+00;   /* 33 bits of pi/2 */
@@ -480,6 +499,11 @@ CNMS_HD void cnms_sincos_d (double x, double *sn, double *cs)
   double k, r, z, ps, pc, sr, cr;
   int q;
 
+  if (!(x - x == 0.0)) {
+    /* NaN or +-Inf: no angle */
+    *sn = *cs = x - x;
+    return;
+  }
   if (!(x > -524288.0 && x < 524288.0))
     x = fmod (x, 6.28318530717958647692e+00);
   k = floor (cnms_dadd (cnms_dmul (x, two_over_pi), 0.5));
@@ -1017,6 +1041,90 @@ CNMS_HD int cnms_lane_close (const float *xa, int32_t sa, int32_t ea,
     dist = cnms_fadd (dist, xa[i] < xb[i] ? cnms_fsub (xb[i], xa[i])
         : cnms_fsub (xa[i], xb[i]));
   return dist < cnms_fmul (distance, (float) (e - s + 1));
+}
+
+/* The largest finite float. */
+#define CNMS_FLT_MAX 0x1.fffffep127f
+
+/* The float next to f towards +inf (f not NaN; +inf stays +inf). */
+CNMS_HD float cnms_next_up (float f)
+{
+  const uint32_t u = cnms_float_bits (f);
+
+  if (f == 0.0f)
+    return 0x1p-149f;
+  if (u == 0x7f800000u)
+    return f;
+  return cnms_bits_float ((u & 0x80000000u) ? u - 1u : u + 1u);
+}
+
+/* The float next to f towards -inf (f not NaN; -inf stays -inf). */
+CNMS_HD float cnms_next_down (float f)
+{
+  return -cnms_next_up (-f);
+}
+
+/* The rectangle (x1 y1 x2 y2) that the spatial index of either backend
+ * files a lane by (cpu_nms.c, cuda_geom.cuh): x over its rows, from
+ * start - 0.5 to min (end, n) + 0.5; y over its x, from lo - h to hi + h,
+ * where lo and hi are the least and the greatest finite x[i] of those
+ * rows and h = distance 9/16 rounded up, each edge rounded outward to a
+ * float and kept within [-FLT_MAX, FLT_MAX]. Empty (+inf +inf -inf -inf)
+ * when the lane has no row, no finite x in its rows, or distance is not
+ * above 0 (or NaN): cnms_lane_close then closes nothing for it (dist is
+ * >= 0 or NaN, the threshold <= 0 or NaN).
+ *
+ * Two lanes a, b that cnms_lane_close calls close have rectangles that
+ * overlap with positive area (a.x1 < b.x2, b.x1 < a.x2, likewise in y),
+ * so an index that skips every pair whose rectangles do not misses none.
+ * With u = 2^-24, s .. e the shared rows and c = e - s + 1: c <= 2^20
+ * (a lane's rows, cnms_lane_rows, number at most 2^20). Every term of
+ * dist is finite: a NaN or infinite x, or a difference that overflows,
+ * makes dist NaN or +inf, below no threshold. So the x of both over
+ * s .. e are finite, inside their lane's [lo, hi] (s .. e lie in both
+ * lanes' rows). Rows: a.x1 = sa - 0.5 < e + 0.5 <= b.x2, likewise. The x:
+ * say lo_b > hi_a, with the gap g = lo_b - hi_a. Each term
+ * fl (xb[i] - xa[i]) >= fl (g) >= g (1 - u) (rounding is monotone; a
+ * difference of floats that is subnormal is exact), each sum of two
+ * nonnegative floats loses at most a factor 1 - u (the first, 0 + term,
+ * none), so dist >= c g (1 - u)^c. The threshold fl (distance c) is at
+ * most distance c (1 + u) (a subnormal product of a float and an integer
+ * is exact), or +inf when distance c > FLT_MAX >= dist. So
+ * g < distance (1 + u) / (1 - u)^(2^20) < 1.0646 distance < 2 h. Hence,
+ * in exact arithmetic, lo_a - h < hi_b + h and lo_b - h < hi_a + h (when
+ * the ranges meet, as h > 0). The float edges lie outside these exact
+ * values: fl (lo - h) rounded to nearest, then the float next below it,
+ * is at most lo - h (no float lies between the nearest one and the exact
+ * value), likewise above; h = the float next above fl (distance 9/16) is
+ * at least distance 9/16. An edge clamped to -FLT_MAX (or FLT_MAX) keeps
+ * the strict inequalities: -FLT_MAX < hi_b + h and lo_a - h < FLT_MAX as
+ * every lo, hi is finite and h > 0. */
+CNMS_HD void cnms_lane_rect (const float *x, int32_t start, int32_t end,
+    int n, float distance, float *rect)
+{
+  const int32_t e = end < n ? end : n;
+  float lo = CNMS_INF, hi = -CNMS_INF, h;
+  int32_t i;
+
+  rect[0] = rect[1] = CNMS_INF;
+  rect[2] = rect[3] = -CNMS_INF;
+  if (e < start || !(distance > 0.0f))
+    return;
+  for (i = start; i <= e; i++) {
+    if (cnms_isfinite (x[i])) {
+      lo = cnms_fmin (lo, x[i]);
+      hi = cnms_fmax (hi, x[i]);
+    }
+  }
+  if (!(lo <= hi))
+    return;
+  h = cnms_next_up (cnms_fmul (distance, 0.5625f));
+  lo = cnms_fsub (lo, h);
+  hi = cnms_fadd (hi, h);
+  rect[0] = cnms_fsub ((float) start, 0.5f);
+  rect[1] = lo > -CNMS_FLT_MAX ? cnms_next_down (lo) : -CNMS_FLT_MAX;
+  rect[2] = cnms_fadd ((float) e, 0.5f);
+  rect[3] = hi < CNMS_FLT_MAX ? cnms_next_up (hi) : CNMS_FLT_MAX;
 }
 
 #endif /* CNMS_MATH_H */

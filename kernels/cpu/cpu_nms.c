@@ -24,7 +24,20 @@
  * (widened, cnms_obb_prepare) as its rectangle: their overlap rule is 0
  * unless the hulls meet (cnms_hulls_meet), so the query rectangle is b's
  * hull itself (no margin: step 3 below is for boxes), and step 1 holds
- * as it is.
+ * as it is. For iou >= 1/16 the rule is also 0 where
+ * cnms_obb_may_exceed is: a cell's scan evaluates that bound on its boxes
+ * whose hulls meet b's, 4 or 8 at a time, from the cell's own copy of
+ * their cnms_obb values (obb_may_exceed in cpu_nms_index.h: the same
+ * float operations, so the same answer), and asks the rule only of the
+ * boxes it leaves.
+ *
+ * Lanes walk it with cnms_lane_rect as their rectangle: their rows by
+ * their x range, widened by 9/16 of the distance. Two lanes that
+ * cnms_lane_close calls close have rectangles that overlap with positive
+ * area (cnms_math.h proves it), so the query rectangle is b's own and
+ * step 1 holds as it is; far-apart lanes that share rows are never
+ * compared. A lane with an empty rectangle (no row, no finite x in its
+ * rows, distance 0) is close to no lane: kept, never filed.
  *
  * Why no suppressor is missed (u = 2^-24, the float rounding unit):
  * 1. cell (x) = clamp (floor ((x - origin) * scale), 0, cells - 1) is
@@ -180,34 +193,25 @@ set_iou (walk *w, float iou)
 
 /* Copies box j of src to slot at of gbox, with its area; an oriented box
  * is made ready into gobb[at], its hull goes to gbox and its position at
- * to garea. */
+ * to garea; a lane (distance: the walk's) is made ready into glane[at],
+ * its rectangle (cnms_lane_rect) goes to gbox and its position to
+ * garea. */
 static inline void
-gather_box (const cnms_box_src *src, int j, float *gbox, float *garea,
-    cnms_obb *gobb, cnms_lane_ref *glane, int32_t at)
+gather_box (const cnms_box_src *src, int j, float distance, float *gbox,
+    float *garea, cnms_obb *gobb, cnms_lane_ref *glane, int32_t at)
 {
   const float *r = src->base + src->stride * src->rows[j];
   float *g = gbox + 4 * (size_t) at;
 
   if (src->geom == CNMS_GEOM_LANE) {
-    /* the rectangle of its rows: lanes without a shared row never meet */
     cnms_lane_ref *l = &glane[at];
-    int32_t e;
 
     l->x = r + 5;
     if (!cnms_lane_rows (r[2], r[4], src->n_strips, &l->start, &l->end)) {
       l->start = 0;
       l->end = -1;
     }
-    e = l->end < src->n_strips ? l->end : src->n_strips;
-    if (e >= l->start) {
-      g[0] = (float) l->start - 0.5f;
-      g[1] = 0.0f;
-      g[2] = (float) e + 0.5f;
-      g[3] = 1.0f;
-    } else {
-      g[0] = g[1] = CNMS_INF;
-      g[2] = g[3] = -CNMS_INF;
-    }
+    cnms_lane_rect (l->x, l->start, l->end, src->n_strips, distance, g);
     garea[at] = cnms_bits_float ((uint32_t) at);
     return;
   }
@@ -244,6 +248,7 @@ cnms_cpu_greedy (cnms_backend_ctx *ctx, cnms_greedy_ws *ws,
   cnms_status st;
 
   *n_kept = 0;
+  ws->tests = 0;
   w.ctx = ctx;
   w.ws = ws;
   w.used = 0;
@@ -256,6 +261,7 @@ cnms_cpu_greedy (cnms_backend_ctx *ctx, cnms_greedy_ws *ws,
     run = run_class_avx;
 #endif
   w.geom = src->geom;
+  w.na = src->geom == CNMS_GEOM_OBB ? CELL_ARRAYS_OBB : CELL_ARRAYS;
   /* one class: its own threshold, if it has one */
   if (classes != NULL && n_classes == 1 && class_iou != NULL)
     iou = class_iou[0];
@@ -271,8 +277,8 @@ cnms_cpu_greedy (cnms_backend_ctx *ctx, cnms_greedy_ws *ws,
   if (st == CNMS_OK)
     st = cnms_buf_reserve (ctx, &ws->cells, (n / 4 + 64) * sizeof (cell));
   if (st == CNMS_OK)
-    st = cnms_buf_reserve (ctx, &ws->bigbuf, 5 * ((n + 7) & ~(size_t) 7) *
-        sizeof (float));
+    st = cnms_buf_reserve (ctx, &ws->bigbuf, (size_t) w.na * ((n + 7)
+            & ~(size_t) 7) * sizeof (float));
   if (st == CNMS_OK)
     st = cnms_buf_reserve (ctx, &ws->gbox, n * 4 * sizeof (float));
   if (st == CNMS_OK)
@@ -302,7 +308,7 @@ cnms_cpu_greedy (cnms_backend_ctx *ctx, cnms_greedy_ws *ws,
   w.n_strips = src->n_strips;
   if (!aware) {
     for (j = 0; j < k; j++)
-      gather_box (src, j, gbox, garea, gobb, glane, j);
+      gather_box (src, j, w.iou, gbox, garea, gobb, glane, j);
     return run (&w, gbox, garea, k, max_keep, kept, n_kept);
   }
 
@@ -323,7 +329,8 @@ cnms_cpu_greedy (cnms_backend_ctx *ctx, cnms_greedy_ws *ws,
   for (j = 0; j < k; j++) {
     int32_t at = start[classes[j]]++;
 
-    gather_box (src, j, gbox, garea, gobb, glane, at);
+    gather_box (src, j, class_iou != NULL ? class_iou[classes[j]] : w.iou,
+        gbox, garea, gobb, glane, at);
     pos[at] = j;
   }
   for (c = 0; c < n_classes; c++) {

@@ -17,10 +17,16 @@
 
 #include "cpu_priv.h"
 
-/* A cell's kept boxes: a block of the arena holding cap boxes as five
- * arrays, x1 y1 x2 y2 area (oriented boxes: hull and position), so that
- * 4 (SSE2) or 8 (AVX) are compared with the query at a time. A full block moves to one twice as large: the cell stays
+/* A cell's kept boxes: a block of the arena holding cap boxes as
+ * CELL_ARRAYS arrays, x1 y1 x2 y2 area (oriented boxes: hull and
+ * position, then the cx cy ux uy vx vy area of their cnms_obb, the
+ * operands of obb_may_exceed: CELL_ARRAYS_OBB arrays; lanes: rectangle
+ * and position), so that 4 (SSE2) or 8 (AVX) are compared with the query
+ * at a time. A full block moves to one twice as large: the cell stays
  * contiguous. */
+#define CELL_ARRAYS 5
+#define CELL_ARRAYS_OBB 12
+
 typedef struct {
   int32_t off;                  /* first float of the block in the arena */
   int32_t n, cap;               /* boxes held, room (a multiple of 8) */
@@ -50,6 +56,8 @@ typedef struct {
   int32_t cap0;                 /* the grid's cap0 */
   int may_grow;                 /* the arena may grow (see grow_cell) */
   int geom;                     /* CNMS_GEOM_* */
+  int na;                       /* arrays of a cell's block: CELL_ARRAYS,
+                                 * or CELL_ARRAYS_OBB */
   const cnms_obb *obbs;         /* oriented boxes made ready, by position */
   const cnms_lane_ref *lanes;   /* lanes made ready, by position */
   int n_strips;                 /* lanes: S - 1 */
@@ -57,7 +65,7 @@ typedef struct {
 } walk;
 
 /* One query: is box b suppressed? For oriented boxes b is its hull, for
- * lanes the rectangle of its rows (x: start - 0.5 .. end + 0.5, y: 0 .. 1),
+ * lanes its rectangle (cnms_lane_rect: its rows by its x range, widened),
  * and the fifth array of the cells (karea, area) holds each one's
  * position in obbs or lanes (its bits as a float) instead of an area. */
 typedef struct {
@@ -74,6 +82,13 @@ typedef struct {
   int bound;                    /* boxes, iou >= CORE_MIN_IOU: the lanes'
                                  * IoU bound applies (iou_bound) */
   float k1, k2;                 /* its factors: 1 + iou, iou (1 - 2^-10) */
+  int obb_bound;                /* oriented boxes, iou >= 1/16 and b's area
+                                 * in [2^-40, 2^40]: obb_may_exceed
+                                 * applies */
+  float ok;                     /* its factor 4 (1 + iou) */
+  float blu, blv;               /* b's |u|^2, |v|^2 as the rule has them */
+  uint64_t *tests;              /* pairs handed to the rule (oriented
+                                 * boxes, lanes) */
 } probe;
 
 #define CORE_MIN_IOU 0x1p-14f
@@ -180,11 +195,14 @@ kept_suppresses (float a0, float a1, float a2, float a3, float a4,
 {
   const float a[4] = { a0, a1, a2, a3 };
 
-  if (p->geom == CNMS_GEOM_OBB)
+  if (p->geom == CNMS_GEOM_OBB) {
+    (*p->tests)++;
     return cnms_obb_iou_above (&p->obbs[cnms_float_bits (a4)], a, p->bo,
         p->b, p->iou);
+  }
   if (p->geom == CNMS_GEOM_LANE) {
     const cnms_lane_ref *l = &p->lanes[cnms_float_bits (a4)];
+    (*p->tests)++;
     return cnms_lane_close (l->x, l->start, l->end, p->bl->x, p->bl->start,
         p->bl->end, p->n_strips, p->iou);
   }
@@ -261,6 +279,160 @@ iou_bound_avx (__m256 ax1, __m256 ay1, __m256 ax2, __m256 ay2, __m256 aar,
 }
 #endif
 
+/* The bound of oriented boxes: cnms_obb_may_exceed (a, p->bo, p->iou)
+ * for the kept boxes a set in bits (their cnms_obb values at o: cx, then
+ * cy cap floats on, and so on), 4 (SSE2) or 8 (AVX) at a time; a bit it
+ * clears is a box that cannot suppress b. For iou >= 1/16 the rule
+ * (cnms_obb_iou_above) is 0 wherever cnms_obb_may_exceed is, and this is
+ * cnms_obb_may_exceed: the same float operations on the same operands in
+ * the same order (the minimum and the maximum select as cnms_fmin and
+ * cnms_fmax do, NaN included; b's |u|^2 and |v|^2 and the factor
+ * 4 (1 + iou) computed once, as the rule computes them; its early returns
+ * folded into the mask), so the same answer, bit for bit. b's area lies
+ * in [2^-40, 2^40] (p->obb_bound). The entries whose bit is not set may
+ * hold stale values: their results are masked off. */
+#ifdef __SSE2__
+static inline __m128
+obb_span (__m128 l, __m128 c, __m128 e)
+{
+  /* cnms_span_overlap: fmax (0, fmin (l, c + e) - fmax (-l, c - e)) */
+  return _mm_max_ps (_mm_sub_ps (_mm_min_ps (_mm_add_ps (c, e), l),
+          _mm_max_ps (_mm_sub_ps (c, e), _mm_xor_ps (l, _mm_set1_ps
+                  (-0.0f)))), _mm_setzero_ps ());
+}
+
+static inline __m128
+obb_abs (__m128 v)
+{
+  return _mm_andnot_ps (_mm_set1_ps (-0.0f), v);
+}
+
+/* x * y + z * w */
+static inline __m128
+obb_dot (__m128 x, __m128 y, __m128 z, __m128 w)
+{
+  return _mm_add_ps (_mm_mul_ps (x, y), _mm_mul_ps (z, w));
+}
+
+static inline unsigned
+obb_may_exceed (unsigned bits, const float *o, size_t cap, const probe *p)
+{
+  const cnms_obb *bo = p->bo;
+  const __m128 bux = _mm_set1_ps (bo->ux), buy = _mm_set1_ps (bo->uy);
+  const __m128 bvx = _mm_set1_ps (bo->vx), bvy = _mm_set1_ps (bo->vy);
+  const __m128 k = _mm_set1_ps (p->ok), sign = _mm_set1_ps (-0.0f);
+  const __m128 cx = _mm_loadu_ps (o), cy = _mm_loadu_ps (o + cap);
+  const __m128 ux = _mm_loadu_ps (o + 2 * cap);
+  const __m128 uy = _mm_loadu_ps (o + 3 * cap);
+  const __m128 vx = _mm_loadu_ps (o + 4 * cap);
+  const __m128 vy = _mm_loadu_ps (o + 5 * cap);
+  const __m128 ar4 = _mm_loadu_ps (o + 6 * cap);
+  __m128 dx, dy, rhs, ou, ov, c0, c1, in;
+
+  in = _mm_and_ps (_mm_cmpgt_ps (ar4, _mm_set1_ps (0x1p-40f)),
+      _mm_cmplt_ps (ar4, _mm_set1_ps (0x1p40f)));
+  dx = _mm_sub_ps (_mm_set1_ps (bo->cx), cx);
+  dy = _mm_sub_ps (_mm_set1_ps (bo->cy), cy);
+  rhs = _mm_mul_ps (_mm_mul_ps (_mm_set1_ps (p->iou), _mm_add_ps (ar4,
+              _mm_set1_ps (bo->area))), _mm_set1_ps (1.0f - 0x1p-10f));
+  /* in a's axes, b's centre at d */
+  ou = obb_span (obb_dot (ux, ux, uy, uy), obb_dot (dx, ux, dy, uy),
+      _mm_add_ps (obb_abs (obb_dot (bux, ux, buy, uy)),
+          obb_abs (obb_dot (bvx, ux, bvy, uy))));
+  ov = obb_span (obb_dot (vx, vx, vy, vy), obb_dot (dx, vx, dy, vy),
+      _mm_add_ps (obb_abs (obb_dot (bux, vx, buy, vy)),
+          obb_abs (obb_dot (bvx, vx, bvy, vy))));
+  c0 = _mm_cmpnlt_ps (_mm_mul_ps (_mm_mul_ps (k, ou), ov), _mm_mul_ps (rhs,
+          ar4));
+  /* in b's axes, a's centre at -d */
+  dx = _mm_xor_ps (dx, sign);
+  dy = _mm_xor_ps (dy, sign);
+  ou = obb_span (_mm_set1_ps (p->blu), obb_dot (dx, bux, dy, buy),
+      _mm_add_ps (obb_abs (obb_dot (ux, bux, uy, buy)),
+          obb_abs (obb_dot (vx, bux, vy, buy))));
+  ov = obb_span (_mm_set1_ps (p->blv), obb_dot (dx, bvx, dy, bvy),
+      _mm_add_ps (obb_abs (obb_dot (ux, bvx, uy, bvy)),
+          obb_abs (obb_dot (vx, bvx, vy, bvy))));
+  c1 = _mm_cmpnlt_ps (_mm_mul_ps (_mm_mul_ps (k, ou), ov), _mm_mul_ps (rhs,
+          _mm_set1_ps (bo->area)));
+  return bits & ((unsigned) _mm_movemask_ps (_mm_and_ps (c0, c1))
+      | (~(unsigned) _mm_movemask_ps (in) & 15u));
+}
+#endif
+
+#ifdef CNMS_HAVE_AVX_PATH
+__attribute__ ((target ("avx")))
+static inline __m256
+obb_span_avx (__m256 l, __m256 c, __m256 e)
+{
+  return _mm256_max_ps (_mm256_sub_ps (_mm256_min_ps (_mm256_add_ps (c, e),
+              l), _mm256_max_ps (_mm256_sub_ps (c, e), _mm256_xor_ps (l,
+                  _mm256_set1_ps (-0.0f)))), _mm256_setzero_ps ());
+}
+
+__attribute__ ((target ("avx")))
+static inline __m256
+obb_abs_avx (__m256 v)
+{
+  return _mm256_andnot_ps (_mm256_set1_ps (-0.0f), v);
+}
+
+__attribute__ ((target ("avx")))
+static inline __m256
+obb_dot_avx (__m256 x, __m256 y, __m256 z, __m256 w)
+{
+  return _mm256_add_ps (_mm256_mul_ps (x, y), _mm256_mul_ps (z, w));
+}
+
+/* obb_may_exceed 8 at a time (the same operations). */
+__attribute__ ((target ("avx")))
+static inline unsigned
+obb_may_exceed_avx (unsigned bits, const float *o, size_t cap,
+    const probe *p)
+{
+  const cnms_obb *bo = p->bo;
+  const __m256 bux = _mm256_set1_ps (bo->ux), buy = _mm256_set1_ps (bo->uy);
+  const __m256 bvx = _mm256_set1_ps (bo->vx), bvy = _mm256_set1_ps (bo->vy);
+  const __m256 k = _mm256_set1_ps (p->ok), sign = _mm256_set1_ps (-0.0f);
+  const __m256 cx = _mm256_loadu_ps (o), cy = _mm256_loadu_ps (o + cap);
+  const __m256 ux = _mm256_loadu_ps (o + 2 * cap);
+  const __m256 uy = _mm256_loadu_ps (o + 3 * cap);
+  const __m256 vx = _mm256_loadu_ps (o + 4 * cap);
+  const __m256 vy = _mm256_loadu_ps (o + 5 * cap);
+  const __m256 ar8 = _mm256_loadu_ps (o + 6 * cap);
+  __m256 dx, dy, rhs, ou, ov, c0, c1, in;
+
+  in = _mm256_and_ps (_mm256_cmp_ps (ar8, _mm256_set1_ps (0x1p-40f),
+          _CMP_GT_OQ), _mm256_cmp_ps (ar8, _mm256_set1_ps (0x1p40f),
+          _CMP_LT_OQ));
+  dx = _mm256_sub_ps (_mm256_set1_ps (bo->cx), cx);
+  dy = _mm256_sub_ps (_mm256_set1_ps (bo->cy), cy);
+  rhs = _mm256_mul_ps (_mm256_mul_ps (_mm256_set1_ps (p->iou),
+          _mm256_add_ps (ar8, _mm256_set1_ps (bo->area))),
+      _mm256_set1_ps (1.0f - 0x1p-10f));
+  ou = obb_span_avx (obb_dot_avx (ux, ux, uy, uy), obb_dot_avx (dx, ux, dy,
+          uy), _mm256_add_ps (obb_abs_avx (obb_dot_avx (bux, ux, buy, uy)),
+          obb_abs_avx (obb_dot_avx (bvx, ux, bvy, uy))));
+  ov = obb_span_avx (obb_dot_avx (vx, vx, vy, vy), obb_dot_avx (dx, vx, dy,
+          vy), _mm256_add_ps (obb_abs_avx (obb_dot_avx (bux, vx, buy, vy)),
+          obb_abs_avx (obb_dot_avx (bvx, vx, bvy, vy))));
+  c0 = _mm256_cmp_ps (_mm256_mul_ps (_mm256_mul_ps (k, ou), ov),
+      _mm256_mul_ps (rhs, ar8), _CMP_NLT_UQ);
+  dx = _mm256_xor_ps (dx, sign);
+  dy = _mm256_xor_ps (dy, sign);
+  ou = obb_span_avx (_mm256_set1_ps (p->blu), obb_dot_avx (dx, bux, dy,
+          buy), _mm256_add_ps (obb_abs_avx (obb_dot_avx (ux, bux, uy, buy)),
+          obb_abs_avx (obb_dot_avx (vx, bux, vy, buy))));
+  ov = obb_span_avx (_mm256_set1_ps (p->blv), obb_dot_avx (dx, bvx, dy,
+          bvy), _mm256_add_ps (obb_abs_avx (obb_dot_avx (ux, bvx, uy, bvy)),
+          obb_abs_avx (obb_dot_avx (vx, bvx, vy, bvy))));
+  c1 = _mm256_cmp_ps (_mm256_mul_ps (_mm256_mul_ps (k, ou), ov),
+      _mm256_mul_ps (rhs, _mm256_set1_ps (bo->area)), _CMP_NLT_UQ);
+  return bits & ((unsigned) _mm256_movemask_ps (_mm256_and_ps (c0, c1))
+      | (~(unsigned) _mm256_movemask_ps (in) & 255u));
+}
+#endif
+
 /* Does a box of cell c suppress p->b? Lanes past c->n (up to c->cap) hold
  * stale values and are masked out. */
 static inline int
@@ -285,6 +457,8 @@ scan_cell (const float *arena, const cell *c, const probe *p)
 
     if (bits && p->bound)
       bits &= iou_bound (ax1, ay1, ax2, ay2, _mm_loadu_ps (ar + i), p);
+    if (bits && p->obb_bound)
+      bits = obb_may_exceed (bits, ar + c->cap + i, (size_t) c->cap, p);
     if (bits && lanes_suppress (bits, x1, y1, x2, y2, ar, i, p))
       return 1;
   }
@@ -325,6 +499,8 @@ scan_cell_avx (const float *arena, const cell *c, const probe *p)
     if (bits && p->bound)
       bits &= iou_bound_avx (ax1, ay1, ax2, ay2, _mm256_loadu_ps (ar + i),
           p);
+    if (bits && p->obb_bound)
+      bits = obb_may_exceed_avx (bits, ar + c->cap + i, (size_t) c->cap, p);
     if (bits && lanes_suppress (bits, x1, y1, x2, y2, ar, i, p))
       return 1;
   }
@@ -354,7 +530,7 @@ static int
 grow_cell (walk *w, cell *c)
 {
   int32_t cap = c->cap ? 2 * c->cap : w->cap0;
-  size_t need = w->used + 5 * (size_t) cap;
+  size_t need = w->used + (size_t) w->na * (size_t) cap;
   float *arena;
   int a;
 
@@ -366,7 +542,7 @@ grow_cell (walk *w, cell *c)
       return -1;
   }
   arena = w->ws->arena.p;
-  for (a = 0; a < 5 && c->n > 0; a++)
+  for (a = 0; a < w->na && c->n > 0; a++)
     memcpy (arena + w->used + (size_t) a * cap, arena + c->off +
         (size_t) a * c->cap, (size_t) c->n * sizeof (float));
   c->off = (int32_t) w->used;
@@ -375,33 +551,34 @@ grow_cell (walk *w, cell *c)
   return 0;
 }
 
-/* Stores box (b0, b1, b2, b3), area, in cell c of block base, which has
- * room. */
+/* Stores box v (its na values: x1 y1 x2 y2 area, and an oriented box's
+ * cnms_obb values) in cell c of block base, which has room. */
 static inline void
-put_box (float *base, cell *c, float b0, float b1, float b2, float b3,
-    float area)
+put_box (float *base, cell *c, const float *v, int na)
 {
   float *x1 = base + c->off + c->n;
+  int a;
 
-  x1[0] = b0;
-  x1[c->cap] = b1;
-  x1[2 * (size_t) c->cap] = b2;
-  x1[3 * (size_t) c->cap] = b3;
-  x1[4 * (size_t) c->cap] = area;
+  x1[0] = v[0];
+  x1[c->cap] = v[1];
+  x1[2 * (size_t) c->cap] = v[2];
+  x1[3 * (size_t) c->cap] = v[3];
+  x1[4 * (size_t) c->cap] = v[4];
+  for (a = CELL_ARRAYS; a < na; a++)
+    x1[(size_t) a * c->cap] = v[a];
   c->n++;
 }
 
-/* Files the box in grid cell c: 0, or grow_cell's 1 or -1. */
+/* Files box v in grid cell c: 0, or grow_cell's 1 or -1. */
 static inline int
-file_in (walk *w, cell *c, float b0, float b1, float b2, float b3,
-    float area)
+file_in (walk *w, cell *c, const float *v)
 {
   if (c->n == c->cap) {
     int r = grow_cell (w, c);
     if (r != 0)
       return r;
   }
-  put_box (w->ws->arena.p, c, b0, b1, b2, b3, area);
+  put_box (w->ws->arena.p, c, v, w->na);
   return 0;
 }
 

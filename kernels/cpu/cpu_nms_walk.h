@@ -32,22 +32,22 @@ WALK (suppressed) (const walk *w, const grid *g, const probe *p)
   return g->big.n > 0 && WALK_SCAN (w->ws->bigbuf.p, &g->big, p);
 }
 
-/* Files kept box b in grid g: in its cells, or in g's big cell (which
- * has room for every box of the walk). */
+/* Files kept box v (its w->na values, x1 y1 x2 y2 first) in grid g: in
+ * its cells, or in g's big cell (which has room for every box of the
+ * walk). */
 WALK_TARGET static inline cnms_status
-WALK (file_kept) (walk *w, grid *g, const float *b, float area)
+WALK (file_kept) (walk *w, grid *g, const float *v)
 {
   cell *cells = w->ws->cells.p;
-  float b0 = b[0], b1 = b[1], b2 = b[2], b3 = b[3];
   int32_t c[4];
   int x, y, r;
 
-  cells_of (g, b0, b1, b2, b3, c);
+  cells_of (g, v[0], v[1], v[2], v[3], c);
   if ((c[2] - c[0] + 1) * (c[3] - c[1] + 1) <= g->max_cells) {
     for (y = c[1]; y <= c[3]; y++) {
       cell *row = cells + (size_t) y * g->gx;
       for (x = c[0]; x <= c[2]; x++) {
-        r = file_in (w, &row[x], b0, b1, b2, b3, area);
+        r = file_in (w, &row[x], v);
         if (r < 0)
           return CNMS_ERR_NO_MEMORY;
         /* no room: big holds it for every query (a copy in some cells
@@ -59,7 +59,7 @@ WALK (file_kept) (walk *w, grid *g, const float *b, float area)
     return CNMS_OK;
   }
 big:
-  put_box (w->ws->bigbuf.p, &g->big, b0, b1, b2, b3, area);
+  put_box (w->ws->bigbuf.p, &g->big, v, w->na);
   return CNMS_OK;
 }
 
@@ -105,28 +105,60 @@ WALK (run_class) (walk *w, const float *boxes, const float *areas, int n,
   p.bound = w->geom == CNMS_GEOM_BOX && w->iou >= CORE_MIN_IOU;
   p.k1 = 1.0f + w->iou;
   p.k2 = w->iou * (1.0f - 0x1p-10f);
+  p.obb_bound = 0;
+  p.ok = cnms_fmul (4.0f, cnms_fadd (1.0f, w->iou));
+  p.blu = p.blv = 0.0f;
+  p.tests = &ws->tests;
   for (j = 0; j < n && nk < max_keep; j++) {
     const float *b = boxes + 4 * (size_t) j;
 
     if (nonempty (b)) {
+      /* what a kept b is filed with */
+      float v[CELL_ARRAYS_OBB];
+
       p.b = b;
       p.area = areas[j];
-      if (p.geom == CNMS_GEOM_OBB)
-        p.bo = &p.obbs[cnms_float_bits (areas[j])];
-      else if (p.geom == CNMS_GEOM_LANE)
+      if (p.geom == CNMS_GEOM_OBB) {
+        const cnms_obb *o = &p.obbs[cnms_float_bits (areas[j])];
+
+        p.bo = o;
+        /* where cnms_obb_iou_above asks cnms_obb_may_exceed, which then
+         * returns 1 for every a unless b's area is in range */
+        p.obb_bound = w->iou >= 0.0625f && o->area > 0x1p-40f
+            && o->area < 0x1p40f;
+        p.blu = cnms_fadd (cnms_fmul (o->ux, o->ux), cnms_fmul (o->uy, o->uy));
+        p.blv = cnms_fadd (cnms_fmul (o->vx, o->vx), cnms_fmul (o->vy, o->vy));
+      } else if (p.geom == CNMS_GEOM_LANE)
         p.bl = &p.lanes[cnms_float_bits (areas[j])];
       if (g.list) {
         /* one cell, b itself the query rectangle */
         p.q = b;
         if (WALK_SCAN (ws->bigbuf.p, &g.big, &p))
           continue;
-        put_box (ws->bigbuf.p, &g.big, b[0], b[1], b[2], b[3], areas[j]);
-        st = CNMS_OK;
       } else {
         p.q = q;
         query_rect (b, w->margin, q);
         if (WALK (suppressed) (w, &g, &p))
           continue;
+      }
+      v[0] = b[0];
+      v[1] = b[1];
+      v[2] = b[2];
+      v[3] = b[3];
+      v[4] = areas[j];
+      if (p.geom == CNMS_GEOM_OBB) {
+        v[5] = p.bo->cx;
+        v[6] = p.bo->cy;
+        v[7] = p.bo->ux;
+        v[8] = p.bo->uy;
+        v[9] = p.bo->vx;
+        v[10] = p.bo->vy;
+        v[11] = p.bo->area;
+      }
+      if (g.list) {
+        put_box (ws->bigbuf.p, &g.big, v, w->na);
+        st = CNMS_OK;
+      } else {
         kbox[4 * (size_t) nk + 0] = b[0];
         kbox[4 * (size_t) nk + 1] = b[1];
         kbox[4 * (size_t) nk + 2] = b[2];
@@ -134,7 +166,7 @@ WALK (run_class) (walk *w, const float *boxes, const float *areas, int n,
         karea[nk] = areas[j];
         klink[nk] = g.last;
         g.last = nk;
-        st = WALK (file_kept) (w, &g, b, areas[j]);
+        st = WALK (file_kept) (w, &g, v);
       }
       if (st != CNMS_OK)
         return st;

@@ -34,6 +34,10 @@ typedef struct {
   size_t grow_k;                /* largest input the arena grew for */
   int no_avx;                   /* the SSE2 scan even where AVX is there
                                  * (CNMS_TEST_CPU_NO_AVX) */
+  uint64_t tests;               /* the pairs of oriented boxes or lanes
+                                 * that the last cnms_cpu_greedy handed to
+                                 * the overlap rule (what the index did
+                                 * not rule out; for the tests) */
 } cnms_greedy_ws;
 
 #define CNMS_GREEDY_BUFS(w) &(w)->kbox, &(w)->karea, &(w)->klink, \
@@ -87,7 +91,8 @@ typedef struct {
 /* Exact greedy NMS over k boxes already in order: box j is kept unless an
  * earlier kept box of its class (any class when agnostic) suppresses it by
  * the geometry's rule (boxes: cnms_iou_above with areas from
- * cnms_box_area; oriented boxes: cnms_obb_iou_above); iou in [0, 1]; class c's
+ * cnms_box_area; oriented boxes: cnms_obb_iou_above; lanes:
+ * cnms_lane_close, iou the distance); iou in [0, 1]; class c's
  * walk takes class_iou[c] instead where class_iou is not NULL (n_classes
  * entries; class-aware only). classes: ids in [0, n_classes) by position,
  * or NULL for class-agnostic.

@@ -12,11 +12,15 @@
  *   cnms_obb_prepare into its cnms_obb (g.obbs) and its widened hull
  *   (g.boxes); the test is cnms_obb_suppresses, whose hull check is the
  *   cheap first bound before the polygon clip.
+ * - CNMS_GEOM_LANE: a LaneATT proposal, its rows and sort value (g.lanes)
+ *   and its rectangle cnms_lane_rect (g.boxes); the test is
+ *   cnms_lane_close.
  *
- * For both, g.boxes holds a rectangle that two boxes' rectangles must
+ * For all, g.boxes holds a rectangle that two boxes' rectangles must
  * overlap with positive area (cnms_hulls_meet) for one to suppress the
  * other: the pruned mask phase (cuda_prune.cuh) bins and tests by it. For
- * boxes, IoU > t >= 0 needs a positive intersection. */
+ * boxes, IoU > t >= 0 needs a positive intersection; for lanes,
+ * cnms_lane_rect says why. */
 #ifndef CNMS_CUDA_GEOM_CUH
 #define CNMS_CUDA_GEOM_CUH
 
@@ -245,26 +249,26 @@ template <> struct cnms_geom <CNMS_GEOM_LANE> {
 
   /* Sorted position r has sort value v: its rows (cnms_lane_rows; the
    * filter or decode took only lanes that have them), its class (0) and
-   * its rectangle for the pruned mask, as the CPU's gather_box: x from
-   * start - 0.5 to min (end, n) + 0.5, y from 0 to 1; empty (x1 > x2)
-   * when min (end, n) < start. */
+   * its rectangle for the pruned mask, cnms_lane_rect as the CPU's
+   * gather_box files it: x over its rows, y over its x widened by the
+   * distance (g.a.iou); empty (x1 > x2) when it can be close to no lane.
+   * Two lanes that cnms_lane_close calls close have rectangles that
+   * overlap with positive area (cnms_math.h), the pruned mask's test. */
   static __device__ __forceinline__ float4
   gather (const cnms_engine_args &g, int r, uint32_t v)
   {
     const float *row = g.src.lanes_in + (size_t) g.src.lane_stride * v;
     const int n = g.src.lane_n;
-    int32_t s, e, ec;
+    int32_t s, e;
+    float rect[4];
     float4 b;
 
     if (!cnms_lane_rows (row[2], row[4], n, &s, &e)) {
       s = 0;
       e = -1;
     }
-    ec = e < n ? e : n;
-    if (ec >= s)
-      b = make_float4 ((float) s - 0.5f, 0.0f, (float) ec + 0.5f, 1.0f);
-    else
-      b = make_float4 (CNMS_INF, CNMS_INF, -CNMS_INF, -CNMS_INF);
+    cnms_lane_rect (row + 5, s, e, n, g.a.iou, rect);
+    b = make_float4 (rect[0], rect[1], rect[2], rect[3]);
     g.lanes[r] = make_int4 (s, e, (int) v, 0);
     g.boxes[r] = b;
     g.cls[r] = 0;

@@ -405,6 +405,46 @@ def heads_targets(g):
     return out
 
 
+def lanes_nms_table(recs, dev):
+    """cnms_nms_lanes on bench-nms's lanes ("far": 200 pixels apart, all
+    kept; "frame": crossing lanes in a 640-wide model), S = 72, distance
+    50, beside cnms_nms and cnms_nms_rotated (class-agnostic, IoU 0.5) at
+    the same N."""
+    rows = []
+    impl = "cudanms-cuda" if dev == "cuda" else "cudanms-cpu"
+    for mode in ("far", "frame"):
+        for n in SIZES:
+            cu = find(recs, bench="nms_lanes", impl="cudanms-cuda",
+                      mode=mode, n=n)
+            cp = find(recs, bench="nms_lanes", impl="cudanms-cpu",
+                      mode=mode, n=n)
+            if not (cu or cp):
+                continue
+            bx = find(recs, bench="nms", impl=impl, mode="agnostic", n=n)
+            ob = find(recs, bench="nms_rotated", impl=impl, mode="agnostic",
+                      n=n)
+            row = [n, mode, get(cu or cp, "kept")]
+            if dev == "cuda":
+                same = get(cu, "same_as_cpu")
+                row += [mm(cu, "gpu"), mm(cu, "wall"),
+                        "n/a" if same is None else ("yes" if same else "NO"),
+                        mm(cp, "wall"), mm(bx, "gpu"), mm(ob, "gpu")]
+            else:
+                row += [mm(cp, "wall"), mm(bx, "wall"), mm(ob, "wall")]
+            rows.append(row)
+    if not rows:
+        return None
+    head = ["N", "lanes", "kept"]
+    if dev == "cuda":
+        head += ["cudanms GPU", "cudanms wall", "same as CPU",
+                 "cudanms CPU backend wall", "boxes GPU (cnms_nms)",
+                 "oriented boxes GPU (cnms_nms_rotated)"]
+    else:
+        head += ["cudanms CPU backend", "boxes (cnms_nms)",
+                 "oriented boxes (cnms_nms_rotated)"]
+    return table(head, rows)
+
+
 def rotated_table(recs, dev):
     """cnms_nms_rotated against the PyTorch probiou Fast-NMS."""
     rows = []
@@ -803,6 +843,14 @@ def main():
         md.append(env_lines(gm, g, "GPU host"))
         md.append("NMS only (`cnms_nms` from host arrays vs torchvision on "
                   "device tensors):\n\n" + nms_table(g, "cuda") + "\n")
+        lt = lanes_nms_table(g, "cuda")
+        if lt:
+            md.append("Lane NMS (`cnms_nms_lanes` from host arrays, S = 72, "
+                      "distance 50; far: lanes 200 pixels apart over the "
+                      "same rows, all kept; frame: crossing lanes in a "
+                      "640-wide model), beside the boxes and the oriented "
+                      "boxes at the same N (class-agnostic, IoU 0.5):\n\n"
+                      + lt + "\n")
         md.append("YOLO frame, score 0.25, IoU 0.45, 80 classes, top 300 "
                   "(yolov8_obb: oriented boxes, 15 classes, 1024x1024, "
                   "21504 anchors; PyTorch: ultralytics' probiou Fast-NMS, "
@@ -861,6 +909,13 @@ def main():
                       "post-process written for the bench):\n\n"
                       + lt + "\n")
         md.append("NMS only, CPU:\n\n" + nms_table(c, "cpu") + "\n")
+        lt = lanes_nms_table(c, "cpu")
+        if lt:
+            md.append("Lane NMS, CPU (`cnms_nms_lanes`, S = 72, distance 50; "
+                      "far: lanes 200 pixels apart over the same rows, all "
+                      "kept; frame: crossing lanes in a 640-wide model), "
+                      "beside the boxes and the oriented boxes at the same "
+                      "N (class-agnostic, IoU 0.5):\n\n" + lt + "\n")
         if find(c, bench="nms_rotated"):
             md.append("Oriented NMS, CPU (PyTorch probiou Fast-NMS up to "
                       "N = 4096):\n\n" + rotated_table(c, "cpu") + "\n")

@@ -10,6 +10,15 @@
  * turned by seeded angles), class-agnostic and with 3 and 80 classes,
  * under IoU 0.5 and 0, with and without max_detections, on a default CUDA
  * context and on one forced onto the large-count paths.
+ * Then lanes (cnms_nms_lanes, and cnms_detect of laneatt tensors of 6000
+ * proposals from host and device memory, the points compared too), 2048
+ * to 3000 proposals over shared rows, which the pruned mask bins by
+ * cnms_lane_rect (their rows by their x range): columns of lanes 200
+ * pixels apart (all kept), columns at gaps around the rectangles' padding
+ * with lanes at a mean distance of exactly the distance and one float
+ * below, lanes with NaN and infinite x in some rows and at +-FLT_MAX and
+ * 3e38, and lanes across a 640-wide model; distances 50, 15, 0 and 1e30,
+ * S = 72 and 3, with and without max_detections.
  * CNMS_GPU_SEED overrides the seed. */
 #include <math.h>
 #include <stdlib.h>
@@ -179,6 +188,185 @@ make_case (gpu_nms_case *nc, uint64_t seed, int f, int idx, int v)
   }
 }
 
+/* Lane families: columns 200 apart, columns at gaps around the padding,
+ * spoiled x, lanes across a 640-wide model. */
+enum {
+  L_FAR, L_GAPS, L_SPOILED, L_WIDE, N_LANE_FAMILIES
+};
+
+static const char *lane_family_names[] = { "far", "gaps", "spoiled",
+  "wide"
+};
+
+/* Lane case of family f, variant v: bits 0-1 the distance (50, 15, 0,
+ * 1e30), bit 2 S = 3 (else 72), bit 3 max_detections 10; n proposals
+ * (0: the family's count). */
+static void
+make_lane_case (gpu_lane_case *lc, uint64_t seed, int f, int v, int n)
+{
+  static const float dists[] = { 50.0f, 15.0f, 0.0f, 1e30f };
+  /* gaps between columns, in distances: below, at and above what can be
+   * close (1.0646) and what the rectangles keep apart (9/8) */
+  static const float gaps[] = { 0.999f, 1.0645f, 1.1249f, 1.125f, 1.2f,
+    3.0f
+  };
+  const int s = (v & 4) ? 3 : 72;
+  const size_t stride = 5 + (size_t) s;
+  test_rng r;
+  float d, gap;
+  int i, j;
+
+  memset (lc, 0, sizeof *lc);
+  test_rng_seed (&r, seed ^ ((uint64_t) (f + 16) << 40) ^ (uint64_t) v
+      ^ ((uint64_t) n << 8));
+  lc->seed = seed;
+  lc->s = s;
+  lc->n = n > 0 ? n : f == L_FAR ? 3000 : f == L_GAPS ? 2500 :
+      f == L_SPOILED ? 2100 : 2048;
+  lc->distance = dists[v & 3];
+  lc->max_det = (v & 8) ? 10 : 0;
+  /* the columns' scale: the distance, or 50 where it is 0 or huge */
+  d = lc->distance > 0.0f && lc->distance < 1e6f ? lc->distance : 50.0f;
+  gap = gaps[test_rng_int (&r, 0, 6)] * d;
+  lc->props = malloc ((size_t) lc->n * stride * sizeof (float));
+  lc->scores = malloc ((size_t) lc->n * sizeof (float));
+  if (lc->props == NULL || lc->scores == NULL)
+    exit (1);
+  for (i = 0; i < lc->n; i++) {
+    float *p = lc->props + (size_t) i * stride;
+    const int col = test_rng_int (&r, 0, lc->n / 3 + 1);
+    const int twin = test_rng_int (&r, 0, 8);
+    float x0, slope;
+
+    switch (f) {
+      case L_FAR:
+      case L_SPOILED:
+        x0 = 200.0f * (float) i;
+        slope = test_rng_float (&r, -0.5f, 0.5f) * 72.0f / (float) s;
+        break;
+      case L_GAPS:
+        /* a column's lanes share x; some are d off (mean distance
+         * exactly d: kept) or one float less (suppressed) */
+        x0 = (float) col * gap + (twin == 0 ? d : twin == 1 ?
+            nextafterf (d, 0.0f) : 0.0f);
+        slope = 0.0f;
+        break;
+      default:
+        x0 = test_rng_float (&r, -200.0f, 840.0f);
+        slope = test_rng_float (&r, -6.0f, 6.0f) * 72.0f / (float) s;
+        break;
+    }
+    p[0] = 0.0f;
+    p[1] = test_rng_float (&r, -1.0f, 4.0f);
+    /* every row, or from a random row */
+    p[2] = test_rng_int (&r, 0, 4) ? 0.0f : (float) test_rng_int (&r, 0, s)
+        / (float) (s - 1);
+    p[3] = x0;
+    p[4] = test_rng_int (&r, 0, 4) ? (float) s : test_rng_float (&r, 1.0f,
+        (float) s + 2.0f);
+    for (j = 0; j < s; j++) {
+      float x = f == L_GAPS ? x0 : x0 + slope * (float) j
+          + test_rng_float (&r, -2.0f, 2.0f);
+
+      if (f == L_SPOILED) {
+        const int k = test_rng_int (&r, 0, 64);
+        if (k < 4)
+          x = k == 0 ? NAN : k == 1 ? INFINITY : k == 2 ? -INFINITY : 1e30f;
+        else if (i % 10 == 3)
+          x = (i / 10) % 3 == 0 ? 3.4028235e38f : (i / 10) % 3 == 1 ?
+              -3.4028235e38f : 3e38f;
+      }
+      p[5 + j] = x;
+    }
+    lc->scores[i] = test_rng_int (&r, 0, 4) ? test_rng_float (&r, 0, 1) :
+        (float) test_rng_int (&r, 0, 16) / 16.0f;
+  }
+}
+
+/* The lane families on both CUDA contexts against the CPU: returns the
+ * cases run; mismatches into *bad, indices kept into *kept. */
+static int
+run_lanes (cnms_ctx *cpu, cnms_ctx *cuda, cnms_ctx *large, uint64_t seed,
+    int first, int *bad, long *kept)
+{
+  static const int variants[] = { 0, 1, 2, 3, 4, 8 };
+  int f, k, cases = 0;
+
+  for (f = 0; f < N_LANE_FAMILIES; f++) {
+    for (k = 0; k < (int) (sizeof variants / sizeof variants[0]); k++) {
+      const int v = variants[k];
+      gpu_lane_case lc;
+      gpu_result a, b, c;
+
+      make_lane_case (&lc, seed, f, v, 0);
+      gpu_run_nms_lanes (cpu, &lc, &a);
+      gpu_run_nms_lanes (cuda, &lc, &b);
+      gpu_run_nms_lanes (large, &lc, &c);
+      if (gpu_parity_mismatch (&a, &b, first + cases, bad)
+          || gpu_parity_mismatch (&a, &c, first + cases, bad)) {
+        printf ("  lane family %s, variant %d\n", lane_family_names[f], v);
+        gpu_lane_case_print (stdout, &lc);
+      }
+      cases++;
+      *kept += a.n;
+      gpu_result_free (&a);
+      gpu_result_free (&b);
+      gpu_result_free (&c);
+      gpu_lane_case_free (&lc);
+    }
+  }
+  /* cnms_detect: 6000 proposals, every one a candidate (past the
+   * block-local front and the cached resolve), host and device memory */
+  for (f = 0; f < N_LANE_FAMILIES; f++) {
+    gpu_lane_case lc;
+    cnms_params p;
+    gpu_result a, b;
+    float *pa = NULL, *pb = NULL;
+    int dev;
+
+    make_lane_case (&lc, seed, f, 0, 6000);
+    cnms_params_init (&p);
+    p.model_width = 640;
+    p.model_height = 360;
+    p.frame_width = 1280;
+    p.frame_height = 720;
+    p.letterbox = 0;
+    p.score_threshold = 0.0f;
+    p.max_candidates = 1000000;
+    p.max_detections = 100000;
+    gpu_run_detect_lanes (cpu, &lc, CNMS_DTYPE_FLOAT32, 0, &p, &a, &pa);
+    for (dev = 0; dev < 2; dev++) {
+      const int before = *bad;
+
+      gpu_run_detect_lanes (cuda, &lc, CNMS_DTYPE_FLOAT32, dev, &p, &b,
+          &pb);
+      if (gpu_parity_mismatch (&a, &b, first + cases, bad)) {
+        printf ("  lane family %s, detect, %s memory\n",
+            lane_family_names[f], dev ? "device" : "host");
+        gpu_lane_case_print (stdout, &lc);
+      } else if (*bad == before && a.st == CNMS_OK && a.n > 0
+          && memcmp (pa, pb, (size_t) a.n * (size_t) lc.s * 2
+              * sizeof (float)) != 0) {
+        if ((*bad)++ < 10) {
+          printf ("MISMATCH case %d: lane points differ (family %s, %s "
+              "memory)\n", first + cases, lane_family_names[f],
+              dev ? "device" : "host");
+          gpu_lane_case_print (stdout, &lc);
+        }
+      }
+      cases++;
+      gpu_result_free (&b);
+      free (pb);
+      pb = NULL;
+    }
+    *kept += a.n;
+    gpu_result_free (&a);
+    free (pa);
+    gpu_lane_case_free (&lc);
+  }
+  return cases;
+}
+
 int
 main (int argc, char **argv)
 {
@@ -229,6 +417,16 @@ main (int argc, char **argv)
         gpu_nms_case_free (&nc);
       }
     }
+  }
+  {
+    int lane_bad = 0, lane_cases;
+    long lane_kept = 0;
+
+    lane_cases = run_lanes (cpu, cuda, large, seed, cases, &lane_bad,
+        &lane_kept);
+    printf ("cuda-prune: %d lane cases, %d mismatches, %ld indices or "
+        "records kept in all\n", lane_cases, lane_bad, lane_kept);
+    bad += lane_bad;
   }
   printf ("cuda-prune: %d cases on both paths, %d mismatches, %ld indices "
       "kept in all, seed %llu\n", cases, bad, kept,

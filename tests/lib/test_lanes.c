@@ -13,7 +13,12 @@
  *     outside the frame), the lane's rectangle, float16 equal to float32,
  *     the shape rule, the payload cleared by another call;
  *   - a kept lane with fewer than 2 points in the frame is not returned
- *     (counted in lanes_without_points), one with exactly 2 is. */
+ *     (counted in lanes_without_points), one with exactly 2 is;
+ *   - the index's rectangle of a lane (cnms_lane_rect) at hand-computed
+ *     edges; the indexed walk against the plain one where the rectangles
+ *     matter (gaps around the padding, NaN, infinite and huge x,
+ *     distances from 0 to FLT_MAX, S from 2 to 2^20); far-apart lanes
+ *     kept without one pair handed to cnms_lane_close. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -21,6 +26,7 @@
 #include "cudanms.h"
 #include "cudanms_static.h"
 #include "cnms_internal.h"
+#include "cpu_priv.h"
 #include "check.h"
 #include "rng.h"
 #include "tensors.h"
@@ -589,6 +595,346 @@ test_lanes_without_points (void)
   }
 }
 
+/* The edges of a lane's points, one lane that touches each: below its
+ * start row the extension goes on while x lies in [0, model width], both
+ * ends included (row 1 at x = 640 = the model width, row 0 at x = 0); a
+ * row at model x 0 is a point; a point at frame x = the frame width (1280:
+ * model 640 under gain 0.5) and at frame y = the frame height (720) is in
+ * the frame. S = 4, model 640x360, frame 1280x720: row i at frame y
+ * (3 - i) 240. */
+static void
+test_lane_point_edges (void)
+{
+  enum { S = 4 };
+  float t32[1][5 + S];
+  cnms_payloads pl;
+  const cnms_det *d;
+  cnms_tensor t;
+  cnms_params p;
+  int n = -1;
+
+  /* rows 2 .. 3 (start_y 2/3, length 2), x 100 and 110 there; below the
+   * start row x 640 (row 1) and 0 (row 0) */
+  proposal (t32[0], S, 0.0f, 2.0f, 2.0f / 3.0f, 2.0f, 0.0f, 0.0f);
+  t32[0][5 + 0] = 0.0f;
+  t32[0][5 + 1] = 640.0f;
+  t32[0][5 + 2] = 100.0f;
+  t32[0][5 + 3] = 110.0f;
+  memset (&t, 0, sizeof t);
+  t.data = t32;
+  t.size = sizeof t32;
+  t.dtype = CNMS_DTYPE_FLOAT32;
+  t.n_dims = 3;
+  t.dims[0] = 1;
+  t.dims[1] = 1;
+  t.dims[2] = 5 + S;
+  cnms_params_init (&p);
+  p.model_width = 640;
+  p.model_height = 360;
+  p.frame_width = 1280;
+  p.frame_height = 720;
+  p.letterbox = 0;
+  CHECK_INT (cnms_detect (ctx, &t, NULL, CNMS_LAYOUT_LANEATT, &p, &d, &n),
+      CNMS_OK);
+  CHECK_INT (n, 1);
+  cnms_ctx_payload (ctx, &pl);
+  CHECK_INT (pl.head, CNMS_HEAD_LANE);
+  if (n != 1 || pl.n != 1)
+    return;
+  CHECK_FLOAT (payload_float (&pl, 0, 0), 0.0f);
+  CHECK_FLOAT (payload_float (&pl, 0, 1), 720.0f);
+  CHECK_FLOAT (payload_float (&pl, 0, 2), 1280.0f);
+  CHECK_FLOAT (payload_float (&pl, 0, 3), 480.0f);
+  CHECK_FLOAT (payload_float (&pl, 0, 4), 200.0f);
+  CHECK_FLOAT (payload_float (&pl, 0, 5), 240.0f);
+  CHECK_FLOAT (payload_float (&pl, 0, 6), 220.0f);
+  CHECK_FLOAT (payload_float (&pl, 0, 7), 0.0f);
+  CHECK_FLOAT (d[0].x1, 0.0f);
+  CHECK_FLOAT (d[0].y1, 0.0f);
+  CHECK_FLOAT (d[0].x2, 1280.0f);
+  CHECK_FLOAT (d[0].y2, 720.0f);
+  /* a hair past the model width on row 1 ends the extension there: rows
+   * 1 and 0 have no point */
+  t32[0][5 + 1] = 640.0001f;
+  CHECK_INT (cnms_detect (ctx, &t, NULL, CNMS_LAYOUT_LANEATT, &p, &d, &n),
+      CNMS_OK);
+  cnms_ctx_payload (ctx, &pl);
+  CHECK_INT (n, 1);
+  if (n == 1 && pl.n == 1) {
+    CHECK (isnan (payload_float (&pl, 0, 0)));
+    CHECK (isnan (payload_float (&pl, 0, 2)));
+    CHECK_FLOAT (payload_float (&pl, 0, 4), 200.0f);
+  }
+}
+
+/* cnms_lane_rect at hand-computed values: the rows, the x range of the
+ * finite x widened by h = the float above fl (distance 9/16), each edge
+ * one float further out; clamped to +-FLT_MAX; empty without rows,
+ * without a finite x, or for a distance not above 0. */
+static void
+test_lane_rect (void)
+{
+  const float x[5] = { 10.0f, 20.0f, NAN, 30.0f, -INFINITY };
+  const float big[4] = { CNMS_FLT_MAX, -CNMS_FLT_MAX, 3e38f, -3e38f };
+  const float none[2] = { NAN, INFINITY };
+  float r[4];
+
+  /* distance 16: h = 9 + 2^-20; 10 - h = 1 - 2^-20 exactly, one float
+   * below: 1 - 2^-20 - 2^-24; 30 + h rounds to 39, one float above:
+   * 39 + 2^-18. Row 2's NaN and row 4's -inf are not in the range. */
+  cnms_lane_rect (x, 0, 4, 4, 16.0f, r);
+  CHECK_FLOAT (r[0], -0.5f);
+  CHECK_FLOAT (r[1], 1.0f - 0x1p-20f - 0x1p-24f);
+  CHECK_FLOAT (r[2], 4.5f);
+  CHECK_FLOAT (r[3], 39.0f + 0x1p-18f);
+  /* rows 1 .. 2 (the end clipped to n = 2): x 20 alone */
+  cnms_lane_rect (x, 1, 9, 2, 16.0f, r);
+  CHECK_FLOAT (r[0], 0.5f);
+  CHECK_FLOAT (r[1], 11.0f - 0x1p-20f - 0x1p-20f);
+  CHECK_FLOAT (r[2], 2.5f);
+  CHECK_FLOAT (r[3], 29.0f + 0x1p-19f);
+  /* the smallest distance: h = 2^-148 (fl (2^-149 9/16) = 2^-149), one
+   * float past 20 either way */
+  cnms_lane_rect (x, 1, 1, 4, 0x1p-149f, r);
+  CHECK_FLOAT (r[1], 20.0f - 0x1p-19f);
+  CHECK_FLOAT (r[3], 20.0f + 0x1p-19f);
+  /* huge x and distance: clamped to +-FLT_MAX */
+  cnms_lane_rect (big, 0, 1, 3, 1.0f, r);
+  CHECK_FLOAT (r[1], -CNMS_FLT_MAX);
+  CHECK_FLOAT (r[3], CNMS_FLT_MAX);
+  cnms_lane_rect (big, 2, 2, 3, 1.0f, r);
+  CHECK_FLOAT (r[1], cnms_next_down (3e38f));
+  CHECK_FLOAT (r[3], cnms_next_up (3e38f));
+  cnms_lane_rect (big, 2, 3, 3, CNMS_FLT_MAX, r);
+  CHECK_FLOAT (r[1], -CNMS_FLT_MAX);
+  CHECK_FLOAT (r[3], CNMS_FLT_MAX);
+  /* empty: no row, no finite x, distance 0, negative or NaN */
+  cnms_lane_rect (x, 3, 2, 4, 16.0f, r);
+  CHECK (r[0] > r[2] && r[1] > r[3]);
+  cnms_lane_rect (none, 0, 1, 1, 16.0f, r);
+  CHECK (r[0] > r[2] && r[1] > r[3]);
+  cnms_lane_rect (x, 0, 4, 4, 0.0f, r);
+  CHECK (r[0] > r[2] && r[1] > r[3]);
+  cnms_lane_rect (x, 0, 4, 4, -1.0f, r);
+  CHECK (r[0] > r[2] && r[1] > r[3]);
+  cnms_lane_rect (x, 0, 4, 4, NAN, r);
+  CHECK (r[0] > r[2] && r[1] > r[3]);
+  /* next_up / next_down at their edges */
+  CHECK_FLOAT (cnms_next_up (0.0f), 0x1p-149f);
+  CHECK_FLOAT (cnms_next_down (0.0f), -0x1p-149f);
+  CHECK_FLOAT (cnms_next_up (-0x1p-149f), -0.0f);
+  CHECK_FLOAT (cnms_next_up (1.0f), 1.0f + 0x1p-23f);
+  CHECK_FLOAT (cnms_next_down (1.0f), 1.0f - 0x1p-24f);
+  CHECK_FLOAT (cnms_next_up (-CNMS_FLT_MAX), -0x1.fffffcp127f);
+  CHECK (isinf (cnms_next_up (CNMS_FLT_MAX)));
+  CHECK_FLOAT (cnms_next_up (-INFINITY), -CNMS_FLT_MAX);
+  CHECK (isinf (cnms_next_up (INFINITY)));
+}
+
+/* Lanes for test_lanes_index: set kind (0 .. 5) of n lanes of s_rows
+ * rows at distance d; see test_lanes_index. */
+static void
+index_lanes (float *p, float *scores, int n, int s_rows, int kind, float d)
+{
+  /* the gaps between columns, in units of d: below, at and above what
+   * can be close (1.0646 d) and what the rectangles keep apart (9/8 d) */
+  static const float gaps[] = { 0.5f, 0.999f, 1.0f, 1.001f, 1.0645f,
+    1.065f, 1.1249f, 1.125f, 1.1251f, 1.2f, 3.0f
+  };
+  const size_t stride = 5 + (size_t) s_rows;
+  const float gap = gaps[rnd () % 11] * d;
+  int i, r;
+
+  for (i = 0; i < n; i++) {
+    float *o = p + stride * i;
+    const int col = (int) (rnd () % (unsigned) (n / 3 + 1));
+    /* a column's lanes share x; a few are that x plus d, or one float
+     * below it (mean distance exactly d: not close; just below: close) */
+    const float x0 = (float) col * gap;
+    const int twin = (int) (rnd () % 8);
+    float shift = twin == 0 ? d : twin == 1 ? cnms_next_down (d) : 0.0f;
+
+    o[0] = 0.0f;
+    o[1] = 1.0f;
+    o[2] = (rnd () % 3) ? 0.0f : (float) (rnd () % (unsigned) s_rows)
+        / (float) (s_rows - 1);
+    o[3] = 0.0f;
+    o[4] = (rnd () % 4) ? (float) s_rows : uni (-1.0f, (float) s_rows + 2);
+    for (r = 0; r < s_rows; r++) {
+      float v = cnms_fadd (x0, shift);
+
+      switch (kind) {
+        case 1:
+          /* slanted: a column's x range grows with its rows */
+          v = cnms_fadd (v, (float) r * gap * 0.01f);
+          break;
+        case 2:
+          /* NaN and infinities in some rows */
+          if (rnd () % 16 == 0)
+            v = (rnd () & 1) ? NAN : (rnd () & 1) ? INFINITY : -INFINITY;
+          break;
+        case 3:
+          /* huge x: near +-FLT_MAX, or a column far out */
+          if (col % 4 == 0)
+            v = (col & 4) ? CNMS_FLT_MAX : -CNMS_FLT_MAX;
+          else if (col % 4 == 1)
+            v = cnms_fadd (3e38f, shift);
+          else if (rnd () % 32 == 0)
+            v = 1e30f;
+          break;
+        case 4:
+          /* random x: most pairs far apart, a few close */
+          v = (r == 0 || rnd () % 4) ? uni (-1000.0f, 1000.0f) : o[5 + r - 1];
+          break;
+        default:
+          break;
+      }
+      o[5 + r] = v;
+    }
+    scores[i] = (rnd () % 4) ? uni (0, 1) : (float) (rnd () % 8) / 8.0f;
+  }
+}
+
+/* The walk with the index (cnms_nms_lanes, SSE2 and AVX scans) against
+ * the plain walk (reference) where the lanes' rectangles matter: columns
+ * of lanes at gaps around the padding (0.5 .. 3 distances: at, just
+ * below and just above what can be close and what the rectangles keep
+ * apart), lanes at a mean distance of exactly the distance (kept) and one
+ * float below it (suppressed), slanted lanes, NaN and infinite x in some
+ * rows, x at +-FLT_MAX and 3e38, random x; distances 0, 2^-149, 1e-30,
+ * 0.5, 50, 1e30, 3e38 and FLT_MAX; S from 2 to 2^20; below and above
+ * the index's list size (320). */
+static void
+test_lanes_index (void)
+{
+  static const int shapes[][2] = { {600, 2}, {900, 3}, {700, 72},
+  {250, 72}, {200, 1000}, {5, 1 << 20}
+  };
+  static const float dists[] = { 0.0f, 0x1p-149f, 1e-30f, 0.5f, 50.0f,
+    1e30f, 3e38f, CNMS_FLT_MAX
+  };
+  int c, kind, di, avx, mismatches = 0, total = 0;
+
+  for (c = 0; c < 6; c++) {
+    const int n = shapes[c][0], s_rows = shapes[c][1];
+    float *p = malloc ((size_t) n * (5 + (size_t) s_rows) * sizeof (float));
+    float *sc = malloc ((size_t) n * sizeof (float));
+    int64_t *k1 = malloc ((size_t) n * sizeof (int64_t));
+    int64_t *k2 = malloc ((size_t) n * sizeof (int64_t));
+
+    for (kind = 0; kind < 5; kind++) {
+      for (di = 0; di < 8; di++) {
+        /* the gaps scale with the distance (0: with 1) */
+        const float d = dists[di];
+        int n1, n2;
+
+        index_lanes (p, sc, n, s_rows, kind, d > 0.0f && d < 1e30f ? d : 1.0f);
+        n2 = reference (p, s_rows, sc, n, d, 0, k2);
+        for (avx = 0; avx < 2; avx++) {
+          cnms_ctx_test_option (ctx, CNMS_TEST_CPU_NO_AVX, avx);
+          n1 = nms_lanes (p, s_rows, sc, n, d, 0, k1);
+          total++;
+          if (n1 != n2 || memcmp (k1, k2, (size_t) n1 * sizeof *k1) != 0) {
+            mismatches++;
+            fprintf (stderr, "n %d S %d kind %d distance %g avx-off %d: %d "
+                "kept, the reference %d\n", n, s_rows, kind, (double) d,
+                avx, n1, n2);
+          }
+        }
+        cnms_ctx_test_option (ctx, CNMS_TEST_CPU_NO_AVX, 0);
+      }
+    }
+    free (p);
+    free (sc);
+    free (k1);
+    free (k2);
+  }
+  CHECK_INT (mismatches, 0);
+  CHECK_INT (total, 480);
+}
+
+/* n lanes over all S72 rows, 200 model pixels apart (a slope of up to
+ * 0.5 pixel a row, 2 pixels of jitter), in score order. */
+static void
+far_lanes (float *p, int n)
+{
+  int i, r;
+
+  for (i = 0; i < n; i++) {
+    const float slope = uni (-0.5f, 0.5f);
+    proposal (p + (5 + S72) * (size_t) i, S72, 0.0f, 1.0f, 0.0f, 72.0f,
+        200.0f * (float) i, slope);
+    for (r = 0; r < S72; r++)
+      p[(5 + S72) * (size_t) i + 5 + r] += uni (-2.0f, 2.0f);
+  }
+}
+
+/* Far-apart lanes are kept apart by the index: N lanes 200 pixels apart
+ * over the same 72 rows, distance 50, are all kept, and the walk hands
+ * none of their pairs to cnms_lane_close (cnms_greedy_ws.tests); the
+ * kept list of cnms_nms_lanes is every index in score order. 3000 lanes
+ * first: an index of the rows alone hands it every pair, some more than
+ * once (17994000 calls). */
+static void
+test_lanes_far (void)
+{
+  static const int sizes[] = { 3000, 30000 };
+  float *p = malloc ((size_t) 30000 * (5 + S72) * sizeof (float));
+  float *sc = malloc ((size_t) 30000 * sizeof (float));
+  uint32_t *rows = malloc ((size_t) 30000 * sizeof (uint32_t));
+  int32_t *kept = malloc ((size_t) 30000 * sizeof (int32_t));
+  int64_t *keep = malloc ((size_t) 30000 * sizeof (int64_t));
+  cnms_backend_ctx bctx;
+  cnms_greedy_ws ws;
+  cnms_buf *bufs[] = { CNMS_GREEDY_BUFS (&ws) };
+  int s, i, b, n_kept;
+
+  memset (&bctx, 0, sizeof bctx);
+  memset (&ws, 0, sizeof ws);
+  far_lanes (p, 30000);
+  for (i = 0; i < 30000; i++) {
+    rows[i] = (uint32_t) i;
+    sc[i] = 1.0f - (float) i / 65536.0f;
+  }
+  for (s = 0; s < 2; s++) {
+    const int n = sizes[s];
+    cnms_box_src src;
+    int ok;
+
+    src.base = p;
+    src.stride = 5 + S72;
+    src.rows = rows;
+    src.geom = CNMS_GEOM_LANE;
+    src.angle_off = 0;
+    src.n_strips = S72 - 1;
+    n_kept = -1;
+    CHECK_INT (cnms_cpu_greedy (&bctx, &ws, &src, NULL, 1, n, 50.0f, NULL,
+            n, kept, &n_kept), CNMS_OK);
+    CHECK_INT (n_kept, n);
+    CHECK_INT (ws.tests, 0);
+    ok = n_kept == n && ws.tests == 0;
+    for (i = 0; i < n_kept && i < n; i++)
+      ok = ok && kept[i] == i;
+    CHECK (ok);
+    /* the front end's call: the same list */
+    n_kept = nms_lanes (p, S72, sc, n, 50.0f, 0, keep);
+    CHECK_INT (n_kept, n);
+    for (i = 0; i < n_kept && i < n; i++)
+      ok = ok && keep[i] == i;
+    CHECK (ok);
+    /* an index that compares every pair would take minutes at 30000 */
+    if (!ok)
+      break;
+  }
+  for (b = 0; b < CNMS_GREEDY_N_BUFS; b++)
+    cnms_buf_release (&bctx, bufs[b]);
+  free (p);
+  free (sc);
+  free (rows);
+  free (kept);
+  free (keep);
+}
+
 int
 main (void)
 {
@@ -601,6 +947,10 @@ main (void)
   test_nms_random ();
   test_detect ();
   test_lanes_without_points ();
+  test_lane_point_edges ();
+  test_lane_rect ();
+  test_lanes_index ();
+  test_lanes_far ();
   cnms_ctx_free (ctx);
   return check_result ("lib-lanes");
 }

@@ -12,7 +12,11 @@
  *     stretch mapping (against sin, cos and atan2 of libm in double), the
  *     candidate rule (outside the frame, NaN angle, w = 0), the shape rule
  *     (no class row, auto never OBB), records of box layouts with angle 0;
- *   - cnms_obb_corners and cnms_obb_hull. */
+ *   - cnms_obb_corners and cnms_obb_hull;
+ *   - the CPU walk's bound (cnms_obb_may_exceed in the scan): pairs it
+ *     rules out never reach the polygon rule (cnms_greedy_ws.tests), and
+ *     the walk equals the plain one at the bound's edges (IoU around
+ *     1/16, areas at 2^-40 and 2^40, scales 2^-20 to 2^15). */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -20,6 +24,7 @@
 #include "cudanms.h"
 #include "cudanms_static.h"
 #include "cnms_internal.h"
+#include "cpu_priv.h"
 #include "check.h"
 #include "rng.h"
 
@@ -530,6 +535,222 @@ test_detect (void)
       == 0);
 }
 
+/* The sign of the angle: the w side runs along (cos a, sin a), y down.
+ * Two 100x2 bars at +30 degrees, the second 40 along the first's long
+ * axis ((40 cos 30, 40 sin 30)): they overlap by 60 of 100 (IoU 60 / 140,
+ * suppressed at 0.3). Turned the other way the second centre lies 34.6
+ * off the first's axis: no overlap, both kept. A symmetric case (45, 90
+ * degrees, pi) cannot tell the sign; this one does, in the corners too. */
+static void
+test_angle_sign (void)
+{
+  const float a = 0.52359877559829887f;     /* pi / 6 */
+  const float bx = 34.641016151377546f, by = 20.0f;
+  float boxes[2 * 5] = { 0.0f, 0.0f, 100.0f, 2.0f, a, bx, by, 100.0f, 2.0f,
+    a
+  };
+  const float scores[2] = { 0.9f, 0.8f };
+  int64_t keep[2];
+  float c[8];
+  int n = -1;
+
+  CHECK_INT (cnms_nms_rotated (ctx, boxes, scores, NULL, 2, 0.3f, 1, 0,
+          keep, &n), CNMS_OK);
+  CHECK_INT (n, 1);
+  CHECK_INT ((int) keep[0], 0);
+  /* the second bar turned the other way: apart */
+  boxes[9] = -a;
+  boxes[4] = -a;
+  CHECK_INT (cnms_nms_rotated (ctx, boxes, scores, NULL, 2, 0.3f, 1, 0,
+          keep, &n), CNMS_OK);
+  CHECK_INT (n, 2);
+  /* the first corner, c + u + v: u = 50 (cos a, sin a), v = (-sin a,
+   * cos a), positive y down */
+  cnms_obb_corners (0.0f, 0.0f, 100.0f, 2.0f, a, c);
+  CHECK_NEAR (c[0], 50.0 * cos (M_PI / 6) - sin (M_PI / 6), 1e-4);
+  CHECK_NEAR (c[1], 50.0 * sin (M_PI / 6) + cos (M_PI / 6), 1e-4);
+}
+
+/* cnms_cpu_greedy on oriented boxes already in order (agnostic), with
+ * its own workspace: the kept count, and in *tests the pairs it handed to
+ * the overlap rule. */
+static int
+greedy_obb (const float *boxes, int n, float iou, int no_avx, uint64_t *tests)
+{
+  uint32_t *rows = malloc ((size_t) n * sizeof (uint32_t));
+  int32_t *kept = malloc ((size_t) n * sizeof (int32_t));
+  cnms_backend_ctx bctx;
+  cnms_greedy_ws ws;
+  cnms_buf *bufs[] = { CNMS_GREEDY_BUFS (&ws) };
+  cnms_box_src src;
+  int i, n_kept = -1;
+
+  memset (&bctx, 0, sizeof bctx);
+  memset (&ws, 0, sizeof ws);
+  ws.no_avx = no_avx;
+  for (i = 0; i < n; i++)
+    rows[i] = (uint32_t) i;
+  src.base = boxes;
+  src.stride = 5;
+  src.rows = rows;
+  src.geom = CNMS_GEOM_OBB;
+  src.angle_off = 4;
+  src.n_strips = 0;
+  CHECK_INT (cnms_cpu_greedy (&bctx, &ws, &src, NULL, 1, n, iou, NULL, n,
+          kept, &n_kept), CNMS_OK);
+  *tests = ws.tests;
+  for (i = 0; i < CNMS_GREEDY_N_BUFS; i++)
+    cnms_buf_release (&bctx, bufs[i]);
+  free (rows);
+  free (kept);
+  return n_kept;
+}
+
+/* The walk asks the polygon rule only of pairs that cnms_obb_may_exceed
+ * (the rule's own bound, in the scan, 4 or 8 at a time) lets through:
+ * 3000 thin boxes turned 45 degrees along a line, 3 apart (their hulls,
+ * about 72 wide, meet those of the 24 neighbours on either side: 71700
+ * pairs, which a walk by the hulls alone tests 106200 times; the boxes,
+ * 2.1 apart across their width of 2, never meet) are all kept with no
+ * pair tested; of a box, its copy 1 to the right and a parallel box
+ * beside it, only the copy is tested (and suppressed). SSE2 and AVX
+ * scans. */
+static void
+test_obb_bound_count (void)
+{
+  enum { N = 3000 };
+  float *b = malloc ((size_t) N * 5 * sizeof (float));
+  const float three[3][5] = {
+    {100, 100, 40, 20, 0.3f}, {101, 100, 40, 20, 0.3f},
+    {100 - 25 * 0.29552f, 100 + 25 * 0.95534f, 40, 20, 0.3f},
+  };
+  uint64_t tests;
+  int i, avx;
+
+  for (i = 0; i < N; i++) {
+    b[5 * i] = 3.0f * (float) i;
+    b[5 * i + 1] = 0.0f;
+    b[5 * i + 2] = 100.0f;
+    b[5 * i + 3] = 2.0f;
+    b[5 * i + 4] = (float) (M_PI / 4);
+  }
+  for (avx = 0; avx < 2; avx++) {
+    CHECK_INT (greedy_obb (b, N, 0.5f, !avx, &tests), N);
+    CHECK_INT (tests, 0);
+    /* below 1/16 the rule has no such bound: the polygons decide */
+    CHECK_INT (greedy_obb (b, N, 0.06f, !avx, &tests), N);
+    CHECK_INT (greedy_obb (&three[0][0], 3, 0.5f, !avx, &tests), 2);
+    CHECK_INT (tests, 1);
+  }
+  free (b);
+}
+
+/* Oriented boxes of a seeded set for test_obb_bound_random: clusters of
+ * near-duplicates around 300 centres at scale s (sizes 5 .. 120 times s),
+ * a few boxes whose area lies at 2^-40 or 2^40 (where
+ * cnms_obb_may_exceed stops bounding), thin boxes and right angles. */
+static void
+bound_set (float *boxes, float *scores, int32_t *cls, int n, float s)
+{
+  float obj[300][5];
+  int i;
+
+  for (i = 0; i < 300; i++) {
+    obj[i][0] = uni (0, 1000) * s;
+    obj[i][1] = uni (0, 1000) * s;
+    obj[i][2] = uni (5, 120) * s;
+    obj[i][3] = uni (5, 60) * s;
+    obj[i][4] = uni (-1.6f, 3.2f);
+  }
+  for (i = 0; i < n; i++) {
+    const float *c = obj[rnd () % 300];
+    float *o = boxes + 5 * i;
+
+    o[0] = c[0] + uni (-4, 4) * s;
+    o[1] = c[1] + uni (-4, 4) * s;
+    o[2] = c[2] * uni (0.7f, 1.3f);
+    o[3] = c[3] * uni (0.7f, 1.3f);
+    o[4] = c[4] + uni (-0.3f, 0.3f);
+    switch (rnd () % 16) {
+      case 0:
+        /* area about 2^-40: just in range, at its edge, just out */
+        o[2] = 0x1p-20f * (float) (1 + rnd () % 3) / 2.0f;
+        o[3] = 0x1p-20f;
+        break;
+      case 1:
+        o[2] = 0x1p20f * (float) (1 + rnd () % 3) / 2.0f;
+        o[3] = 0x1p20f;
+        break;
+      case 2:
+        o[3] = o[2] * 0.01f;
+        break;
+      case 3:
+        o[4] = (float) (M_PI / 2) * (float) (rnd () % 5);
+        break;
+      default:
+        break;
+    }
+    scores[i] = (rnd () % 2) ? uni (0, 1) : (float) (rnd () % 16) / 16.0f;
+    cls[i] = (int32_t) (rnd () % 3);
+  }
+}
+
+/* The walk with the bound against the plain walk (reference): seeded
+ * sets at scales 2^-20, 1 and 2^15, with boxes at the edges of the
+ * bound's area range, at IoU thresholds at and around 1/16 (where the
+ * bound starts), 0.3, 0.5, 0.9 and 1; agnostic and class-aware; SSE2 and
+ * AVX scans. */
+static void
+test_obb_bound_random (void)
+{
+  static const int sizes[] = { 300, 1500 };
+  static const float scales[] = { 0x1p-20f, 1.0f, 0x1p15f };
+  const float ious[] = { 0.0625f, 0x1.fffffep-5f, 0x1.000002p-4f, 0.3f,
+    0.5f, 0.9f, 1.0f
+  };
+  int si, sc, ii, avx, total = 0, mismatches = 0;
+
+  for (si = 0; si < 2; si++) {
+    const int n = sizes[si];
+    float *boxes = malloc ((size_t) n * 5 * sizeof (float));
+    float *scores = malloc ((size_t) n * sizeof (float));
+    int32_t *cls = malloc ((size_t) n * sizeof (int32_t));
+    int64_t *k1 = malloc ((size_t) n * sizeof (int64_t));
+    int64_t *k2 = malloc ((size_t) n * sizeof (int64_t));
+
+    for (sc = 0; sc < 3; sc++) {
+      for (ii = 0; ii < 7; ii++) {
+        const int aware = ii & 1;
+        int n1, n2;
+
+        bound_set (boxes, scores, cls, n, scales[sc]);
+        n2 = reference (boxes, scores, aware ? cls : NULL, n, ious[ii],
+            !aware, 0, k2);
+        for (avx = 0; avx < 2; avx++) {
+          cnms_ctx_test_option (ctx, CNMS_TEST_CPU_NO_AVX, avx);
+          n1 = run_rotated (boxes, scores, aware ? cls : NULL, n, ious[ii],
+              !aware, 0, k1);
+          total++;
+          if (n1 != n2 || memcmp (k1, k2, (size_t) n1 * sizeof *k1) != 0) {
+            mismatches++;
+            fprintf (stderr, "n %d scale %g iou %.9g aware %d avx-off %d: "
+                "%d kept, the reference %d\n", n, (double) scales[sc],
+                (double) ious[ii], aware, avx, n1, n2);
+          }
+        }
+        cnms_ctx_test_option (ctx, CNMS_TEST_CPU_NO_AVX, 0);
+      }
+    }
+    free (boxes);
+    free (scores);
+    free (cls);
+    free (k1);
+    free (k2);
+  }
+  CHECK_INT (mismatches, 0);
+  CHECK_INT (total, 84);
+}
+
 int
 main (void)
 {
@@ -542,6 +763,9 @@ main (void)
   test_nms_hand ();
   test_nms_random ();
   test_detect ();
+  test_angle_sign ();
+  test_obb_bound_count ();
+  test_obb_bound_random ();
   cnms_ctx_free (ctx);
   return check_result ("lib-obb");
 }
