@@ -73,6 +73,73 @@ enum {
 };
 void cnms_ctx_test_option (cnms_ctx *ctx, int option, int value);
 
+/* The per-class lists: one parser and one rule for the element's
+ * properties (class-score-thresholds, class-ious, class-max-detections,
+ * classes, exclude-classes) and cudanms-tool's options
+ * (--class-score-thresholds, --class-ious, --class-max-detections,
+ * --keep-classes, --drop-classes); the rules are docs/contracts.md's
+ * "Per-class lists". A list is "CLASS=VALUE,..." or "CLASS,...", blanks
+ * around items, keys and values trimmed; CLASS is an id (decimal digits,
+ * below CNMS_MAX_CLASS_PARAMS) or a label, looked up in the caller's
+ * label file (cnms_class_labels). */
+typedef enum {
+  CNMS_CLASS_LIST_THRESHOLDS = 0,       /* CLASS=SCORE, SCORE in [0, 1] */
+  CNMS_CLASS_LIST_IOUS,                 /* CLASS=IOU, IOU in [0, 1] */
+  CNMS_CLASS_LIST_MAX_DETECTIONS,       /* CLASS=COUNT, an integer in
+                                         * [0, 2^31 - 1]; 0: no cap */
+  CNMS_CLASS_LIST_KEEP,                 /* CLASS: only the classes listed */
+  CNMS_CLASS_LIST_DROP,                 /* CLASS: never these */
+  CNMS_N_CLASS_LISTS
+} cnms_class_list_kind;
+
+typedef struct {
+  int id;                       /* the class id; -1: a label not looked up */
+  const char *key;              /* the class as written, in the list's keys */
+  double value;                 /* the lists with values: the value */
+} cnms_class_entry;
+
+typedef struct {
+  cnms_class_list_kind kind;
+  int n;                        /* entries; 0: the list is unset */
+  cnms_class_entry *entries;
+  char *keys;                   /* the storage of the entries' keys */
+} cnms_class_list;
+
+/* The label file as the lists see it. find returns how many of its lines
+ * hold the label name (0: none) and puts the class ids (line numbers from
+ * 0) of the first two of them in lines[0], lines[1]. */
+typedef struct {
+  int (*find) (void *data, const char *name, int lines[2]);
+  void *data;
+  int n_labels;                 /* its lines, for messages */
+} cnms_class_labels;
+
+/* Parses text (NULL, empty or blank: an unset list, n = 0) into l (zeroed
+ * or parsed before; its old entries are freed on success). A label is
+ * left with id -1 until cnms_class_list_resolve. On failure l is
+ * unchanged and err (size bytes) says why, in one line:
+ * "'person' is not CLASS=VALUE", "the score threshold 2 of class '0' is
+ * outside [0, 1]", "class '0' is given twice", ... */
+cnms_status cnms_class_list_parse (cnms_class_list *l,
+    cnms_class_list_kind kind, const char *text, char *err, size_t size);
+/* Looks up every label of l in labels (NULL: no label file, where a label
+ * is an error): a label missing from the file, or on two of its lines, is
+ * an error naming it (and both lines), as is a class named twice once the
+ * labels are ids ("'person' and '0' are both class 0"). */
+cnms_status cnms_class_list_resolve (cnms_class_list *l,
+    const cnms_class_labels *labels, char *err, size_t size);
+void cnms_class_list_clear (cnms_class_list *l);
+/* The largest class id that the lists (one per kind, in kind order)
+ * name, plus one; 0 when none. */
+int cnms_class_lists_size (const cnms_class_list lists[CNMS_N_CLASS_LISTS]);
+/* c[0, n) from the lists and p's frame-wide score threshold and IoU:
+ * each class's own threshold, IoU and cap; +infinity for a class the keep
+ * list does not list or the drop list lists, whatever its own threshold.
+ * Returns 1 when the keep list is set (cnms_params.other_classes_filtered:
+ * ids at or past n are never candidates), else 0. */
+int cnms_class_lists_fill (const cnms_class_list lists[CNMS_N_CLASS_LISTS],
+    const cnms_params *p, cnms_class_params *c, int n);
+
 #ifdef __cplusplus
 }
 #endif

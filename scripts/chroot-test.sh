@@ -17,8 +17,9 @@
 #
 # For a quicker run while working on a few tests: TESTS="name ..." runs
 # only those meson tests (e.g. TESTS="analytics-heads analytics-overlay");
-# LIGHT=1 leaves out python3-torchvision and python3-onnx (the golden and
-# onnxinference tests then skip); KEEP_BUILD=1 (with KEEP_CHROOT=1) keeps
+# LIGHT=1 leaves out python3-torchvision and python3-onnx (the golden
+# tests that need torch and the onnxinference tests then skip; golden-obb,
+# on python3-shapely, still runs); KEEP_BUILD=1 (with KEEP_CHROOT=1) keeps
 # the chroot's build and rebuilds only what changed.
 set -eu
 suite=${1:-}
@@ -52,8 +53,8 @@ PKGS="meson ninja-build pkg-config gcc libc6-dev
   gstreamer1.0-plugins-base gstreamer1.0-plugins-good gstreamer1.0-plugins-bad
   gstreamer1.0-tools
   python3-numpy python3-gi python3-gst-1.0 python3-gi-cairo
-  gir1.2-gstreamer-1.0 gir1.2-gst-plugins-base-1.0 python3-onnx
-  python3-torchvision"
+  gir1.2-gstreamer-1.0 gir1.2-gst-plugins-base-1.0 python3-shapely
+  python3-onnx python3-torchvision"
 if [ "${LIGHT:-0}" = 1 ]; then
   PKGS=$(echo "$PKGS" | tr ' ' '\n' | grep -v -e '^python3-torchvision$' \
     -e '^python3-onnx$' | tr '\n' ' ')

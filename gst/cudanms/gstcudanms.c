@@ -665,7 +665,8 @@ gst_cudanms_before_transform (GstBaseTransform * trans, GstBuffer * buffer)
 }
 
 /* cnms_detect failed with st, not for a bad tensor (CUDA, memory): a
- * fatal element error; out of memory names what to lower. */
+ * fatal element error with the library's reason; out of memory also
+ * names what bounds the memory a frame takes. */
 static void
 post_detect_failed (GstCudanms * self, cnms_status st, cnms_ctx * ctx,
     gint max_candidates)
@@ -675,9 +676,10 @@ post_detect_failed (GstCudanms * self, cnms_status st, cnms_ctx * ctx,
 
   if (st == CNMS_ERR_NO_MEMORY)
     GST_ELEMENT_ERROR (self, RESOURCE, NO_SPACE_LEFT,
-        ("Post-processing failed: out of memory with max-candidates=%d; "
-            "lower max-candidates (the suppression mask grows with its "
-            "square) or free memory, then restart the element.",
+        ("Post-processing failed: out of memory: %s. max-candidates=%d "
+            "bounds the suppression mask (it grows with its square), "
+            "max-detections the kept records and their masks: lower them "
+            "or free memory, then restart the element.", detail,
             max_candidates), ("%s", detail));
   else
     GST_ELEMENT_ERROR (self, RESOURCE, FAILED,
@@ -1056,7 +1058,8 @@ gst_cudanms_class_init (GstCudanmsClass * klass)
    * (analytics: what objectdetectionoverlay and ioutracker read), or both.
    * Default both where cudanms was built with GStreamer's analytics
    * library (>= 1.24), roi otherwise; there analytics and both fail at
-   * start.
+   * start. A lane (layout laneatt) is its ROI under roi and both, and an
+   * ODMtd of its rectangle only under analytics.
    */
   g_object_class_install_property (gobject_class, PROP_ATTACH_META,
       g_param_spec_enum ("attach-meta", "Attach meta",

@@ -6,7 +6,7 @@
 #define __GST_CUDANMS_CLASSES_H__
 
 #include <gst/gst.h>
-#include "cudanms.h"
+#include "cudanms_static.h"
 #include "gstcudanmslabels.h"
 
 G_BEGIN_DECLS
@@ -21,21 +21,14 @@ typedef enum
   GST_CUDANMS_N_CLASS_SPECS
 } GstCudanmsClassSpec;
 
-/* What the five strings say, by class id (resolved against the labels):
- * NaN where a class has no value of its own. */
 typedef struct
 {
+  gchar *spec[GST_CUDANMS_N_CLASS_SPECS];       /* as set; NULL: none (an
+                                                 * empty or blank list) */
+  /* the lists parsed (cudanms_static.h), their labels looked up once the
+   * label file is read; n = 0: unset */
+  cnms_class_list list[GST_CUDANMS_N_CLASS_SPECS];
   guint n;                      /* ids 0 .. n-1 named */
-  gfloat *thr, *iou;            /* n each */
-  gint *max;                    /* n: 0 none */
-  guint8 *dropped;              /* n: excluded, or not kept */
-  gboolean keep_only;           /* "classes" set: others are dropped */
-} GstCudanmsClassRules;
-
-typedef struct
-{
-  gchar *spec[GST_CUDANMS_N_CLASS_SPECS];       /* as set; NULL: none */
-  GstCudanmsClassRules *rules;  /* resolved; NULL: no per-class control */
   /* the streaming thread's params (grow-only) */
   cnms_class_params *params;
   guint params_cap;
@@ -47,17 +40,18 @@ void gst_cudanms_classes_clear (GstCudanmsClasses * c);
 /* The property's name of a spec, for messages. */
 const gchar *gst_cudanms_class_spec_name (GstCudanmsClassSpec which);
 
-/* Parses value (NULL or "" clears it) for which, resolving names with
- * labels (NULL before start: names are checked at start). On success
- * stores it and re-resolves every spec (TRUE); else *error says what is
- * refused and c is unchanged. The caller holds the object lock. */
+/* Parses value (NULL, "" or blanks clear it) for which, looking its
+ * labels up in labels (NULL before start: labels are looked up at start).
+ * On success stores it (TRUE); else *error says what is refused and c is
+ * unchanged. The caller holds the object lock. */
 gboolean gst_cudanms_classes_set (GstCudanmsClasses * c,
     GstCudanmsClassSpec which, const gchar * value,
     const GstCudanmsLabels * labels, GError ** error);
 
-/* start(): resolves the stored specs against labels; a spec naming what
- * the label file does not hold is dropped with *error saying which (the
- * others stay). TRUE when all resolved. The caller holds the lock. */
+/* start(): looks up the stored specs' labels in labels; a spec naming
+ * what the label file does not hold, or holds on two lines, or a class
+ * twice, is dropped with *error saying which (the others stay). TRUE
+ * when all resolved. The caller holds the lock. */
 gboolean gst_cudanms_classes_resolve (GstCudanmsClasses * c,
     const GstCudanmsLabels * labels, GError ** error);
 

@@ -18,6 +18,7 @@ gst_cudanms_labels_init (GstCudanmsLabels * labels)
   labels->quarks = g_array_new (FALSE, FALSE, sizeof (GQuark));
   labels->n_from_file = 0;
   labels->ids = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
+  labels->twice = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
 }
 
 void
@@ -26,6 +27,7 @@ gst_cudanms_labels_clear (GstCudanmsLabels * labels)
   g_clear_pointer (&labels->names, g_ptr_array_unref);
   g_clear_pointer (&labels->quarks, g_array_unref);
   g_clear_pointer (&labels->ids, g_hash_table_unref);
+  g_clear_pointer (&labels->twice, g_hash_table_unref);
 }
 
 /* Line ends ("\r\n", "\n" or "\r") in [text, end). */
@@ -145,12 +147,33 @@ gst_cudanms_labels_load (GstCudanmsLabels * labels, const gchar * path,
       if (!g_hash_table_contains (labels->ids, label))
         g_hash_table_insert (labels->ids, g_strdup (label),
             GUINT_TO_POINTER (line + 1));
+      else if (!g_hash_table_contains (labels->twice, label))
+        g_hash_table_insert (labels->twice, g_strdup (label),
+            GUINT_TO_POINTER (line + 1));
     }
     p = next;
   }
   labels->n_from_file = line;
   g_free (contents);
   return TRUE;
+}
+
+gint
+gst_cudanms_labels_find (gpointer data, const gchar * name, gint lines[2])
+{
+  const GstCudanmsLabels *labels = data;
+  gpointer first = labels->ids != NULL ?
+      g_hash_table_lookup (labels->ids, name) : NULL;
+  gpointer second = labels->twice != NULL ?
+      g_hash_table_lookup (labels->twice, name) : NULL;
+
+  if (first == NULL)
+    return 0;
+  lines[0] = (gint) GPOINTER_TO_UINT (first) - 1;
+  if (second == NULL)
+    return 1;
+  lines[1] = (gint) GPOINTER_TO_UINT (second) - 1;
+  return 2;
 }
 
 void

@@ -21,6 +21,8 @@ typedef struct
                                  * first line, for a label given twice);
                                  * not changed once loaded, so it may be read
                                  * while the streaming thread labels boxes */
+  GHashTable *twice;            /* a label on two lines or more -> the id of
+                                 * its second line + 1; as ids */
 } GstCudanmsLabels;
 
 /* Labels are cached up to this class id; larger (end2end) ids are rare. */
@@ -44,6 +46,12 @@ void gst_cudanms_labels_init (GstCudanmsLabels * labels);
 gboolean gst_cudanms_labels_load (GstCudanmsLabels * labels,
     const gchar * path, GError ** error);
 void gst_cudanms_labels_clear (GstCudanmsLabels * labels);
+
+/* How many lines of the label file hold name (0, 1, or 2 for two or
+ * more), with the ids of the first two in lines[0], lines[1] (a
+ * cnms_class_labels' find, data the labels). */
+gint gst_cudanms_labels_find (gpointer labels, const gchar * name,
+    gint lines[2]);
 
 /* The label of class_id and its quark (*label stays valid while labels
  * does, or for the process for GST_CUDANMS_LABEL_LARGE). */

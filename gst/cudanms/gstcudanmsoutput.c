@@ -381,7 +381,8 @@ gst_cudanms_attach_meta_available (GstCudanmsAttachMeta which)
  * related both ways to its ODMtd od, as yolosegv8tensordec relates them:
  * an instance mask (GRAY8 with its video meta, stride its width) of
  * regions 0 (background) and i mod 255 + 1, over the mask's frame-pixel
- * rectangle. An empty mask (no pixel in the frame) has none. */
+ * rectangle. An empty mask (a rectangle of width or height 0: no bytes)
+ * has none; a mask of all 0 bytes has one. */
 static gboolean
 attach_segmentation_mtd (GstAnalyticsRelationMeta * rmeta, const Frame * f,
     gint i, const GstAnalyticsMtd * od)
@@ -523,6 +524,13 @@ gst_cudanms_attach_detections (GstBuffer * buffer, GstCudanmsLabels * labels,
     }
   }
 #ifdef HAVE_GST_ANALYTICS
+  /* A lane is a polyline, which no GstAnalytics mtd describes: its ROI
+   * carries its points. It becomes an ODMtd of its points' rectangle only
+   * where analytics metas alone were asked for (attach-meta=analytics);
+   * with both, the ROI alone, so that objectdetectionoverlay draws no
+   * rectangle for it. */
+  if (f.lanes && which == GST_CUDANMS_ATTACH_META_BOTH)
+    return TRUE;
   if ((which & GST_CUDANMS_ATTACH_META_ANALYTICS)
       && !attach_od_mtds (buffer, &f, dets, n))
     return FALSE;

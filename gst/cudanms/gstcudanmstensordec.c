@@ -45,6 +45,17 @@
  * element fed the model the frame itself: model-size is NULL (the boxes
  * are in the frame's pixels) and letterbox is FALSE.
  *
+ * tensordecodebin makes its decoders when the caps arrive (again at every
+ * caps event), so a pipeline description cannot reach them by name. Each
+ * cudanmstensordec, when made, takes the property assignments of the
+ * environment variable CUDANMSTENSORDEC_PROPERTIES, as gst-launch-1.0
+ * writes them ("label-file=coco.names score-threshold=0.4"; split as a
+ * shell splits words, so a value with spaces can be quoted). They replace
+ * the defaults; a property set on the element afterwards (an application's
+ * "deep-element-added" handler) overrides them. An entry that names no
+ * writable property or whose value does not parse is refused with a GLib
+ * warning naming it; the others apply.
+ *
  * ## Example launch line
  * |[
  * gst-launch-1.0 filesrc location=street.mp4 ! decodebin ! videoconvertscale
@@ -53,13 +64,21 @@
  *   ! objectdetectionoverlay ! videoconvert ! autovideosink
  * ]| With a model whose .modelinfo names its output yolo-v8-out,
  * tensordecodebin runs cudanmstensordec, and only it, on that tensor.
+ * |[
+ * CUDANMSTENSORDEC_PROPERTIES="label-file=coco.names score-threshold=0.4" \
+ *   gst-launch-1.0 ... ! onnxinference model-file=yolov8s.onnx
+ *   ! tensordecodebin ! objectdetectionoverlay ! ...
+ * ]| The same with COCO's labels and a score threshold of 0.4.
  */
 
 #ifdef HAVE_CONFIG_H
 #include "config.h"
 #endif
 
+#include <string.h>
+
 #include "gstcudanmstensordec.h"
+#include "gstcudanmsdebug.h"
 
 #ifdef HAVE_GST_TENSOR_CAPS
 
@@ -122,13 +141,100 @@ static GstStaticPadTemplate sink_template = GST_STATIC_PAD_TEMPLATE ("sink",
         "]"));
 /* *INDENT-ON* */
 
+/* The environment variable each new decoder takes its properties from. */
+#define PROPERTIES_ENV "CUDANMSTENSORDEC_PROPERTIES"
+
+/* gst_cudanms_class_make_tensor_decoder's constructed (the defaults) */
+static void (*decoder_constructed) (GObject * object);
+
+/* Sets one "name=value" entry of PROPERTIES_ENV on object; FALSE, and why,
+ * when it is refused. */
+static gboolean
+set_entry (GObject * object, const gchar * entry, gchar ** why)
+{
+  const gchar *eq = strchr (entry, '=');
+  GValue v = G_VALUE_INIT, checked = G_VALUE_INIT;
+  GParamSpec *pspec;
+  gchar *name;
+  gboolean ok;
+
+  if (eq == NULL || eq == entry) {
+    *why = g_strdup ("not a name=value assignment");
+    return FALSE;
+  }
+  name = g_strndup (entry, eq - entry);
+  pspec = g_object_class_find_property (G_OBJECT_GET_CLASS (object), name);
+  g_free (name);
+  if (pspec == NULL || !(pspec->flags & G_PARAM_WRITABLE)
+      || (pspec->flags & G_PARAM_CONSTRUCT_ONLY)) {
+    *why = g_strdup_printf ("%s has no writable property of that name",
+        G_OBJECT_TYPE_NAME (object));
+    return FALSE;
+  }
+  g_value_init (&v, pspec->value_type);
+  if (!gst_value_deserialize_with_pspec (&v, eq + 1, pspec)) {
+    *why = g_strdup_printf ("not a value of %s's type %s", pspec->name,
+        g_type_name (pspec->value_type));
+    g_value_unset (&v);
+    return FALSE;
+  }
+  /* out of the property's range: validating changes a copy */
+  g_value_init (&checked, pspec->value_type);
+  g_value_copy (&v, &checked);
+  ok = !g_param_value_validate (pspec, &checked);
+  g_value_unset (&checked);
+  if (!ok) {
+    *why = g_strdup_printf ("out of %s's range", pspec->name);
+    g_value_unset (&v);
+    return FALSE;
+  }
+  g_object_set_property (object, pspec->name, &v);
+  g_value_unset (&v);
+  return TRUE;
+}
+
+/* The decoder's defaults, then PROPERTIES_ENV's assignments. */
+static void
+gst_cudanms_tensor_dec_constructed (GObject * object)
+{
+  const gchar *env = g_getenv (PROPERTIES_ENV);
+  GError *err = NULL;
+  gchar **argv = NULL;
+  gint argc = 0, i;
+
+  decoder_constructed (object);
+  if (env == NULL || env[strspn (env, " \t\n")] == '\0')
+    return;
+  if (!g_shell_parse_argv (env, &argc, &argv, &err)) {
+    g_warning ("%s: %s=\"%s\" refused: %s", GST_OBJECT_NAME (object),
+        PROPERTIES_ENV, env, err->message);
+    g_error_free (err);
+    return;
+  }
+  for (i = 0; i < argc; i++) {
+    gchar *why = NULL;
+
+    if (set_entry (object, argv[i], &why)) {
+      GST_INFO_OBJECT (object, "%s: %s", PROPERTIES_ENV, argv[i]);
+      continue;
+    }
+    g_warning ("%s: %s entry \"%s\" refused: %s; the other entries apply",
+        GST_OBJECT_NAME (object), PROPERTIES_ENV, argv[i], why);
+    g_free (why);
+  }
+  g_strfreev (argv);
+}
+
 static void
 gst_cudanms_tensor_dec_class_init (gpointer klass, gpointer data)
 {
+  GObjectClass *gobject_class = G_OBJECT_CLASS (klass);
   GstElementClass *element_class = GST_ELEMENT_CLASS (klass);
 
   (void) data;
   gst_cudanms_class_make_tensor_decoder (klass);
+  decoder_constructed = gobject_class->constructed;
+  gobject_class->constructed = gst_cudanms_tensor_dec_constructed;
   /* replaces cudanms's "sink" template; "src" stays video/x-raw */
   gst_element_class_add_static_pad_template (element_class, &sink_template);
   gst_element_class_set_static_metadata (element_class,

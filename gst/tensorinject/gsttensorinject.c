@@ -32,6 +32,13 @@
  * gives the same tensors. With #GstTensorInject:draw-objects the objects
  * are also painted into the video frames, where cudanms will box them.
  *
+ * With GStreamer >= 1.28 the source caps also describe the attached
+ * tensors, as 1.28's inference elements do: a "tensors" field with one
+ * group named after the tensor id (the segmentation pair with GStreamer's
+ * ids: "yolo-v8-segmentation-out") of "tensor/strided" descriptions (id,
+ * dims, dims-order row-major, type); a "%d" replay gives frame 0's rank
+ * with dynamic dims (0). tensordecodebin picks its decoder from them.
+ *
  * ## Example launch line
  * |[
  * gst-launch-1.0 videotestsrc num-buffers=30 ! tensorinject seed=7 num-objects=4 ! cudanms ! fakesink
@@ -39,6 +46,9 @@
  * |[
  * gst-launch-1.0 videotestsrc num-buffers=30 ! video/x-raw,format=BGRx ! tensorinject seed=7 draw-objects=true ! cudanms ! fakesink
  * ]| The same with the objects drawn into the frames.
+ * |[
+ * gst-launch-1.0 videotestsrc ! video/x-raw,format=BGRx,width=640,height=640 ! tensorinject tensor-id=yolo-v8-out draw-objects=true ! tensordecodebin ! objectdetectionoverlay ! videoconvert ! autovideosink
+ * ]| GStreamer 1.28: tensordecodebin decodes the scene (cudanmstensordec).
  */
 
 #ifdef HAVE_CONFIG_H
@@ -135,6 +145,10 @@ struct _GstTensorInject
                                  * taken under the lock */
   GstTensorInjectCuda cuda;
   GstBuffer *single_cuda;       /* memory=cuda: the one file, uploaded once */
+  /* GStreamer >= 1.28: the "tensors" field of the source caps (a
+   * "tensorgroups" structure) describing what is attached, made in start;
+   * NULL: none. Under the object lock. */
+  GstStructure *tensors;
 };
 
 /* system memory, or CUDA memory from cudaupload or a decoder */
@@ -229,6 +243,13 @@ gst_tensor_inject_init (GstTensorInject * self)
 
   gst_base_transform_set_in_place (GST_BASE_TRANSFORM (self), TRUE);
   gst_base_transform_set_passthrough (GST_BASE_TRANSFORM (self), FALSE);
+#if GST_CHECK_VERSION (1, 28, 0)
+  /* the caps upstream never carry the "tensors" field made here: a caps
+   * query on the sink pad answers the transformed caps, not downstream's
+   * (which would carry a decoder's tensor groups upstream) */
+  gst_base_transform_set_prefer_passthrough (GST_BASE_TRANSFORM (self),
+      FALSE);
+#endif
 }
 
 static void
@@ -354,8 +375,183 @@ gst_tensor_inject_finalize (GObject * object)
   g_free (self->location);
   g_free (self->tensor_id);
   g_free (self->model_size);
+  g_clear_pointer (&self->tensors, gst_structure_free);
   G_OBJECT_CLASS (parent_class)->finalize (object);
 }
+
+#if GST_CHECK_VERSION (1, 28, 0)
+/* The name of the tensor group of GStreamer's segmentation pair. */
+#define SEG_GROUP "yolo-v8-segmentation-out"
+
+/* Appends to group (a GstValueUniqueList) the description of one tensor,
+ * as GStreamer 1.28's inference elements write it in the caps: a
+ * "tensor/strided" structure with its id, its dims (each 0 with dynamic:
+ * not known before the buffers), the order the tensor meta gives
+ * (row-major) and its data type. */
+static void
+append_description (GValue * group, const gchar * id, cnms_dtype dtype,
+    const gint64 * dims, guint n_dims, gboolean dynamic)
+{
+  GstStructure *s = gst_structure_new ("tensor/strided",
+      "tensor-id", G_TYPE_STRING, id,
+      "dims-order", G_TYPE_STRING, "row-major",
+      "type", G_TYPE_STRING,
+      dtype == CNMS_DTYPE_FLOAT16 ? "float16" : "float32", NULL);
+  GValue arr = G_VALUE_INIT, v = G_VALUE_INIT, caps = G_VALUE_INIT;
+  guint i;
+
+  gst_value_array_init (&arr, n_dims);
+  g_value_init (&v, G_TYPE_INT);
+  for (i = 0; i < n_dims; i++) {
+    g_value_set_int (&v, dynamic ? 0 : (gint) CLAMP (dims[i], 0, G_MAXINT));
+    gst_value_array_append_value (&arr, &v);
+  }
+  g_value_unset (&v);
+  gst_structure_take_value (s, "dims", &arr);
+  g_value_init (&caps, GST_TYPE_CAPS);
+  g_value_take_boxed (&caps, gst_caps_new_full (s, NULL));
+  gst_value_unique_list_append_and_take_value (group, &caps);
+}
+
+/* The "tensors" field describing what start set up to attach: one group
+ * named after the tensor's id holding its description (a segmentation
+ * scene: the detections and the prototypes, in the group "yolo-v8-
+ * segmentation-out" when the detections have GStreamer's id). The dims of
+ * a "%d" replay are dynamic, with the rank and data type of frame 0's
+ * file. NULL without an id (nothing to name) or when frame 0's file does
+ * not load (the error comes with the first buffer). */
+static GstStructure *
+describe_tensors (GstTensorInject * self)
+{
+  const gchar *id = self->stream_tensor_id, *name = id;
+  GValue group = G_VALUE_INIT;
+  GstStructure *tensors;
+
+  if (id == NULL)
+    return NULL;
+  g_value_init (&group, GST_TYPE_UNIQUE_LIST);
+  if (self->scene != NULL) {
+    cnms_dtype dtype = self->data_type == GST_TENSOR_INJECT_DATA_TYPE_FLOAT16
+        ? CNMS_DTYPE_FLOAT16 : CNMS_DTYPE_FLOAT32;
+    gint64 dims[3], protos_dims[4];
+
+    gst_tensor_inject_scene_dims (self->scene, dims);
+    append_description (&group, id, dtype, dims, 3, FALSE);
+    if (gst_tensor_inject_scene_protos_size (self->scene) > 0) {
+      gst_tensor_inject_scene_protos_dims (self->scene, protos_dims);
+      append_description (&group, SEG_PROTOS_ID, dtype, protos_dims, 4,
+          FALSE);
+      if (strcmp (id, SEG_TENSOR_ID) == 0)
+        name = SEG_GROUP;
+    }
+  } else if (self->stream_location != NULL) {
+    const gchar *pct = strstr (self->stream_location, "%d");
+    gchar *path = g_strdup_printf ("%.*s0%s",
+        (gint) (pct - self->stream_location), self->stream_location, pct + 2);
+    GstTensorInjectNpy npy;
+    gboolean loaded = gst_tensor_inject_npy_load (path, &npy, NULL);
+
+    g_free (path);
+    if (!loaded) {
+      g_value_unset (&group);
+      return NULL;
+    }
+    append_description (&group, id, npy.dtype, npy.dims, (guint) npy.n_dims,
+        TRUE);
+    gst_tensor_inject_npy_clear (&npy);
+  } else {
+    append_description (&group, id, self->single.dtype, self->single.dims,
+        (guint) self->single.n_dims, FALSE);
+  }
+  tensors = gst_structure_new_empty ("tensorgroups");
+  gst_structure_take_value (tensors, name, &group);
+  return tensors;
+}
+
+/* Downstream, each structure's "tensors" field gets the groups of
+ * self->tensors (added to an upstream element's groups, a group of the
+ * same name replaced); upstream, the field is removed, as the tensors it
+ * describes are made here. */
+static GstCaps *
+gst_tensor_inject_transform_caps (GstBaseTransform * trans,
+    GstPadDirection direction, GstCaps * caps, GstCaps * filter)
+{
+  GstTensorInject *self = GST_TENSOR_INJECT (trans);
+  GstStructure *tensors = NULL;
+  GstCaps *ret = gst_caps_copy (caps), *tmp;
+  guint i;
+
+  GST_OBJECT_LOCK (self);
+  if (self->tensors != NULL)
+    tensors = gst_structure_copy (self->tensors);
+  GST_OBJECT_UNLOCK (self);
+  for (i = 0; i < gst_caps_get_size (ret); i++) {
+    GstStructure *s = gst_caps_get_structure (ret, i);
+    const GValue *v = gst_structure_get_value (s, "tensors");
+    GstStructure *merged;
+    gint j;
+
+    if (direction == GST_PAD_SRC) {
+      gst_structure_remove_field (s, "tensors");
+      continue;
+    }
+    if (tensors == NULL)
+      continue;
+    if (v != NULL && GST_VALUE_HOLDS_STRUCTURE (v)
+        && gst_value_get_structure (v) != NULL)
+      merged = gst_structure_copy (gst_value_get_structure (v));
+    else
+      merged = gst_structure_new_empty ("tensorgroups");
+    for (j = 0; j < gst_structure_n_fields (tensors); j++) {
+      const gchar *name = gst_structure_nth_field_name (tensors, j);
+
+      gst_structure_set_value (merged, name,
+          gst_structure_get_value (tensors, name));
+    }
+    gst_structure_set (s, "tensors", GST_TYPE_STRUCTURE, merged, NULL);
+    gst_structure_free (merged);
+  }
+  if (tensors != NULL)
+    gst_structure_free (tensors);
+  if (filter != NULL) {
+    tmp = gst_caps_intersect_full (filter, ret, GST_CAPS_INTERSECT_FIRST);
+    gst_caps_unref (ret);
+    ret = tmp;
+  }
+  GST_LOG_OBJECT (self, "%s caps %" GST_PTR_FORMAT " -> %" GST_PTR_FORMAT,
+      direction == GST_PAD_SINK ? "downstream" : "upstream", caps, ret);
+  return ret;
+}
+
+/* The source caps keep exactly the "tensors" field transform_caps gives:
+ * intersected with a decoder's template (tensordecodebin answers the caps
+ * query with its decoders' templates), the field would gain the template's
+ * groups, which describe no tensor on the buffers. */
+static GstCaps *
+gst_tensor_inject_fixate_caps (GstBaseTransform * trans,
+    GstPadDirection direction, GstCaps * caps, GstCaps * othercaps)
+{
+  GstCaps *ret = GST_BASE_TRANSFORM_CLASS (parent_class)->fixate_caps (trans,
+      direction, caps, othercaps), *want;
+  const GValue *tensors;
+  GstStructure *s;
+
+  if (direction != GST_PAD_SINK || gst_caps_is_empty (ret)
+      || gst_caps_is_any (ret))
+    return ret;
+  want = gst_tensor_inject_transform_caps (trans, GST_PAD_SINK, caps, NULL);
+  ret = gst_caps_make_writable (ret);
+  s = gst_caps_get_structure (ret, 0);
+  tensors = gst_caps_is_empty (want) || gst_caps_is_any (want) ? NULL :
+      gst_structure_get_value (gst_caps_get_structure (want, 0), "tensors");
+  if (tensors != NULL)
+    gst_structure_set_value (s, "tensors", tensors);
+  else
+    gst_structure_remove_field (s, "tensors");
+  gst_caps_unref (want);
+  return ret;
+}
+#endif
 
 static gboolean
 gst_tensor_inject_start (GstBaseTransform * trans)
@@ -400,15 +596,25 @@ gst_tensor_inject_start (GstBaseTransform * trans)
     goto no_cuda;
   if (location == NULL) {
     self->scene = gst_tensor_inject_scene_new (&cfg);
-    return TRUE;
-  }
-  if (strstr (location, "%d") != NULL) {
+  } else if (strstr (location, "%d") != NULL) {
     self->stream_location = location;
-    return TRUE;
-  }
-  if (!gst_tensor_inject_npy_load (location, &self->single, &err))
+    location = NULL;
+  } else if (!gst_tensor_inject_npy_load (location, &self->single, &err)) {
     goto load_failed;
+  }
   g_free (location);
+#if GST_CHECK_VERSION (1, 28, 0)
+  {
+    GstStructure *tensors = describe_tensors (self);
+
+    GST_OBJECT_LOCK (self);
+    if (self->tensors != NULL)
+      gst_structure_free (self->tensors);
+    self->tensors = tensors;
+    GST_OBJECT_UNLOCK (self);
+    GST_DEBUG_OBJECT (self, "tensors in the caps: %" GST_PTR_FORMAT, tensors);
+  }
+#endif
   return TRUE;
 
 no_cuda:
@@ -451,6 +657,9 @@ gst_tensor_inject_stop (GstBaseTransform * trans)
   gst_clear_buffer (&self->single_cuda);
   gst_tensor_inject_cuda_stop (&self->cuda);
   self->info_valid = FALSE;
+  GST_OBJECT_LOCK (self);
+  g_clear_pointer (&self->tensors, gst_structure_free);
+  GST_OBJECT_UNLOCK (self);
   return TRUE;
 }
 
@@ -759,6 +968,9 @@ gst_tensor_inject_class_init (GstTensorInjectClass * klass)
    * layout=laneatt, "laneatt-proposals" unless this property is set; with
    * layout=yolov8-seg the detections' id, "yolo-v8-segmentation-out-detections"
    * unless set (the prototypes are always "yolo-v8-segmentation-out-protos").
+   * With GStreamer >= 1.28 the source caps describe the tensors under this
+   * id (no description without one); tensordecodebin picks a decoder by
+   * GStreamer's ids, e.g. "yolo-v8-out" for layout=yolov8.
    */
   g_object_class_install_property (gobject_class, PROP_TENSOR_ID,
       g_param_spec_string ("tensor-id", "Tensor id",
@@ -908,6 +1120,11 @@ gst_tensor_inject_class_init (GstTensorInjectClass * klass)
   trans_class->start = GST_DEBUG_FUNCPTR (gst_tensor_inject_start);
   trans_class->stop = GST_DEBUG_FUNCPTR (gst_tensor_inject_stop);
   trans_class->set_caps = GST_DEBUG_FUNCPTR (gst_tensor_inject_set_caps);
+#if GST_CHECK_VERSION (1, 28, 0)
+  trans_class->transform_caps =
+      GST_DEBUG_FUNCPTR (gst_tensor_inject_transform_caps);
+  trans_class->fixate_caps = GST_DEBUG_FUNCPTR (gst_tensor_inject_fixate_caps);
+#endif
   trans_class->transform_ip = GST_DEBUG_FUNCPTR (gst_tensor_inject_transform_ip);
 
   gst_type_mark_as_plugin_api (GST_TYPE_TENSOR_INJECT_LAYOUT, 0);

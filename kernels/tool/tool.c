@@ -43,7 +43,7 @@ static const char usage_tail[] =
     "    h angle confidence label_id; at most 300 unless --max-detections\n"
     "    is given. --layout laneatt ([1,N,5+S]) takes --lane-distance D\n"
     "    instead of --iou and prints confidence, anchor, x y w h and the\n"
-    "    lane's points.\n"
+    "    lane's points. A value that is NaN or infinite prints as null.\n"
     "    --layout yolov8-pose ([1,5+K*D,N]; [--keypoint-dims 2|3], default\n"
     "    3) adds \"keypoints\": [[x, y, score], ...] (frame pixels; score\n"
     "    null for D = 2). --layout yolov8-seg ([1,4+C+M,N]) takes\n"
@@ -53,8 +53,10 @@ static const char usage_tail[] =
     "    writes every mask's bytes (uint8 0/1, row-major) one after the\n"
     "    other, mask k at its offset.\n"
     "  K and M are integers >= 1 in both commands. Per class (decode): a\n"
-    "    score threshold, a class-aware IoU, a cap (0: none), keep only\n"
-    "    or drop classes; W and H: the least box, in frame pixels.\n"
+    "    score threshold in [0, 1], a class-aware IoU in [0, 1], a cap\n"
+    "    (0: none), keep only or drop classes; a list names each class\n"
+    "    once, and an empty list is no list (the element's rules); W and\n"
+    "    H: the least box, in frame pixels.\n"
     "  cudanms-tool --help\n";
 
 /* The usage's lines are at most this long. */
@@ -447,150 +449,44 @@ run_nms (const options *o)
   return 0;
 }
 
-/* A class id at s, in [0, CNMS_MAX_CLASS_PARAMS); *end after it. */
-static int
-parse_class_id (const char *opt, const char *s, char **end)
-{
-  long v;
-
-  errno = 0;
-  v = strtol (s, end, 10);
-  if (*s < '0' || *s > '9' || errno != 0 || v >= CNMS_MAX_CLASS_PARAMS)
-    die ("%s: '%s' does not start with a class id in [0, %d)", opt, s,
-        CNMS_MAX_CLASS_PARAMS);
-  return (int) v;
-}
-
-/* The largest id that a list "ID=V,..." or "ID,..." names, or -1. */
-static int
-largest_id (const char *opt, const char *s)
-{
-  int top = -1;
-
-  while (s != NULL && *s != '\0') {
-    char *end;
-    int id = parse_class_id (opt, s, &end);
-
-    if (id > top)
-      top = id;
-    s = strchr (end, ',');
-    s = s ? s + 1 : NULL;
-  }
-  return top;
-}
-
-enum { OPT_THR, OPT_IOU, OPT_MAX, OPT_KEEP, OPT_DROP, N_CLASS_OPTS };
-
-/* Applies "ID=V,ID=V" (threshold, iou, cap) or "ID,ID" (keep, drop) to c
- * (n entries); keep drops every class it does not list. */
-static void
-apply_class_option (const char *opt, const char *s, int what,
-    cnms_class_params *c, int n)
-{
-  if (what == OPT_KEEP) {
-    char *listed = calloc ((size_t) n + 1, 1);
-    const char *k = s;
-    int i;
-
-    if (listed == NULL)
-      die ("out of memory for %d classes", n);
-    while (k != NULL && *k != '\0') {
-      char *end;
-      int id = parse_class_id (opt, k, &end);
-
-      if (*end != ',' && *end != '\0')
-        die ("%s: '%s' is not a list of class ids", opt, k);
-      listed[id] = 1;
-      k = *end == ',' ? end + 1 : NULL;
-    }
-    for (i = 0; i < n; i++) {
-      if (!listed[i])
-        c[i].score_threshold = INFINITY;
-    }
-    free (listed);
-    return;
-  }
-  while (s != NULL && *s != '\0') {
-    char *end, *vend;
-    int id = parse_class_id (opt, s, &end);
-
-    if (what == OPT_DROP) {
-      if (*end != ',' && *end != '\0')
-        die ("%s: '%s' is not a list of class ids", opt, s);
-      c[id].score_threshold = INFINITY;
-      s = *end == ',' ? end + 1 : NULL;
-      continue;
-    }
-    if (*end != '=')
-      die ("%s: '%s' is not ID=VALUE,...", opt, s);
-    if (what == OPT_MAX) {
-      long k;
-
-      errno = 0;
-      k = strtol (end + 1, &vend, 10);
-      if (vend == end + 1 || errno != 0 || k < 0 || k > 0x7fffffff
-          || (*vend != ',' && *vend != '\0'))
-        die ("%s: the cap of class %d is not an integer >= 0", opt, id);
-      c[id].max_detections = (int) k;
-    } else {
-      double v;
-
-      errno = 0;
-      v = strtod (end + 1, &vend);
-      if (vend == end + 1 || errno != 0 || isnan (v)
-          || (*vend != ',' && *vend != '\0'))
-        die ("%s: the value of class %d is not a number", opt, id);
-      if (what == OPT_IOU && (v < 0.0 || v > 1.0))
-        die ("%s: the iou of class %d is outside [0, 1]", opt, id);
-      if (what == OPT_THR)
-        c[id].score_threshold = (float) v;
-      else
-        c[id].iou = (float) v;
-    }
-    s = *vend == ',' ? vend + 1 : NULL;
-  }
-}
-
-/* The per-class options into p: classes allocated here (NULL without
- * any). Thresholds, IoUs and caps first; then --keep-classes drops every
- * class it does not list (and every class past the list), and
- * --drop-classes those it lists. */
+/* The per-class options into p, by the lists' one parser and rule
+ * (cudanms_static.h): classes allocated here (NULL without any). An
+ * empty option is an unset one; a class is an id (no label file here). */
 static cnms_class_params *
 resolve_classes (options *o)
 {
-  const char *opts[N_CLASS_OPTS] = { o->class_thr, o->class_iou,
+  const char *opts[CNMS_N_CLASS_LISTS] = { o->class_thr, o->class_iou,
     o->class_max, o->keep, o->drop
   };
-  static const char *const names[N_CLASS_OPTS] = {
+  static const char *const names[CNMS_N_CLASS_LISTS] = {
     "--class-score-thresholds", "--class-ious", "--class-max-detections",
     "--keep-classes", "--drop-classes"
   };
-  static const int order[N_CLASS_OPTS] = { OPT_THR, OPT_IOU, OPT_MAX,
-    OPT_KEEP, OPT_DROP
-  };
+  cnms_class_list lists[CNMS_N_CLASS_LISTS];
   cnms_class_params *c;
-  int i, top = -1;
+  char err[512];
+  int k, n;
 
-  for (i = 0; i < N_CLASS_OPTS; i++) {
-    int t = largest_id (names[i], opts[i]);
-    if (t > top)
-      top = t;
+  memset (lists, 0, sizeof lists);
+  for (k = 0; k < CNMS_N_CLASS_LISTS; k++) {
+    if (cnms_class_list_parse (&lists[k], (cnms_class_list_kind) k, opts[k],
+            err, sizeof err) != CNMS_OK
+        || cnms_class_list_resolve (&lists[k], NULL, err,
+            sizeof err) != CNMS_OK)
+      die ("%s: %s", names[k], err);
   }
-  if (top < 0 && o->keep == NULL)
-    return NULL;
-  c = calloc ((size_t) top + 2, sizeof *c);
-  if (c == NULL)
-    die ("out of memory for %d classes", top + 1);
-  for (i = 0; i <= top; i++)
-    cnms_class_params_init (&c[i], &o->p);
-  o->p.other_classes_filtered = o->keep != NULL;
-  for (i = 0; i < N_CLASS_OPTS; i++) {
-    if (opts[order[i]] != NULL)
-      apply_class_option (names[order[i]], opts[order[i]], order[i], c,
-          top + 1);
+  n = cnms_class_lists_size (lists);
+  c = NULL;
+  if (n > 0) {
+    c = calloc ((size_t) n, sizeof *c);
+    if (c == NULL)
+      die ("out of memory for %d classes", n);
+    o->p.other_classes_filtered = cnms_class_lists_fill (lists, &o->p, c, n);
+    o->p.classes = c;
+    o->p.n_classes = n;
   }
-  o->p.classes = c;
-  o->p.n_classes = top + 1;
+  for (k = 0; k < CNMS_N_CLASS_LISTS; k++)
+    cnms_class_list_clear (&lists[k]);
   return c;
 }
 
@@ -599,6 +495,17 @@ static const void *
 payload_at (const cnms_payloads *pl, int i)
 {
   return pl->data + pl->records[i].offset;
+}
+
+/* A float of a JSON line: "%.9g", or null for NaN and +-infinity, which
+ * JSON has no number for. */
+static void
+print_num (double v)
+{
+  if (isfinite (v))
+    printf ("%.9g", v);
+  else
+    fputs ("null", stdout);
 }
 
 /* The JSON line of kept lane i: its score, proposal index, rectangle and
@@ -612,15 +519,26 @@ print_lane (const cnms_det *d, const cnms_payloads *pl, int i)
   const char *sep = "";
   int j;
 
-  printf ("{\"confidence\": %.9g, \"anchor\": %d, \"x\": %.9g, "
-      "\"y\": %.9g, \"w\": %.9g, \"h\": %.9g, \"points\": [",
-      (double) d->score, (int) d->anchor, (double) d->x1, (double) d->y1,
-      (double) (d->x2 - d->x1), (double) (d->y2 - d->y1));
+  printf ("{\"confidence\": ");
+  print_num (d->score);
+  printf (", \"anchor\": %d, \"x\": ", (int) d->anchor);
+  print_num (d->x1);
+  printf (", \"y\": ");
+  print_num (d->y1);
+  printf (", \"w\": ");
+  print_num ((double) (d->x2 - d->x1));
+  printf (", \"h\": ");
+  print_num ((double) (d->y2 - d->y1));
+  printf (", \"points\": [");
   for (j = 0; j < r->n_points; j++) {
     const float *p = pts + (size_t) r->point_dims * j;
     if (p[0] != p[0])
       continue;
-    printf ("%s[%.9g, %.9g]", sep, (double) p[0], (double) p[1]);
+    printf ("%s[", sep);
+    print_num (p[0]);
+    printf (", ");
+    print_num (p[1]);
+    printf ("]");
     sep = ", ";
   }
   printf ("]}\n");
@@ -650,20 +568,36 @@ npy_tensor (const char *path, const cnms_npy *a, cnms_tensor *t)
 static void
 print_box (const cnms_det *d)
 {
-  printf ("{\"x\": %.9g, \"y\": %.9g, \"w\": %.9g, \"h\": %.9g, "
-      "\"confidence\": %.9g, \"label_id\": %d", (double) d->x1,
-      (double) d->y1, (double) (d->x2 - d->x1), (double) (d->y2 - d->y1),
-      (double) d->score, (int) d->class_id);
+  printf ("{\"x\": ");
+  print_num (d->x1);
+  printf (", \"y\": ");
+  print_num (d->y1);
+  printf (", \"w\": ");
+  print_num ((double) (d->x2 - d->x1));
+  printf (", \"h\": ");
+  print_num ((double) (d->y2 - d->y1));
+  printf (", \"confidence\": ");
+  print_num (d->score);
+  printf (", \"label_id\": %d", (int) d->class_id);
 }
 
 /* The JSON line of an oriented box. */
 static void
 print_oriented (const cnms_det *d)
 {
-  printf ("{\"cx\": %.9g, \"cy\": %.9g, \"w\": %.9g, \"h\": %.9g, "
-      "\"angle\": %.9g, \"confidence\": %.9g, \"label_id\": %d}\n",
-      (double) d->cx, (double) d->cy, (double) d->w, (double) d->h,
-      (double) d->angle, (double) d->score, (int) d->class_id);
+  printf ("{\"cx\": ");
+  print_num (d->cx);
+  printf (", \"cy\": ");
+  print_num (d->cy);
+  printf (", \"w\": ");
+  print_num (d->w);
+  printf (", \"h\": ");
+  print_num (d->h);
+  printf (", \"angle\": ");
+  print_num (d->angle);
+  printf (", \"confidence\": ");
+  print_num (d->score);
+  printf (", \"label_id\": %d}\n", (int) d->class_id);
 }
 
 /* ", \"keypoints\": [[x, y, score], ...]" of kept record i. */
@@ -677,11 +611,13 @@ print_keypoints (const cnms_payloads *pl, int i)
   printf (", \"keypoints\": [");
   for (j = 0; j < r->n_points; j++) {
     const float *p = kp + (size_t) r->point_dims * j;
-    printf ("%s[%.9g, %.9g, ", j ? ", " : "", (double) p[0], (double) p[1]);
-    if (p[2] != p[2])
-      printf ("null]");
-    else
-      printf ("%.9g]", (double) p[2]);
+    printf ("%s[", j ? ", " : "");
+    print_num (p[0]);
+    printf (", ");
+    print_num (p[1]);
+    printf (", ");
+    print_num (p[2]);
+    printf ("]");
   }
   printf ("]");
 }

@@ -1,7 +1,9 @@
 /* cudanms-print: a minimal app embedding cudanms.
  *
  * Builds a pipeline with gst_parse_launch(), puts a pad probe on the src pad
- * of the cudanms element (the one named "nms", else the first cudanms) and
+ * of the cudanms element (the one named "nms", else the first cudanms, or
+ * else the first cudanms decoder that a tensordecodebin of the pipeline
+ * makes: GStreamer 1.28's cudanmstensordec) and
  * prints the GstVideoRegionOfInterestMeta of every buffer, as readable text or
  * (--json) one JSON line per frame in DL Streamer's gvametaconvert layout.
  * An oriented box (cudanms layout=yolov8-obb) is printed with its centre,
@@ -12,11 +14,13 @@
  * [[x, y, score], ...]} (frame pixels; [x, y] without scores), an instance
  * (layout=yolov8-seg) "mask": {"x", "y", "width", "height" (its frame-pixel
  * rectangle), "counts": [...]} (its bytes row-major as runs, alternately
- * 0s and 1s, the first a run of 0s, possibly empty).
+ * 0s and 1s, the first a run of 0s, possibly empty). A number that is NaN
+ * or infinite (a keypoint as the tensor had it) is null in the JSON.
  * Exits 0 on EOS, 1 on a pipeline error, 2 on bad usage.
  *
  *   cudanms-print [--json] [--quiet] 'videotestsrc num-buffers=10 ! tensorinject ! cudanms name=nms ! fakesink'
  */
+#include <math.h>
 #include <stdio.h>
 #include <string.h>
 #include <gst/gst.h>
@@ -52,6 +56,17 @@ print_json_string (const gchar * str)
   g_free (valid);
 }
 
+/* A double of the JSON line: "%.6f", or null for NaN and +-infinity (a
+ * keypoint as the tensor had it), which JSON has no number for. */
+static void
+print_json_num (gdouble v)
+{
+  if (isfinite (v))
+    printf ("%.6f", v);
+  else
+    fputs ("null", stdout);
+}
+
 /* ,"lane":{"points":[[x,y],...]} of a lane's "lane" structure: its
  * points' doubles x0, y0, x1, y1, ... in pairs. */
 static void
@@ -66,9 +81,11 @@ print_lane_points (const GstStructure * lane)
     const GValue *x = gst_value_array_get_value (pts, 2 * i);
     const GValue *y = gst_value_array_get_value (pts, 2 * i + 1);
 
-    printf ("%s[%.6f,%.6f]", i ? "," : "",
-        G_VALUE_HOLDS_DOUBLE (x) ? g_value_get_double (x) : 0.0,
-        G_VALUE_HOLDS_DOUBLE (y) ? g_value_get_double (y) : 0.0);
+    printf ("%s[", i ? "," : "");
+    print_json_num (G_VALUE_HOLDS_DOUBLE (x) ? g_value_get_double (x) : 0.0);
+    printf (",");
+    print_json_num (G_VALUE_HOLDS_DOUBLE (y) ? g_value_get_double (y) : 0.0);
+    printf ("]");
   }
   printf ("]}");
 }
@@ -95,10 +112,14 @@ print_keypoints (const GstStructure * kps)
     scores = NULL;
   printf (",\"keypoints\":{\"points\":[");
   for (i = 0; i < n; i++) {
-    printf ("%s[%.6f,%.6f", i ? "," : "", array_double (pts, 2 * i),
-        array_double (pts, 2 * i + 1));
-    if (scores != NULL)
-      printf (",%.6f", array_double (scores, i));
+    printf ("%s[", i ? "," : "");
+    print_json_num (array_double (pts, 2 * i));
+    printf (",");
+    print_json_num (array_double (pts, 2 * i + 1));
+    if (scores != NULL) {
+      printf (",");
+      print_json_num (array_double (scores, i));
+    }
     printf ("]");
   }
   printf ("]}");
@@ -185,18 +206,35 @@ print_roi (PrintState * st, GstVideoRegionOfInterestMeta * roi, gboolean first)
     printf ("%s{\"region_id\":%d,\"roi_type\":", first ? "" : ",", roi->id);
     print_json_string (g_quark_to_string (roi->roi_type));
     printf (",\"x\":%u,\"y\":%u,\"w\":%u,\"h\":%u,\"detection\":{"
-        "\"bounding_box\":{\"x_min\":%.6f,\"y_min\":%.6f,\"x_max\":%.6f,"
-        "\"y_max\":%.6f},\"confidence\":%.6f,\"label_id\":%d,\"label\":",
-        roi->x, roi->y, roi->w, roi->h, x0, y0, x1, y1, conf, label_id);
+        "\"bounding_box\":{\"x_min\":", roi->x, roi->y, roi->w, roi->h);
+    print_json_num (x0);
+    printf (",\"y_min\":");
+    print_json_num (y0);
+    printf (",\"x_max\":");
+    print_json_num (x1);
+    printf (",\"y_max\":");
+    print_json_num (y1);
+    printf ("},\"confidence\":");
+    print_json_num (conf);
+    printf (",\"label_id\":%d,\"label\":", label_id);
     print_json_string (label);
     if (producer != NULL) {
       printf (",\"producer\":");
       print_json_string (producer);
     }
-    if (oriented)
-      printf (",\"oriented_box\":{\"cx\":%.6f,\"cy\":%.6f,\"width\":%.6f,"
-          "\"height\":%.6f,\"angle\":%.6f}", obb[0], obb[1], obb[2], obb[3],
-          obb[4]);
+    if (oriented) {
+      static const gchar *const keys[5] = { "cx", "cy", "width", "height",
+        "angle"
+      };
+      guint k;
+
+      printf (",\"oriented_box\":{");
+      for (k = 0; k < 5; k++) {
+        printf ("%s\"%s\":", k ? "," : "", keys[k]);
+        print_json_num (obb[k]);
+      }
+      printf ("}");
+    }
     if (lane != NULL)
       print_lane_points (lane);
     if (kps != NULL)
@@ -294,27 +332,49 @@ on_buffer (GstPad * pad, GstPadProbeInfo * info, gpointer user_data)
   return GST_PAD_PROBE_OK;
 }
 
-static GstElement *
-find_cudanms (GstElement * pipeline)
+/* Whether e is a cudanms element: of the type GstCudanms or a subclass
+ * (cudanmstensordec, the decoder tensordecodebin makes), by the type's
+ * name, so that nothing needs the plugin loaded beforehand. */
+static gboolean
+is_cudanms (GstElement * e)
 {
-  GstElement *nms = NULL;
+  GType t;
+
+  for (t = G_OBJECT_TYPE (e); t != 0; t = g_type_parent (t)) {
+    if (g_strcmp0 (g_type_name (t), "GstCudanms") == 0)
+      return TRUE;
+  }
+  return FALSE;
+}
+
+static gboolean
+is_tensordecodebin (GstElement * e)
+{
+  GstElementFactory *f = gst_element_get_factory (e);
+
+  return f != NULL && g_strcmp0 (GST_OBJECT_NAME (f), "tensordecodebin") == 0;
+}
+
+/* The first element of bin, at any depth, that test takes (a reference),
+ * or NULL. */
+static GstElement *
+find_element (GstElement * bin, gboolean (*test) (GstElement *))
+{
+  GstElement *found = NULL;
   GstIterator *it;
   GValue item = G_VALUE_INIT;
   gboolean done = FALSE;
 
-  if (GST_IS_BIN (pipeline))
-    nms = gst_bin_get_by_name (GST_BIN (pipeline), "nms");
-  if (nms || !GST_IS_BIN (pipeline))
-    return nms;
-
-  it = gst_bin_iterate_recurse (GST_BIN (pipeline));
+  if (!GST_IS_BIN (bin))
+    return test (bin) ? gst_object_ref (bin) : NULL;
+  it = gst_bin_iterate_recurse (GST_BIN (bin));
   while (!done) {
     switch (gst_iterator_next (it, &item)) {
       case GST_ITERATOR_OK:{
         GstElement *e = g_value_get_object (&item);
-        GstElementFactory *f = gst_element_get_factory (e);
-        if (f && g_strcmp0 (GST_OBJECT_NAME (f), "cudanms") == 0) {
-          nms = gst_object_ref (e);
+
+        if (test (e)) {
+          found = gst_object_ref (e);
           done = TRUE;
         }
         g_value_reset (&item);
@@ -330,15 +390,98 @@ find_cudanms (GstElement * pipeline)
   }
   g_value_unset (&item);
   gst_iterator_free (it);
-  return nms;
+  return found;
+}
+
+/* The element named "nms", else the first cudanms element. */
+static GstElement *
+find_cudanms (GstElement * pipeline)
+{
+  GstElement *nms = NULL;
+
+  if (GST_IS_BIN (pipeline))
+    nms = gst_bin_get_by_name (GST_BIN (pipeline), "nms");
+  return nms != NULL ? nms : find_element (pipeline, is_cudanms);
+}
+
+/* The element whose src pad is probed: found when the pipeline is built,
+ * or, inside a tensordecodebin, a cudanms decoder that the bin makes (at
+ * caps time, before any buffer reaches it). The bin makes its decoders
+ * again at new caps and removes the old ones: the first decoder still in
+ * the pipeline is the one probed. */
+typedef struct
+{
+  GMutex lock;
+  GPtrArray *made;              /* the decoders made and not yet removed, in
+                                 * the order made (references) */
+  GstElement *nms;              /* probed, or NULL */
+  gulong probe;
+  gboolean probed;              /* some decoder was probed */
+  PrintState *st;
+} Decoder;
+
+static void
+probe_decoder (Decoder * d, GstElement * nms)
+{
+  GstPad *pad = gst_element_get_static_pad (nms, "src");
+
+  d->nms = gst_object_ref (nms);
+  d->probe = gst_pad_add_probe (pad, GST_PAD_PROBE_TYPE_BUFFER, on_buffer,
+      d->st, NULL);
+  d->probed = TRUE;
+  gst_object_unref (pad);
+}
+
+static void
+unprobe_decoder (Decoder * d)
+{
+  GstPad *pad = gst_element_get_static_pad (d->nms, "src");
+
+  gst_pad_remove_probe (pad, d->probe);
+  gst_object_unref (pad);
+  gst_clear_object (&d->nms);
+}
+
+static void
+on_deep_element_added (GstBin * bin, GstBin * sub_bin, GstElement * element,
+    gpointer user_data)
+{
+  Decoder *d = user_data;
+
+  if (!is_cudanms (element))
+    return;
+  g_mutex_lock (&d->lock);
+  g_ptr_array_add (d->made, gst_object_ref (element));
+  if (d->nms == NULL)
+    probe_decoder (d, element);
+  g_mutex_unlock (&d->lock);
+}
+
+static void
+on_deep_element_removed (GstBin * bin, GstBin * sub_bin,
+    GstElement * element, gpointer user_data)
+{
+  Decoder *d = user_data;
+  gboolean was_probed;
+
+  if (!is_cudanms (element))
+    return;
+  g_mutex_lock (&d->lock);
+  was_probed = element == d->nms;
+  if (was_probed)
+    unprobe_decoder (d);
+  g_ptr_array_remove (d->made, element);
+  if (was_probed && d->made->len > 0)
+    probe_decoder (d, g_ptr_array_index (d->made, 0));
+  g_mutex_unlock (&d->lock);
 }
 
 int
 main (int argc, char **argv)
 {
   PrintState st = { FALSE, FALSE, 0, 0 };
+  Decoder dec;
   GstElement *pipeline = NULL, *nms = NULL;
-  GstPad *pad = NULL;
   GstBus *bus;
   GstMessage *msg;
   GError *err = NULL;
@@ -366,12 +509,26 @@ main (int argc, char **argv)
     goto parse_error;
   }
 
+  memset (&dec, 0, sizeof dec);
+  g_mutex_init (&dec.lock);
+  dec.made = g_ptr_array_new_with_free_func (gst_object_unref);
+  dec.st = &st;
   nms = find_cudanms (pipeline);
-  if (!nms)
-    goto no_cudanms;
-  pad = gst_element_get_static_pad (nms, "src");
-  gst_pad_add_probe (pad, GST_PAD_PROBE_TYPE_BUFFER, on_buffer, &st, NULL);
-  gst_object_unref (pad);
+  if (nms != NULL) {
+    probe_decoder (&dec, nms);
+    gst_object_unref (nms);
+  } else {
+    /* a tensordecodebin makes its decoder once it sees the caps */
+    GstElement *tdb = find_element (pipeline, is_tensordecodebin);
+
+    if (tdb == NULL)
+      goto no_cudanms;
+    gst_object_unref (tdb);
+    g_signal_connect (pipeline, "deep-element-added",
+        G_CALLBACK (on_deep_element_added), &dec);
+    g_signal_connect (pipeline, "deep-element-removed",
+        G_CALLBACK (on_deep_element_removed), &dec);
+  }
 
   if (gst_element_set_state (pipeline,
           GST_STATE_PLAYING) == GST_STATE_CHANGE_FAILURE)
@@ -399,14 +556,22 @@ main (int argc, char **argv)
     printf ("%" G_GUINT64_FORMAT " frames, %" G_GUINT64_FORMAT
         " detections\n", st.frames, st.detections);
 
-  gst_object_unref (nms);
+  g_signal_handlers_disconnect_by_data (pipeline, &dec);
+  if (!dec.probed && ret == 0) {
+    fprintf (stderr, "cudanms-print: the tensordecodebin of the pipeline "
+        "made no cudanms decoder\n");
+    ret = 2;
+  }
+  gst_clear_object (&dec.nms);
+  g_ptr_array_unref (dec.made);
   gst_object_unref (pipeline);
+  g_mutex_clear (&dec.lock);
   return ret;
 
 usage:
   fprintf (stderr, "usage: %s [--json] [--quiet] PIPELINE-DESCRIPTION\n"
-      "  the pipeline must hold a cudanms element (named \"nms\" or the first)\n",
-      argv[0]);
+      "  the pipeline must hold a cudanms element (named \"nms\" or the "
+      "first),\n  or a tensordecodebin that makes one\n", argv[0]);
   return 2;
 parse_error:
   fprintf (stderr, "cudanms-print: bad pipeline: %s\n",
@@ -414,7 +579,10 @@ parse_error:
   g_clear_error (&err);
   return 2;
 no_cudanms:
-  fprintf (stderr, "cudanms-print: no cudanms element in the pipeline\n");
+  fprintf (stderr, "cudanms-print: no cudanms element (nor a "
+      "tensordecodebin) in the pipeline\n");
   gst_object_unref (pipeline);
+  g_ptr_array_unref (dec.made);
+  g_mutex_clear (&dec.lock);
   return 2;
 }

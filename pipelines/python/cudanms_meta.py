@@ -12,9 +12,10 @@ gir1.2-gstreamer-1.0, gir1.2-gst-plugins-base-1.0) and numpy.
   element that attached it (left out where the ROI names none), and
   producer= keeps only that element's.
 - frame_json(...): one JSON line per frame, the layout cudanms-print --json
-  prints too.
+  prints too (strict JSON: a NaN or infinite number is null).
 """
 import json
+import math
 
 import numpy as np
 import gi
@@ -234,13 +235,27 @@ def mask_bitmap(mask):
     return flat.reshape(mask["height"], mask["width"])
 
 
+def _finite(v):
+    """v with every float that is NaN or infinite made None (JSON's null),
+    through dicts, lists and tuples."""
+    if isinstance(v, float):
+        return v if math.isfinite(v) else None
+    if isinstance(v, dict):
+        return {k: _finite(x) for k, x in v.items()}
+    if isinstance(v, (list, tuple)):
+        return [_finite(x) for x in v]
+    return v
+
+
 def frame_json(pts, width, height, objects):
-    """One frame as a JSON line (gvametaconvert layout; timestamp in ns)."""
-    return json.dumps({
+    """One frame as a JSON line (gvametaconvert layout; timestamp in ns).
+    A number that is NaN or infinite (a keypoint as the tensor had it) is
+    null, as cudanms-print --json writes it: the line is strict JSON."""
+    return json.dumps(_finite({
         "timestamp": pts if pts != Gst.CLOCK_TIME_NONE else 0,
         "resolution": {"width": width, "height": height},
         "objects": objects,
-    }, separators=(",", ":"))
+    }), separators=(",", ":"), allow_nan=False)
 
 
 def frame_text(index, pts, objects):

@@ -711,9 +711,492 @@ GST_START_TEST (test_factory)
 
 GST_END_TEST;
 
+static gchar *work_dir;
+
+/* Configuring the decoder tensordecodebin makes: CUDANMSTENSORDEC_PROPERTIES
+ * and an application's deep-element-added handler. */
+#define PROPERTIES_ENV "CUDANMSTENSORDEC_PROPERTIES"
+/* the hand boxes above 0.4 (three) and above 0.35 (four), labelled by
+ * test_labels () */
+#define LABELLED_3 "80,80,40,40,person,0.875;81,80,40,40,bicycle,0.625;" \
+  "190,135,20,30,car,0.5;"
+#define LABELLED_4 LABELLED_3 "275,150,45,90,bicycle,0.375;"
+
+/* A label file of the hand tensor's three classes, in work_dir. */
+static gchar *
+test_labels (void)
+{
+  gchar *path = g_build_filename (work_dir, "three labels.txt", NULL);
+
+  fail_unless (g_file_set_contents (path, "person\nbicycle\ncar\n", -1,
+          NULL));
+  return path;
+}
+
+/* The one cudanmstensordec of bin (a reference), NULL when none. */
+static GstElement *
+decoder_of (GstElement * bin)
+{
+  GstElement *dec = NULL;
+  GList *l;
+
+  GST_OBJECT_LOCK (bin);
+  for (l = GST_BIN_CHILDREN (bin); l != NULL; l = l->next) {
+    GstElementFactory *f = gst_element_get_factory (l->data);
+
+    if (f != NULL && strcmp (GST_OBJECT_NAME (f), "cudanmstensordec") == 0) {
+      fail_unless (dec == NULL, "two cudanmstensordec in the bin");
+      dec = gst_object_ref (l->data);
+    }
+  }
+  GST_OBJECT_UNLOCK (bin);
+  return dec;
+}
+
+/* The yolo-v8-out group of the hand tensor, row-major, of type. */
+static gchar *
+hand_group (const gchar * type)
+{
+  gchar *desc = describe ("yolo-v8-out", HAND_DIMS, "row-major", type);
+  gchar *group = g_strdup_printf ("yolo-v8-out=(/uniquelist){%s}", desc);
+
+  g_free (desc);
+  return group;
+}
+
+/* Pushes a frame with the hand tensor (row-major, float16 or float32)
+ * through h: its ODMtds and its ROIs are both exactly expected. */
+static void
+check_labelled (GstHarness * h, gboolean f16, const gchar * expected)
+{
+  GstBuffer *buf = make_frame (0), *out;
+  gchar *mtds;
+
+  add_tensor_meta (buf, 1, f16 ? hand_gst_tensor_f16 ("yolo-v8-out",
+          GST_TENSOR_DIM_ORDER_ROW_MAJOR) : hand_gst_tensor ("yolo-v8-out",
+          GST_TENSOR_DIM_ORDER_ROW_MAJOR, 0));
+  out = push_pull (h, buf);
+  mtds = od_mtds_to_string (out);
+  fail_unless_equals_string (mtds, expected);
+  assert_rois_string (out, expected);
+  g_free (mtds);
+  gst_buffer_unref (out);
+}
+
+/* The environment's label file and score threshold reach the decoder the
+ * bin makes, and the one it makes again when the caps change; without the
+ * variable the defaults are back. */
+GST_START_TEST (test_properties_from_environment)
+{
+  gchar *labels = test_labels ();
+  gchar *env = g_strdup_printf ("label-file='%s' score-threshold=0.4",
+      labels);
+  gchar *group = hand_group ("float32"), *caps, *value = NULL;
+  GstElement *first, *second;
+  GstHarness *h;
+  gfloat threshold = 0;
+
+  fail_unless (g_setenv (PROPERTIES_ENV, env, TRUE));
+  h = new_bin_harness (group);
+  first = decoder_of (h->element);
+  fail_unless (first != NULL);
+  g_object_get (first, "label-file", &value, "score-threshold", &threshold,
+      NULL);
+  fail_unless_equals_string (value, labels);
+  fail_unless (threshold == 0.4f);
+  g_free (value);
+  check_labelled (h, FALSE, LABELLED_3);
+
+  /* new caps: the bin makes another decoder, which reads the variable */
+  g_free (group);
+  group = hand_group ("float16");
+  caps = g_strdup_printf ("%s,tensors=(structure)[tensorgroups,%s]",
+      FRAME_CAPS, group);
+  gst_harness_set_src_caps_str (h, caps);
+  g_free (caps);
+  second = decoder_of (h->element);
+  fail_unless (second != NULL && second != first);
+  check_labelled (h, TRUE, LABELLED_3);
+  gst_object_unref (second);
+  gst_object_unref (first);
+  gst_harness_teardown (h);
+
+  g_unsetenv (PROPERTIES_ENV);
+  h = new_bin_harness (group);
+  check_labelled (h, TRUE, "80,80,40,40,class-0,0.875;"
+      "81,80,40,40,class-1,0.625;190,135,20,30,class-2,0.5;"
+      "275,150,45,90,class-1,0.375;8,18,5,5,class-2,0.3125;");
+  gst_harness_teardown (h);
+  g_free (group);
+  g_free (env);
+  g_free (labels);
+}
+
+GST_END_TEST;
+
+/* The entries that name no writable property, have no value of its type,
+ * lie out of its range or are no assignment are refused, each with a
+ * warning; the others apply. */
+GST_START_TEST (test_properties_from_environment_refused)
+{
+  gchar *labels = test_labels ();
+  gchar *env = g_strdup_printf ("nonsense=1 label-file=\"%s\" "
+      "score-threshold=abc iou=2 backend=cpu justaword max-detections=4",
+      labels);
+  gchar *group = hand_group ("float32");
+  GstElement *dec;
+  GstHarness *h = NULL;
+  gfloat threshold = 0, iou = 0;
+  gint max_detections = 0;
+
+  fail_unless (g_setenv (PROPERTIES_ENV, env, TRUE));
+  ASSERT_WARNING (h = new_bin_harness (group));
+  dec = decoder_of (h->element);
+  fail_unless (dec != NULL);
+  g_object_get (dec, "score-threshold", &threshold, "iou", &iou,
+      "max-detections", &max_detections, NULL);
+  fail_unless (threshold == 0.25f);
+  fail_unless (iou == 0.45f);
+  fail_unless_equals_int (max_detections, 4);
+  check_labelled (h, FALSE, LABELLED_4);
+  gst_object_unref (dec);
+  gst_harness_teardown (h);
+
+  /* unbalanced quotes: the whole value is refused */
+  fail_unless (g_setenv (PROPERTIES_ENV, "label-file='x", TRUE));
+  ASSERT_WARNING (h = new_bin_harness (group));
+  check_labelled (h, FALSE, "80,80,40,40,class-0,0.875;"
+      "81,80,40,40,class-1,0.625;190,135,20,30,class-2,0.5;"
+      "275,150,45,90,class-1,0.375;8,18,5,5,class-2,0.3125;");
+  gst_harness_teardown (h);
+  g_unsetenv (PROPERTIES_ENV);
+  g_free (group);
+  g_free (env);
+  g_free (labels);
+}
+
+GST_END_TEST;
+
+static void
+set_threshold_on_decoder (GstBin * bin, GstBin * sub_bin, GstElement * el,
+    gpointer data)
+{
+  GstElementFactory *f = gst_element_get_factory (el);
+
+  (void) bin;
+  (void) sub_bin;
+  if (f != NULL && strcmp (GST_OBJECT_NAME (f), "cudanmstensordec") == 0)
+    g_object_set (el, "score-threshold", *(const gfloat *) data, NULL);
+}
+
+/* An application's "deep-element-added" handler reaches every decoder the
+ * bin makes, and overrides the environment. */
+GST_START_TEST (test_properties_deep_element_added)
+{
+  static const gfloat threshold = 0.35f;
+  gchar *labels = test_labels ();
+  gchar *env = g_strdup_printf ("label-file='%s' score-threshold=0.4",
+      labels);
+  gchar *group = hand_group ("float32");
+  gchar *caps = g_strdup_printf ("%s,tensors=(structure)[tensorgroups,%s]",
+      FRAME_CAPS, group);
+  GstHarness *h = gst_harness_new ("tensordecodebin");
+
+  fail_unless (g_setenv (PROPERTIES_ENV, env, TRUE));
+  g_signal_connect (h->element, "deep-element-added",
+      G_CALLBACK (set_threshold_on_decoder), (gpointer) & threshold);
+  gst_harness_set_src_caps_str (h, caps);
+  check_labelled (h, FALSE, LABELLED_4);
+  g_unsetenv (PROPERTIES_ENV);
+  gst_harness_teardown (h);
+  g_free (caps);
+  g_free (group);
+  g_free (env);
+  g_free (labels);
+}
+
+GST_END_TEST;
+
+/* tensorinject describes what it attaches in its source caps (1.28), so
+ * that tensordecodebin picks a decoder for it. */
+#define INJECT_SRC "videotestsrc num-buffers=3 pattern=black " \
+  "! video/x-raw,format=GRAY8,width=320,height=240,framerate=30/1 "
+
+/* What run_inject saw. */
+typedef struct
+{
+  gchar *mtds;                  /* each frame's ODMtds, then "|" */
+  gchar *chain;                 /* the decoders of "tdb", if any */
+  GstCaps *caps;                /* tensorinject's source caps */
+  gchar *error;                 /* the pipeline's error, NULL: none */
+} InjectRun;
+
+static void
+inject_run_clear (InjectRun * r)
+{
+  g_free (r->mtds);
+  g_free (r->chain);
+  gst_clear_caps (&r->caps);
+  g_free (r->error);
+}
+
+/* Runs INJECT_SRC ! tensorinject PROPS ! TAIL ! appsink name=sink (a
+ * tensordecodebin in TAIL is named tdb) to its end or its error. */
+static void
+run_inject (const gchar * props, const gchar * tail, InjectRun * r)
+{
+  gchar *desc = g_strdup_printf (INJECT_SRC "! tensorinject name=inject %s "
+      "! %s ! appsink name=sink sync=false", props, tail);
+  GstElement *pipe = gst_parse_launch (desc, NULL), *sink, *inject, *tdb;
+  GString *str = g_string_new (NULL);
+  GstMessage *error = NULL;
+  GstSample *sample;
+  GstPad *pad;
+  guint tries;
+
+  memset (r, 0, sizeof (*r));
+  fail_unless (pipe != NULL, "%s", desc);
+  sink = gst_bin_get_by_name (GST_BIN (pipe), "sink");
+  inject = gst_bin_get_by_name (GST_BIN (pipe), "inject");
+  tdb = gst_bin_get_by_name (GST_BIN (pipe), "tdb");
+  fail_unless (gst_element_set_state (pipe, GST_STATE_PLAYING) !=
+      GST_STATE_CHANGE_FAILURE);
+  /* to the end of stream or an error, 30 s at most */
+  for (tries = 0; tries < 300; tries++) {
+    GstBuffer *out;
+    gboolean eos = FALSE;
+    gchar *mtds;
+
+    sample = NULL;
+    g_signal_emit_by_name (sink, "try-pull-sample", GST_SECOND / 10, &sample);
+    if (sample == NULL) {
+      g_object_get (sink, "eos", &eos, NULL);
+      if (eos || (error = gst_bus_pop_filtered (GST_ELEMENT_BUS (pipe),
+                  GST_MESSAGE_ERROR)) != NULL)
+        break;
+      continue;
+    }
+    out = gst_sample_get_buffer (sample);
+    if (r->chain == NULL && tdb != NULL)
+      r->chain = chain_of (tdb);
+    mtds = od_mtds_to_string (out);
+    g_string_append_printf (str, "%s|", mtds);
+    g_free (mtds);
+    gst_sample_unref (sample);
+  }
+  if (error == NULL)
+    error = gst_bus_pop_filtered (GST_ELEMENT_BUS (pipe), GST_MESSAGE_ERROR);
+  if (error != NULL) {
+    GError *err = NULL;
+
+    gst_message_parse_error (error, &err, NULL);
+    r->error = g_strdup (err->message);
+    g_error_free (err);
+    gst_message_unref (error);
+  }
+  pad = gst_element_get_static_pad (inject, "src");
+  r->caps = gst_pad_get_current_caps (pad);
+  gst_object_unref (pad);
+  gst_element_set_state (pipe, GST_STATE_NULL);
+  r->mtds = g_string_free (str, FALSE);
+  gst_clear_object (&tdb);
+  gst_object_unref (inject);
+  gst_object_unref (sink);
+  gst_object_unref (pipe);
+  g_free (desc);
+}
+
+/* The "tensors" field of caps: exactly one group, name, of n tensor
+ * descriptions; description i as "id dims order type" (dims "1,84,8400")
+ * in want[i]. */
+static void
+assert_tensor_caps (const GstCaps * caps, const gchar * name, guint n,
+    const gchar * const *want)
+{
+  const GstStructure *s, *groups;
+  const GValue *v, *group;
+  guint i;
+
+  fail_unless (caps != NULL && gst_caps_is_fixed (caps));
+  s = gst_caps_get_structure (caps, 0);
+  v = gst_structure_get_value (s, "tensors");
+  fail_unless (v != NULL && GST_VALUE_HOLDS_STRUCTURE (v), "caps %"
+      GST_PTR_FORMAT, caps);
+  groups = gst_value_get_structure (v);
+  fail_unless_equals_string (gst_structure_get_name (groups), "tensorgroups");
+  fail_unless_equals_int (gst_structure_n_fields (groups), 1);
+  fail_unless_equals_string (gst_structure_nth_field_name (groups, 0), name);
+  group = gst_structure_get_value (groups, name);
+  fail_unless (GST_VALUE_HOLDS_UNIQUE_LIST (group));
+  fail_unless_equals_int (gst_value_unique_list_get_size (group), n);
+  for (i = 0; i < n; i++) {
+    const GValue *d = gst_value_unique_list_get_value (group, i);
+    const GstStructure *t;
+    const GValue *dims;
+    GString *str = g_string_new (NULL);
+    guint k;
+
+    fail_unless (GST_VALUE_HOLDS_CAPS (d));
+    fail_unless_equals_int (gst_caps_get_size (gst_value_get_caps (d)), 1);
+    t = gst_caps_get_structure (gst_value_get_caps (d), 0);
+    fail_unless_equals_string (gst_structure_get_name (t), "tensor/strided");
+    fail_unless_equals_int (gst_structure_n_fields (t), 4);
+    dims = gst_structure_get_value (t, "dims");
+    fail_unless (dims != NULL && GST_VALUE_HOLDS_ARRAY (dims));
+    g_string_append_printf (str, "%s ", gst_structure_get_string (t,
+            "tensor-id"));
+    for (k = 0; k < gst_value_array_get_size (dims); k++)
+      g_string_append_printf (str, "%s%d", k > 0 ? "," : "",
+          g_value_get_int (gst_value_array_get_value (dims, k)));
+    g_string_append_printf (str, " %s %s", gst_structure_get_string (t,
+            "dims-order"), gst_structure_get_string (t, "type"));
+    fail_unless_equals_string (str->str, want[i]);
+    g_string_free (str, TRUE);
+  }
+}
+
+/* The synthetic scene through tensordecodebin: with GStreamer's id the
+ * caps describe it, the bin runs cudanmstensordec alone, and each frame
+ * carries the ODMtds a cudanms set as that decoder is gives (several per
+ * frame); float16 too. */
+GST_START_TEST (test_tensorinject_scene)
+{
+  /* 320x240: 40x30 + 20x15 + 10x7 anchors (240 / 32 rounded down) */
+  const gchar *want32[] = { "yolo-v8-out 1,9,1570 row-major float32" };
+  const gchar *want16[] = { "yolo-v8-out 1,9,1570 row-major float16" };
+  const gchar *types[] = { "", "data-type=float16" };
+  guint i;
+
+  for (i = 0; i < 2; i++) {
+    gchar *props = g_strdup_printf ("tensor-id=yolo-v8-out seed=3 "
+        "num-classes=5 model-size=320x240 %s", types[i]);
+    InjectRun bin, plain;
+    gchar **frames;
+
+    run_inject (props, "tensordecodebin name=tdb", &bin);
+    fail_unless (bin.error == NULL, "%s", bin.error);
+    assert_tensor_caps (bin.caps, "yolo-v8-out", 1, i ? want16 : want32);
+    fail_unless_equals_string (bin.chain, "cudanmstensordec");
+    run_inject (props, "cudanms model-size=320x240 letterbox=false "
+        "attach-meta=analytics", &plain);
+    fail_unless (plain.error == NULL, "%s", plain.error);
+    fail_unless_equals_string (bin.mtds, plain.mtds);
+    frames = g_strsplit (bin.mtds, "|", -1);
+    fail_unless_equals_int (g_strv_length (frames), 4);
+    fail_unless (strchr (frames[0], ';') != NULL);
+    g_strfreev (frames);
+    inject_run_clear (&plain);
+    inject_run_clear (&bin);
+    g_free (props);
+  }
+}
+
+GST_END_TEST;
+
+/* The segmentation scene, GStreamer's ids by default: the pair's group,
+ * for which the bin runs cudanmstensordec; set to layout=yolov8-seg (under
+ * layout=auto it reads segmentation detections from a GstTensorMeta only,
+ * and tensorinject attaches CudanmsTensorMetas), it decodes them as
+ * cudanms layout=yolov8-seg does. */
+GST_START_TEST (test_tensorinject_segmentation)
+{
+  const gchar *want[] = {
+    "yolo-v8-segmentation-out-detections 1,41,1570 row-major float32",
+    "yolo-v8-segmentation-out-protos 1,32,60,80 row-major float32"
+  };
+  const gchar *props = "layout=yolov8-seg seed=5 num-classes=5 "
+      "num-objects=4 model-size=320x240";
+  InjectRun bin, plain;
+
+  fail_unless (g_setenv (PROPERTIES_ENV, "layout=yolov8-seg", TRUE));
+  run_inject (props, "tensordecodebin name=tdb", &bin);
+  g_unsetenv (PROPERTIES_ENV);
+  fail_unless (bin.error == NULL, "%s", bin.error);
+  assert_tensor_caps (bin.caps, "yolo-v8-segmentation-out", 2, want);
+  fail_unless_equals_string (bin.chain, "cudanmstensordec");
+  run_inject (props, "cudanms layout=yolov8-seg model-size=320x240 "
+      "letterbox=false attach-meta=analytics", &plain);
+  fail_unless (plain.error == NULL, "%s", plain.error);
+  fail_unless_equals_string (bin.mtds, plain.mtds);
+  fail_unless (strchr (bin.mtds, ';') != NULL);
+  inject_run_clear (&plain);
+  inject_run_clear (&bin);
+}
+
+GST_END_TEST;
+
+/* The default id, detections, is no GStreamer group: the caps describe it
+ * under its own name, the bin finds no decoder for it and the pipeline
+ * stops with an error before any frame (not the frames undecoded). */
+GST_START_TEST (test_tensorinject_default_id)
+{
+  const gchar *want[] = { "detections 1,9,1570 row-major float32" };
+  InjectRun r;
+
+  run_inject ("seed=3 num-classes=5 model-size=320x240",
+      "tensordecodebin name=tdb", &r);
+  fail_unless (r.error != NULL);
+  fail_unless_equals_string (r.mtds, "");
+  assert_tensor_caps (r.caps, "detections", 1, want);
+  inject_run_clear (&r);
+}
+
+GST_END_TEST;
+
+/* .npy replay: one file, its dims; a "%d" pattern, frame 0's rank with
+ * dynamic dims (0); either way the hand boxes out of the bin. */
+GST_START_TEST (test_tensorinject_npy)
+{
+  const gint dims[3] = { 1, 4 + HAND_CLASSES, HAND_ANCHORS };
+  const gchar *want_file[] = { "yolo-v8-out 1,7,10 row-major float32" };
+  const gchar *want_pattern[] = { "yolo-v8-out 0,0,0 row-major float32" };
+  gchar *hand = hand_expected_string ();
+  gchar *expected = g_strdup_printf ("%s|%s|%s|", hand, hand, hand);
+  gsize n;
+  gfloat *t = hand_tensor_yolov8 (&n);
+  gchar *path, *props;
+  InjectRun r;
+  guint f;
+
+  for (f = 0; f < 3; f++) {
+    gchar *name = g_strdup_printf ("frame-%u.npy", f);
+
+    path = g_build_filename (work_dir, name, NULL);
+    write_npy (path, "<f4", dims, 3, t, n * sizeof (gfloat));
+    g_free (path);
+    g_free (name);
+  }
+
+  path = g_build_filename (work_dir, "frame-1.npy", NULL);
+  props = g_strdup_printf ("location=%s tensor-id=yolo-v8-out", path);
+  run_inject (props, "tensordecodebin name=tdb", &r);
+  fail_unless (r.error == NULL, "%s", r.error);
+  assert_tensor_caps (r.caps, "yolo-v8-out", 1, want_file);
+  fail_unless_equals_string (r.chain, "cudanmstensordec");
+  fail_unless_equals_string (r.mtds, expected);
+  inject_run_clear (&r);
+  g_free (props);
+  g_free (path);
+
+  path = g_build_filename (work_dir, "frame-%d.npy", NULL);
+  props = g_strdup_printf ("location=%s tensor-id=yolo-v8-out", path);
+  run_inject (props, "tensordecodebin name=tdb", &r);
+  fail_unless (r.error == NULL, "%s", r.error);
+  assert_tensor_caps (r.caps, "yolo-v8-out", 1, want_pattern);
+  fail_unless_equals_string (r.chain, "cudanmstensordec");
+  fail_unless_equals_string (r.mtds, expected);
+  inject_run_clear (&r);
+  g_free (props);
+  g_free (path);
+  g_free (t);
+  g_free (expected);
+  g_free (hand);
+}
+
+GST_END_TEST;
+
 /* The real pipeline: onnxinference's caps name yolo-v8-out (from the
  * .modelinfo), tensordecodebin runs cudanms on it, the overlay draws. */
-static gchar *work_dir;
 
 static void
 run_onnx (const gchar * order, const gchar * expected_chain)
@@ -776,6 +1259,13 @@ tensordecodebin_suite (gboolean with_onnx)
   tcase_add_test (tc, test_yolo_v8_obb_out);
   tcase_add_test (tc, test_other_group_left);
   tcase_add_test (tc, test_segmentation);
+  tcase_add_test (tc, test_properties_from_environment);
+  tcase_add_test (tc, test_properties_from_environment_refused);
+  tcase_add_test (tc, test_properties_deep_element_added);
+  tcase_add_test (tc, test_tensorinject_scene);
+  tcase_add_test (tc, test_tensorinject_segmentation);
+  tcase_add_test (tc, test_tensorinject_default_id);
+  tcase_add_test (tc, test_tensorinject_npy);
   if (with_onnx)
     tcase_add_test (tc, test_onnx);
   return s;

@@ -7,8 +7,9 @@ one IEEE rounding, as the library's; no FMA exists in NumPy's elementwise
 arithmetic):
 
 - decode: cx cy w h -> corners -> frame (v - pad) / gain, clipped;
-  letterbox gain min (mw / fw, mh / fh), pad C roundf ((m - f gain) 0.5 -
-  0.1), or stretch; a candidate iff its score is above the threshold and
+  letterbox as ultralytics' scale_boxes: gain min (mh / fh, mw / fw) and
+  pad round ((m - f gain) / 2 - 0.1) in Python floats, the gain then
+  float32; or stretch; a candidate iff its score is above the threshold and
   its box is not empty; then greedy NMS per class (IoU > iou suppresses;
   scores are continuous, so the order is the score's), merged by score,
   max_detections;
@@ -40,21 +41,17 @@ import numpy as np
 F = np.float32
 
 
-def roundf(x):
-    """C roundf: half away from zero (x a float32, exact in float64)."""
-    x = float(x)
-    return F(math.copysign(math.floor(abs(x) + 0.5), x))
-
-
 def frame_map(mw, mh, fw, fh, letterbox):
-    """(gain_x, gain_y, pad_x, pad_y), float32, as cnms_map_init."""
-    mw, mh, fw, fh = F(mw), F(mh), F(fw), F(fh)
+    """(gain_x, gain_y, pad_x, pad_y), float32: ultralytics' scale_boxes,
+    its gain and pad in Python floats (round: ties to even), the gain then
+    float32 as a float32 tensor divided by it uses it."""
     if letterbox:
-        g = min(F(mw / fw), F(mh / fh))
-        px = roundf(F(F(F(mw - F(fw * g)) * F(0.5)) - F(0.1)))
-        py = roundf(F(F(F(mh - F(fh * g)) * F(0.5)) - F(0.1)))
-        return g, g, px, py
-    return F(mw / fw), F(mh / fh), F(0), F(0)
+        gain = min(mh / fh, mw / fw)
+        px = round((mw - fw * gain) / 2 - 0.1)
+        py = round((mh - fh * gain) / 2 - 0.1)
+        g = F(gain)
+        return g, g, F(px), F(py)
+    return F(F(mw) / F(fw)), F(F(mh) / F(fh)), F(0), F(0)
 
 
 def decode_nms(t, n_cls, mp, fw, fh, thr, iou, max_det):
@@ -145,11 +142,18 @@ def mask(t, a, row0, protos, box, mp, mw, mh):
 
 MODELS = [(640, 640), (320, 256), (512, 384)]
 FRAMES = [(1280, 720), (640, 640), (333, 777), (100, 60), (640, 480)]
+# sizes where ultralytics' pad (double, ties to even) differs from a
+# float32 computation rounded half away from zero: every tenth case
+# (letterboxed: i even)
+PAD_EDGES = [((416, 416), (1280, 1024)), ((416, 416), (720, 576)),
+             ((320, 320), (100, 64))]
 
 
 def make_case(rng, i, pose):
     mw, mh = MODELS[i % len(MODELS)]
     fw, fh = FRAMES[(i // 3) % len(FRAMES)]
+    if i % 10 == 8:
+        (mw, mh), (fw, fh) = PAD_EDGES[(i // 10) % len(PAD_EDGES)]
     n = int(rng.integers(1, 600))
     g = int(rng.integers(1, 10))
     cen = rng.uniform(0, 1, (g, 2)) * (mw, mh)

@@ -1,7 +1,10 @@
 /* gst-check tests of the per-class controls: each property alone and
  * together, by label and by id, with the exact ROIs each frame keeps;
  * changed while PLAYING; refused values (a g_warning and an element
- * warning with the exact text, the previous value read back).
+ * warning with the exact text, the previous value read back), among them
+ * the values cudanms-tool refuses with the same words and a class named
+ * twice; empty and blank lists (unset); a label on two lines of the label
+ * file (refused by name, its ids taken).
  *
  * The scene (YOLOv8, 3 classes, frame = model = 320x240), labels
  * person, car, dog:
@@ -207,7 +210,34 @@ GST_START_TEST (test_refused)
     {"class-ious", "car=-0.1", "the iou -0.1 of class 'car' is outside "
           "[0, 1]"},
     {"class-max-detections", "car=1.5",
-        "the cap 1.5 of class 'car' is not an integer >= 0"},
+        "the cap 1.5 of class 'car' is not an integer in [0, 2147483647]"},
+    {"class-max-detections", "car=2147483648",
+        "the cap 2147483648 of class 'car' is not an integer in "
+          "[0, 2147483647]"},
+    /* cudanms-tool refuses the same values with the same words
+     * (tests/lib/test_cli.c) */
+    {"class-score-thresholds", "0=-1",
+        "the score threshold -1 of class '0' is outside [0, 1]"},
+    {"class-score-thresholds", "0=2",
+        "the score threshold 2 of class '0' is outside [0, 1]"},
+    {"class-score-thresholds", "0=inf",
+        "the score threshold inf of class '0' is outside [0, 1]"},
+    {"class-score-thresholds", "0=1e39",
+        "the score threshold 1e39 of class '0' is outside [0, 1]"},
+    {"class-score-thresholds", "0=1e-400",
+        "the value '1e-400' of class '0' is out of range"},
+    /* a class named twice in one list: by the same key, or by a label
+     * and its id */
+    {"class-score-thresholds", "person=0.5,person=0.9",
+        "class 'person' is given twice"},
+    {"class-score-thresholds", "0=0.5,0=0.9", "class '0' is given twice"},
+    {"classes", "car, dog, car", "class 'car' is given twice"},
+    {"class-ious", "person=0.5,0=0.6",
+        "class-ious: 'person' and '0' are both class 0"},
+    {"exclude-classes", "dog,2", "exclude-classes: 'dog' and '2' are both "
+          "class 2"},
+    {"class-max-detections", "1=1,car=2",
+        "class-max-detections: '1' and 'car' are both class 1"},
     {"classes", "16777216",
         "class id '16777216' is not an integer in [0, 16777216)"},
     {"exclude-classes", "dog=1",
@@ -279,6 +309,109 @@ GST_START_TEST (test_refused_at_start)
 
 GST_END_TEST;
 
+/* An empty or blank list is an unset one, for every property (as
+ * cudanms-tool's empty options): every box kept, the property reads back
+ * NULL. */
+GST_START_TEST (test_empty)
+{
+  static const gchar *const props[] = { "classes", "exclude-classes",
+    "class-score-thresholds", "class-ious", "class-max-detections"
+  };
+  static const gchar *const empty[] = { "", " ", "\t \n" };
+  guint i, j;
+
+  for (i = 0; i < G_N_ELEMENTS (props); i++) {
+    for (j = 0; j < G_N_ELEMENTS (empty); j++) {
+      GstHarness *h = harness (NULL);
+      GstBus *bus = watch_bus (h->element);
+      gchar *v = NULL;
+
+      g_object_set (h->element, props[i], empty[j], NULL);
+      assert_kept (h, ALL);
+      g_object_get (h->element, props[i], &v, NULL);
+      fail_unless (v == NULL, "%s=\"%s\" reads back \"%s\"", props[i],
+          empty[j], v);
+      /* set while PLAYING: a list, then an empty one */
+      g_object_set (h->element, "classes", "car", NULL);
+      assert_kept (h, "car@10,150;car@150,150;");
+      g_object_set (h->element, "classes", empty[j], NULL);
+      assert_kept (h, ALL);
+      assert_no_warning (bus);
+      unwatch_bus (bus);
+      gst_harness_teardown (h);
+    }
+  }
+}
+
+GST_END_TEST;
+
+static gchar *twice_path;
+
+/* A label on two lines of the label file (person: lines 1 and 4, ids 0
+ * and 3): naming it is refused with both lines; its ids work. */
+GST_START_TEST (test_label_twice)
+{
+  gchar *props = g_strdup_printf ("label-file=%s", twice_path);
+  GstHarness *h = new_harness (props);
+  GstBus *bus = watch_bus (h->element);
+  gchar *got, *v = NULL;
+
+  assert_kept (h, ALL);
+  ASSERT_WARNING (g_object_set (h->element, "classes", "person", NULL));
+  got = pop_warning (bus);
+  fail_unless (got != NULL);
+  fail_unless_equals_string (got, "classes=\"person\" refused: classes: the "
+      "label 'person' is on lines 1 and 4 of the label file (classes 0 and "
+      "3): give its class id; the previous value stays.");
+  g_free (got);
+  g_object_get (h->element, "classes", &v, NULL);
+  fail_unless (v == NULL);
+  assert_kept (h, ALL);
+  g_object_set (h->element, "classes", "0", NULL);
+  assert_kept (h, "person@10,10;person@280,200;person@200,10;");
+  g_object_set (h->element, "classes", "car,dog", NULL);
+  assert_kept (h, "dog@10,10;car@10,150;car@150,150;");
+  assert_no_warning (bus);
+  unwatch_bus (bus);
+  gst_harness_teardown (h);
+  g_free (props);
+}
+
+GST_END_TEST;
+
+/* The same label set before start: refused at start, left unset; the
+ * other controls apply. */
+GST_START_TEST (test_label_twice_at_start)
+{
+  GstElement *el = gst_element_factory_make ("cudanms", NULL);
+  GstBus *bus = watch_bus (el);
+  GstHarness *h;
+  gchar *got, *v = NULL;
+
+  g_object_set (el, "model-size", "320x240", "label-file", twice_path,
+      "class-score-thresholds", "person=0.85", "exclude-classes", "dog", NULL);
+  h = gst_harness_new_with_element (el, "sink", "src");
+  gst_object_unref (el);
+  gst_harness_set_src_caps_str (h, FRAME_CAPS);
+
+  assert_kept (h,
+      "person@10,10;car@10,150;person@280,200;car@150,150;person@200,10;");
+  got = pop_warning (bus);
+  fail_unless (got != NULL);
+  fail_unless_equals_string (got, "Per-class control refused: "
+      "class-score-thresholds: the label 'person' is on lines 1 and 4 of "
+      "the label file (classes 0 and 3): give its class id; it is left "
+      "unset.");
+  g_free (got);
+  assert_no_warning (bus);
+  g_object_get (h->element, "class-score-thresholds", &v, NULL);
+  fail_unless (v == NULL);
+  unwatch_bus (bus);
+  gst_harness_teardown (h);
+}
+
+GST_END_TEST;
+
 static Suite *
 classes_suite (void)
 {
@@ -291,12 +424,19 @@ classes_suite (void)
   g_assert_no_error (err);
   g_assert (write (fd, "person\ncar\ndog\n", 15) == 15);
   close (fd);
+  fd = g_file_open_tmp ("cudanms-classes-twice-XXXXXX.txt", &twice_path, &err);
+  g_assert_no_error (err);
+  g_assert (write (fd, "person\ncar\ndog\nperson\n", 22) == 22);
+  close (fd);
   suite_add_tcase (s, tc);
   tcase_add_test (tc, test_each_control);
   tcase_add_test (tc, test_together);
   tcase_add_test (tc, test_live);
   tcase_add_test (tc, test_refused);
   tcase_add_test (tc, test_refused_at_start);
+  tcase_add_test (tc, test_empty);
+  tcase_add_test (tc, test_label_twice);
+  tcase_add_test (tc, test_label_twice_at_start);
   return s;
 }
 

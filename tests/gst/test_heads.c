@@ -683,6 +683,55 @@ GST_START_TEST (test_cuda_parity)
 
 GST_END_TEST;
 
+/* 17 full-frame masks of an 8192x8192 frame take 17 x 64 MiB, past the
+ * 1 GiB of masks one call may take: the element stops with the library's
+ * own reason (the masks' bytes), not with a guess about max-candidates. */
+#define BIG_SEG_CAPS \
+  "video/x-raw,format=GRAY8,width=8192,height=8192,framerate=30/1"
+GST_START_TEST (test_seg_masks_too_large)
+{
+  enum { N = 17, C = 17, M = 2, ROWS = 4 + C + M };
+  GstHarness *h = new_harness_caps ("layout=yolov8-seg model-size=16x16 "
+      "device=cpu letterbox=false", BIG_SEG_CAPS);
+  GstBus *bus = watch_bus (h->element);
+  GstBuffer *buf = gst_buffer_new_allocate (NULL, 8192 * 8192, NULL);
+  const gint dims[3] = { 1, ROWS, N };
+  gfloat t[ROWS * N] = { 0 }, p[2 * 16];
+  GstMessage *msg;
+  GError *err = NULL;
+  gchar *dbg = NULL;
+  gint a;
+
+  /* every anchor the whole model, a class of its own: all kept */
+  for (a = 0; a < N; a++) {
+    t[0 * N + a] = 8.0f;
+    t[1 * N + a] = 8.0f;
+    t[2 * N + a] = 16.0f;
+    t[3 * N + a] = 16.0f;
+    t[(4 + a) * N + a] = 0.9f;
+    t[(4 + C) * N + a] = 1.0f;
+  }
+  hand_protos (p);
+  GST_BUFFER_PTS (buf) = 0;
+  attach_tensor (buf, SEG_DET_ID, "float32", dims, 3, t, sizeof t);
+  attach_tensor (buf, SEG_PROTOS_ID, "float32", hand_protos_dims, 4, p,
+      sizeof p);
+  fail_unless_equals_int (gst_harness_push (h, buf), GST_FLOW_ERROR);
+  msg = gst_bus_pop_filtered (bus, GST_MESSAGE_ERROR);
+  fail_unless (msg != NULL);
+  gst_message_parse_error (msg, &err, &dbg);
+  fail_unless (g_str_has_prefix (err->message, "Post-processing failed: "
+          "out of memory: the masks of 17 records take more than 1073741824 "
+          "bytes. "), "%s", err->message);
+  g_clear_error (&err);
+  g_free (dbg);
+  gst_message_unref (msg);
+  unwatch_bus (bus);
+  gst_harness_teardown (h);
+}
+
+GST_END_TEST;
+
 static Suite *
 heads_suite (void)
 {
@@ -694,6 +743,7 @@ heads_suite (void)
   tcase_add_test (tc, test_pose_bad_dims);
   tcase_add_test (tc, test_seg_hand);
   tcase_add_test (tc, test_seg_bad_protos);
+  tcase_add_test (tc, test_seg_masks_too_large);
   tcase_add_test (tc, test_seg_pool);
   tcase_add_test (tc, test_seg_scene_masks);
   tcase_add_test (tc, test_cuda_parity);

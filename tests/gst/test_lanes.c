@@ -434,11 +434,12 @@ GST_START_TEST (test_lanes_live_distance)
 GST_END_TEST;
 
 #ifdef HAVE_GST_ANALYTICS
-/* attach-meta=both: an ODMtd per attached lane, its ROI's rectangle,
- * label and score (GStreamer has no lane mtd), besides the ROIs. */
+/* attach-meta=analytics, the one request for a lane's ODMtd: an ODMtd per
+ * attached lane, the rectangle, label and score its ROI would have
+ * (GStreamer has no lane mtd), and no ROI. */
 GST_START_TEST (test_lanes_od_mtds)
 {
-  GstHarness *h = lane_harness ("layout=laneatt attach-meta=both");
+  GstHarness *h = lane_harness ("layout=laneatt attach-meta=analytics");
   GstBuffer *out = push_pull (h, lane_frame (NULL));
   GstAnalyticsRelationMeta *rmeta =
       gst_buffer_get_analytics_relation_meta (out);
@@ -447,7 +448,7 @@ GST_START_TEST (test_lanes_od_mtds)
   gpointer state = NULL;
   gint i = 0;
 
-  assert_lanes (out, kept_50, 2, "lane");
+  fail_unless_equals_int (count_rois (out), 0);
   fail_unless (rmeta != NULL);
   while (gst_analytics_relation_meta_iterate (rmeta, &state,
           gst_analytics_od_mtd_get_mtd_type (), &mtd)) {
@@ -498,6 +499,44 @@ GST_START_TEST (test_lanes_layout_enum)
 
 GST_END_TEST;
 
+#ifdef HAVE_GST_ANALYTICS
+/* The mtds of buf's relation meta, of any type (0 without a relation
+ * meta). */
+static guint
+count_mtds (GstBuffer * buf)
+{
+  GstAnalyticsRelationMeta *rmeta = gst_buffer_get_analytics_relation_meta
+      (buf);
+
+  return rmeta != NULL ? gst_analytics_relation_get_length (rmeta) : 0;
+}
+
+/* attach-meta=both (the default) and roi: each lane is its ROI alone, with
+ * its points; no ODMtd (its rectangle would be drawn as a box by
+ * objectdetectionoverlay) and no other mtd. */
+GST_START_TEST (test_lanes_no_od_mtds)
+{
+  const gchar *props[] = { "layout=laneatt", "layout=laneatt attach-meta=both",
+    "layout=laneatt attach-meta=roi"
+  };
+  guint i;
+
+  for (i = 0; i < G_N_ELEMENTS (props); i++) {
+    GstHarness *h = lane_harness (props[i]);
+    GstBuffer *out = push_pull (h, lane_frame (NULL));
+
+    assert_lanes (out, kept_50, 2, "lane");
+    fail_unless_equals_int (count_mtds (out), 0);
+    fail_unless_equals_int (count_metas (out,
+            GST_ANALYTICS_RELATION_META_API_TYPE), 0);
+    gst_buffer_unref (out);
+    gst_harness_teardown (h);
+  }
+}
+
+GST_END_TEST;
+#endif
+
 static void
 setup (void)
 {
@@ -537,6 +576,7 @@ lanes_suite (void)
   tcase_add_test (tc, test_lanes_layout_enum);
 #ifdef HAVE_GST_ANALYTICS
   tcase_add_test (tc, test_lanes_od_mtds);
+  tcase_add_test (tc, test_lanes_no_od_mtds);
 #endif
   return s;
 }

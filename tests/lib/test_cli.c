@@ -1,5 +1,6 @@
 /* The .npy reader and cudanms-tool's exits.
  * usage: test-cli CUDANMS_TOOL WORKDIR */
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -7,7 +8,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "cudanms.h"
+#include "cudanms_static.h"
 #include "cnms_npy.h"
 #include "check.h"
 
@@ -765,6 +766,242 @@ test_heads_cli (void)
 #undef DECODE
 }
 
+/* The per-class options of decode: the lists' one parser and rule,
+ * shared with the element (tests/gst/test_classes.c holds the same cases
+ * through its properties): an empty list is no list, a value outside its
+ * range and a class named twice are refused with the element's words, a
+ * class is an id (no label file here). The two records of e2e.npy: class
+ * 0 at 0.9, class 7 at 0.3. */
+static void
+test_classes_cli (void)
+{
+#define LINE0 "{\"x\": 1, \"y\": 1, \"w\": 4, \"h\": 4, \"confidence\": " \
+      "0.899999976, \"label_id\": 0}\n"
+#define LINE7 "{\"x\": 10, \"y\": 10, \"w\": 10, \"h\": 20, " \
+      "\"confidence\": 0.300000012, \"label_id\": 7}\n"
+  static const struct
+  {
+    const char *opts, *want;
+  } kept[] = {
+    /* empty and blank lists: unset, as the element's "" */
+    {"--keep-classes ''", LINE0 LINE7},
+    {"--keep-classes ' '", LINE0 LINE7},
+    {"--drop-classes ''", LINE0 LINE7},
+    {"--class-score-thresholds ''", LINE0 LINE7},
+    {"--keep-classes 7", LINE7},
+    {"--keep-classes ' 7 , 0 '", LINE0 LINE7},
+    {"--drop-classes 0", LINE7},
+    {"--class-score-thresholds ' 7 = 0.5 '", LINE0},
+    /* a keep list drops what it does not list, whatever its threshold */
+    {"--keep-classes 0 --class-score-thresholds 7=0.1", LINE0},
+    {"--drop-classes 7 --class-score-thresholds 7=0.1", LINE0},
+    {"--class-max-detections 0=0,7=1", LINE0 LINE7},
+  };
+  static const struct
+  {
+    const char *opts, *why;
+  } refused[] = {
+    {"--class-score-thresholds 0=-1", "--class-score-thresholds: the score "
+          "threshold -1 of class '0' is outside [0, 1]"},
+    {"--class-score-thresholds 0=2", "--class-score-thresholds: the score "
+          "threshold 2 of class '0' is outside [0, 1]"},
+    {"--class-score-thresholds 0=inf", "--class-score-thresholds: the score "
+          "threshold inf of class '0' is outside [0, 1]"},
+    {"--class-score-thresholds 0=1e39", "--class-score-thresholds: the "
+          "score threshold 1e39 of class '0' is outside [0, 1]"},
+    {"--class-score-thresholds 0=nan", "--class-score-thresholds: the value "
+          "'nan' of class '0' is not a number"},
+    {"--class-score-thresholds 0=1e-400", "--class-score-thresholds: the "
+          "value '1e-400' of class '0' is out of range"},
+    {"--class-ious 0=1.5", "--class-ious: the iou 1.5 of class '0' is "
+          "outside [0, 1]"},
+    {"--class-max-detections 7=1.5", "--class-max-detections: the cap 1.5 "
+          "of class '7' is not an integer in [0, 2147483647]"},
+    {"--class-max-detections 7=2147483648", "--class-max-detections: the "
+          "cap 2147483648 of class '7' is not an integer in [0, 2147483647]"},
+    {"--class-score-thresholds 0", "--class-score-thresholds: '0' is not "
+          "CLASS=VALUE"},
+    {"--drop-classes 0=1", "--drop-classes: '0=1' is not a class (an id or "
+          "a label, without a value)"},
+    {"--keep-classes 0,,7", "--keep-classes: an empty class in '0,,7'"},
+    {"--keep-classes 0,", "--keep-classes: an empty class in '0,'"},
+    {"--keep-classes 16777216", "--keep-classes: class id '16777216' is not "
+          "an integer in [0, 16777216)"},
+    /* a class named twice in one list */
+    {"--class-score-thresholds 0=0.5,0=0.9", "--class-score-thresholds: "
+          "class '0' is given twice"},
+    {"--keep-classes 0,7,0", "--keep-classes: class '0' is given twice"},
+    {"--drop-classes 7,07", "--drop-classes: '7' and '07' are both class 7"},
+    /* no label file: a class is its id */
+    {"--keep-classes person", "--keep-classes: class 'person' is not an id "
+          "in [0, 16777216), and without a label file a class is its id"},
+    {"--class-ious -1=0.5", "--class-ious: class '-1' is not an id in "
+          "[0, 16777216), and without a label file a class is its id"},
+  };
+  char args[4096];
+  size_t i;
+
+#define DECODE(extra) \
+  snprintf (args, sizeof args, "decode --tensor '%s' --model-size 640x640 " \
+      "--frame-size 640x640 --score-threshold 0.25 --iou 0.5 %s", \
+      path ("e2e.npy"), extra)
+  for (i = 0; i < sizeof kept / sizeof kept[0]; i++) {
+    DECODE (kept[i].opts);
+    CHECK_INT (run_tool (args), 0);
+    CHECK (strcmp (out_text, kept[i].want) == 0);
+    if (strcmp (out_text, kept[i].want) != 0)
+      fprintf (stderr, "  %s:\n  stdout: %s\n  wanted: %s\n  stderr: %s\n",
+          kept[i].opts, out_text, kept[i].want, err_text);
+  }
+  for (i = 0; i < sizeof refused / sizeof refused[0]; i++) {
+    char want[512];
+
+    DECODE (refused[i].opts);
+    snprintf (want, sizeof want, "cudanms-tool: error: %s\n", refused[i].why);
+    expect_error (args, want);
+    CHECK (strcmp (err_text, want) == 0);
+  }
+#undef DECODE
+#undef LINE0
+#undef LINE7
+}
+
+/* The lists' parser itself, with a label file of five lines where
+ * "person" is on lines 1 and 4 (ids 0 and 3) and line 3 is empty: the
+ * cases that cudanms-tool, without a label file, cannot reach. */
+static const char *const label_lines[5] = { "person", "car", "", "person",
+  "dog"
+};
+
+static int
+find_label (void *data, const char *name, int lines[2])
+{
+  int i, n = 0;
+
+  (void) data;
+  for (i = 0; i < 5; i++) {
+    if (label_lines[i][0] != '\0' && strcmp (label_lines[i], name) == 0) {
+      if (n < 2)
+        lines[n] = i;
+      n++;
+    }
+  }
+  return n;
+}
+
+static void
+expect_list (cnms_class_list_kind kind, const char *text, const char *err)
+{
+  cnms_class_labels labels = { find_label, NULL, 5 };
+  cnms_class_list l;
+  char got[512] = "";
+  cnms_status st;
+
+  memset (&l, 0, sizeof l);
+  st = cnms_class_list_parse (&l, kind, text, got, sizeof got);
+  if (st == CNMS_OK)
+    st = cnms_class_list_resolve (&l, &labels, got, sizeof got);
+  CHECK_INT (st, err == NULL ? CNMS_OK : CNMS_ERR_INVALID_ARG);
+  CHECK (strcmp (got, err == NULL ? "" : err) == 0);
+  if (strcmp (got, err == NULL ? "" : err) != 0)
+    fprintf (stderr, "  '%s': got '%s'\n", text, got);
+  cnms_class_list_clear (&l);
+}
+
+static void
+test_class_lists (void)
+{
+  cnms_class_labels labels = { find_label, NULL, 5 };
+  cnms_class_list lists[CNMS_N_CLASS_LISTS];
+  cnms_class_params c[6];
+  cnms_params p;
+  char err[512];
+  int k;
+
+  /* a label on two lines: an error naming both; its ids work */
+  expect_list (CNMS_CLASS_LIST_KEEP, "person", "the label 'person' is on "
+      "lines 1 and 4 of the label file (classes 0 and 3): give its class "
+      "id");
+  expect_list (CNMS_CLASS_LIST_THRESHOLDS, "car=0.5, person=0.5", "the "
+      "label 'person' is on lines 1 and 4 of the label file (classes 0 and "
+      "3): give its class id");
+  expect_list (CNMS_CLASS_LIST_KEEP, "0,3", NULL);
+  expect_list (CNMS_CLASS_LIST_KEEP, "horse", "the label file has no class "
+      "'horse' (5 labels)");
+  /* a class named twice, once the labels are ids */
+  expect_list (CNMS_CLASS_LIST_DROP, "dog,4", "'dog' and '4' are both "
+      "class 4");
+  expect_list (CNMS_CLASS_LIST_IOUS, "car=0.5,car=0.6", "class 'car' is "
+      "given twice");
+  expect_list (CNMS_CLASS_LIST_MAX_DETECTIONS, "1=1,car=2", "'1' and 'car' "
+      "are both class 1");
+  expect_list (CNMS_CLASS_LIST_KEEP, "\t \n", NULL);
+
+  /* the rule: thresholds, IoUs and caps per class; +infinity where the
+   * keep list does not list a class or the drop list lists it */
+  memset (lists, 0, sizeof lists);
+  CHECK_INT (cnms_class_list_parse (&lists[CNMS_CLASS_LIST_THRESHOLDS],
+          CNMS_CLASS_LIST_THRESHOLDS, "car=0.5,4=0.75,2=0.125", err,
+          sizeof err), CNMS_OK);
+  CHECK_INT (cnms_class_list_parse (&lists[CNMS_CLASS_LIST_IOUS],
+          CNMS_CLASS_LIST_IOUS, "1=0.25", err, sizeof err), CNMS_OK);
+  CHECK_INT (cnms_class_list_parse (&lists[CNMS_CLASS_LIST_MAX_DETECTIONS],
+          CNMS_CLASS_LIST_MAX_DETECTIONS, "dog=3", err, sizeof err), CNMS_OK);
+  CHECK_INT (cnms_class_list_parse (&lists[CNMS_CLASS_LIST_KEEP],
+          CNMS_CLASS_LIST_KEEP, "car,dog,3", err, sizeof err), CNMS_OK);
+  CHECK_INT (cnms_class_list_parse (&lists[CNMS_CLASS_LIST_DROP],
+          CNMS_CLASS_LIST_DROP, "dog", err, sizeof err), CNMS_OK);
+  for (k = 0; k < CNMS_N_CLASS_LISTS; k++)
+    CHECK_INT (cnms_class_list_resolve (&lists[k], &labels, err,
+            sizeof err), CNMS_OK);
+  CHECK_INT (cnms_class_lists_size (lists), 5);
+  cnms_params_init (&p);
+  p.score_threshold = 0.25f;
+  p.iou = 0.5f;
+  CHECK_INT (cnms_class_lists_fill (lists, &p, c, 5), 1);
+  /* 0: not kept; 1: kept, 0.5, IoU 0.25; 2: not kept, its threshold
+   * aside; 3: kept, frame-wide; 4: kept and dropped, cap 3 */
+  CHECK (c[0].score_threshold == INFINITY && c[0].iou == 0.5f);
+  CHECK (c[1].score_threshold == 0.5f && c[1].iou == 0.25f
+      && c[1].max_detections == 0);
+  CHECK (c[2].score_threshold == INFINITY);
+  CHECK (c[3].score_threshold == 0.25f && c[3].iou == 0.5f);
+  CHECK (c[4].score_threshold == INFINITY && c[4].max_detections == 3);
+  cnms_class_list_clear (&lists[CNMS_CLASS_LIST_KEEP]);
+  CHECK_INT (cnms_class_lists_fill (lists, &p, c, 5), 0);
+  CHECK (c[0].score_threshold == 0.25f && c[2].score_threshold == 0.125f
+      && c[4].score_threshold == INFINITY);
+  for (k = 0; k < CNMS_N_CLASS_LISTS; k++)
+    cnms_class_list_clear (&lists[k]);
+  CHECK_INT (cnms_class_lists_size (lists), 0);
+}
+
+/* Keypoints that are NaN or infinite (the tensor's, passed through) are
+ * null in decode's JSON: a strict parser refuses nan and inf. */
+static void
+test_nonfinite_cli (void)
+{
+  /* [1, 5 + 6, 1]: a box 90..110 x 80..120, keypoints (NaN, +Inf, -Inf),
+   * (-Inf, 40, NaN) */
+  float pose[11] = { 100, 100, 20, 40, 0.5f, NAN, INFINITY, -INFINITY,
+    -INFINITY, 40, NAN
+  };
+  int64_t dims[3] = { 1, 11, 1 };
+  char args[4096], err[512];
+
+  CHECK_INT (cnms_npy_write (path ("pose-nan.npy"), CNMS_NPY_F4, 3, dims,
+          pose, err, sizeof err), 0);
+  snprintf (args, sizeof args, "decode --tensor '%s' --layout yolov8-pose "
+      "--model-size 640x640 --frame-size 640x640 --score-threshold 0.25 "
+      "--iou 0.5", path ("pose-nan.npy"));
+  CHECK_INT (run_tool (args), 0);
+  CHECK (strcmp (out_text, "{\"x\": 90, \"y\": 80, \"w\": 20, \"h\": 40, "
+          "\"confidence\": 0.5, \"label_id\": 0, \"keypoints\": [[null, "
+          "null, null], [null, 40, null]]}\n") == 0);
+  if (count_lines (out_text) != 1 || strstr (out_text, "n,") != NULL)
+    fprintf (stderr, "  stdout: %s\n  stderr: %s\n", out_text, err_text);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -781,6 +1018,9 @@ main (int argc, char **argv)
   test_obb_cli ();
   test_lanes_cli ();
   test_heads_cli ();
+  test_classes_cli ();
+  test_class_lists ();
+  test_nonfinite_cli ();
   test_edges ();
   return check_result ("test-cli");
 }

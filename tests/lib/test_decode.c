@@ -240,6 +240,55 @@ test_mapping (void)
   CHECK_INT (cnms_map_centre_box (&p, 320, 320, 64, 32, box), 0);
 }
 
+/* The letterbox pad is ultralytics' scale_boxes': round ((m - f gain) / 2
+ * - 0.1) in double, ties to even. On these sizes a float32 computation
+ * rounded half away from zero gives the other integer (42 / 41 / 58), and
+ * every box of the frame moves by 1 / gain frame pixels. Values from
+ * Python's round with numpy float32 for the mapping. */
+static void
+test_letterbox_pad (void)
+{
+  static const struct {
+    int mw, mh, fw, fh;
+    float cx, cy, w, h;
+    float pad_y, gain;
+    float box[4];
+  } c[3] = {
+    {416, 416, 1280, 1024, 208, 208, 64, 32, 41.0f, 0x1.4ccccc0p-2f,
+        {0x1.0ec4ecp+9f, 0x1.d09d8ap+8f, 0x1.713b14p+9f, 0x1.1989dap+9f}},
+    {416, 416, 720, 576, 208, 208, 64, 32, 42.0f, 0x1.27d27ep-1f,
+        {0x1.309d88p+8f, 0x1.039d8ap+8f, 0x1.9f6274p+8f, 0x1.3b0000p+8f}},
+    {320, 320, 100, 64, 160, 160, 32, 16, 57.0f, 0x1.99999ap+1f,
+        {0x1.680000p+5f, 0x1.db0000p+4f, 0x1.b80000p+5f, 0x1.158000p+5f}},
+  };
+  int i, j;
+
+  for (i = 0; i < 3; i++) {
+    cnms_params p;
+    cnms_map m;
+    float box[4];
+
+    cnms_params_init (&p);
+    p.model_width = c[i].mw;
+    p.model_height = c[i].mh;
+    p.frame_width = c[i].fw;
+    p.frame_height = c[i].fh;
+    p.letterbox = 1;
+    cnms_map_init (&m, p.model_width, p.model_height, p.frame_width,
+        p.frame_height, p.letterbox);
+    CHECK_FLOAT (m.gain_x, c[i].gain);
+    CHECK_FLOAT (m.gain_y, c[i].gain);
+    /* +0, as Python's integer 0 (not the -0 of rint (-0.1)) */
+    CHECK_FLOAT (m.pad_x, 0.0f);
+    CHECK_INT (signbit (m.pad_x) != 0, 0);
+    CHECK_FLOAT (m.pad_y, c[i].pad_y);
+    CHECK_INT (cnms_map_centre_box (&p, c[i].cx, c[i].cy, c[i].w, c[i].h,
+            box), 1);
+    for (j = 0; j < 4; j++)
+      CHECK_FLOAT (box[j], c[i].box[j]);
+  }
+}
+
 /* cnms_map_centre_box gives cnms_detect's box bit for bit: 2000 seeded
  * boxes (some partly outside, fractional values), odd sizes, both maps. */
 static void
@@ -497,6 +546,7 @@ main (void)
   test_end2end ();
   test_score_threshold ();
   test_mapping ();
+  test_letterbox_pad ();
   test_map_centre_box ();
   test_caps ();
   test_degenerate ();

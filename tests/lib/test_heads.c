@@ -688,6 +688,42 @@ test_seg_errors (cnms_ctx *ctx)
           "yolov8-pose"), 0);
 }
 
+/* Frames at the edge of int: a full-frame box on a frame 2^31 - 1 or
+ * 2^31 - 65 pixels wide clips its x2 to 2^31 or 2147483520 in float; its
+ * mask's width is then at least 2^31 - 128 pixels, past the 1 GiB of
+ * masks a call may take: CNMS_ERR_NO_MEMORY with the masks' message,
+ * never a mask made empty by an int overflow. */
+static void
+test_masks_huge_frame (cnms_ctx *ctx)
+{
+  enum { N = 1, C = 1, M = 2, ROWS = 4 + C + M };
+  static const int widths[2] = { 2147483647, 2147483583 };
+  float t[ROWS * N] = { 4.0f, 4.0f, 8.0f, 8.0f, 0.9f, 1.0f, 0.5f };
+  cnms_tensor tt = tensor3 (t, ROWS, N);
+  cnms_tensor pt = tensor_dims (protos_2x2, sizeof protos_2x2,
+      CNMS_DTYPE_FLOAT32, 3, M, 2, 2);
+  cnms_params p;
+  cnms_payloads pl;
+  const cnms_det *d;
+  int i, n;
+
+  for (i = 0; i < 2; i++) {
+    cnms_params_init (&p);
+    p.model_width = p.model_height = 8;
+    p.frame_width = widths[i];
+    p.frame_height = 1;
+    p.letterbox = 0;
+    n = -1;
+    CHECK_INT (cnms_detect (ctx, &tt, &pt, CNMS_LAYOUT_YOLOV8_SEG, &p, &d,
+            &n), CNMS_ERR_NO_MEMORY);
+    CHECK (contains (cnms_ctx_error (ctx), "masks of 1 records take more "
+            "than 1073741824 bytes"));
+    CHECK_INT (n, 0);
+    cnms_ctx_payload (ctx, &pl);
+    CHECK_INT (pl.head, CNMS_HEAD_NONE);
+  }
+}
+
 int
 main (int argc, char **argv)
 {
@@ -702,6 +738,7 @@ main (int argc, char **argv)
   test_masks_hand (ctx);
   test_masks_letterbox (ctx);
   test_seg_errors (ctx);
+  test_masks_huge_frame (ctx);
   cnms_ctx_free (ctx);
   return check_result (backend == CNMS_BACKEND_CUDA ? "test-heads cuda"
       : "test-heads");

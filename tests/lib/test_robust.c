@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "cudanms.h"
+#include "cudanms_static.h"
 #include "cnms_math.h"
 #include "check.h"
 #include "rng.h"
@@ -101,6 +102,24 @@ contract_holds (const cnms_det *d, int n, const cnms_params *p,
     }
   }
   return 1;
+}
+
+/* An angle that is no number has no corners: every coordinate NaN, and
+ * no float-to-int conversion of it on the way (UBSan's float-cast-overflow
+ * in the sanitizer build). */
+static void
+test_obb_corners_nonfinite (void)
+{
+  const float angles[3] = { NAN, INFINITY, -INFINITY };
+  int a, i;
+
+  for (a = 0; a < 3; a++) {
+    float out[8];
+
+    cnms_obb_corners (10.0f, 20.0f, 4.0f, 2.0f, angles[a], out);
+    for (i = 0; i < 8; i++)
+      CHECK (isnan (out[i]));
+  }
 }
 
 int
@@ -218,5 +237,6 @@ main (void)
   printf ("test-robust: %d calls, %d accepted, %d rejected\n", ITERATIONS,
       ok_calls, bad_calls);
   cnms_ctx_free (ctx);
+  test_obb_corners_nonfinite ();
   return check_result ("test-robust");
 }

@@ -39,8 +39,19 @@ def run(args, **kw):
     return p.returncode, p.stdout
 
 
+def _no_constant(name):
+    raise ValueError("not JSON: %s" % name)
+
+
+def strict_json(line):
+    """line parsed as strict JSON: NaN, Infinity and -Infinity, which
+    Python's json takes by default, are refused (ValueError)."""
+    return json.loads(line, parse_constant=_no_constant)
+
+
 def json_lines(text):
-    return [json.loads(line) for line in text.splitlines() if line.strip()]
+    """The JSON lines of text, each parsed strictly (strict_json)."""
+    return [strict_json(line) for line in text.splitlines() if line.strip()]
 
 
 def png_size(path):
