@@ -508,6 +508,20 @@ print_num (double v)
     fputs ("null", stdout);
 }
 
+/* "x": x1, "y": y1, "w": x2 - x1, "h": y2 - y1 (float32 differences). */
+static void
+print_xywh (const cnms_det *d)
+{
+  printf ("\"x\": ");
+  print_num (d->x1);
+  printf (", \"y\": ");
+  print_num (d->y1);
+  printf (", \"w\": ");
+  print_num ((double) (d->x2 - d->x1));
+  printf (", \"h\": ");
+  print_num ((double) (d->y2 - d->y1));
+}
+
 /* The JSON line of kept lane i: its score, proposal index, rectangle and
  * points (frame pixels, the bottom row first, rows without a point left
  * out). */
@@ -521,14 +535,8 @@ print_lane (const cnms_det *d, const cnms_payloads *pl, int i)
 
   printf ("{\"confidence\": ");
   print_num (d->score);
-  printf (", \"anchor\": %d, \"x\": ", (int) d->anchor);
-  print_num (d->x1);
-  printf (", \"y\": ");
-  print_num (d->y1);
-  printf (", \"w\": ");
-  print_num ((double) (d->x2 - d->x1));
-  printf (", \"h\": ");
-  print_num ((double) (d->y2 - d->y1));
+  printf (", \"anchor\": %d, ", (int) d->anchor);
+  print_xywh (d);
   printf (", \"points\": [");
   for (j = 0; j < r->n_points; j++) {
     const float *p = pts + (size_t) r->point_dims * j;
@@ -568,14 +576,8 @@ npy_tensor (const char *path, const cnms_npy *a, cnms_tensor *t)
 static void
 print_box (const cnms_det *d)
 {
-  printf ("{\"x\": ");
-  print_num (d->x1);
-  printf (", \"y\": ");
-  print_num (d->y1);
-  printf (", \"w\": ");
-  print_num ((double) (d->x2 - d->x1));
-  printf (", \"h\": ");
-  print_num ((double) (d->y2 - d->y1));
+  printf ("{");
+  print_xywh (d);
   printf (", \"confidence\": ");
   print_num (d->score);
   printf (", \"label_id\": %d", (int) d->class_id);
