@@ -338,6 +338,58 @@ typedef struct {
  * cnms_nms_rotated or cnms_nms_lanes). */
 void cnms_ctx_payload (const cnms_ctx *ctx, cnms_payloads *out);
 
+/* One frame of a batch (cnms_detect_batch). */
+typedef struct {
+  const cnms_tensor *tensor;    /* its own tensor ([1, ...] or the 2-dim
+                                 * form, as cnms_detect takes), or NULL:
+                                 * frame i of the batch tensor */
+  const cnms_tensor *protos;    /* yolov8-seg: its prototypes, or NULL:
+                                 * frame i of the batch's prototypes */
+  int frame_width, frame_height;        /* its size; 0: p's */
+} cnms_frame;
+
+/* What cnms_detect_batch gives for one frame, valid until the next call
+ * of its context. */
+typedef struct {
+  cnms_status status;           /* CNMS_OK, or why this frame has no
+                                 * result (the others are decoded) */
+  const char *error;            /* its reason ("" when OK) */
+  const cnms_det *dets;         /* n_dets records, as cnms_detect's */
+  int n_dets;
+  cnms_report report;           /* as cnms_ctx_report after cnms_detect */
+  cnms_payloads payload;        /* as cnms_ctx_payload after cnms_detect */
+} cnms_frame_result;
+
+/* The most frames one cnms_detect_batch takes. */
+#define CNMS_BATCH_MAX 4096
+
+/* cnms_detect of n_frames frames of one layout under one p, in one call:
+ * every frame's result (results[i], n_frames entries, owned by ctx) is
+ * bit-identical to a cnms_detect of that frame alone with p's frame size
+ * replaced by the frame's. The frames come as
+ *   a batch tensor [B, ...] (batch != NULL; protos: [B, M, Hp, Wp] for
+ *     yolov8-seg): frame i is its slice i, [1, ...], at data + i * size /
+ *     B, host or device as the batch is; n_frames == B, and frames (or
+ *     NULL: every frame p's size) give each frame's size, with tensor and
+ *     protos NULL;
+ *   or one tensor a frame (batch == NULL, protos NULL): frames[i].tensor
+ *     (and .protos for yolov8-seg), each host or device, read in place.
+ * Every frame has the layout of the first that fits `layout` (AUTO: the
+ * rule of cnms_tensor_shape) and the same dims but N (the anchors, the
+ * proposals, K end2end), dtype and place: a frame that differs fails the
+ * call, naming the frame (cnms_ctx_error). A frame bad on its own (a size
+ * that is not its dims' bytes, masks beyond CNMS_MASK_BYTES_MAX) has its
+ * own status and error; the other frames are decoded, and the call
+ * returns CNMS_OK. The CUDA backend runs the frames of the layouts without
+ * a head (yolov5, yolov8, end2end, yolov8-obb) in a fixed number of
+ * launches whatever B, with one upload of the host tensors and one wait;
+ * the others frame by frame. cnms_ctx_report and cnms_ctx_payload are
+ * left empty. */
+cnms_status cnms_detect_batch (cnms_ctx *ctx, const cnms_tensor *batch,
+    const cnms_tensor *protos, const cnms_frame *frames, int n_frames,
+    cnms_layout layout, const cnms_params *p,
+    const cnms_frame_result **results);
+
 /* Plain torchvision-compatible NMS on host arrays.
  * boxes: [n][4] x1 y1 x2 y2; scores: [n]; classes: [n] or NULL.
  * Boxes or scores that are not finite take no part. Class-aware when

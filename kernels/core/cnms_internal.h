@@ -157,6 +157,15 @@ typedef struct cnms_backend_ops {
   void (*test_option) (cnms_backend_ctx *ctx, int option, int value);
   /* cnms_ctx_set_cuda_stream; NULL when the backend has no streams. */
   cnms_status (*set_stream) (cnms_backend_ctx *ctx, void *stream);
+  /* The detects of n jobs (n >= 1, one frame each: one layout and
+   * tensor shape but N, one p, each its own map and tensor) at once, as
+   * many detects: outs[i] and, of reps[i], the decode's counts
+   * (candidates, nonfinite_scores, invalid and fractional classes, the
+   * first ones), valid until the next call. CNMS_ERR_UNSUPPORTED when it
+   * does not take these jobs (the front end runs them one by one). NULL:
+   * none. */
+  cnms_status (*detect_batch) (cnms_backend_ctx *ctx, const cnms_job *jobs,
+      int n, cnms_backend_out *outs, cnms_report *reps);
 } cnms_backend_ops;
 
 #ifdef __cplusplus

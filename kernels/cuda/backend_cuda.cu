@@ -239,8 +239,8 @@ drain (cnms_cuda_priv *s, cnms_status st)
 /* rules with its tables in device memory (dev), uploaded when they differ
  * from what d_rules holds: a stream whose rules do not change uploads
  * them once. */
-static cnms_status
-upload_rules (cnms_backend_ctx *ctx, cnms_cuda_priv *s,
+cnms_status
+cnms_cuda_upload_rules (cnms_backend_ctx *ctx, cnms_cuda_priv *s,
     const cnms_class_rules *r, cnms_class_rules *dev)
 {
   /* [thr n | iou n | cap n] */
@@ -392,7 +392,7 @@ enqueue_detect (cnms_backend_ctx *ctx, cnms_cuda_priv *s,
     CNMS_TRY (cnms_cuda_heads_ahead_reserve (ctx, job->heads, *max_out,
             &ahead));
   d_hdr = (int32_t *) s->d_cand.p;
-  CNMS_TRY (upload_rules (ctx, s, &job->rules, &a.rules));
+  CNMS_TRY (cnms_cuda_upload_rules (ctx, s, &job->rules, &a.rules));
 
   CNMS_TRY (cnms_cuda_timing_begin (ctx));
   if (!t->on_device) {
@@ -893,4 +893,5 @@ extern "C" const cnms_backend_ops cnms_cuda_ops = {
   cuda_nms_lanes,
   cuda_test_option,
   cuda_set_stream,
+  cnms_cuda_detect_batch,
 };

@@ -64,6 +64,31 @@ typedef struct {
   void *dev;                    /* pinned: the device address of p */
 } cnms_cuda_buf;
 
+/* The buffers of cnms_detect_batch (cuda_batch.cu): frame f's part of
+ * each is f strides in. */
+typedef struct {
+  cnms_cuda_buf d_cand;         /* [header | cnms_det x N] a frame */
+  cnms_cuda_buf d_report;       /* the decode's row counts a frame */
+  cnms_cuda_buf d_keys, d_vals, d_order, d_boxes, d_cls, d_mask, d_rows;
+  cnms_cuda_buf d_grid;         /* the pruned mask's grid a frame */
+  cnms_cuda_buf d_bars;         /* the engine's barriers: 2 words a frame */
+  cnms_cuda_buf d_in;           /* [arguments | host tensors] uploaded */
+  cnms_cuda_buf h_stage;        /* pinned: their staging */
+  cnms_cuda_buf h_out;          /* mapped pinned: [header | kept records] a
+                                 * frame */
+  bool dirty;                   /* the count headers, row counts, grid
+                                 * states and barriers must be zeroed (new
+                                 * buffers, or after a failed call) */
+  int last_count;               /* the most candidates of a frame of the
+                                 * last batch (-1: none yet) */
+  size_t z_cand, z_report, z_grid;      /* the strides that the zeroed */
+  int z_frames;                 /* frames' states were zeroed at, and */
+  bool z_grids;                 /* whether their grids were */
+  size_t occ_smem;              /* the launch last sized, its geometry, */
+  int occ_geom;
+  int occ_per_sm;               /* and its blocks a multiprocessor */
+} cnms_cuda_batch;
+
 typedef struct {
   int device;
   cudaStream_t stream;          /* where the work goes: own, or the caller's */
@@ -138,6 +163,7 @@ typedef struct {
   cnms_cuda_buf d_kept;         /* the engine's kept_dev for the heads and
                                  * the caps */
   cnms_cuda_buf d_caps;         /* the caps' count table (cuda_caps.cu) */
+  cnms_cuda_batch batch;        /* cnms_detect_batch's (cuda_batch.cu) */
 } cnms_cuda_priv;
 
 /* Makes dev current for the calling thread for one scope and restores
@@ -164,6 +190,14 @@ struct cnms_device_scope {
   cnms_device_scope (const cnms_device_scope &) = delete;
   cnms_device_scope & operator= (const cnms_device_scope &) = delete;
 };
+
+/* cuda_batch.cu: cnms_backend_ops.detect_batch. */
+cnms_status cnms_cuda_detect_batch (cnms_backend_ctx *ctx,
+    const cnms_job *jobs, int n, cnms_backend_out *outs, cnms_report *reps);
+/* backend_cuda.cu: the per-class rules r with their tables in device
+ * memory (dev), uploaded when they differ from the last upload. */
+cnms_status cnms_cuda_upload_rules (cnms_backend_ctx *ctx,
+    cnms_cuda_priv *s, const cnms_class_rules *r, cnms_class_rules *dev);
 
 /* cuda_context.cu */
 cnms_status cnms_cuda_create (cnms_backend_ctx *ctx, int device_id);
@@ -260,6 +294,28 @@ cudaError_t cnms_cuda_decode (const void *d_tensor, cnms_dtype dtype,
     const cnms_shape *shape, const cnms_map *map,
     const cnms_class_rules *rules, float score_threshold, int abits,
     void *d_cand, uint64_t *d_keys, uint32_t *d_vals, int32_t *d_report,
+    cudaStream_t stream);
+
+/* One frame of a batch's decode (cnms_cuda_decode_batch): its device
+ * tensor, anchors, map, and its count-header buffer's parts. */
+typedef struct {
+  const void *tensor;
+  int n_anchors;
+  int abits;
+  cnms_map map;
+  int32_t *hdr;
+  cnms_det *recs;
+  uint64_t *keys;
+  uint32_t *vals;
+  int32_t *report;
+} cnms_decode_frame;
+
+/* cuda_decode.cu: cnms_cuda_decode of the frames (device memory, frames
+ * of them, max_anchors the most anchors of one) of a batch of one layout
+ * (yolov5, end2end), n_classes and rules shared, in one launch. */
+cudaError_t cnms_cuda_decode_batch (const cnms_decode_frame *d_frames,
+    int frames, int max_anchors, cnms_dtype dtype, const cnms_shape *shape,
+    const cnms_class_rules *rules, float score_threshold,
     cudaStream_t stream);
 
 /* cuda_filter.cu: cnms_nms_lanes input. Keeps the proposals [n][5 + S]
@@ -401,6 +457,17 @@ typedef struct {
  * limit). */
 cudaError_t cnms_cuda_engine (const cnms_engine_args *g, int geom,
     int blocks, size_t smem_bytes, cudaStream_t stream);
+/* The engine of a batch of frames (boxes or oriented boxes): frame f's
+ * arguments d_frames[f] (device memory) on a row of blocks blocks, its
+ * barrier's two words d_bars[2 f ..] (zero before the first launch, and
+ * left so); one cooperative launch of frames x blocks blocks. */
+cudaError_t cnms_cuda_engine_batch (const cnms_engine_args *d_frames,
+    uint32_t *d_bars, int geom, int frames, int blocks, size_t smem_bytes,
+    cudaStream_t stream);
+/* Blocks of the batch engine of geometry geom that fit on one
+ * multiprocessor at smem_bytes. */
+cudaError_t cnms_cuda_engine_batch_max_blocks (int geom, size_t smem_bytes,
+    int *per_sm);
 /* Dynamic shared memory of an engine launch for cap candidates: the
  * rank sort's stage, the removed bitmap, and, up to budget, room to cache
  * the mask of up to expect of them (a count above that is resolved from

@@ -116,7 +116,10 @@ release_all (cnms_backend_ctx *ctx, cnms_cuda_priv *s)
     &s->d_rules, &s->d_keys, &s->d_vals, &s->d_order, &s->d_boxes,
     &s->d_cls, &s->d_mask, &s->d_rows, &s->d_grid, &s->d_lane_rows,
     &s->d_protos, &s->d_hjobs, &s->d_logits, &s->d_masks, &s->d_kept,
-    &s->d_caps
+    &s->d_caps, &s->batch.d_cand, &s->batch.d_report, &s->batch.d_keys,
+    &s->batch.d_vals, &s->batch.d_order, &s->batch.d_boxes, &s->batch.d_cls,
+    &s->batch.d_mask, &s->batch.d_rows, &s->batch.d_grid, &s->batch.d_bars,
+    &s->batch.d_in
   };
   size_t i;
 
@@ -130,6 +133,8 @@ release_all (cnms_backend_ctx *ctx, cnms_cuda_priv *s)
   release (ctx, &s->h_protos, true);
   release (ctx, &s->h_hjobs, true);
   release (ctx, &s->h_heads, true);
+  release (ctx, &s->batch.h_stage, true);
+  release (ctx, &s->batch.h_out, true);
   free (s->rules_now);
   s->rules_now = NULL;
   s->rules_bytes = 0;
@@ -307,6 +312,8 @@ cnms_cuda_create (cnms_backend_ctx *ctx, int device_id)
         "cannot allocate the CUDA backend state");
   s->device = dev;
   s->last_count = -1;
+  s->batch.last_count = -1;
+  s->batch.dirty = true;
   s->smem_budget = (size_t) optin > CNMS_ENGINE_STATIC_SMEM ?
       (size_t) optin - CNMS_ENGINE_STATIC_SMEM : 0;
   s->sms = sms > 0 ? sms : 1;

@@ -23,11 +23,12 @@
 #define CNMS_V5_WARPS 8
 
 template <typename T>
-__global__ void __launch_bounds__ (CNMS_V5_WARPS * 32)
-decode_yolov5 (const T *__restrict__ t, int n_anchors, int n_classes,
-    cnms_map map, cnms_class_rules rules, int abits, int32_t *__restrict__ hdr,
-    cnms_det *__restrict__ recs, uint64_t *__restrict__ keys,
-    uint32_t *__restrict__ vals, int32_t *__restrict__ rep)
+__device__ __forceinline__ void
+decode_yolov5_rows (const T *__restrict__ t, int n_anchors, int n_classes,
+    const cnms_map &map, const cnms_class_rules &rules, int abits,
+    int32_t *__restrict__ hdr, cnms_det *__restrict__ recs,
+    uint64_t *__restrict__ keys, uint32_t *__restrict__ vals,
+    int32_t *__restrict__ rep)
 {
   const int lane = threadIdx.x & 31;
   const int row0 = (blockIdx.x * CNMS_V5_WARPS + (threadIdx.x >> 5))
@@ -89,11 +90,23 @@ decode_yolov5 (const T *__restrict__ t, int n_anchors, int n_classes,
 }
 
 template <typename T>
-__global__ void __launch_bounds__ (CNMS_BLOCK)
-decode_end2end (const T *__restrict__ t, int n_anchors, cnms_map map,
-    cnms_class_rules rules, float thr, int abits, int32_t *__restrict__ hdr,
+__global__ void __launch_bounds__ (CNMS_V5_WARPS * 32)
+decode_yolov5 (const T *__restrict__ t, int n_anchors, int n_classes,
+    cnms_map map, cnms_class_rules rules, int abits, int32_t *__restrict__ hdr,
     cnms_det *__restrict__ recs, uint64_t *__restrict__ keys,
     uint32_t *__restrict__ vals, int32_t *__restrict__ rep)
+{
+  decode_yolov5_rows (t, n_anchors, n_classes, map, rules, abits, hdr, recs,
+      keys, vals, rep);
+}
+
+template <typename T>
+__device__ __forceinline__ void
+decode_end2end_rows (const T *__restrict__ t, int n_anchors,
+    const cnms_map &map, const cnms_class_rules &rules, float thr, int abits,
+    int32_t *__restrict__ hdr, cnms_det *__restrict__ recs,
+    uint64_t *__restrict__ keys, uint32_t *__restrict__ vals,
+    int32_t *__restrict__ rep)
 {
   const int a = blockIdx.x * blockDim.x + threadIdx.x;
   float row[6], box[4] = { 0.0f, 0.0f, 0.0f, 0.0f };
@@ -108,6 +121,45 @@ decode_end2end (const T *__restrict__ t, int n_anchors, cnms_map map,
   }
   cnms_emit_candidate (ok, ok ? row[4] : 0.0f, box, 0.0f, cls, a, n_anchors,
       abits, hdr, recs, keys, vals);
+}
+
+template <typename T>
+__global__ void __launch_bounds__ (CNMS_BLOCK)
+decode_end2end (const T *__restrict__ t, int n_anchors, cnms_map map,
+    cnms_class_rules rules, float thr, int abits, int32_t *__restrict__ hdr,
+    cnms_det *__restrict__ recs, uint64_t *__restrict__ keys,
+    uint32_t *__restrict__ vals, int32_t *__restrict__ rep)
+{
+  decode_end2end_rows (t, n_anchors, map, rules, thr, abits, hdr, recs, keys,
+      vals, rep);
+}
+
+/* The decode of a batch: frame blockIdx.y of frames on the blocks of its
+ * row that its anchors need (the others leave at once). */
+template <typename T>
+__global__ void __launch_bounds__ (CNMS_V5_WARPS * 32)
+decode_yolov5_batch (const cnms_decode_frame *__restrict__ frames,
+    int n_classes, cnms_class_rules rules)
+{
+  const cnms_decode_frame &f = frames[blockIdx.y];
+
+  if ((long long) blockIdx.x * CNMS_V5_ROWS * CNMS_V5_WARPS >= f.n_anchors)
+    return;
+  decode_yolov5_rows ((const T *) f.tensor, f.n_anchors, n_classes, f.map,
+      rules, f.abits, f.hdr, f.recs, f.keys, f.vals, f.report);
+}
+
+template <typename T>
+__global__ void __launch_bounds__ (CNMS_BLOCK)
+decode_end2end_batch (const cnms_decode_frame *__restrict__ frames,
+    cnms_class_rules rules, float thr)
+{
+  const cnms_decode_frame &f = frames[blockIdx.y];
+
+  if ((long long) blockIdx.x * CNMS_BLOCK >= f.n_anchors)
+    return;
+  decode_end2end_rows ((const T *) f.tensor, f.n_anchors, f.map, rules, thr,
+      f.abits, f.hdr, f.recs, f.keys, f.vals, f.report);
 }
 
 /* Launches the decode kernel of one layout for element type T. */
@@ -152,4 +204,41 @@ cnms_cuda_decode (const void *d_tensor, cnms_dtype dtype,
         score_threshold, abits, hdr, recs, d_keys, d_vals, d_report, stream);
   return launch_decode ((const float *) d_tensor, shape, map, rules,
       score_threshold, abits, hdr, recs, d_keys, d_vals, d_report, stream);
+}
+
+/* The decode kernel of a batch for element type T. */
+template <typename T>
+static cudaError_t
+launch_decode_batch (const cnms_decode_frame *d_frames, int frames,
+    int max_anchors, cnms_layout layout, int n_classes,
+    const cnms_class_rules *rules, float thr, cudaStream_t stream)
+{
+  switch (layout) {
+    case CNMS_LAYOUT_YOLOV5:
+      decode_yolov5_batch < T > <<<dim3 ((unsigned) cnms_ceil_div (max_anchors,
+                  CNMS_V5_ROWS * CNMS_V5_WARPS), (unsigned) frames),
+          CNMS_V5_WARPS * 32, 0, stream>>> (d_frames, n_classes, *rules);
+      break;
+    case CNMS_LAYOUT_END2END:
+      decode_end2end_batch < T > <<<dim3 ((unsigned) cnms_ceil_div
+              (max_anchors, CNMS_BLOCK), (unsigned) frames), CNMS_BLOCK, 0,
+          stream>>> (d_frames, *rules, thr);
+      break;
+    default:
+      return cudaErrorInvalidValue;
+  }
+  return cudaGetLastError ();
+}
+
+cudaError_t
+cnms_cuda_decode_batch (const cnms_decode_frame *d_frames, int frames,
+    int max_anchors, cnms_dtype dtype, const cnms_shape *shape,
+    const cnms_class_rules *rules, float score_threshold,
+    cudaStream_t stream)
+{
+  if (dtype == CNMS_DTYPE_FLOAT16)
+    return launch_decode_batch < uint16_t > (d_frames, frames, max_anchors,
+        shape->layout, shape->n_classes, rules, score_threshold, stream);
+  return launch_decode_batch < float > (d_frames, frames, max_anchors,
+      shape->layout, shape->n_classes, rules, score_threshold, stream);
 }

@@ -36,6 +36,47 @@
 
 namespace cg = cooperative_groups;
 
+/* The barrier of the blocks of one frame of a batch (gridDim.x of them,
+ * the grid's blockIdx.y-th row): bar[0] counts the arrivals, bar[1] is
+ * the generation the last arrival advances. Every block of the launch is
+ * resident (a cooperative launch), so the waiting cannot starve. bar[0]
+ * is zero again after every barrier. */
+__device__ __forceinline__ void
+cnms_frame_barrier (uint32_t *bar)
+{
+  __syncthreads ();
+  if (threadIdx.x == 0) {
+    volatile uint32_t *gen = bar + 1;
+    /* read before arriving: it cannot advance before this block arrives */
+    const uint32_t now = *gen;
+
+    __threadfence ();
+    if (atomicAdd (&bar[0], 1u) == gridDim.x - 1) {
+      atomicExch (&bar[0], 0u);
+      __threadfence ();
+      atomicAdd (&bar[1], 1u);
+    } else {
+      while (*gen == now)
+        __nanosleep (32);
+    }
+    __threadfence ();
+  }
+  __syncthreads ();
+}
+
+/* The engine's grid barrier: the whole grid's (a launch of one frame), or
+ * the frame's own blocks' (a batch: bar, the frame's two words). */
+struct cnms_engine_sync {
+  uint32_t *bar;
+  __device__ __forceinline__ void sync ()
+  {
+    if (bar == nullptr)
+      cg::this_grid ().sync ();
+    else
+      cnms_frame_barrier (bar);
+  }
+};
+
 /* The value of a first-row key (cnms_report_first); 0 when none. */
 __device__ __forceinline__ int32_t
 cnms_report_value (const int32_t *first)
@@ -273,7 +314,7 @@ cnms_engine_finish (const cnms_engine_args &g, int n, bool prune,
  * end2end, the sorted candidates out), resolve. */
 template <int GEOM>
 __device__ __forceinline__ void
-cnms_engine_rest (const cnms_engine_args &g, cg::grid_group &grid,
+cnms_engine_rest (const cnms_engine_args &g, cnms_engine_sync &grid,
     bool reporter, uint64_t *s)
 {
   /* L2, not a stale L1 line: the count was just added to by every block */
@@ -317,7 +358,7 @@ cnms_engine_rest (const cnms_engine_args &g, cg::grid_group &grid,
   }
 
   if (prune)
-    cnms_prune_mask <GEOM> (g, n, grid, s);
+    cnms_prune_mask <GEOM, cnms_engine_sync> (g, n, grid, s);
   else if constexpr (GEOM == CNMS_GEOM_LANE)
     cnms_build_mask_lanes (g, n, s);
   else
@@ -338,15 +379,13 @@ cnms_engine_local_tail (const cnms_engine_args &g, int count, int nonfinite,
   cnms_engine_finish (g, n, false, reporter, true, nonfinite, s);
 }
 
-/* The engine of one geometry; cnms_geom <GEOM>::MIN_BLOCKS blocks a
- * multiprocessor (4: at most 64 registers a thread) */
+/* The engine of one frame g: its blocks are the grid's (a launch of one
+ * frame) or a row of it (a batch); grid, their barrier. */
 template <int GEOM>
-__global__ void __launch_bounds__ (CNMS_ENGINE_THREADS,
-    cnms_geom <GEOM>::MIN_BLOCKS)
-engine_kernel (cnms_engine_args g)
+__device__ __forceinline__ void
+engine_run (const cnms_engine_args &g, cnms_engine_sync &grid)
 {
   extern __shared__ uint64_t s_dyn[];
-  cg::grid_group grid = cg::this_grid ();
   /* the last block copies the decode's row counts out, off block 0's path
    * to the grid barriers (their stores to host memory would hold it up) */
   const bool reporter = g.report != NULL && threadIdx.x == 0
@@ -387,6 +426,31 @@ engine_kernel (cnms_engine_args g)
     cnms_engine_rest <GEOM> (g, grid, reporter, s_dyn);
 }
 
+/* The engine of one geometry; cnms_geom <GEOM>::MIN_BLOCKS blocks a
+ * multiprocessor (4: at most 64 registers a thread) */
+template <int GEOM>
+__global__ void __launch_bounds__ (CNMS_ENGINE_THREADS,
+    cnms_geom <GEOM>::MIN_BLOCKS)
+engine_kernel (cnms_engine_args g)
+{
+  cnms_engine_sync grid = { nullptr };
+
+  engine_run <GEOM> (g, grid);
+}
+
+/* The engine of a batch: frame blockIdx.y (its arguments frames[y]) on
+ * the gridDim.x blocks of its row, their barrier bars[2 y ..]. */
+template <int GEOM>
+__global__ void __launch_bounds__ (CNMS_ENGINE_THREADS,
+    cnms_geom <GEOM>::MIN_BLOCKS)
+engine_batch_kernel (const cnms_engine_args *__restrict__ frames,
+    uint32_t *bars)
+{
+  cnms_engine_sync grid = { bars + 2 * (size_t) blockIdx.y };
+
+  engine_run <GEOM> (frames[blockIdx.y], grid);
+}
+
 /* The kernel of geometry geom. */
 static const void *
 engine_of (int geom)
@@ -397,11 +461,27 @@ engine_of (int geom)
       : (const void *) engine_kernel <CNMS_GEOM_BOX>;
 }
 
+/* The batch kernel of geometry geom (boxes or oriented boxes). */
+static const void *
+batch_of (int geom)
+{
+  return geom == CNMS_GEOM_OBB ?
+      (const void *) engine_batch_kernel <CNMS_GEOM_OBB> :
+      (const void *) engine_batch_kernel <CNMS_GEOM_BOX>;
+}
+
 cudaError_t
 cnms_cuda_engine_allow_smem (size_t max_dynamic)
 {
   cudaError_t e = cudaFuncSetAttribute (engine_of (CNMS_GEOM_BOX),
       cudaFuncAttributeMaxDynamicSharedMemorySize, (int) max_dynamic);
+
+  if (e == cudaSuccess)
+    e = cudaFuncSetAttribute (batch_of (CNMS_GEOM_BOX),
+        cudaFuncAttributeMaxDynamicSharedMemorySize, (int) max_dynamic);
+  if (e == cudaSuccess)
+    e = cudaFuncSetAttribute (batch_of (CNMS_GEOM_OBB),
+        cudaFuncAttributeMaxDynamicSharedMemorySize, (int) max_dynamic);
 
   if (e == cudaSuccess)
     e = cudaFuncSetAttribute (engine_of (CNMS_GEOM_OBB),
@@ -417,6 +497,26 @@ cnms_cuda_engine_max_blocks (int geom, size_t smem_bytes, int *per_sm)
 {
   return cudaOccupancyMaxActiveBlocksPerMultiprocessor (per_sm,
       engine_of (geom), CNMS_ENGINE_THREADS, smem_bytes);
+}
+
+cudaError_t
+cnms_cuda_engine_batch_max_blocks (int geom, size_t smem_bytes, int *per_sm)
+{
+  return cudaOccupancyMaxActiveBlocksPerMultiprocessor (per_sm,
+      batch_of (geom), CNMS_ENGINE_THREADS, smem_bytes);
+}
+
+cudaError_t
+cnms_cuda_engine_batch (const cnms_engine_args *d_frames, uint32_t *d_bars,
+    int geom, int frames, int blocks, size_t smem_bytes, cudaStream_t stream)
+{
+  const cnms_engine_args *f = d_frames;
+  uint32_t *b = d_bars;
+  void *args[] = { &f, &b };
+
+  return cudaLaunchCooperativeKernel (batch_of (geom),
+      dim3 ((unsigned) blocks, (unsigned) frames), CNMS_ENGINE_THREADS, args,
+      smem_bytes, stream);
 }
 
 size_t

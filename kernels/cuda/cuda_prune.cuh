@@ -435,10 +435,9 @@ cnms_prune_row (const cnms_engine_args &g, const cnms_grid &p, int n,
 /* Phases 2-4 (see the file comment): every thread of the grid calls it
  * after the sort's barrier; s: the block's dynamic shared memory (at least
  * CNMS_SORT_SMEM_WORDS words: the cell starts). */
-template <int GEOM>
+template <int GEOM, typename Sync>
 __device__ __forceinline__ void
-cnms_prune_mask (const cnms_engine_args &g, int n,
-    cooperative_groups::grid_group &grid, uint64_t *s)
+cnms_prune_mask (const cnms_engine_args &g, int n, Sync &grid, uint64_t *s)
 {
   cnms_grid p = cnms_grid_of (g);
   const int step = gridDim.x * blockDim.x;

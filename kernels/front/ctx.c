@@ -56,6 +56,19 @@ cnms_ctx_free (cnms_ctx *ctx)
   free (ctx->payload);
   free (ctx->lane_dets);
   free (ctx->lane_points);
+  free (ctx->batch);
+  free (ctx->batch_at);
+  free (ctx->batch_err);
+  free (ctx->batch_t);
+  free (ctx->batch_shape);
+  free (ctx->batch_p);
+  free (ctx->batch_jobs);
+  free (ctx->batch_frame);
+  free (ctx->batch_out);
+  free (ctx->batch_rep);
+  free (ctx->batch_dets);
+  free (ctx->batch_table);
+  free (ctx->batch_data);
   free (ctx);
 }
 

@@ -60,6 +60,31 @@ row_prefix (const cnms_tensor *t, int rows, int n_classes, cnms_tensor *sub,
   shape->n_values = rows;
 }
 
+cnms_status
+cnms_job_init (cnms_ctx *ctx, const cnms_tensor *t, const cnms_shape *shape,
+    const cnms_params *p, cnms_job *job)
+{
+  const cnms_layout_row *row = cnms_layout_row_of (shape->layout);
+  cnms_status st;
+
+  memset (job, 0, sizeof *job);
+  job->t = t;
+  job->shape = *shape;
+  job->p = p;
+  job->geom = row->geom;
+  job->lane_distance = p->lane_distance;
+  cnms_map_init (&job->map, p->model_width, p->model_height, p->frame_width,
+      p->frame_height, p->letterbox);
+  job->map.min_w = p->min_width;
+  job->map.min_h = p->min_height;
+  st = cnms_resolve_rules (ctx, p, &job->rules);
+  if (st != CNMS_OK)
+    return st;
+  if (row->geom == CNMS_GEOM_LANE)
+    job->rules.caps = 0;        /* a lane has no class of its own */
+  return CNMS_OK;
+}
+
 /* A failed call leaves nothing behind. */
 static cnms_status
 fail_clear (cnms_ctx *ctx, cnms_status st, const cnms_det **dets,
@@ -115,21 +140,9 @@ cnms_detect (cnms_ctx *ctx, const cnms_tensor *t, const cnms_tensor *protos,
   }
 
   row = cnms_layout_row_of (shape.layout);
-  memset (&job, 0, sizeof job);
-  job.t = t;
-  job.shape = shape;
-  job.p = p;
-  job.geom = row->geom;
-  job.lane_distance = p->lane_distance;
-  cnms_map_init (&job.map, p->model_width, p->model_height, p->frame_width,
-      p->frame_height, p->letterbox);
-  job.map.min_w = p->min_width;
-  job.map.min_h = p->min_height;
-  st = cnms_resolve_rules (ctx, p, &job.rules);
+  st = cnms_job_init (ctx, t, &shape, p, &job);
   if (st != CNMS_OK)
     return st;
-  if (row->geom == CNMS_GEOM_LANE)
-    job.rules.caps = 0;         /* a lane has no class of its own */
   if (cnms_heads_init (&h, &job, row->d.head, t, protos, &shape)) {
     /* the engine takes the yolov8 tensor of the box and score rows */
     row_prefix (t, 4 + shape.n_classes, shape.n_classes, &sub, &job.shape);

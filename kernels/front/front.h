@@ -8,6 +8,12 @@
 
 #include "cnms_internal.h"
 
+/* Where a frame of a batch starts in the batch's tables. */
+typedef struct {
+  size_t dets, table, bytes;
+  const cnms_det *direct;       /* the backend's batch: its records */
+} cnms_batch_at;
+
 /* A context: the backend it runs on, the state that backend fills, and
  * the front end's own grow-only tables. */
 struct cnms_ctx {
@@ -26,6 +32,27 @@ struct cnms_ctx {
   cnms_det *lane_dets;
   float *lane_points;
   size_t lane_dets_cap, lane_points_cap;
+  /* the last cnms_detect_batch: its frames' results (batch_n), where each
+   * frame's records, payload table and bytes start in the tables, its
+   * reason, and the frames' tensors (2 a frame) */
+  cnms_frame_result *batch;
+  cnms_batch_at *batch_at;
+  char (*batch_err)[256];
+  cnms_tensor *batch_t;
+  cnms_shape *batch_shape;      /* each frame's (its status OK) */
+  cnms_params *batch_p;         /* each frame's p (its size) */
+  cnms_job *batch_jobs;         /* the backend's batch: a job a frame, */
+  int *batch_frame;             /* its frame, */
+  cnms_backend_out *batch_out;  /* and what the backend gave */
+  cnms_report *batch_rep;
+  size_t batch_shape_cap, batch_p_cap, batch_jobs_cap, batch_frame_cap;
+  size_t batch_out_cap, batch_rep_cap;
+  cnms_det *batch_dets;
+  cnms_payload *batch_table;
+  uint8_t *batch_data;
+  size_t batch_cap, batch_at_cap, batch_err_cap, batch_t_cap;
+  size_t batch_dets_cap, batch_table_cap, batch_data_cap;
+  int batch_n;
 };
 
 /* A layout's row of the table (layout.c). */
@@ -48,6 +75,11 @@ void cnms_set_msg (char *msg, size_t msg_size, const char *fmt, ...)
     __attribute__ ((format (printf, 3, 4)))
 #endif
     ;
+
+/* detect.c: the job of tensor t (its shape resolved) under p: the map,
+ * the geometry and the per-class rules (into ctx's tables). */
+cnms_status cnms_job_init (cnms_ctx *ctx, const cnms_tensor *t,
+    const cnms_shape *shape, const cnms_params *p, cnms_job *job);
 
 /* rules.c: the checks of p, and its per-class rules into ctx's tables. */
 cnms_status cnms_check_params (cnms_ctx *ctx, const cnms_params *p);

@@ -52,6 +52,9 @@ static const char usage_tail[] =
     "    of set pixels and their FNV-1a 64 hash (hex); --masks-out M.npy\n"
     "    writes every mask's bytes (uint8 0/1, row-major) one after the\n"
     "    other, mask k at its offset.\n"
+    "    A tensor [B,...] of B > 1 frames (prototypes [B,M,Hp,Wp]) is\n"
+    "    decoded in one call (cnms_detect_batch), every frame of the\n"
+    "    --frame-size; each line starts with \"frame\": its index.\n"
     "  K and M are integers >= 1 in both commands. Per class (decode): a\n"
     "    score threshold in [0, 1], a class-aware IoU in [0, 1], a cap\n"
     "    (0: none), keep only or drop classes; a list names each class\n"
@@ -497,6 +500,19 @@ payload_at (const cnms_payloads *pl, int i)
   return pl->data + pl->records[i].offset;
 }
 
+/* The frame of the records printed now ([B, ...] tensors), or -1. */
+static int print_frame = -1;
+
+/* The start of a record's JSON line: "{", and its frame in a batch. */
+static void
+print_open (void)
+{
+  if (print_frame >= 0)
+    printf ("{\"frame\": %d, ", print_frame);
+  else
+    printf ("{");
+}
+
 /* A float of a JSON line: "%.9g", or null for NaN and +-infinity, which
  * JSON has no number for. */
 static void
@@ -533,7 +549,8 @@ print_lane (const cnms_det *d, const cnms_payloads *pl, int i)
   const char *sep = "";
   int j;
 
-  printf ("{\"confidence\": ");
+  print_open ();
+  printf ("\"confidence\": ");
   print_num (d->score);
   printf (", \"anchor\": %d, ", (int) d->anchor);
   print_xywh (d);
@@ -576,7 +593,7 @@ npy_tensor (const char *path, const cnms_npy *a, cnms_tensor *t)
 static void
 print_box (const cnms_det *d)
 {
-  printf ("{");
+  print_open ();
   print_xywh (d);
   printf (", \"confidence\": ");
   print_num (d->score);
@@ -587,7 +604,8 @@ print_box (const cnms_det *d)
 static void
 print_oriented (const cnms_det *d)
 {
-  printf ("{\"cx\": ");
+  print_open ();
+  printf ("\"cx\": ");
   print_num (d->cx);
   printf (", \"cy\": ");
   print_num (d->cy);
@@ -660,12 +678,76 @@ write_masks (const char *path, const cnms_payloads *pl, int n)
     die ("%s", err);
 }
 
-static int
-run_decode (options *o)
+/* The JSON lines of n kept records and their payload pl. */
+static void
+print_records (const options *o, const cnms_layout_desc *desc,
+    const cnms_det *dets, int n, const cnms_payloads *pl)
 {
   static const char *const what[] = { "payload", "lane points",
     "keypoints", "masks"
   };
+  int i;
+
+  if (desc->head != CNMS_HEAD_NONE && n > 0
+      && (pl->head != desc->head || pl->n != n))
+    die ("%s: no %s for the %d records", o->tensor, what[desc->head], n);
+  for (i = 0; i < n; i++) {
+    if (desc->oriented) {
+      print_oriented (&dets[i]);
+      continue;
+    }
+    if (desc->head == CNMS_HEAD_LANE) {
+      print_lane (&dets[i], pl, i);
+      continue;
+    }
+    print_box (&dets[i]);
+    if (desc->head == CNMS_HEAD_KEYPOINTS)
+      print_keypoints (pl, i);
+    else if (desc->head == CNMS_HEAD_MASK)
+      print_mask (pl, i);
+    printf ("}\n");
+  }
+}
+
+/* decode of a [B, ...] tensor (B > 1; prototypes [B, M, Hp, Wp]): every
+ * frame of the size given, each record's line naming its frame; a frame
+ * that fails on its own is named on stderr, and the exit status is 1. */
+static int
+decode_batch (const options *o, cnms_ctx *ctx, const cnms_tensor *t,
+    const cnms_tensor *pt)
+{
+  const cnms_frame_result *res;
+  const cnms_layout_desc *desc;
+  cnms_status st;
+  int i, failed = 0;
+
+  if (o->masks_out != NULL)
+    die ("--masks-out takes a tensor of one frame");
+  st = cnms_detect_batch (ctx, t, pt, NULL, (int) t->dims[0], o->layout,
+      &o->p, &res);
+  if (st != CNMS_OK)
+    die ("%s: %s: %s", o->tensor, cnms_status_str (st),
+        cnms_ctx_error (ctx));
+  for (i = 0; i < (int) t->dims[0]; i++) {
+    if (res[i].status != CNMS_OK) {
+      fprintf (stderr, "cudanms-tool: %s: frame %d: %s: %s\n", o->tensor,
+          i, cnms_status_str (res[i].status), res[i].error);
+      failed = 1;
+      continue;
+    }
+    desc = cnms_layout_info (res[i].report.shape.layout);
+    if (desc == NULL)
+      die ("%s: frame %d: no layout recognised", o->tensor, i);
+    print_frame = i;
+    print_records (o, desc, res[i].dets, res[i].n_dets, &res[i].payload);
+  }
+  print_frame = -1;
+  return failed;
+}
+
+static int
+run_decode (options *o)
+{
   cnms_class_params *classes;
   cnms_npy a, pa;
   cnms_tensor t, pt;
@@ -674,7 +756,7 @@ run_decode (options *o)
   cnms_payloads pl;
   const cnms_layout_desc *desc;
   const cnms_det *dets;
-  int n_dets, i;
+  int n_dets;
 
   if (o->tensor == NULL)
     die ("decode needs --tensor (see --help)");
@@ -707,6 +789,18 @@ run_decode (options *o)
     read_npy (o->protos, &pa);
     npy_tensor (o->protos, &pa, &pt);
   }
+  if (t.n_dims >= 3 && t.dims[0] > 1) {
+    const int failed = decode_batch (o, ctx, &t, o->protos != NULL ? &pt :
+        NULL);
+
+    finish_stdout ();
+    cnms_ctx_free (ctx);
+    if (o->protos != NULL)
+      cnms_npy_clear (&pa);
+    cnms_npy_clear (&a);
+    free (classes);
+    return failed;
+  }
   st = cnms_detect (ctx, &t, o->protos != NULL ? &pt : NULL, o->layout,
       &o->p, &dets, &n_dets);
   if (st != CNMS_OK)
@@ -716,25 +810,7 @@ run_decode (options *o)
   if (desc == NULL)
     die ("%s: no layout recognised", o->tensor);
   cnms_ctx_payload (ctx, &pl);
-  if (desc->head != CNMS_HEAD_NONE && n_dets > 0
-      && (pl.head != desc->head || pl.n != n_dets))
-    die ("%s: no %s for the %d records", o->tensor, what[desc->head], n_dets);
-  for (i = 0; i < n_dets; i++) {
-    if (desc->oriented) {
-      print_oriented (&dets[i]);
-      continue;
-    }
-    if (desc->head == CNMS_HEAD_LANE) {
-      print_lane (&dets[i], &pl, i);
-      continue;
-    }
-    print_box (&dets[i]);
-    if (desc->head == CNMS_HEAD_KEYPOINTS)
-      print_keypoints (&pl, i);
-    else if (desc->head == CNMS_HEAD_MASK)
-      print_mask (&pl, i);
-    printf ("}\n");
-  }
+  print_records (o, desc, dets, n_dets, &pl);
   if (o->masks_out != NULL)
     write_masks (o->masks_out, &pl, n_dets);
   finish_stdout ();

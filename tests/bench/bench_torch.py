@@ -526,6 +526,55 @@ def bench_frames(data, dev, args, timer, records):
             report(rec)
 
 
+def ultralytics_nms(pred, conf=SCORE, iou=IOU_FRAME, max_det=TOP,
+                    max_nms=30000, max_wh=7680):
+    """ultralytics' non_max_suppression of a [B, 4+C, N] batch as its code
+    runs it (class-aware, no masks), written for the bench: the anchors
+    above conf, xywh to xyxy, each image's best class, its top max_nms by
+    score, torchvision's nms on class-offset boxes, max_det. Returns [K, 7]
+    x1 y1 x2 y2 score class image."""
+    nc = pred.shape[1] - 4
+    xc = pred[:, 4:4 + nc].amax(1) > conf
+    p = pred.transpose(-1, -2).clone()
+    xy, wh = p[..., :2], p[..., 2:4] / 2
+    p[..., :4] = torch.cat((xy - wh, xy + wh), -1)
+    out = []
+    for xi, x in enumerate(p):
+        x = x[xc[xi]]
+        box, cls = x[:, :4], x[:, 4:]
+        cf, j = cls.max(1, keepdim=True)
+        x = torch.cat((box, cf, j.float()), 1)[cf.view(-1) > conf]
+        if not x.shape[0]:
+            continue
+        if x.shape[0] > max_nms:
+            x = x[x[:, 4].argsort(descending=True)[:max_nms]]
+        c = x[:, 5:6] * max_wh
+        i = torchvision.ops.nms(x[:, :4] + c, x[:, 4], iou)[:max_det]
+        out.append(torch.cat((x[i], torch.full_like(x[i, :1], xi)), 1))
+    return torch.cat(out) if out else pred.new_zeros((0, 7))
+
+
+def bench_batch(data, dev, args, timer, records):
+    """ultralytics' post-process of the YOLOv8 frame as [B, 84, 8400]
+    batches on the device: the anchor of bench-batch's rows."""
+    arr = np.load(os.path.join(data, "yolov8.npy"))
+    for b in args.batch:
+        t = torch.from_numpy(np.repeat(arr, b, axis=0)).to(dev)
+        rec, dets = timer.run(lambda: ultralytics_nms(t))
+        rec.update({"bench": "batch", "impl": "ultralytics-nms-" + dev.type,
+                    "layout": "yolov8", "input": "device", "batch": b,
+                    "dets": len(dets)})
+        for k in ("wall_med_us", "wall_min_us", "gpu_med_us", "gpu_min_us"):
+            if rec.get(k) is not None:
+                rec[k.replace("_us", "_frame_us")] = rec[k] / b
+        records.append(rec)
+        report(rec)
+        print("torch batch B=%d: %.2f us GPU, %.2f us wall a frame (%d dets)"
+              % (b, rec["gpu_med_us"] / b if rec.get("gpu_med_us") else
+                 float("nan"), rec["wall_med_us"] / b, len(dets)),
+              flush=True)
+
+
 SEG_CLASSES = 80
 
 
@@ -761,6 +810,10 @@ def main():
                     "timed (a median over a window of the machine's load)")
     ap.add_argument("--cudanms-dir")
     ap.add_argument("--opencv", action="store_true")
+    ap.add_argument("--batch", type=lambda v: [int(x) for x in v.split(",")],
+                    help="only ultralytics' post-process of [B, 84, 8400] "
+                    "batches of the YOLOv8 frame, at these B (bench-batch's "
+                    "anchor)")
     args = ap.parse_args()
     if args.device == "cuda" and not torch.cuda.is_available():
         sys.exit("bench_torch: --device cuda, but torch sees no CUDA device "
@@ -775,6 +828,11 @@ def main():
         records[0]["opencv"] = cv2.__version__
     print("bench_torch: %s" % json.dumps(records[0]), flush=True)
     timer = Timer(dev, args)
+    if args.batch:
+        bench_batch(args.data, dev, args, timer, records)
+        with open(args.out, "w") as f:
+            json.dump(records, f, indent=0)
+        return
     bench_nms(args.data, dev, args, timer, records)
     bench_nms_rotated(args.data, dev, args, timer, records)
     bench_frames(args.data, dev, args, timer, records)

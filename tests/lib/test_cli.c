@@ -439,6 +439,79 @@ test_decode_cli (void)
 #undef DECODE
 }
 
+/* decode of a [B, ...] tensor: one call for its frames, each line naming
+ * its frame; the same records as each frame's own decode. */
+static void
+test_batch_cli (void)
+{
+  /* end2end [3, 2, 6]: frame 2 has no score above the threshold */
+  static const float e2e[3][2][6] = {
+    {{1, 1, 5, 5, 0.9f, 0}, {10, 10, 20, 30, 0.3f, 7}},
+    {{2, 3, 4, 5, 0.5f, 2}, {0, 0, 1, 1, 0.1f, 1}},
+    {{0, 0, 9, 9, 0.2f, 0}, {0, 0, 1, 1, 0.0f, 0}},
+  };
+  /* yolov8-pose [2, 8, 3]: cx cy w h score, one keypoint x y v */
+  static const float pose[2][8][3] = {
+    {{100, 104, 300}, {100, 102, 300}, {40, 40, 20}, {40, 40, 20},
+      {0.9f, 0.8f, 0.7f}, {95, 99, 290}, {97, 98, 310}, {0.5f, 0.25f, 1}},
+    {{50, 60, 70}, {50, 60, 70}, {10, 10, 10}, {10, 10, 10},
+      {0.2f, 0.6f, 0.9f}, {1, 2, 3}, {4, 5, 6}, {0.1f, 0.2f, 0.3f}},
+  };
+  int64_t dims[3] = { 3, 2, 6 }, pdims[3] = { 2, 8, 3 };
+  char args[4096], want[4096], one[4096];
+  char err[512];
+  int f;
+
+  CHECK_INT (cnms_npy_write (path ("be2e.npy"), CNMS_NPY_F4, 3, dims, e2e,
+          err, sizeof err), 0);
+  snprintf (args, sizeof args, "decode --tensor '%s' --model-size 640x640 "
+      "--frame-size 640x640 --score-threshold 0.25 --iou 0.5",
+      path ("be2e.npy"));
+  CHECK_INT (run_tool (args), 0);
+  CHECK (strcmp (out_text,
+          "{\"frame\": 0, \"x\": 1, \"y\": 1, \"w\": 4, \"h\": 4, "
+          "\"confidence\": 0.899999976, \"label_id\": 0}\n"
+          "{\"frame\": 0, \"x\": 10, \"y\": 10, \"w\": 10, \"h\": 20, "
+          "\"confidence\": 0.300000012, \"label_id\": 7}\n"
+          "{\"frame\": 1, \"x\": 2, \"y\": 3, \"w\": 2, \"h\": 2, "
+          "\"confidence\": 0.5, \"label_id\": 2}\n") == 0);
+  if (count_lines (out_text) != 3)
+    fprintf (stderr, "  stdout: %s\n  stderr: %s\n", out_text, err_text);
+
+  /* pose: each frame's lines are its own decode's, frame first */
+  CHECK_INT (cnms_npy_write (path ("bpose.npy"), CNMS_NPY_F4, 3, pdims, pose,
+          err, sizeof err), 0);
+  want[0] = '\0';
+  for (f = 0; f < 2; f++) {
+    int64_t d1[3] = { 1, 8, 3 };
+    char name[32], *line, *save = NULL;
+
+    snprintf (name, sizeof name, "pose%d.npy", f);
+    CHECK_INT (cnms_npy_write (path (name), CNMS_NPY_F4, 3, d1, pose[f],
+            err, sizeof err), 0);
+    snprintf (args, sizeof args, "decode --tensor '%s' --layout yolov8-pose "
+        "--model-size 640x640 --frame-size 1280x720 --score-threshold 0.25 "
+        "--iou 0.5", path (name));
+    CHECK_INT (run_tool (args), 0);
+    snprintf (one, sizeof one, "%s", out_text);
+    for (line = strtok_r (one, "\n", &save); line != NULL;
+        line = strtok_r (NULL, "\n", &save)) {
+      size_t len = strlen (want);
+
+      snprintf (want + len, sizeof want - len, "{\"frame\": %d, %s\n", f,
+          line + 1);
+    }
+  }
+  CHECK_INT (count_lines (want), 4);
+  snprintf (args, sizeof args, "decode --tensor '%s' --layout yolov8-pose "
+      "--model-size 640x640 --frame-size 1280x720 --score-threshold 0.25 "
+      "--iou 0.5", path ("bpose.npy"));
+  CHECK_INT (run_tool (args), 0);
+  CHECK (strcmp (out_text, want) == 0);
+  if (strcmp (out_text, want) != 0)
+    fprintf (stderr, "  stdout: %s\n  want: %s\n", out_text, want);
+}
+
 /* Oriented boxes through the CLI: nms on [N,5] (cnms_nms_rotated) and
  * decode --layout yolov8-obb, its JSON lines with the angle. */
 static void
@@ -1015,6 +1088,7 @@ main (int argc, char **argv)
   test_npy ();
   test_nms_cli ();
   test_decode_cli ();
+  test_batch_cli ();
   test_obb_cli ();
   test_lanes_cli ();
   test_heads_cli ();

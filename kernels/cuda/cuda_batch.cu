@@ -1,0 +1,448 @@
+/* The CUDA backend's batch (cnms_backend_ops.detect_batch): the frames of
+ * one layout without a head (yolov5, yolov8, end2end, yolov8-obb) and
+ * without per-class caps, in a fixed number of launches whatever their
+ * number:
+ *
+ *   one upload ([every frame's engine arguments | decode arguments | the
+ *   host tensors], from pinned staging) -> for yolov5 and end2end, one
+ *   decode launch (a row of blocks a frame) -> one cooperative engine
+ *   launch (a row of blocks a frame, each row its own grid barrier:
+ *   cuda_engine.cu) -> one wait
+ *
+ * Each frame has its own part of every buffer (the count header and
+ * records, the sort, the mask, the grid, the output), one stride apart,
+ * so that its engine runs exactly as a launch of that frame alone: the
+ * same kept records, report and bits. When more frames come than blocks
+ * fit on the device at once, they go in as many launches as it takes of
+ * one block a frame. The engine leaves each frame's count, row counts,
+ * grid state and barrier zero; they are zeroed here only when the
+ * buffers or their strides change, and after a failed call. */
+#include <string.h>
+
+#include "cnms_cuda.cuh"
+
+/* Alignment of each frame's part of a buffer. */
+#define BATCH_ALIGN ((size_t) 256)
+
+static size_t
+align_up (size_t v)
+{
+  return (v + BATCH_ALIGN - 1) / BATCH_ALIGN * BATCH_ALIGN;
+}
+
+/* The strides of one call: each frame's part of each buffer. */
+typedef struct {
+  size_t cand, report, keys, vals, order, boxes, cls, rows, grid, mask, out;
+} batch_strides;
+
+/* Does the batch take these jobs? */
+static bool
+batch_takes (const cnms_job *jobs, int n)
+{
+  const cnms_layout l = jobs[0].shape.layout;
+
+  if (jobs[0].heads != NULL || jobs[0].rules.caps != 0)
+    return false;
+  if (l != CNMS_LAYOUT_YOLOV8 && l != CNMS_LAYOUT_YOLOV8_OBB
+      && l != CNMS_LAYOUT_YOLOV5 && l != CNMS_LAYOUT_END2END)
+    return false;
+  for (int i = 0; i < n; i++)
+    if (jobs[i].shape.n_anchors <= 0 || jobs[i].heads != NULL)
+      return false;
+  return true;
+}
+
+/* Reserves every buffer for n frames of strides st and in_bytes of
+ * upload; marks the states dirty when a buffer moved. */
+static cnms_status
+reserve_batch (cnms_backend_ctx *ctx, cnms_cuda_batch *b, int n,
+    const batch_strides *st, bool suppress, size_t in_bytes, size_t out)
+{
+  const size_t nn = (size_t) n;
+  const void *cand = b->d_cand.p, *rep = b->d_report.p, *grid = b->d_grid.p,
+      *bars = b->d_bars.p;
+
+  CNMS_TRY (cnms_cuda_reserve_device (ctx, &b->d_cand, nn * st->cand,
+          "batch candidate buffers"));
+  CNMS_TRY (cnms_cuda_reserve_device (ctx, &b->d_report, nn * st->report,
+          "batch decode reports"));
+  CNMS_TRY (cnms_cuda_reserve_device (ctx, &b->d_keys, nn * st->keys,
+          "batch sort keys"));
+  CNMS_TRY (cnms_cuda_reserve_device (ctx, &b->d_vals, nn * st->vals,
+          "batch sort values"));
+  CNMS_TRY (cnms_cuda_reserve_device (ctx, &b->d_order, nn * st->order,
+          "batch sorted order"));
+  CNMS_TRY (cnms_cuda_reserve_device (ctx, &b->d_bars,
+          nn * 2 * sizeof (uint32_t), "batch barriers"));
+  if (suppress) {
+    CNMS_TRY (cnms_cuda_reserve_device (ctx, &b->d_boxes, nn * st->boxes,
+            "batch sorted boxes"));
+    CNMS_TRY (cnms_cuda_reserve_device (ctx, &b->d_cls, nn * st->cls,
+            "batch sorted classes"));
+    CNMS_TRY (cnms_cuda_reserve_device (ctx, &b->d_rows, nn * st->rows,
+            "batch NMS row lists"));
+    CNMS_TRY (cnms_cuda_reserve_device (ctx, &b->d_grid, nn * st->grid,
+            "batch NMS grids"));
+    CNMS_TRY (cnms_cuda_reserve_device (ctx, &b->d_mask, nn * st->mask,
+            "batch suppression masks"));
+  }
+  CNMS_TRY (cnms_cuda_reserve_device (ctx, &b->d_in, in_bytes,
+          "batch upload"));
+  CNMS_TRY (cnms_cuda_reserve_pinned (ctx, &b->h_stage, in_bytes,
+          "batch upload staging"));
+  CNMS_TRY (cnms_cuda_reserve_pinned (ctx, &b->h_out, nn * out,
+          "batch results"));
+  if (b->d_cand.p != cand || b->d_report.p != rep || b->d_grid.p != grid
+      || b->d_bars.p != bars)
+    b->dirty = true;
+  return CNMS_OK;
+}
+
+/* Zeroes every frame's count header, row counts, grid state and barrier
+ * (n frames of strides st). */
+static cnms_status
+zero_states (cnms_backend_ctx *ctx, cudaStream_t stream, cnms_cuda_batch *b,
+    int n, const batch_strides *st, bool suppress)
+{
+  CNMS_CUDA_TRY (ctx, cudaMemset2DAsync (b->d_cand.p, st->cand, 0,
+          CNMS_HEADER_BYTES, (size_t) n, stream),
+      "zeroing the batch's candidate counts");
+  CNMS_CUDA_TRY (ctx, cudaMemsetAsync (b->d_report.p, 0,
+          (size_t) n * st->report, stream),
+      "zeroing the batch's decode reports");
+  CNMS_CUDA_TRY (ctx, cudaMemsetAsync (b->d_bars.p, 0,
+          (size_t) n * 2 * sizeof (uint32_t), stream),
+      "zeroing the batch's barriers");
+  if (suppress)
+    CNMS_CUDA_TRY (ctx, cudaMemset2DAsync (b->d_grid.p, st->grid, 0,
+            CNMS_GRID_STATE_BYTES, (size_t) n, stream),
+        "zeroing the batch's NMS grids");
+  return CNMS_OK;
+}
+
+/* Sizes the engine launch: its shared memory for cap candidates and
+ * the blocks of a frame's row, want at most, as many as fit for n frames
+ * (at least one: *per_launch, the frames of one launch). */
+static cnms_status
+size_launch (cnms_backend_ctx *ctx, cnms_cuda_priv *s, int geom, int cap,
+    long long want, int n, size_t *smem, int *blocks, int *per_launch)
+{
+  cnms_cuda_batch *b = &s->batch;
+  const int last = b->last_count;
+  const int grow = last + last / 4;
+  const int expect = last < 0 ? cap :
+      (grow < 256 ? 256 : cnms_ceil_div (grow, 256) * 256);
+  long long total;
+
+  if (cnms_cuda_engine_smem_min (cap) > s->smem_budget)
+    return CNMS_ERR_UNSUPPORTED;
+  *smem = cnms_cuda_engine_smem_bytes (cap, false, s->smem_budget, expect);
+  if (*smem != b->occ_smem || geom != b->occ_geom) {
+    int per_sm = 0;
+
+    CNMS_CUDA_TRY (ctx, cnms_cuda_engine_batch_max_blocks (geom, *smem,
+            &per_sm), "sizing the batch engine");
+    if (per_sm < 1)
+      return cnms_fail (ctx, CNMS_ERR_CUDA,
+          "CUDA: the batch engine does not fit on a multiprocessor with %zu "
+          "bytes of shared memory", *smem);
+    b->occ_smem = *smem;
+    b->occ_geom = geom;
+    b->occ_per_sm = per_sm;
+  }
+  total = (long long) b->occ_per_sm * s->sms;
+  if (total >= n) {
+    long long per = total / n;
+
+    *blocks = (int) (want < per ? want : per);
+    *per_launch = n;
+  } else {
+    *blocks = 1;
+    *per_launch = (int) total;
+  }
+  if (*blocks < 1)
+    *blocks = 1;
+  return CNMS_OK;
+}
+
+/* Frame f's engine arguments (its parts of the buffers, base: device
+ * addresses), its decode's when the engine decodes it (fused). */
+static void
+frame_args (const cnms_cuda_priv *s, const cnms_job *job, int f,
+    const batch_strides *st, const void *d_tensor,
+    const cnms_class_rules *rules, bool fused, size_t smem,
+    cnms_engine_args *g, cnms_decode_frame *df)
+{
+  const cnms_cuda_batch *b = &s->batch;
+  const size_t ff = (size_t) f;
+  const int n = job->shape.n_anchors;
+  const int cap = n < job->p->max_candidates ? n : job->p->max_candidates;
+  const int max_out = job->p->max_detections < cap ?
+      job->p->max_detections : cap;
+  char *cand = (char *) b->d_cand.p + ff * st->cand;
+  cnms_det *recs = (cnms_det *) (cand + CNMS_HEADER_BYTES);
+  uint64_t *keys = (uint64_t *) ((char *) b->d_keys.p + ff * st->keys);
+  uint32_t *vals = (uint32_t *) ((char *) b->d_vals.p + ff * st->vals);
+  int32_t *report = (int32_t *) ((char *) b->d_report.p + ff * st->report);
+  const bool suppress = job->shape.layout != CNMS_LAYOUT_END2END;
+
+  memset (g, 0, sizeof *g);
+  g->a.cap = cap;
+  g->a.max_keep = max_out;
+  g->a.iou = job->p->iou;
+  g->a.rules = *rules;
+  g->a.agnostic = job->p->class_agnostic;
+  g->a.suppress = suppress;
+  if (fused) {
+    g->dec.tensor = d_tensor;
+    g->dec.f16 = job->t->dtype == CNMS_DTYPE_FLOAT16;
+    g->dec.n_anchors = n;
+    g->dec.n_classes = job->shape.n_classes;
+    g->dec.map = job->map;
+    g->dec.rules = *rules;
+    g->dec.abits = cnms_cuda_key_bits (n);
+    g->dec.recs = recs;
+    g->dec.keys = keys;
+    g->dec.vals = vals;
+    g->dec.report = report;
+  }
+  memset (df, 0, sizeof *df);
+  df->tensor = d_tensor;
+  df->n_anchors = n;
+  df->abits = cnms_cuda_key_bits (n);
+  df->map = job->map;
+  df->hdr = (int32_t *) cand;
+  df->recs = recs;
+  df->keys = keys;
+  df->vals = vals;
+  df->report = report;
+
+  g->src.recs = recs;
+  g->keys = keys;
+  g->vals = vals;
+  g->hdr = (int32_t *) cand;
+  g->capacity = n;
+  g->cache_max = s->force_large ? -1 : CNMS_CACHE_MAX;
+  g->row_list_max = s->force_large ? 0 : CNMS_ROW_LIST;
+  g->report = report;
+  g->kept_dev = NULL;
+  g->order = (uint32_t *) ((char *) b->d_order.p + ff * st->order);
+  if (suppress) {
+    g->boxes = (float4 *) ((char *) b->d_boxes.p + ff * st->boxes);
+    g->obbs = job->geom == CNMS_GEOM_OBB ? (cnms_obb *) (g->boxes + cap) :
+        NULL;
+    g->cls = (int32_t *) ((char *) b->d_cls.p + ff * st->cls);
+    g->mask = (uint64_t *) ((char *) b->d_mask.p + ff * st->mask);
+    g->list_b = (uint64_t *) ((char *) b->d_rows.p + ff * st->rows);
+    g->row_next = g->list_b + (size_t) cap * CNMS_ROW_LIST;
+    g->list_w = (int32_t *) (g->row_next + cap);
+    g->row_cnt = g->list_w + (size_t) cap * CNMS_ROW_LIST;
+    g->grid_state = (uint32_t *) ((char *) b->d_grid.p + ff * st->grid);
+    g->grid_cells = (int32_t *) (g->grid_state + CNMS_GRID_STATE);
+    g->grid_fill = g->grid_cells + CNMS_GRID_CELLS_MAX + 1;
+    g->grid_by = (uint64_t *) (g->grid_fill + CNMS_GRID_CELLS_MAX + 1);
+    g->grid_range = (int2 *) (g->grid_by + cap);
+    g->grid_entries = (int32_t *) (g->grid_range + cap);
+    g->grid_big = g->grid_entries + (size_t) cap * CNMS_GRID_SPAN;
+  }
+  g->out = (char *) b->h_out.dev + ff * st->out;
+  g->smem_words = (long long) (smem / sizeof (uint64_t));
+}
+
+/* A failed call: wait for what it queued; the states are suspect. */
+static cnms_status
+drain (cnms_cuda_priv *s, cnms_status st)
+{
+  if (st != CNMS_OK && st != CNMS_ERR_UNSUPPORTED) {
+    (void) cudaStreamSynchronize (s->stream);
+    (void) cudaGetLastError ();
+    s->batch.dirty = true;
+    s->rules_bytes = 0;
+  }
+  return st;
+}
+
+/* Enqueues the batch; *st_out: its strides, for the results. */
+static cnms_status
+enqueue_batch (cnms_backend_ctx *ctx, cnms_cuda_priv *s, const cnms_job *jobs,
+    int n, batch_strides *stp)
+{
+  cnms_cuda_batch *b = &s->batch;
+  const cnms_job *j0 = &jobs[0];
+  const cnms_layout layout = j0->shape.layout;
+  const bool fused = layout == CNMS_LAYOUT_YOLOV8
+      || layout == CNMS_LAYOUT_YOLOV8_OBB;
+  const bool suppress = layout != CNMS_LAYOUT_END2END;
+  const bool host = !j0->t->on_device;
+  const int geom = j0->geom;
+  const size_t box_bytes = sizeof (float4)
+      + (geom == CNMS_GEOM_OBB ? sizeof (cnms_obb) : 0);
+  size_t off_dec, off_t, in_bytes, smem = 0;
+  int n_max = 0, cap_max = 0, keep_max = 0, blocks = 1, per_launch = n;
+  long long want = 8;
+  batch_strides st;
+  cnms_class_rules rules;
+  cnms_engine_args *ga;
+  cnms_decode_frame *da;
+  char *stage;
+
+  for (int i = 0; i < n; i++) {
+    const int an = jobs[i].shape.n_anchors;
+    const int cap = an < j0->p->max_candidates ? an : j0->p->max_candidates;
+    const int keep = j0->p->max_detections < cap ? j0->p->max_detections :
+        cap;
+    const long long w = cap > 8 * 256 ?
+        (cnms_ceil_div (cap, 256) < 64 ? 64 : cnms_ceil_div (cap, 256)) : 8;
+    const long long wd = fused ? cnms_ceil_div (cnms_ceil_div (an, 32),
+        CNMS_FUSED_V8_GROUPS) : 1;
+
+    n_max = an > n_max ? an : n_max;
+    cap_max = cap > cap_max ? cap : cap_max;
+    keep_max = keep > keep_max ? keep : keep_max;
+    want = w > want ? w : want;
+    want = wd > want ? wd : want;
+  }
+  memset (&st, 0, sizeof st);
+  st.cand = align_up (CNMS_HEADER_BYTES + (size_t) n_max * sizeof (cnms_det));
+  st.report = align_up (CNMS_REPORT_BYTES);
+  st.keys = align_up ((size_t) n_max * sizeof (uint64_t));
+  st.vals = align_up ((size_t) n_max * sizeof (uint32_t));
+  st.order = st.vals;
+  if (suppress) {
+    st.boxes = align_up ((size_t) cap_max * box_bytes);
+    st.cls = align_up ((size_t) cap_max * sizeof (int32_t));
+    st.rows = align_up ((size_t) cap_max * (sizeof (int32_t)
+            + sizeof (uint64_t) + CNMS_ROW_LIST * (sizeof (int32_t)
+                + sizeof (uint64_t))));
+    st.grid = align_up (cnms_grid_bytes (cap_max));
+    st.mask = align_up ((size_t) cap_max * (size_t) cnms_ceil_div (cap_max,
+            CNMS_TILE) * sizeof (uint64_t));
+  }
+  st.out = align_up (CNMS_HEADER_BYTES + (size_t) keep_max
+      * sizeof (cnms_det));
+  *stp = st;
+
+  /* the upload: [engine arguments | decode arguments | host tensors] */
+  off_dec = align_up ((size_t) n * sizeof (cnms_engine_args));
+  off_t = off_dec + align_up ((size_t) n * sizeof (cnms_decode_frame));
+  in_bytes = off_t;
+  if (host)
+    for (int i = 0; i < n; i++)
+      in_bytes += align_up (cnms_shape_bytes (&jobs[i].shape,
+              jobs[i].t->dtype));
+
+  {
+    cnms_status r = size_launch (ctx, s, geom, cap_max, want, n, &smem,
+        &blocks, &per_launch);
+    if (r != CNMS_OK)
+      return r;
+  }
+  CNMS_TRY (reserve_batch (ctx, b, n, &st, suppress, in_bytes, st.out));
+  CNMS_TRY (cnms_cuda_upload_rules (ctx, s, &j0->rules, &rules));
+
+  stage = (char *) b->h_stage.p;
+  ga = (cnms_engine_args *) stage;
+  da = (cnms_decode_frame *) (stage + off_dec);
+  {
+    size_t at = off_t;
+
+    for (int i = 0; i < n; i++) {
+      const void *d_tensor = jobs[i].t->data;
+
+      if (host) {
+        const size_t bytes = cnms_shape_bytes (&jobs[i].shape,
+            jobs[i].t->dtype);
+
+        memcpy (stage + at, jobs[i].t->data, bytes);
+        d_tensor = (char *) b->d_in.p + at;
+        at += align_up (bytes);
+      }
+      frame_args (s, &jobs[i], i, &st, d_tensor, &rules, fused, smem,
+          &ga[i], &da[i]);
+    }
+  }
+
+  CNMS_TRY (cnms_cuda_timing_begin (ctx));
+  CNMS_CUDA_TRY (ctx, cudaMemcpyAsync (b->d_in.p, b->h_stage.p, in_bytes,
+          cudaMemcpyHostToDevice, s->stream), "uploading the batch");
+  /* the states the engine left zero are where these strides put them */
+  if (st.cand != b->z_cand || st.report != b->z_report
+      || (suppress && (st.grid != b->z_grid || !b->z_grids))
+      || n > b->z_frames)
+    b->dirty = true;
+  if (b->dirty) {
+    CNMS_TRY (zero_states (ctx, s->stream, b, n, &st, suppress));
+    b->dirty = false;
+    b->z_cand = st.cand;
+    b->z_report = st.report;
+    b->z_grid = st.grid;
+    b->z_grids = suppress;
+    b->z_frames = n;
+  }
+  if (!fused)
+    CNMS_CUDA_TRY (ctx, cnms_cuda_decode_batch ((const cnms_decode_frame *)
+            ((char *) b->d_in.p + off_dec), n, n_max, j0->t->dtype,
+            &j0->shape, &rules, j0->p->score_threshold, s->stream),
+        "batch decode kernel");
+  for (int f0 = 0; f0 < n; f0 += per_launch) {
+    const int frames = n - f0 < per_launch ? n - f0 : per_launch;
+
+    CNMS_CUDA_TRY (ctx, cnms_cuda_engine_batch ((const cnms_engine_args *)
+            b->d_in.p + f0, (uint32_t *) b->d_bars.p + 2 * (size_t) f0,
+            geom, frames, blocks, smem, s->stream), "batch NMS engine");
+  }
+  return cnms_cuda_timing_end (ctx);
+}
+
+cnms_status
+cnms_cuda_detect_batch (cnms_backend_ctx *ctx, const cnms_job *jobs, int n,
+    cnms_backend_out *outs, cnms_report *reps)
+{
+  cnms_cuda_priv *s = (cnms_cuda_priv *) ctx->priv;
+  cnms_device_scope scope (s->device);
+  batch_strides st;
+  cudaError_t e;
+  int most = 0;
+
+  if (n < 1 || !batch_takes (jobs, n))
+    return CNMS_ERR_UNSUPPORTED;
+  if (scope.err != cudaSuccess)
+    return cnms_cuda_error (ctx, scope.err, "selecting the CUDA device");
+  CNMS_TRY (drain (s, enqueue_batch (ctx, s, jobs, n, &st)));
+  e = cudaStreamSynchronize (s->stream);
+  if (e != cudaSuccess) {
+    s->batch.dirty = true;
+    return cnms_cuda_error (ctx, e, "running the batch's kernels");
+  }
+  CNMS_TRY (cnms_cuda_timing_read (ctx));
+
+  for (int i = 0; i < n; i++) {
+    const cnms_job *job = &jobs[i];
+    const int an = job->shape.n_anchors;
+    const int cap = an < job->p->max_candidates ? an :
+        job->p->max_candidates;
+    const int max_out = job->p->max_detections < cap ?
+        job->p->max_detections : cap;
+    const int32_t *hdr = (const int32_t *) ((const char *) s->batch.h_out.p
+        + (size_t) i * st.out);
+    const int kept = hdr[CNMS_OUT_KEPT];
+    cnms_report *r = &reps[i];
+
+    memset (r, 0, sizeof *r);
+    r->candidates = hdr[CNMS_OUT_CANDIDATES];
+    r->nonfinite_scores = hdr[CNMS_OUT_NONFINITE];
+    r->invalid_classes = hdr[CNMS_OUT_INVALID];
+    r->fractional_classes = hdr[CNMS_OUT_FRACTIONAL];
+    memcpy (&r->first_invalid_class, &hdr[CNMS_OUT_FIRST_INVALID],
+        sizeof (float));
+    memcpy (&r->first_fractional_class, &hdr[CNMS_OUT_FIRST_FRACTIONAL],
+        sizeof (float));
+    most = r->candidates > most ? r->candidates : most;
+    outs[i].dets = (const cnms_det *) ((const char *) hdr
+        + CNMS_HEADER_BYTES);
+    outs[i].n_dets = kept < 0 ? 0 : (kept < max_out ? kept : max_out);
+    outs[i].payload = NULL;
+  }
+  s->batch.last_count = most;
+  return CNMS_OK;
+}

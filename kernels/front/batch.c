@@ -1,0 +1,476 @@
+/* cnms_detect_batch: the frames of a batch, their agreement (one layout,
+ * the same dims but N), each frame's own checks, then the backend's batch
+ * (one job a frame) or, where it has none for the layout, cnms_detect
+ * frame by frame; each frame's records, report and payload are copied into
+ * the context's batch tables, which only grow. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "front.h"
+
+/* Grows *buf (of *cap elements of size bytes) to hold at least n. */
+static int
+grow (void **buf, size_t *cap, size_t n, size_t size)
+{
+  void *p;
+  size_t c = *cap ? *cap : 16;
+
+  if (n <= *cap)
+    return 1;
+  while (c < n)
+    c *= 2;
+  p = realloc (*buf, c * size);
+  if (p == NULL)
+    return 0;
+  *buf = p;
+  *cap = c;
+  return 1;
+}
+
+/* Frame i of a batch tensor [B, ...]: its slice, with dims[0] = 1. */
+static void
+slice (const cnms_tensor *batch, int b, int i, cnms_tensor *out)
+{
+  const size_t each = batch->size / (size_t) b;
+
+  *out = *batch;
+  out->dims[0] = 1;
+  out->size = each;
+  out->data = batch->data != NULL ?
+      (const char *) batch->data + (size_t) i * each : NULL;
+}
+
+/* A batch tensor: at least 3 dims (4 for prototypes), B = dims[0] frames,
+ * its size exactly the dims' bytes. */
+static cnms_status
+check_batch_tensor (cnms_ctx *ctx, const cnms_tensor *t, const char *what,
+    int least_dims, int n_frames)
+{
+  size_t bytes = cnms_dtype_size (t->dtype);
+  int i;
+
+  if (t->n_dims < least_dims || t->n_dims > CNMS_MAX_DIMS)
+    return cnms_fail (&ctx->b, CNMS_ERR_BAD_TENSOR,
+        "the batch's %s has %d dims, expected %d ([B, ...])", what,
+        t->n_dims, least_dims);
+  if (t->dims[0] != n_frames)
+    return cnms_fail (&ctx->b, CNMS_ERR_BAD_TENSOR,
+        "the batch's %s holds %lld frames, n_frames is %d", what,
+        (long long) t->dims[0], n_frames);
+  for (i = 0; i < t->n_dims; i++) {
+    if (t->dims[i] < 0 || (t->dims[i] > 0
+            && bytes > (size_t) -1 / (size_t) t->dims[i]))
+      return cnms_fail (&ctx->b, CNMS_ERR_BAD_TENSOR,
+          "the batch's %s has a bad dim %d (%lld)", what, i,
+          (long long) t->dims[i]);
+    bytes *= (size_t) t->dims[i];
+  }
+  if (t->size != bytes)
+    return cnms_fail (&ctx->b, CNMS_ERR_BAD_TENSOR,
+        "the batch's %s holds %zu bytes, its dims make %zu", what, t->size,
+        bytes);
+  if (t->data == NULL && bytes > 0)
+    return cnms_fail (&ctx->b, CNMS_ERR_INVALID_ARG,
+        "the batch's %s has no data", what);
+  return CNMS_OK;
+}
+
+/* Does frame t agree with the first frame ref (its layout row r): dtype,
+ * place, and the trailing dims but the anchors'? */
+static int
+agrees (const cnms_tensor *ref, const cnms_tensor *t,
+    const cnms_layout_row *r, const char **what)
+{
+  int64_t ra, ta;
+
+  if (t->dtype != ref->dtype) {
+    *what = "dtype";
+    return 0;
+  }
+  if (!t->on_device != !ref->on_device) {
+    *what = "memory (host or device)";
+    return 0;
+  }
+  if (t->n_dims < 2 || ref->n_dims < 2) {
+    *what = "dims";
+    return t->n_dims == ref->n_dims;
+  }
+  /* the values of a row: the dim that is not the anchors' */
+  ra = r->anchors_last ? ref->dims[ref->n_dims - 2] :
+      ref->dims[ref->n_dims - 1];
+  ta = r->anchors_last ? t->dims[t->n_dims - 2] : t->dims[t->n_dims - 1];
+  *what = "values a row";
+  return ra == ta;
+}
+
+/* Do two prototypes tensors agree (dtype, place, M Hp Wp)? */
+static int
+protos_agree (const cnms_tensor *a, const cnms_tensor *b)
+{
+  int i;
+
+  if (a->dtype != b->dtype || !a->on_device != !b->on_device
+      || a->n_dims < 3 || b->n_dims < 3)
+    return a->n_dims == b->n_dims && a->dtype == b->dtype;
+  for (i = 1; i <= 3; i++)
+    if (a->dims[a->n_dims - i] != b->dims[b->n_dims - i])
+      return 0;
+  return 1;
+}
+
+/* The batch's results for n frames: room, and every frame reset. */
+static cnms_status
+reset_results (cnms_ctx *ctx, int n)
+{
+  int i;
+
+  if (!grow ((void **) &ctx->batch, &ctx->batch_cap, (size_t) n,
+          sizeof *ctx->batch)
+      || !grow ((void **) &ctx->batch_at, &ctx->batch_at_cap, (size_t) n,
+          sizeof *ctx->batch_at)
+      || !grow ((void **) &ctx->batch_err, &ctx->batch_err_cap, (size_t) n,
+          sizeof *ctx->batch_err))
+    return cnms_fail (&ctx->b, CNMS_ERR_NO_MEMORY,
+        "cannot allocate the results of %d frames", n);
+  memset (ctx->batch, 0, (size_t) n * sizeof *ctx->batch);
+  memset (ctx->batch_at, 0, (size_t) n * sizeof *ctx->batch_at);
+  for (i = 0; i < n; i++)
+    ctx->batch_err[i][0] = '\0';
+  ctx->batch_n = n;
+  return CNMS_OK;
+}
+
+/* Copies the context's last detect (its records, report and payload) into
+ * the batch's tables as frame i's. */
+static cnms_status
+keep_frame (cnms_ctx *ctx, int i, const cnms_det *dets, int n,
+    size_t *n_dets, size_t *n_table, size_t *n_bytes)
+{
+  cnms_frame_result *r = &ctx->batch[i];
+  cnms_batch_at *at = &ctx->batch_at[i];
+  cnms_payloads pl;
+
+  cnms_ctx_payload (ctx, &pl);
+  if (!grow ((void **) &ctx->batch_dets, &ctx->batch_dets_cap,
+          *n_dets + (size_t) n, sizeof *ctx->batch_dets)
+      || !grow ((void **) &ctx->batch_table, &ctx->batch_table_cap,
+          *n_table + (size_t) pl.n, sizeof *ctx->batch_table)
+      || !grow ((void **) &ctx->batch_data, &ctx->batch_data_cap,
+          *n_bytes + pl.size, 1))
+    return cnms_fail (&ctx->b, CNMS_ERR_NO_MEMORY,
+        "cannot allocate the results of frame %d (%d records, %zu payload "
+        "bytes)", i, n, pl.size);
+  if (n > 0)
+    memcpy (ctx->batch_dets + *n_dets, dets, (size_t) n * sizeof *dets);
+  if (pl.n > 0)
+    memcpy (ctx->batch_table + *n_table, pl.records,
+        (size_t) pl.n * sizeof *pl.records);
+  if (pl.size > 0)
+    memcpy (ctx->batch_data + *n_bytes, pl.data, pl.size);
+  r->status = CNMS_OK;
+  r->n_dets = n;
+  r->report = ctx->b.report;
+  r->payload.head = pl.head;
+  r->payload.n = pl.n;
+  r->payload.size = pl.size;
+  at->dets = *n_dets;
+  at->table = *n_table;
+  at->bytes = *n_bytes;
+  *n_dets += (size_t) n;
+  *n_table += (size_t) pl.n;
+  *n_bytes += pl.size;
+  return CNMS_OK;
+}
+
+/* Points each frame's result into the batch's tables, now that they no
+ * longer move. */
+static void
+point_results (cnms_ctx *ctx)
+{
+  static const cnms_det none[1];
+  int i;
+
+  for (i = 0; i < ctx->batch_n; i++) {
+    cnms_frame_result *r = &ctx->batch[i];
+    const cnms_batch_at *at = &ctx->batch_at[i];
+
+    r->error = ctx->batch_err[i];
+    if (r->status != CNMS_OK) {
+      r->dets = NULL;
+      continue;
+    }
+    if (at->direct != NULL) {
+      r->dets = at->direct;
+      continue;
+    }
+    r->dets = ctx->batch_dets != NULL ? ctx->batch_dets + at->dets : none;
+    if (r->payload.n > 0)
+      r->payload.records = ctx->batch_table + at->table;
+    if (r->payload.size > 0)
+      r->payload.data = ctx->batch_data + at->bytes;
+  }
+}
+
+/* The frames whose status is OK through the backend's detect_batch (one
+ * job a frame; an empty end2end frame needs none): each result as
+ * cnms_detect's. CNMS_ERR_UNSUPPORTED when the backend does not take
+ * them. */
+static cnms_status
+backend_batch (cnms_ctx *ctx, const cnms_tensor *ts, int n_frames)
+{
+  static const cnms_det none[1];
+  const size_t nf = (size_t) (n_frames > 0 ? n_frames : 1);
+  cnms_status st;
+  int i, n = 0;
+
+  if (!grow ((void **) &ctx->batch_jobs, &ctx->batch_jobs_cap, nf,
+          sizeof *ctx->batch_jobs)
+      || !grow ((void **) &ctx->batch_frame, &ctx->batch_frame_cap, nf,
+          sizeof *ctx->batch_frame)
+      || !grow ((void **) &ctx->batch_out, &ctx->batch_out_cap, nf,
+          sizeof *ctx->batch_out)
+      || !grow ((void **) &ctx->batch_rep, &ctx->batch_rep_cap, nf,
+          sizeof *ctx->batch_rep))
+    return cnms_fail (&ctx->b, CNMS_ERR_NO_MEMORY,
+        "cannot allocate the jobs of %d frames", n_frames);
+  for (i = 0; i < n_frames; i++) {
+    cnms_frame_result *r = &ctx->batch[i];
+
+    if (r->status != CNMS_OK)
+      continue;
+    if (ctx->batch_shape[i].n_anchors == 0) {
+      /* an empty end2end result */
+      r->report.shape = ctx->batch_shape[i];
+      ctx->batch_at[i].direct = none;
+      continue;
+    }
+    st = cnms_job_init (ctx, &ts[i], &ctx->batch_shape[i], &ctx->batch_p[i],
+        &ctx->batch_jobs[n]);
+    if (st != CNMS_OK)
+      return st;
+    ctx->batch_frame[n++] = i;
+  }
+  if (n > 0) {
+    st = ctx->ops->detect_batch (&ctx->b, ctx->batch_jobs, n,
+        ctx->batch_out, ctx->batch_rep);
+    if (st != CNMS_OK) {
+      for (i = 0; i < n_frames; i++)
+        ctx->batch_at[i].direct = NULL;
+      return st;
+    }
+  }
+  for (i = 0; i < n; i++) {
+    const int f = ctx->batch_frame[i];
+    const cnms_params *fp = &ctx->batch_p[f];
+    cnms_frame_result *r = &ctx->batch[f];
+
+    r->report = ctx->batch_rep[i];
+    r->report.shape = ctx->batch_shape[f];
+    r->report.candidates_dropped = r->report.candidates > fp->max_candidates
+        ? r->report.candidates - fp->max_candidates : 0;
+    r->report.kept = ctx->batch_out[i].n_dets;
+    r->n_dets = ctx->batch_out[i].n_dets;
+    ctx->batch_at[f].direct = ctx->batch_out[i].dets;
+  }
+  return CNMS_OK;
+}
+
+/* A frame that failed on its own: its status and reason. */
+static void
+frame_failed (cnms_ctx *ctx, int i, cnms_status st, const char *why)
+{
+  ctx->batch[i].status = st;
+  memcpy (ctx->batch_err[i], why, sizeof ctx->batch_err[i]);
+  ctx->batch_err[i][sizeof ctx->batch_err[i] - 1] = '\0';
+}
+
+cnms_status
+cnms_detect_batch (cnms_ctx *ctx, const cnms_tensor *batch,
+    const cnms_tensor *protos, const cnms_frame *frames, int n_frames,
+    cnms_layout layout, const cnms_params *p,
+    const cnms_frame_result **results)
+{
+  static const cnms_frame_result none[1];
+  const cnms_layout_row *row = NULL;
+  cnms_tensor *ts, *ps;
+  cnms_params fp;
+  cnms_status st;
+  size_t n_dets = 0, n_table = 0, n_bytes = 0;
+  int i, ref = -1;
+
+  if (ctx == NULL)
+    return CNMS_ERR_INVALID_ARG;
+  ctx->b.error[0] = '\0';
+  cnms_payload_clear (ctx);
+  memset (&ctx->b.report, 0, sizeof ctx->b.report);
+  ctx->batch_n = 0;
+  if (results == NULL || p == NULL)
+    return cnms_fail (&ctx->b, CNMS_ERR_INVALID_ARG,
+        "cnms_detect_batch: NULL argument");
+  *results = NULL;
+  if (n_frames < 0 || n_frames > CNMS_BATCH_MAX)
+    return cnms_fail (&ctx->b, CNMS_ERR_INVALID_ARG,
+        "n_frames = %d is outside [0, %d]", n_frames, CNMS_BATCH_MAX);
+  if (cnms_layout_info (layout) == NULL)
+    return cnms_fail (&ctx->b, CNMS_ERR_INVALID_ARG,
+        "unknown layout %d", (int) layout);
+  if (batch == NULL && frames == NULL && n_frames > 0)
+    return cnms_fail (&ctx->b, CNMS_ERR_INVALID_ARG,
+        "cnms_detect_batch: neither a batch tensor nor frames");
+  if (batch == NULL && protos != NULL)
+    return cnms_fail (&ctx->b, CNMS_ERR_INVALID_ARG,
+        "batch prototypes without a batch tensor: give each frame's");
+  st = cnms_check_params (ctx, p);
+  if (st != CNMS_OK)
+    return st;
+  if (batch != NULL) {
+    st = check_batch_tensor (ctx, batch, "tensor", 3, n_frames);
+    if (st == CNMS_OK && protos != NULL)
+      st = check_batch_tensor (ctx, protos, "prototypes", 4, n_frames);
+    if (st != CNMS_OK)
+      return st;
+  }
+  st = reset_results (ctx, n_frames);
+  if (st != CNMS_OK)
+    return st;
+  {
+    const size_t nf = (size_t) (n_frames > 0 ? n_frames : 1);
+
+    if (!grow ((void **) &ctx->batch_t, &ctx->batch_t_cap, 2 * nf,
+            sizeof *ctx->batch_t)
+        || !grow ((void **) &ctx->batch_shape, &ctx->batch_shape_cap, nf,
+            sizeof *ctx->batch_shape)
+        || !grow ((void **) &ctx->batch_p, &ctx->batch_p_cap, nf,
+            sizeof *ctx->batch_p))
+      return cnms_fail (&ctx->b, CNMS_ERR_NO_MEMORY,
+          "cannot allocate the tensors of %d frames", n_frames);
+  }
+  ts = ctx->batch_t;
+  ps = ctx->batch_t + n_frames;
+
+  /* each frame's tensors, and its size */
+  for (i = 0; i < n_frames; i++) {
+    const cnms_frame *f = frames != NULL ? &frames[i] : NULL;
+
+    if (f != NULL && (f->frame_width < 0 || f->frame_height < 0))
+      return cnms_fail (&ctx->b, CNMS_ERR_INVALID_ARG,
+          "frame %d: size %dx%d is negative", i, f->frame_width,
+          f->frame_height);
+    if (batch != NULL) {
+      if (f != NULL && (f->tensor != NULL || f->protos != NULL))
+        return cnms_fail (&ctx->b, CNMS_ERR_INVALID_ARG,
+            "frame %d has a tensor of its own and a batch tensor", i);
+      slice (batch, n_frames, i, &ts[i]);
+      if (protos != NULL)
+        slice (protos, n_frames, i, &ps[i]);
+    } else {
+      if (f->tensor == NULL)
+        return cnms_fail (&ctx->b, CNMS_ERR_INVALID_ARG,
+            "frame %d has no tensor", i);
+      ts[i] = *f->tensor;
+      if (f->protos != NULL)
+        ps[i] = *f->protos;
+    }
+  }
+#define PROTOS(i) (batch != NULL ? (protos != NULL ? &ps[i] : NULL) : \
+    frames[i].protos != NULL ? &ps[i] : NULL)
+
+  /* the layout: the first frame that fits it; the others must agree */
+  fp = *p;
+  for (i = 0; i < n_frames; i++) {
+    cnms_shape shape;
+    const char *what = "";
+    char why[sizeof ctx->batch_err[0]];
+
+    if (ref >= 0 && !agrees (&ts[ref], &ts[i], row, &what))
+      return cnms_fail (&ctx->b, CNMS_ERR_BAD_TENSOR,
+          "frame %d does not agree with frame %d (its %s differs): a batch "
+          "has one layout and the same dims but N", i, ref, what);
+    if (ref >= 0 && PROTOS (ref) != NULL && PROTOS (i) != NULL
+        && !protos_agree (PROTOS (ref), PROTOS (i)))
+      return cnms_fail (&ctx->b, CNMS_ERR_BAD_TENSOR,
+          "frame %d's prototypes do not agree with frame %d's", i, ref);
+    st = cnms_tensor_shape (&ts[i], PROTOS (i), ref >= 0 ?
+        row->d.layout : layout, p, &shape, why, sizeof why);
+    ctx->batch_shape[i] = shape;
+    if (st != CNMS_OK) {
+      if (st == CNMS_ERR_INVALID_ARG)
+        /* prototypes where the layout has none, or none for seg */
+        return cnms_fail (&ctx->b, st, "frame %d: %s", i, why);
+      frame_failed (ctx, i, st, why);
+      continue;
+    }
+    if (ref < 0) {
+      int j;
+
+      ref = i;
+      row = cnms_layout_row_of (shape.layout);
+      /* the frames before, which failed on their own, against this one */
+      for (j = 0; j < i; j++)
+        if (!agrees (&ts[ref], &ts[j], row, &what))
+          return cnms_fail (&ctx->b, CNMS_ERR_BAD_TENSOR,
+              "frame %d does not agree with frame %d (its %s differs): a "
+              "batch has one layout and the same dims but N", j, ref, what);
+    }
+  }
+
+  /* each frame's p: its size */
+  for (i = 0; i < n_frames; i++) {
+    fp = *p;
+    if (frames != NULL && frames[i].frame_width > 0)
+      fp.frame_width = frames[i].frame_width;
+    if (frames != NULL && frames[i].frame_height > 0)
+      fp.frame_height = frames[i].frame_height;
+    ctx->batch_p[i] = fp;
+  }
+
+  /* the backend's batch, where it takes the frames */
+  if (ctx->ops->detect_batch != NULL && row != NULL
+      && row->d.head == CNMS_HEAD_NONE) {
+    st = backend_batch (ctx, ts, n_frames);
+    if (st == CNMS_OK)
+      goto done;
+    if (st != CNMS_ERR_UNSUPPORTED) {
+      char why[sizeof ctx->b.error];
+
+      memcpy (why, ctx->b.error, sizeof why);
+      ctx->batch_n = 0;
+      return cnms_fail (&ctx->b, st, "the batch of %d frames: %s", n_frames,
+          why);
+    }
+    ctx->b.error[0] = '\0';
+  }
+
+  /* the frames that passed, one by one */
+  for (i = 0; i < n_frames; i++) {
+    const cnms_det *dets;
+    int n;
+
+    if (ctx->batch[i].status != CNMS_OK)
+      continue;
+    st = cnms_detect (ctx, &ts[i], PROTOS (i), row->d.layout,
+        &ctx->batch_p[i], &dets, &n);
+    if (st == CNMS_OK)
+      st = keep_frame (ctx, i, dets, n, &n_dets, &n_table, &n_bytes);
+    if (st == CNMS_ERR_CUDA || st == CNMS_ERR_NO_DEVICE) {
+      /* the device failed: no frame after it would fare better */
+      char why[sizeof ctx->b.error];
+
+      memcpy (why, ctx->b.error, sizeof why);
+      cnms_payload_clear (ctx);
+      memset (&ctx->b.report, 0, sizeof ctx->b.report);
+      ctx->batch_n = 0;
+      return cnms_fail (&ctx->b, st, "frame %d: %s", i, why);
+    }
+    if (st != CNMS_OK)
+      frame_failed (ctx, i, st, ctx->b.error);
+  }
+#undef PROTOS
+done:
+  cnms_payload_clear (ctx);
+  memset (&ctx->b.report, 0, sizeof ctx->b.report);
+  ctx->b.error[0] = '\0';
+  point_results (ctx);
+  *results = ctx->batch != NULL ? ctx->batch : none;
+  return CNMS_OK;
+}
