@@ -250,6 +250,9 @@ backend_batch (cnms_ctx *ctx, const cnms_tensor *ts, int n_frames)
       return st;
     ctx->batch_frame[n++] = i;
   }
+  /* one frame: the single call is the batch */
+  if (n == 1)
+    return CNMS_ERR_UNSUPPORTED;
   if (n > 0) {
     st = ctx->ops->detect_batch (&ctx->b, ctx->batch_jobs, n,
         ctx->batch_out, ctx->batch_rep);
@@ -296,6 +299,7 @@ cnms_detect_batch (cnms_ctx *ctx, const cnms_tensor *batch,
   cnms_params fp;
   cnms_status st;
   size_t n_dets = 0, n_table = 0, n_bytes = 0;
+  double gpu_us;
   int i, ref = -1;
 
   if (ctx == NULL)
@@ -441,7 +445,9 @@ cnms_detect_batch (cnms_ctx *ctx, const cnms_tensor *batch,
     ctx->b.error[0] = '\0';
   }
 
-  /* the frames that passed, one by one */
+  /* the frames that passed, one by one; a timing backend's GPU time is
+   * their sum */
+  gpu_us = 0.0;
   for (i = 0; i < n_frames; i++) {
     const cnms_det *dets;
     int n;
@@ -450,6 +456,10 @@ cnms_detect_batch (cnms_ctx *ctx, const cnms_tensor *batch,
       continue;
     st = cnms_detect (ctx, &ts[i], PROTOS (i), row->d.layout,
         &ctx->batch_p[i], &dets, &n);
+    if (st == CNMS_OK && ctx->b.last_gpu_us >= 0.0 && gpu_us >= 0.0)
+      gpu_us += ctx->b.last_gpu_us;
+    else if (st == CNMS_OK)
+      gpu_us = -1.0;
     if (st == CNMS_OK)
       st = keep_frame (ctx, i, dets, n, &n_dets, &n_table, &n_bytes);
     if (st == CNMS_ERR_CUDA || st == CNMS_ERR_NO_DEVICE) {
@@ -466,6 +476,7 @@ cnms_detect_batch (cnms_ctx *ctx, const cnms_tensor *batch,
       frame_failed (ctx, i, st, ctx->b.error);
   }
 #undef PROTOS
+  ctx->b.last_gpu_us = gpu_us;
 done:
   cnms_payload_clear (ctx);
   memset (&ctx->b.report, 0, sizeof ctx->b.report);

@@ -222,13 +222,23 @@ int
 main (void)
 {
   static const int bs[] = { 1, 8, 32, 128, 256 };
-  const int n_bs = gpu_env_int ("CNMS_GPU_CASES", 100) <= 1 ? 2 : 5;
+  const long cases = gpu_env_int ("CNMS_GPU_CASES", 100);
+  const int n_bs = cases <= 1 ? 2 : 5;
   int l, f16, k;
 
   gpu_require_device ("cuda-batch-device");
   ctx_cpu = gpu_ctx_new (CNMS_BACKEND_CPU);
   ctx_one = gpu_ctx_new (CNMS_BACKEND_CUDA);
   ctx_batch = gpu_ctx_new (CNMS_BACKEND_CUDA);
+  if (cases == 0) {
+    /* the least that takes each path of the batch (racecheck): the fused
+     * decode, the decode kernel, end2end, oriented boxes; 8 frames */
+    for (l = 0; l < 4; l++) {
+      run_case (bf_layouts[l], 0, 8, 100, 900, 0, -1, (uint64_t) l + 1);
+      run_case (bf_layouts[l], 1, 8, 300, 0, 1, -1, (uint64_t) l + 11);
+    }
+    goto done;
+  }
   for (l = 0; l < BF_N_LAYOUTS; l++) {
     const cnms_layout layout = bf_layouts[l];
     const int heads = layout == CNMS_LAYOUT_LANEATT
@@ -255,6 +265,7 @@ main (void)
   /* a YOLOv8 batch of 8400 anchors a frame, as a model gives */
   run_case (CNMS_LAYOUT_YOLOV8, 0, n_bs > 2 ? 32 : 4, 8400, 8400, 1, -1,
       424242u);
+done:
   printf ("cuda-batch-device: %ld lines, %ld frames, %ld mismatches\n",
       lines, frames_total, mismatches);
   cnms_ctx_free (ctx_cpu);
