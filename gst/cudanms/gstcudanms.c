@@ -39,6 +39,7 @@
 #include "cudanms_static.h"
 #include "gstcudanms.h"
 #include "gstcudanmsbackend.h"
+#include "gstcudanmsbatch.h"
 #include "gstcudanmsclasses.h"
 #include "gstcudanmsdebug.h"
 #include "gstcudanmslabels.h"
@@ -139,14 +140,25 @@ struct _GstCudanms
   GstCudanmsTensorView protos;  /* layout yolov8-seg: its prototypes */
   GstCudanmsMaskPool *mask_pool;        /* the masks' bytes, reused */
   gchar msg[256];
+  /* the caps are a batch's (multistream/x-analytics-batch) */
+  gboolean batch_caps;
+#ifdef HAVE_GST_BATCH_META
+  GstCudanmsBatch batch;        /* the frames of the batch buffer */
+#endif
 };
 
+/* video frames; on GStreamer >= 1.28 also batches of many streams'
+ * frames (GstAnalyticsBatchMeta) */
+#ifdef HAVE_GST_BATCH_META
+#define CUDANMS_CAPS "video/x-raw; video/x-raw(ANY); " \
+    "multistream/x-analytics-batch(meta:GstAnalyticsBatchMeta)"
+#else
+#define CUDANMS_CAPS "video/x-raw; video/x-raw(ANY)"
+#endif
 static GstStaticPadTemplate sink_template = GST_STATIC_PAD_TEMPLATE ("sink",
-    GST_PAD_SINK, GST_PAD_ALWAYS,
-    GST_STATIC_CAPS ("video/x-raw; video/x-raw(ANY)"));
+    GST_PAD_SINK, GST_PAD_ALWAYS, GST_STATIC_CAPS (CUDANMS_CAPS));
 static GstStaticPadTemplate src_template = GST_STATIC_PAD_TEMPLATE ("src",
-    GST_PAD_SRC, GST_PAD_ALWAYS,
-    GST_STATIC_CAPS ("video/x-raw; video/x-raw(ANY)"));
+    GST_PAD_SRC, GST_PAD_ALWAYS, GST_STATIC_CAPS (CUDANMS_CAPS));
 
 #define gst_cudanms_parent_class parent_class
 G_DEFINE_TYPE (GstCudanms, gst_cudanms, GST_TYPE_BASE_TRANSFORM);
@@ -179,6 +191,9 @@ gst_cudanms_init (GstCudanms * self)
   self->mask_pool = gst_cudanms_mask_pool_new ();
   gst_cudanms_classes_init (&self->classes);
   gst_cudanms_stats_init (&self->stats);
+#ifdef HAVE_GST_BATCH_META
+  gst_cudanms_batch_init (&self->batch);
+#endif
 
   /* Metadata only: in place, never passthrough, so transform_ip always runs
    * on a writable buffer (a shallow copy at most: memory is shared). */
@@ -437,6 +452,9 @@ gst_cudanms_finalize (GObject * object)
   gst_cudanms_classes_clear (&self->classes);
   gst_cudanms_stats_clear (&self->stats);
   gst_cudanms_mask_pool_unref (self->mask_pool);
+#ifdef HAVE_GST_BATCH_META
+  gst_cudanms_batch_clear (&self->batch);
+#endif
   G_OBJECT_CLASS (parent_class)->finalize (object);
 }
 
@@ -519,6 +537,9 @@ gst_cudanms_stop (GstBaseTransform * trans)
   gst_cudanms_tensor_view_release (&self->protos);
   self->view.device_context = NULL;
   self->protos.device_context = NULL;
+#ifdef HAVE_GST_BATCH_META
+  gst_cudanms_batch_release (&self->batch);
+#endif
   gst_cudanms_backend_stop (&self->be);
   GST_OBJECT_LOCK (self);
   self->backend_name = NULL;
@@ -557,6 +578,10 @@ gst_cudanms_set_caps (GstBaseTransform * trans, GstCaps * incaps,
   GstCudanms *self = GST_CUDANMS (trans);
   GstVideoInfo info;
 
+  /* a batch: each stream's frame size comes with its frames */
+  self->batch_caps = gst_cudanms_caps_are_batch (incaps);
+  if (self->batch_caps)
+    return TRUE;
   if (!gst_video_info_from_caps (&info, incaps))
     goto bad_caps;
   self->frame_width = GST_VIDEO_INFO_WIDTH (&info);
@@ -613,6 +638,9 @@ gst_cudanms_before_transform (GstBaseTransform * trans, GstBuffer * buffer)
 
   gst_cudanms_tensor_view_release (&self->view);
   gst_cudanms_tensor_view_release (&self->protos);
+  /* a batch's tensors are on its frames, read in transform_ip */
+  if (self->batch_caps)
+    return;
   /* a device tensor of the pipeline's CUDA context is used in place */
   self->view.device_context = gst_cudanms_backend_device_context (&self->be);
   self->protos.device_context = self->view.device_context;
@@ -696,6 +724,82 @@ payloads_fit (const cnms_payloads * payloads, cnms_head head, gint n)
       || payloads->records != NULL);
 }
 
+/* The parameters of a buffer from the properties (the frame size is the
+ * caller's); attach_meta and roi_params as they are now. */
+static void
+gst_cudanms_read_params (GstCudanms * self, cnms_params * p,
+    GstCudanmsAttachMeta * attach_meta, gboolean * roi_params)
+{
+  cnms_params_init (p);
+  GST_OBJECT_LOCK (self);
+  p->iou = self->iou;
+  p->score_threshold = self->score_threshold;
+  p->max_detections = self->max_detections;
+  p->max_candidates = self->max_candidates;
+  p->class_agnostic = self->class_agnostic;
+  p->model_width = self->model_width;
+  p->model_height = self->model_height;
+  p->letterbox = self->letterbox;
+  p->min_width = (gfloat) self->min_width;
+  p->min_height = (gfloat) self->min_height;
+  p->max_detections_per_class = (gint) self->max_detections_per_class;
+  /* each class's values from this buffer's frame-wide ones */
+  gst_cudanms_classes_apply (&self->classes, p);
+  *attach_meta = self->attach_meta;
+  *roi_params = self->roi_params;
+  p->lane_distance = self->lane_distance;
+  p->keypoint_dims = self->keypoint_dims;
+  GST_OBJECT_UNLOCK (self);
+}
+
+#ifdef HAVE_GST_BATCH_META
+static GstFlowReturn gst_cudanms_transform_batch (GstCudanms * self,
+    GstBuffer * buffer);
+#endif
+
+/* Attaches a frame's n_dets kept records and what they carry (payloads,
+ * of the layout report names) to buffer, a frame of width x height. */
+static void
+gst_cudanms_attach_frame (GstCudanms * self, GstBuffer * buffer,
+    const cnms_report * report, const cnms_det * dets, gint n_dets,
+    const cnms_payloads * payloads, gint width, gint height,
+    GstCudanmsAttachMeta attach_meta, gboolean roi_params)
+{
+  /* what the records carry besides their boxes: the layout's head */
+  const cnms_layout_desc *desc = cnms_layout_info (report->shape.layout);
+  GstCudanmsPayload payload = { 0, NULL, NULL };
+  gboolean with_payload = desc->head != CNMS_HEAD_NONE;
+
+  if (with_payload && !payloads_fit (payloads, desc->head, n_dets)) {
+    /* the library's contract says otherwise: boxes without payload */
+    GST_WARNING_OBJECT (self, "%d %s payload records (head %d) for %d "
+        "boxes: boxes attached without them", payloads->n, desc->name,
+        (gint) payloads->head, n_dets);
+    with_payload = FALSE;
+  }
+  payload.keypoint_dims = report->shape.keypoint_dims;
+  if (with_payload && desc->head == CNMS_HEAD_MASK && n_dets > 0) {
+    /* each copy of the bytes only where it is attached: the ROIs' "mask"
+     * structures, the segmentation mtds */
+    gst_cudanms_mask_pool_fill (self->mask_pool, payloads,
+        (attach_meta & GST_CUDANMS_ATTACH_META_ROI)
+        && roi_params ? &payload.mask_data : NULL,
+#ifdef HAVE_GST_TENSOR_META
+        (attach_meta & GST_CUDANMS_ATTACH_META_ANALYTICS) ?
+        &payload.region_data : NULL
+#else
+        NULL
+#endif
+        );
+  }
+  if (!gst_cudanms_attach_detections (buffer, &self->labels, desc, dets,
+          n_dets, with_payload ? payloads : NULL, &payload, width, height,
+          attach_meta, roi_params, GST_ELEMENT_NAME (self)))
+    GST_WARNING_OBJECT (self, "could not attach every analytics mtd");
+  gst_clear_buffer (&payload.mask_data);
+  gst_clear_buffer (&payload.region_data);
+}
+
 static GstFlowReturn
 gst_cudanms_transform_ip (GstBaseTransform * trans, GstBuffer * buffer)
 {
@@ -708,37 +812,19 @@ gst_cudanms_transform_ip (GstBaseTransform * trans, GstBuffer * buffer)
   cnms_ctx *ctx = NULL;
   cnms_status st;
   gint n_dets = 0;
-  const cnms_layout_desc *desc;
   cnms_payloads payloads;
-  GstCudanmsPayload payload = { 0, NULL, NULL };
-  gboolean attached, with_payload;
   GstClockTime took, t_out;
   const cnms_report *report;
 
+#ifdef HAVE_GST_BATCH_META
+  if (self->batch_caps)
+    return gst_cudanms_transform_batch (self, buffer);
+#endif
   /* before_transform always runs first and has read the tensor */
   if (self->lookup != GST_CUDANMS_TENSOR_FOUND)
     goto problem;
 
-  cnms_params_init (&p);
-  GST_OBJECT_LOCK (self);
-  p.iou = self->iou;
-  p.score_threshold = self->score_threshold;
-  p.max_detections = self->max_detections;
-  p.max_candidates = self->max_candidates;
-  p.class_agnostic = self->class_agnostic;
-  p.model_width = self->model_width;
-  p.model_height = self->model_height;
-  p.letterbox = self->letterbox;
-  p.min_width = (gfloat) self->min_width;
-  p.min_height = (gfloat) self->min_height;
-  p.max_detections_per_class = (gint) self->max_detections_per_class;
-  /* each class's values from this buffer's frame-wide ones */
-  gst_cudanms_classes_apply (&self->classes, &p);
-  attach_meta = self->attach_meta;
-  roi_params = self->roi_params;
-  p.lane_distance = self->lane_distance;
-  p.keypoint_dims = self->keypoint_dims;
-  GST_OBJECT_UNLOCK (self);
+  gst_cudanms_read_params (self, &p, &attach_meta, &roi_params);
   p.frame_width = self->frame_width;
   p.frame_height = self->frame_height;
   /* model-size NULL (a tensor decoder): the model saw the frame */
@@ -789,40 +875,9 @@ gst_cudanms_transform_ip (GstBaseTransform * trans, GstBuffer * buffer)
       cnms_ctx_backend (ctx) == CNMS_BACKEND_CUDA ? "cuda" : "cpu",
       report->candidates, n_dets);
   t_out = gst_util_get_timestamp ();
-  /* what the records carry besides their boxes: the layout's head */
-  desc = cnms_layout_info (report->shape.layout);
   cnms_ctx_payload (ctx, &payloads);
-  with_payload = desc->head != CNMS_HEAD_NONE;
-  if (with_payload && !payloads_fit (&payloads, desc->head, n_dets)) {
-    /* the library's contract says otherwise: boxes without payload */
-    GST_WARNING_OBJECT (self, "%d %s payload records (head %d) for %d "
-        "boxes: boxes attached without them", payloads.n, desc->name,
-        (gint) payloads.head, n_dets);
-    with_payload = FALSE;
-  }
-  payload.keypoint_dims = report->shape.keypoint_dims;
-  if (with_payload && desc->head == CNMS_HEAD_MASK && n_dets > 0) {
-    /* each copy of the bytes only where it is attached: the ROIs' "mask"
-     * structures, the segmentation mtds */
-    gst_cudanms_mask_pool_fill (self->mask_pool, &payloads,
-        (attach_meta & GST_CUDANMS_ATTACH_META_ROI)
-        && roi_params ? &payload.mask_data : NULL,
-#ifdef HAVE_GST_TENSOR_META
-        (attach_meta & GST_CUDANMS_ATTACH_META_ANALYTICS) ?
-        &payload.region_data : NULL
-#else
-        NULL
-#endif
-        );
-  }
-  attached = gst_cudanms_attach_detections (buffer, &self->labels, desc,
-      dets, n_dets, with_payload ? &payloads : NULL, &payload,
-      self->frame_width, self->frame_height, attach_meta, roi_params,
-      GST_ELEMENT_NAME (self));
-  gst_clear_buffer (&payload.mask_data);
-  gst_clear_buffer (&payload.region_data);
-  if (!attached)
-    GST_WARNING_OBJECT (self, "could not attach every analytics mtd");
+  gst_cudanms_attach_frame (self, buffer, report, dets, n_dets, &payloads,
+      self->frame_width, self->frame_height, attach_meta, roi_params);
   gst_cudanms_stats_times (GST_ELEMENT (self), &self->stats, took,
       gst_util_get_timestamp () - t_out);
   if (klass->tensors_decoded != NULL)
@@ -843,6 +898,261 @@ detect_failed:
   post_detect_failed (self, st, ctx, p.max_candidates);
   return GST_FLOW_ERROR;
 }
+
+#ifdef HAVE_GST_BATCH_META
+/* Reads frame f's tensor (and yolov8-seg's prototypes) from its buffer
+ * under the layout and tensor-id properties (id, layout). */
+static void
+gst_cudanms_batch_frame_tensor (GstCudanms * self, GstCudanmsBatchFrame * f,
+    const gchar * id, GstCudanmsLayout layout, const cnms_params * p,
+    gchar * msg, gsize msg_size)
+{
+  GstBuffer *fb = GST_BUFFER (*f->slot);
+  GstCudanmsTensorLookup protos = GST_CUDANMS_TENSOR_MISSING;
+  gchar pmsg[256] = "";
+
+  if (layout == GST_CUDANMS_LAYOUT_YOLOV8_SEG)
+    protos = gst_cudanms_tensor_view_acquire_protos (&f->protos, fb, pmsg,
+        sizeof (pmsg));
+  f->lookup = gst_cudanms_tensor_view_acquire (&f->view, fb, id,
+      (cnms_layout) layout, protos == GST_CUDANMS_TENSOR_FOUND ?
+      &f->protos.tensor : NULL, p, msg, msg_size);
+  if (f->lookup == GST_CUDANMS_TENSOR_FOUND
+      && f->view.layout == CNMS_LAYOUT_YOLOV8_SEG
+      && layout != GST_CUDANMS_LAYOUT_YOLOV8_SEG)
+    protos = gst_cudanms_tensor_view_acquire_protos (&f->protos, fb, pmsg,
+        sizeof (pmsg));
+  if (f->lookup == GST_CUDANMS_TENSOR_FOUND
+      && f->view.layout == CNMS_LAYOUT_YOLOV8_SEG
+      && protos != GST_CUDANMS_TENSOR_FOUND) {
+    g_strlcpy (msg, pmsg, msg_size);
+    gst_cudanms_tensor_view_release (&f->view);
+    f->lookup = GST_CUDANMS_TENSOR_BAD;
+  }
+}
+
+/* A batch buffer (GstAnalyticsBatchMeta): every frame with a tensor
+ * decoded in one cnms_detect_batch, its detections attached to the
+ * frame's own buffer (made writable and stored back into the meta); the
+ * other objects pass untouched. See docs/contracts.md, "Batches". */
+static GstFlowReturn
+gst_cudanms_transform_batch (GstCudanms * self, GstBuffer * buffer)
+{
+  GstCudanmsBatch *b = &self->batch;
+  GstAnalyticsBatchMeta *meta = gst_buffer_get_analytics_batch_meta (buffer);
+  const cnms_frame_result *res = NULL;
+  GstCudanmsAttachMeta attach_meta;
+  GstCudanmsLayout layout;
+  gboolean roi_params, whole = FALSE;
+  cnms_layout call_layout = CNMS_LAYOUT_AUTO;
+  cnms_ctx *ctx = NULL;
+  cnms_status st;
+  cnms_params p;
+  GstClockTime took, t_out;
+  gchar *id;
+  guint i, m = 0;
+
+  if (meta == NULL) {
+    gst_cudanms_stats_problem (GST_ELEMENT (self), &self->stats, TRUE,
+        "a batch buffer without a GstAnalyticsBatchMeta");
+    return GST_FLOW_OK;
+  }
+  if (!gst_cudanms_batch_collect (b, meta,
+          gst_cudanms_backend_device_context (&self->be))) {
+    GST_ELEMENT_ERROR (self, RESOURCE, NO_SPACE_LEFT,
+        ("Cannot allocate the frames of a batch"), (NULL));
+    return GST_FLOW_ERROR;
+  }
+  gst_cudanms_stats_batch (GST_ELEMENT (self), &self->stats, b->n_other);
+  gst_cudanms_read_params (self, &p, &attach_meta, &roi_params);
+  GST_OBJECT_LOCK (self);
+  layout = self->layout;
+  id = g_strdup (self->tensor_id);
+  GST_OBJECT_UNLOCK (self);
+
+  /* each frame's own tensor */
+  for (i = 0; i < b->n_frames; i++) {
+    GstCudanmsBatchFrame *f = &b->frames[i];
+    gchar msg[256] = "";
+
+    gst_cudanms_batch_frame_tensor (self, f, id, layout, &p, msg,
+        sizeof (msg));
+    if (f->lookup == GST_CUDANMS_TENSOR_FOUND && (f->width <= 0
+            || f->height <= 0)) {
+      g_snprintf (msg, sizeof (msg), "stream %u of the batch has no video "
+          "caps: its frames' size is unknown", f->stream);
+      gst_cudanms_tensor_view_release (&f->view);
+      gst_cudanms_tensor_view_release (&f->protos);
+      f->lookup = GST_CUDANMS_TENSOR_BAD;
+    }
+    if (f->lookup == GST_CUDANMS_TENSOR_FOUND) {
+      if (m == 0)
+        call_layout = f->view.layout;
+      m++;
+    }
+  }
+  /* none: a [B, ...] tensor on the batch buffer, frame i of it the
+   * batch's frame i in stream order */
+  if (m == 0 && b->n_frames > 0) {
+    gchar msg[256] = "";
+    GstCudanmsTensorLookup r;
+
+    r = gst_cudanms_tensor_view_acquire_batch (&b->batch_view, buffer, id,
+        (cnms_layout) layout, NULL, &p, msg, sizeof (msg));
+    if (r == GST_CUDANMS_TENSOR_FOUND
+        && (b->batch_view.tensor.n_dims < 3
+            || b->batch_view.tensor.dims[0] != (gint64) b->n_frames)) {
+      g_snprintf (msg, sizeof (msg), "the batch buffer's tensor holds %"
+          G_GINT64_FORMAT " frames, its GstAnalyticsBatchMeta %u",
+          b->batch_view.tensor.n_dims >= 3 ?
+          b->batch_view.tensor.dims[0] : (gint64) 1, b->n_frames);
+      r = GST_CUDANMS_TENSOR_BAD;
+    }
+    if (r == GST_CUDANMS_TENSOR_FOUND && b->n_unsized > 0) {
+      g_snprintf (msg, sizeof (msg), "%u frames of the batch have no video "
+          "caps: their size is unknown", b->n_unsized);
+      r = GST_CUDANMS_TENSOR_BAD;
+    }
+    if (r == GST_CUDANMS_TENSOR_FOUND
+        && b->batch_view.layout == CNMS_LAYOUT_YOLOV8_SEG
+        && gst_cudanms_tensor_view_acquire_protos (&b->batch_protos, buffer,
+            msg, sizeof (msg)) != GST_CUDANMS_TENSOR_FOUND)
+      r = GST_CUDANMS_TENSOR_BAD;
+    if (r == GST_CUDANMS_TENSOR_FOUND) {
+      whole = TRUE;
+      call_layout = b->batch_view.layout;
+      for (i = 0; i < b->n_frames; i++)
+        b->frames[i].lookup = GST_CUDANMS_TENSOR_FOUND;
+      m = b->n_frames;
+    } else if (r == GST_CUDANMS_TENSOR_BAD) {
+      /* every frame of the batch passes without ROIs, said once */
+      for (i = 0; i < b->n_frames; i++)
+        gst_cudanms_stats_problem (GST_ELEMENT (self), &self->stats, FALSE,
+            msg);
+      goto done;
+    }
+  }
+  /* the frames without a tensor, or with a bad one, pass (counted) */
+  for (i = 0; i < b->n_frames; i++) {
+    const GstCudanmsBatchFrame *f = &b->frames[i];
+
+    if (f->lookup == GST_CUDANMS_TENSOR_MISSING)
+      gst_cudanms_stats_problem (GST_ELEMENT (self), &self->stats, TRUE,
+          "a frame of the batch has no detection tensor");
+    else if (f->lookup == GST_CUDANMS_TENSOR_BAD)
+      gst_cudanms_stats_problem (GST_ELEMENT (self), &self->stats, FALSE,
+          "a frame of the batch has a bad detection tensor");
+  }
+  if (m == 0)
+    goto done;
+
+  /* the frames to decode, each with its size */
+  m = 0;
+  for (i = 0; i < b->n_frames; i++) {
+    GstCudanmsBatchFrame *f = &b->frames[i];
+    cnms_frame *cf = &b->cframes[m];
+
+    if (f->lookup != GST_CUDANMS_TENSOR_FOUND)
+      continue;
+    cf->tensor = whole ? NULL : &f->view.tensor;
+    cf->protos = !whole && f->view.layout == CNMS_LAYOUT_YOLOV8_SEG ?
+        &f->protos.tensor : NULL;
+    cf->frame_width = f->width;
+    cf->frame_height = f->height;
+    b->index[m++] = i;
+  }
+  /* model-size NULL (a tensor decoder): the model saw the frame, which
+   * must then be one size for the whole batch */
+  p.frame_width = b->cframes[0].frame_width;
+  p.frame_height = b->cframes[0].frame_height;
+  if (p.model_width == 0) {
+    for (i = 1; i < m; i++)
+      if (b->cframes[i].frame_width != p.frame_width
+          || b->cframes[i].frame_height != p.frame_height)
+        break;
+    if (i < m) {
+      for (i = 0; i < m; i++)
+        gst_cudanms_stats_problem (GST_ELEMENT (self), &self->stats, FALSE,
+            "model-size is unset (the boxes are in frame pixels) and the "
+            "batch's streams differ in size: set model-size");
+      goto done;
+    }
+    p.model_width = p.frame_width;
+    p.model_height = p.frame_height;
+  }
+
+  st = gst_cudanms_backend_detect_batch (&self->be,
+      whole ? &b->batch_view.tensor : NULL,
+      whole && call_layout == CNMS_LAYOUT_YOLOV8_SEG ?
+      &b->batch_protos.tensor : NULL, b->cframes, (int) m, call_layout, &p,
+      &res, &ctx, &took);
+  if (ctx != NULL) {
+    GST_OBJECT_LOCK (self);
+    self->backend_name = cnms_ctx_backend (ctx) == CNMS_BACKEND_CUDA ?
+        "cuda" : "cpu";
+    GST_OBJECT_UNLOCK (self);
+  }
+  if (st == CNMS_ERR_BAD_TENSOR || st == CNMS_ERR_INVALID_ARG) {
+    /* the frames do not agree: the batch passes without ROIs */
+    gchar msg[256];
+
+    g_snprintf (msg, sizeof (msg), "batch: %s", cnms_ctx_error (ctx));
+    for (i = 0; i < m; i++)
+      gst_cudanms_stats_problem (GST_ELEMENT (self), &self->stats, FALSE,
+          msg);
+    goto done;
+  }
+  if (st != CNMS_OK) {
+    gst_cudanms_batch_release (b);
+    g_free (id);
+    post_detect_failed (self, st, ctx, p.max_candidates);
+    return GST_FLOW_ERROR;
+  }
+
+  /* each frame's detections on its own buffer */
+  t_out = gst_util_get_timestamp ();
+  for (i = 0; i < m; i++) {
+    GstCudanmsBatchFrame *f = &b->frames[b->index[i]];
+    const cnms_frame_result *r = &res[i];
+    const cnms_tensor *t = whole ? &b->batch_view.tensor : &f->view.tensor;
+    cnms_params fp = p;
+    GstBuffer *fb;
+
+    if (r->status != CNMS_OK) {
+      gchar msg[256];
+
+      g_snprintf (msg, sizeof (msg), "a frame of the batch: %s", r->error);
+      gst_cudanms_stats_problem (GST_ELEMENT (self), &self->stats,
+          FALSE, msg);
+      continue;
+    }
+    if (r->report.shape.n_anchors > 0
+        && r->report.nonfinite_scores == r->report.shape.n_anchors) {
+      gst_cudanms_stats_problem (GST_ELEMENT (self), &self->stats, FALSE,
+          "tensor holds only NaN/Inf values in its scores");
+      continue;
+    }
+    fp.frame_width = f->width;
+    fp.frame_height = f->height;
+    gst_cudanms_stats_lanes_without_points (GST_ELEMENT (self),
+        &self->stats, r->report.lanes_without_points);
+    gst_cudanms_stats_frame (GST_ELEMENT (self), &self->stats, &r->report,
+        t, r->report.shape.layout, &fp, r->dets, r->n_dets, &self->labels);
+    /* the meta's copy shares the frame: its own copy takes the metas */
+    fb = gst_buffer_make_writable (GST_BUFFER (*f->slot));
+    *f->slot = GST_MINI_OBJECT_CAST (fb);
+    gst_cudanms_attach_frame (self, fb, &r->report, r->dets, r->n_dets,
+        &r->payload, f->width, f->height, attach_meta, roi_params);
+  }
+  gst_cudanms_stats_times (GST_ELEMENT (self), &self->stats, took,
+      gst_util_get_timestamp () - t_out);
+
+done:
+  gst_cudanms_batch_release (b);
+  g_free (id);
+  return GST_FLOW_OK;
+}
+#endif
 
 /* The pipeline's CUDA context (gst-cuda), shared with cudaupload, NVDEC
  * and any other CUDA element. */

@@ -223,3 +223,37 @@ gst_cudanms_backend_detect (GstCudanmsBackend * be, const cnms_tensor * t,
         be->pick.us[CNMS_BACKEND_CPU], GST_CUDANMS_AUTO_TRIALS - 1);
   return st;
 }
+
+cnms_status
+gst_cudanms_backend_detect_batch (GstCudanmsBackend * be,
+    const cnms_tensor * batch, const cnms_tensor * protos,
+    const cnms_frame * frames, int n_frames, cnms_layout layout,
+    const cnms_params * p, const cnms_frame_result ** results,
+    cnms_ctx ** used, GstClockTime * took)
+{
+  gboolean device = batch != NULL ? batch->on_device != 0 : FALSE;
+  cnms_backend b;
+  GstClockTime t0;
+  cnms_status st;
+  int i;
+
+  *took = 0;
+  for (i = 0; batch == NULL && i < n_frames; i++)
+    device |= frames[i].tensor->on_device
+        || (frames[i].protos != NULL && frames[i].protos->on_device);
+  /* a batch goes to the GPU wherever there is one */
+  b = device || be->cpu == NULL || be->cuda != NULL ? CNMS_BACKEND_CUDA :
+      CNMS_BACKEND_CPU;
+  *used = b == CNMS_BACKEND_CUDA ? be->cuda : be->cpu;
+  if (*used == NULL)
+    return CNMS_ERR_NO_DEVICE;
+  t0 = gst_util_get_timestamp ();
+  if (b == CNMS_BACKEND_CUDA && !push (be->cuda_context))
+    return CNMS_ERR_CUDA;
+  st = cnms_detect_batch (*used, batch, protos, frames, n_frames, layout, p,
+      results);
+  if (b == CNMS_BACKEND_CUDA)
+    pop (be->cuda_context);
+  *took = gst_util_get_timestamp () - t0;
+  return st;
+}

@@ -53,5 +53,13 @@ cnms_status gst_cudanms_backend_detect (GstCudanmsBackend * be,
     const cnms_params * p, const cnms_det ** dets, int *n_dets,
     cnms_ctx ** used, GstClockTime * took);
 
+/* cnms_detect_batch on the CUDA context where there is one (device=auto
+ * included: a batch is the GPU's work), else the CPU's. */
+cnms_status gst_cudanms_backend_detect_batch (GstCudanmsBackend * be,
+    const cnms_tensor * batch, const cnms_tensor * protos,
+    const cnms_frame * frames, int n_frames, cnms_layout layout,
+    const cnms_params * p, const cnms_frame_result ** results,
+    cnms_ctx ** used, GstClockTime * took);
+
 G_END_DECLS
 #endif /* __GST_CUDANMS_BACKEND_H__ */

@@ -69,7 +69,9 @@ gst_cudanms_stats_new_stream (GstCudanmsStats * stats)
  * lanes-without-points (kept lanes with fewer than 2 points in the frame,
  * dropped; layout laneatt), buffers-from-other-cuda-context (tensors in
  * GstCudaMemory of another CUDA context than the element's, e.g. of
- * another GPU: read through a host copy),
+ * another GPU: read through a host copy), batches (batch buffers, whose
+ * every frame counts as a buffer above), batch-other-objects (a batch's
+ * events and buffer lists, passed untouched),
  * and two times
  * in nanoseconds, summed over the decoded buffers: backend-time (the
  * backend's decode + NMS call, with its wait for the GPU) and output-time
@@ -86,8 +88,8 @@ gst_cudanms_stats_install_property (GObjectClass * klass, guint prop_id)
           "buffers-over-max-candidates, detections, "
           "buffers-with-scores-above-1, end2end-invalid-classes, "
           "end2end-fractional-classes, detections-without-label, "
-          "lanes-without-points, buffers-from-other-cuda-context; "
-          "backend-time, output-time (ns)",
+          "lanes-without-points, buffers-from-other-cuda-context, "
+          "batches, batch-other-objects; backend-time, output-time (ns)",
           GST_TYPE_STRUCTURE, G_PARAM_READABLE | G_PARAM_STATIC_STRINGS));
 }
 
@@ -109,10 +111,22 @@ gst_cudanms_stats_to_structure (const GstCudanmsStats * stats)
       "detections-without-label", G_TYPE_UINT64, c->unlabelled,
       "lanes-without-points", G_TYPE_UINT64, c->lanes_without_points,
       "buffers-from-other-cuda-context", G_TYPE_UINT64, c->other_context,
+      "batches", G_TYPE_UINT64, c->batches,
+      "batch-other-objects", G_TYPE_UINT64, c->batch_other,
       "backend-time", G_TYPE_UINT64, c->backend_ns,
       "output-time", G_TYPE_UINT64, c->output_ns, NULL);
 
   return s;
+}
+
+void
+gst_cudanms_stats_batch (GstElement * element, GstCudanmsStats * stats,
+    guint other)
+{
+  GST_OBJECT_LOCK (element);
+  stats->c.batches++;
+  stats->c.batch_other += other;
+  GST_OBJECT_UNLOCK (element);
 }
 
 void

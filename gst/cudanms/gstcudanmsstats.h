@@ -33,6 +33,10 @@ typedef struct
   guint64 lanes_without_points; /* kept lanes not returned: < 2 points */
   guint64 other_context;        /* buffers whose tensor was GstCudaMemory of
                                  * another CUDA context than the element's */
+  guint64 batches;              /* batch buffers (GstAnalyticsBatchMeta):
+                                 * each of their frames is a buffer above */
+  guint64 batch_other;          /* objects of a batch that are no buffer
+                                 * (events, buffer lists): passed */
   guint64 backend_ns;           /* time in the backend's decode + NMS call */
   guint64 output_ns;            /* time attaching the metas */
 } GstCudanmsCounters;
@@ -57,6 +61,10 @@ void gst_cudanms_stats_install_property (GObjectClass * klass, guint prop_id);
 /* The counters as a "cudanms-stats" structure; the caller holds the
  * object lock. */
 GstStructure *gst_cudanms_stats_to_structure (const GstCudanmsStats * stats);
+
+/* A batch buffer: its objects that are no buffer (passed untouched). */
+void gst_cudanms_stats_batch (GstElement * element, GstCudanmsStats * stats,
+    guint other);
 
 /* A buffer passes without ROIs: no tensor (missing) or a bad one; msg says
  * why. Counts it and posts it once per stream and kind. */

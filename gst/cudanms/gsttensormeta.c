@@ -424,6 +424,7 @@ typedef struct
   cnms_layout layout;           /* the layout property */
   const cnms_tensor *protos;    /* layout yolov8-seg: its prototypes */
   const cnms_params *p;         /* keypoint_dims, or NULL */
+  gboolean batch;               /* a [B, ...] tensor: a frame of it fits */
   GstCudanmsTensorView *view;
   gchar *msg;
   gsize msg_size;
@@ -511,12 +512,20 @@ search_visit (Search * search, const GstStructure * s, gconstpointer t,
   /* yolov8-seg fits with its prototypes; without them any tensor is taken
    * (and its prototypes are then missing) */
   if (r == GST_CUDANMS_TENSOR_FOUND
-      && (view->layout != CNMS_LAYOUT_YOLOV8_SEG || search->protos != NULL)
-      && cnms_tensor_shape (&view->tensor,
-          view->layout == CNMS_LAYOUT_YOLOV8_SEG ? search->protos : NULL,
-          view->layout, search->p, &shape, reason, sizeof (reason))
-      != CNMS_OK)
-    r = GST_CUDANMS_TENSOR_BAD;
+      && (view->layout != CNMS_LAYOUT_YOLOV8_SEG || search->protos != NULL)) {
+    cnms_tensor one = view->tensor;
+
+    /* a batch: its first frame, [1, ...] */
+    if (search->batch && one.n_dims >= 3 && one.dims[0] > 1) {
+      one.size /= (size_t) one.dims[0];
+      one.dims[0] = 1;
+    }
+    if (cnms_tensor_shape (&one,
+            view->layout == CNMS_LAYOUT_YOLOV8_SEG ? search->protos : NULL,
+            view->layout, search->p, &shape, reason, sizeof (reason))
+        != CNMS_OK)
+      r = GST_CUDANMS_TENSOR_BAD;
+  }
   if (r == GST_CUDANMS_TENSOR_BAD) {
     search_fail (search, id, reason);
     return;
@@ -527,7 +536,7 @@ search_visit (Search * search, const GstStructure * s, gconstpointer t,
 
 static GstCudanmsTensorLookup
 view_acquire (GstCudanmsTensorView * view, GstBuffer * buffer,
-    const gchar * id, gboolean raw, cnms_layout layout,
+    const gchar * id, gboolean raw, gboolean batch, cnms_layout layout,
     const cnms_tensor * protos, const cnms_params * p, gchar * msg,
     gsize msg_size)
 {
@@ -535,7 +544,7 @@ view_acquire (GstCudanmsTensorView * view, GstBuffer * buffer,
    * per buffer takes GStreamer's global meta lock */
   static const GstMetaInfo *custom_info = NULL;
   const GstMetaInfo *custom = g_atomic_pointer_get (&custom_info);
-  Search search = { id, raw, layout, protos, p, view, msg, msg_size,
+  Search search = { id, raw, layout, protos, p, batch, view, msg, msg_size,
     GST_CUDANMS_TENSOR_MISSING, 0, 0, FALSE
   };
   gpointer state = NULL;
@@ -601,8 +610,18 @@ gst_cudanms_tensor_view_acquire (GstCudanmsTensorView * view,
     const cnms_tensor * protos, const cnms_params * p, gchar * msg,
     gsize msg_size)
 {
-  return view_acquire (view, buffer, id, FALSE, layout, protos, p, msg,
-      msg_size);
+  return view_acquire (view, buffer, id, FALSE, FALSE, layout, protos, p,
+      msg, msg_size);
+}
+
+GstCudanmsTensorLookup
+gst_cudanms_tensor_view_acquire_batch (GstCudanmsTensorView * view,
+    GstBuffer * buffer, const gchar * id, cnms_layout layout,
+    const cnms_tensor * protos, const cnms_params * p, gchar * msg,
+    gsize msg_size)
+{
+  return view_acquire (view, buffer, id, FALSE, TRUE, layout, protos, p,
+      msg, msg_size);
 }
 
 GstCudanmsTensorLookup
@@ -610,7 +629,8 @@ gst_cudanms_tensor_view_acquire_protos (GstCudanmsTensorView * view,
     GstBuffer * buffer, gchar * msg, gsize msg_size)
 {
   GstCudanmsTensorLookup r = view_acquire (view, buffer,
-      GST_CUDANMS_TENSOR_ID_YOLOV8_SEG_PROTOS, TRUE, CNMS_LAYOUT_AUTO, NULL,
+      GST_CUDANMS_TENSOR_ID_YOLOV8_SEG_PROTOS, TRUE, FALSE, CNMS_LAYOUT_AUTO,
+      NULL,
       NULL, msg, msg_size);
 
   if (r == GST_CUDANMS_TENSOR_MISSING)

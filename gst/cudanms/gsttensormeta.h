@@ -90,6 +90,12 @@ GstCudanmsTensorLookup gst_cudanms_tensor_view_acquire (GstCudanmsTensorView * v
     GstBuffer * buffer, const gchar * id, cnms_layout layout,
     const cnms_tensor * protos, const cnms_params * p, gchar * msg,
     gsize msg_size);
+/* The same for a tensor [B, ...] of B frames (a batch on its batch
+ * buffer): a tensor fits when one frame of it ([1, ...]) does. */
+GstCudanmsTensorLookup gst_cudanms_tensor_view_acquire_batch
+    (GstCudanmsTensorView * view, GstBuffer * buffer, const gchar * id,
+    cnms_layout layout, const cnms_tensor * protos, const cnms_params * p,
+    gchar * msg, gsize msg_size);
 void gst_cudanms_tensor_view_release (GstCudanmsTensorView * view);
 
 /* Layout yolov8-seg: the prototypes [1, M, Hp, Wp], the first tensor on

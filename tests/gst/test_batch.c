@@ -1,0 +1,354 @@
+/* cudanms on batches (GStreamer >= 1.28, GstAnalyticsBatchMeta): every
+ * frame of every stream decoded in one call, its ROIs on its own buffer
+ * exactly as a single-frame cudanms gives them on the same tensor and the
+ * stream's frame size; a [B, ...] tensor on the batch buffer; frames
+ * without a tensor, a bad frame, events and a stream without a frame pass
+ * (counted); a shared frame buffer is copied, never written; live property
+ * changes; video caps still negotiate. */
+#include <gst/check/gstcheck.h>
+#include <gst/analytics/analytics.h>
+
+#include "gst_helpers.h"
+
+#define BATCH_CAPS "multistream/x-analytics-batch(meta:GstAnalyticsBatchMeta)"
+
+/* The streams' frame sizes. */
+static const gint sizes[3][2] = { {320, 240}, {1280, 720}, {640, 480} };
+
+static gchar *
+video_caps (gint s)
+{
+  return g_strdup_printf ("video/x-raw,format=GRAY8,width=%d,height=%d,"
+      "framerate=30/1", sizes[s][0], sizes[s][1]);
+}
+
+/* A frame of stream s (its size) carrying the hand tensor scaled by k
+ * (its boxes moved and its scores kept), or no tensor (k < 0). */
+static GstBuffer *
+stream_frame (gint s, gint k)
+{
+  GstBuffer *buf = gst_buffer_new_allocate (NULL, 16, NULL);
+
+  GST_BUFFER_PTS (buf) = 0;
+  GST_BUFFER_DURATION (buf) = GST_SECOND / 30;
+  if (k >= 0) {
+    const gint dims[] = { 1, 4 + HAND_CLASSES, HAND_ANCHORS };
+    gsize n, i;
+    gfloat *t = hand_tensor_yolov8 (&n);
+
+    /* cx, cy shifted by k pixels: each frame its own boxes */
+    for (i = 0; i < 2 * HAND_ANCHORS; i++)
+      t[i] += (gfloat) k;
+    attach_tensor (buf, NULL, "float32", dims, 3, t, n * 4);
+    g_free (t);
+  }
+  return buf;
+}
+
+/* The ROIs a single-frame cudanms (props) gives buf's tensor on stream s's
+ * caps. */
+static gchar *
+single_rois (const gchar * props, gint s, GstBuffer * buf)
+{
+  gchar *caps = video_caps (s);
+  GstHarness *h = new_harness_caps (props, caps);
+  GstBuffer *out = push_pull (h, gst_buffer_ref (buf));
+  gchar *rois = rois_to_string (out);
+
+  gst_buffer_unref (out);
+  gst_harness_teardown (h);
+  g_free (caps);
+  return rois;
+}
+
+/* Fills stream s of meta: its sticky events (stream-start, caps,
+ * segment) and objects (transfer full). */
+static void
+fill_stream (GstAnalyticsBatchMeta * meta, gint s, GstMiniObject ** objects,
+    gsize n)
+{
+  GstAnalyticsBatchStream *st = &meta->streams[s];
+  gchar *caps_str = video_caps (s), *sid = g_strdup_printf ("stream-%d", s);
+  GstCaps *caps = gst_caps_from_string (caps_str);
+  GstSegment seg;
+
+  gst_segment_init (&seg, GST_FORMAT_TIME);
+  st->index = (guint) s;
+  st->n_sticky_events = 3;
+  st->sticky_events = g_new0 (GstEvent *, 3);
+  st->sticky_events[0] = gst_event_new_stream_start (sid);
+  st->sticky_events[1] = gst_event_new_caps (caps);
+  st->sticky_events[2] = gst_event_new_segment (&seg);
+  st->n_objects = n;
+  st->objects = n > 0 ? g_new0 (GstMiniObject *, n) : NULL;
+  if (n > 0)
+    memcpy (st->objects, objects, n * sizeof (GstMiniObject *));
+  gst_caps_unref (caps);
+  g_free (caps_str);
+  g_free (sid);
+}
+
+/* An empty batch buffer with a meta of n_streams streams. */
+static GstBuffer *
+batch_buffer (gsize n_streams, GstAnalyticsBatchMeta ** meta)
+{
+  GstBuffer *b = gst_buffer_new ();
+
+  GST_BUFFER_PTS (b) = 0;
+  *meta = gst_buffer_add_analytics_batch_meta (b);
+  (*meta)->streams = g_new0 (GstAnalyticsBatchStream, n_streams);
+  (*meta)->n_streams = n_streams;
+  return b;
+}
+
+/* The ROIs in a rois_to_string () string. */
+static guint
+n_rois (const gchar * rois)
+{
+  guint n = 0;
+
+  for (; *rois != '\0'; rois++)
+    n += *rois == ';';
+  return n;
+}
+
+static GstBuffer *
+out_frame (GstBuffer * out, gint s, gsize j)
+{
+  GstAnalyticsBatchMeta *meta = gst_buffer_get_analytics_batch_meta (out);
+
+  fail_unless (meta != NULL);
+  fail_unless ((gsize) s < meta->n_streams);
+  fail_unless (j < meta->streams[s].n_objects);
+  fail_unless (GST_IS_BUFFER (meta->streams[s].objects[j]));
+  return GST_BUFFER (meta->streams[s].objects[j]);
+}
+
+#define PROPS "device=cpu model-size=320x240 letterbox=false"
+
+/* Three streams of three sizes: stream 0 two frames, stream 1 a frame
+ * and a gap event, stream 2 a frame without a tensor; one frame buffer
+ * also held by the test (shared: the element must copy it). */
+GST_START_TEST (test_batch_streams)
+{
+  GstHarness *h = new_harness_caps (PROPS, BATCH_CAPS);
+  GstAnalyticsBatchMeta *meta;
+  GstBuffer *in = batch_buffer (3, &meta), *out, *shared;
+  GstBuffer *f00 = stream_frame (0, 0), *f01 = stream_frame (0, 9);
+  GstBuffer *f10 = stream_frame (1, 30), *f20 = stream_frame (2, -1);
+  GstMiniObject *o0[2], *o1[2], *o2[1];
+  gchar *want00 = single_rois (PROPS, 0, f00);
+  gchar *want01 = single_rois (PROPS, 0, f01);
+  gchar *want10 = single_rois (PROPS, 1, f10);
+  gchar *got;
+
+  /* the single-frame runs find boxes, and different ones */
+  fail_unless (strlen (want00) > 0 && strlen (want10) > 0);
+  fail_if (g_strcmp0 (want00, want01) == 0);
+  fail_if (g_strcmp0 (want00, want10) == 0);
+  shared = gst_buffer_ref (f01);
+  o0[0] = GST_MINI_OBJECT (f00);
+  o0[1] = GST_MINI_OBJECT (f01);
+  o1[0] = GST_MINI_OBJECT (f10);
+  o1[1] = GST_MINI_OBJECT (gst_event_new_gap (0, GST_SECOND / 30));
+  o2[0] = GST_MINI_OBJECT (f20);
+  fill_stream (meta, 0, o0, 2);
+  fill_stream (meta, 1, o1, 2);
+  fill_stream (meta, 2, o2, 1);
+
+  out = push_pull (h, in);
+  got = rois_to_string (out_frame (out, 0, 0));
+  fail_unless_equals_string (got, want00);
+  g_free (got);
+  got = rois_to_string (out_frame (out, 0, 1));
+  fail_unless_equals_string (got, want01);
+  g_free (got);
+  got = rois_to_string (out_frame (out, 1, 0));
+  fail_unless_equals_string (got, want10);
+  g_free (got);
+  fail_unless_equals_int (count_rois (out_frame (out, 2, 0)), 0);
+  /* the event passes as it was */
+  fail_unless (GST_IS_EVENT (gst_buffer_get_analytics_batch_meta (out)->
+          streams[1].objects[1]));
+  /* the shared frame was copied: the test's own has no ROI */
+  fail_unless (out_frame (out, 0, 1) != shared);
+  fail_unless_equals_int (count_rois (shared), 0);
+  fail_unless_equals_int (get_stat (h->element, "batches"), 1);
+  fail_unless_equals_int (get_stat (h->element, "batch-other-objects"), 1);
+  fail_unless_equals_int (get_stat (h->element, "buffers"), 4);
+  fail_unless_equals_int (get_stat (h->element, "buffers-without-tensor"),
+      1);
+  /* every ROI of the three frames counted */
+  fail_unless_equals_int (get_stat (h->element, "detections"),
+      n_rois (want00) + n_rois (want01) + n_rois (want10));
+
+  gst_buffer_unref (shared);
+  gst_buffer_unref (out);
+  g_free (want00);
+  g_free (want01);
+  g_free (want10);
+  gst_harness_teardown (h);
+}
+
+GST_END_TEST;
+
+/* A [B, ...] tensor on the batch buffer: frame i of it is the batch's
+ * frame i in stream order; a B that is not the frames' count is refused. */
+GST_START_TEST (test_batch_tensor)
+{
+  const gint dims[] = { 3, 4 + HAND_CLASSES, HAND_ANCHORS };
+  GstHarness *h = new_harness_caps (PROPS, BATCH_CAPS);
+  GstAnalyticsBatchMeta *meta;
+  GstBuffer *in = batch_buffer (2, &meta), *out;
+  GstBuffer *ref[3] = { stream_frame (0, 0), stream_frame (0, 5),
+    stream_frame (1, 40)
+  };
+  GstMiniObject *o0[2], *o1[1];
+  gfloat *all = g_new (gfloat, 3 * (4 + HAND_CLASSES) * HAND_ANCHORS);
+  gchar *want[3], *got;
+  gint i;
+
+  for (i = 0; i < 3; i++) {
+    gsize n, j;
+    gfloat *t = hand_tensor_yolov8 (&n);
+    const gint k[3] = { 0, 5, 40 };
+
+    for (j = 0; j < 2 * HAND_ANCHORS; j++)
+      t[j] += (gfloat) k[i];
+    memcpy (all + (gsize) i * n, t, n * 4);
+    g_free (t);
+    want[i] = single_rois (PROPS, i < 2 ? 0 : 1, ref[i]);
+  }
+  o0[0] = GST_MINI_OBJECT (stream_frame (0, -1));
+  o0[1] = GST_MINI_OBJECT (stream_frame (0, -1));
+  o1[0] = GST_MINI_OBJECT (stream_frame (1, -1));
+  fill_stream (meta, 0, o0, 2);
+  fill_stream (meta, 1, o1, 1);
+  attach_tensor (in, NULL, "float32", dims, 3, all,
+      3 * (4 + HAND_CLASSES) * HAND_ANCHORS * 4);
+  out = push_pull (h, in);
+  for (i = 0; i < 3; i++) {
+    got = rois_to_string (out_frame (out, i < 2 ? 0 : 1, i < 2 ? i : 0));
+    fail_unless_equals_string (got, want[i]);
+    g_free (got);
+  }
+  gst_buffer_unref (out);
+
+  /* two frames in the meta, three in the tensor: refused, counted */
+  in = batch_buffer (1, &meta);
+  o0[0] = GST_MINI_OBJECT (stream_frame (0, -1));
+  o0[1] = GST_MINI_OBJECT (stream_frame (0, -1));
+  fill_stream (meta, 0, o0, 2);
+  attach_tensor (in, NULL, "float32", dims, 3, all,
+      3 * (4 + HAND_CLASSES) * HAND_ANCHORS * 4);
+  out = push_pull (h, in);
+  fail_unless_equals_int (count_rois (out_frame (out, 0, 0)), 0);
+  fail_unless_equals_int (count_rois (out_frame (out, 0, 1)), 0);
+  fail_unless_equals_int (get_stat (h->element, "buffers-with-bad-tensor"),
+      2);
+  gst_buffer_unref (out);
+  for (i = 0; i < 3; i++) {
+    g_free (want[i]);
+    gst_buffer_unref (ref[i]);
+  }
+  g_free (all);
+  gst_harness_teardown (h);
+}
+
+GST_END_TEST;
+
+/* A bad frame (its tensor one value short) among good ones, a stream that
+ * stopped (no object), and a live change of score-threshold. */
+GST_START_TEST (test_batch_bad_frame)
+{
+  GstHarness *h = new_harness_caps (PROPS, BATCH_CAPS);
+  GstAnalyticsBatchMeta *meta;
+  GstBuffer *in = batch_buffer (3, &meta), *out, *bad;
+  GstBuffer *good = stream_frame (0, 3), *good2 = stream_frame (2, 11);
+  GstMiniObject *o0[2], *o2[1];
+  const gint dims[] = { 1, 4 + HAND_CLASSES, HAND_ANCHORS };
+  gchar *want = single_rois (PROPS, 0, good);
+  gchar *want2 = single_rois (PROPS, 2, good2);
+  gchar *want_hi, *got;
+  gsize n;
+  gfloat *t = hand_tensor_yolov8 (&n);
+
+  bad = gst_buffer_new_allocate (NULL, 16, NULL);
+  attach_tensor (bad, NULL, "float32", dims, 3, t, n * 4 - 4);
+  o0[0] = GST_MINI_OBJECT (gst_buffer_ref (good));
+  o0[1] = GST_MINI_OBJECT (bad);
+  o2[0] = GST_MINI_OBJECT (gst_buffer_ref (good2));
+  fill_stream (meta, 0, o0, 2);
+  fill_stream (meta, 1, NULL, 0);
+  fill_stream (meta, 2, o2, 1);
+  out = push_pull (h, in);
+  got = rois_to_string (out_frame (out, 0, 0));
+  fail_unless_equals_string (got, want);
+  g_free (got);
+  got = rois_to_string (out_frame (out, 2, 0));
+  fail_unless_equals_string (got, want2);
+  g_free (got);
+  fail_unless_equals_int (count_rois (out_frame (out, 0, 1)), 0);
+  fail_unless_equals_int (get_stat (h->element, "buffers-with-bad-tensor"),
+      1);
+  gst_buffer_unref (out);
+
+  /* a live change: the next batch under the new threshold */
+  g_object_set (h->element, "score-threshold", 0.6, NULL);
+  want_hi = single_rois (PROPS " score-threshold=0.6", 0, good);
+  fail_if (g_strcmp0 (want_hi, want) == 0);
+  in = batch_buffer (1, &meta);
+  o0[0] = GST_MINI_OBJECT (gst_buffer_ref (good));
+  fill_stream (meta, 0, o0, 1);
+  out = push_pull (h, in);
+  got = rois_to_string (out_frame (out, 0, 0));
+  fail_unless_equals_string (got, want_hi);
+  g_free (got);
+  gst_buffer_unref (out);
+  gst_buffer_unref (good);
+  gst_buffer_unref (good2);
+  g_free (t);
+  g_free (want);
+  g_free (want2);
+  g_free (want_hi);
+  gst_harness_teardown (h);
+}
+
+GST_END_TEST;
+
+/* Both kinds of caps negotiate on the same element class: video frames as
+ * before, and batches; a batch buffer without the meta passes, counted. */
+GST_START_TEST (test_batch_caps)
+{
+  GstHarness *h = new_harness_caps (PROPS, FRAME_CAPS);
+  GstBuffer *out = push_pull (h, hand_frame_yolov8 ());
+
+  assert_hand_rois (out, NULL);
+  gst_buffer_unref (out);
+  gst_harness_teardown (h);
+
+  h = new_harness_caps (PROPS, BATCH_CAPS);
+  out = push_pull (h, gst_buffer_new ());
+  fail_unless_equals_int (get_stat (h->element, "buffers-without-tensor"),
+      1);
+  gst_buffer_unref (out);
+  gst_harness_teardown (h);
+}
+
+GST_END_TEST;
+
+static Suite *
+batch_suite (void)
+{
+  Suite *s = suite_create ("cudanms-batch");
+  TCase *tc = tcase_create ("batch");
+
+  suite_add_tcase (s, tc);
+  tcase_add_test (tc, test_batch_streams);
+  tcase_add_test (tc, test_batch_tensor);
+  tcase_add_test (tc, test_batch_bad_frame);
+  tcase_add_test (tc, test_batch_caps);
+  return s;
+}
+
+GST_CHECK_MAIN (batch);
