@@ -931,6 +931,17 @@ gst_cudanms_batch_frame_tensor (GstCudanms * self, GstCudanmsBatchFrame * f,
   }
 }
 
+/* Frame f of a batch passes without ROIs: counted as a buffer and for its
+ * stream, and warned once per stream. */
+static void
+gst_cudanms_batch_frame_problem (GstCudanms * self,
+    const GstCudanmsBatchFrame * f, gboolean missing, const gchar * msg)
+{
+  gst_cudanms_stats_problem (GST_ELEMENT (self), &self->stats, missing, msg);
+  gst_cudanms_stats_stream (GST_ELEMENT (self), &self->stats, f->stream,
+      missing, !missing, 0);
+}
+
 /* A batch buffer (GstAnalyticsBatchMeta): every frame with a tensor
  * decoded in one cnms_detect_batch, its detections attached to the
  * frame's own buffer (made writable and stored back into the meta); the
@@ -1027,8 +1038,7 @@ gst_cudanms_transform_batch (GstCudanms * self, GstBuffer * buffer)
     } else if (r == GST_CUDANMS_TENSOR_BAD) {
       /* every frame of the batch passes without ROIs, said once */
       for (i = 0; i < b->n_frames; i++)
-        gst_cudanms_stats_problem (GST_ELEMENT (self), &self->stats, FALSE,
-            msg);
+        gst_cudanms_batch_frame_problem (self, &b->frames[i], FALSE, msg);
       goto done;
     }
   }
@@ -1037,10 +1047,10 @@ gst_cudanms_transform_batch (GstCudanms * self, GstBuffer * buffer)
     const GstCudanmsBatchFrame *f = &b->frames[i];
 
     if (f->lookup == GST_CUDANMS_TENSOR_MISSING)
-      gst_cudanms_stats_problem (GST_ELEMENT (self), &self->stats, TRUE,
+      gst_cudanms_batch_frame_problem (self, f, TRUE,
           "a frame of the batch has no detection tensor");
     else if (f->lookup == GST_CUDANMS_TENSOR_BAD)
-      gst_cudanms_stats_problem (GST_ELEMENT (self), &self->stats, FALSE,
+      gst_cudanms_batch_frame_problem (self, f, FALSE,
           "a frame of the batch has a bad detection tensor");
   }
   if (m == 0)
@@ -1072,9 +1082,9 @@ gst_cudanms_transform_batch (GstCudanms * self, GstBuffer * buffer)
         break;
     if (i < m) {
       for (i = 0; i < m; i++)
-        gst_cudanms_stats_problem (GST_ELEMENT (self), &self->stats, FALSE,
-            "model-size is unset (the boxes are in frame pixels) and the "
-            "batch's streams differ in size: set model-size");
+        gst_cudanms_batch_frame_problem (self, &b->frames[b->index[i]],
+            FALSE, "model-size is unset (the boxes are in frame pixels) "
+            "and the batch's streams differ in size: set model-size");
       goto done;
     }
     p.model_width = p.frame_width;
@@ -1098,7 +1108,7 @@ gst_cudanms_transform_batch (GstCudanms * self, GstBuffer * buffer)
 
     g_snprintf (msg, sizeof (msg), "batch: %s", cnms_ctx_error (ctx));
     for (i = 0; i < m; i++)
-      gst_cudanms_stats_problem (GST_ELEMENT (self), &self->stats, FALSE,
+      gst_cudanms_batch_frame_problem (self, &b->frames[b->index[i]], FALSE,
           msg);
     goto done;
   }
@@ -1122,13 +1132,12 @@ gst_cudanms_transform_batch (GstCudanms * self, GstBuffer * buffer)
       gchar msg[256];
 
       g_snprintf (msg, sizeof (msg), "a frame of the batch: %s", r->error);
-      gst_cudanms_stats_problem (GST_ELEMENT (self), &self->stats,
-          FALSE, msg);
+      gst_cudanms_batch_frame_problem (self, f, FALSE, msg);
       continue;
     }
     if (r->report.shape.n_anchors > 0
         && r->report.nonfinite_scores == r->report.shape.n_anchors) {
-      gst_cudanms_stats_problem (GST_ELEMENT (self), &self->stats, FALSE,
+      gst_cudanms_batch_frame_problem (self, f, FALSE,
           "tensor holds only NaN/Inf values in its scores");
       continue;
     }
@@ -1138,6 +1147,8 @@ gst_cudanms_transform_batch (GstCudanms * self, GstBuffer * buffer)
         &self->stats, r->report.lanes_without_points);
     gst_cudanms_stats_frame (GST_ELEMENT (self), &self->stats, &r->report,
         t, r->report.shape.layout, &fp, r->dets, r->n_dets, &self->labels);
+    gst_cudanms_stats_stream (GST_ELEMENT (self), &self->stats, f->stream,
+        FALSE, FALSE, (guint64) r->n_dets);
     /* the meta's copy shares the frame: its own copy takes the metas */
     fb = gst_buffer_make_writable (GST_BUFFER (*f->slot));
     *f->slot = GST_MINI_OBJECT_CAST (fb);

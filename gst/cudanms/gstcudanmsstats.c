@@ -32,12 +32,15 @@ gst_cudanms_stats_init (GstCudanmsStats * stats)
   memset (&stats->c, 0, sizeof (stats->c));
   stats->warned = g_hash_table_new_full (g_str_hash, g_str_equal, g_free,
       NULL);
+  stats->streams = g_array_new (FALSE, TRUE,
+      sizeof (GstCudanmsStreamCounters));
 }
 
 void
 gst_cudanms_stats_clear (GstCudanmsStats * stats)
 {
   g_clear_pointer (&stats->warned, g_hash_table_unref);
+  g_clear_pointer (&stats->streams, g_array_unref);
 }
 
 void
@@ -45,6 +48,7 @@ gst_cudanms_stats_start (GstElement * element, GstCudanmsStats * stats)
 {
   GST_OBJECT_LOCK (element);
   memset (&stats->c, 0, sizeof (stats->c));
+  g_array_set_size (stats->streams, 0);
   GST_OBJECT_UNLOCK (element);
   gst_cudanms_stats_new_stream (stats);
 }
@@ -71,7 +75,9 @@ gst_cudanms_stats_new_stream (GstCudanmsStats * stats)
  * GstCudaMemory of another CUDA context than the element's, e.g. of
  * another GPU: read through a host copy), batches (batch buffers, whose
  * every frame counts as a buffer above), batch-other-objects (a batch's
- * events and buffer lists, passed untouched),
+ * events and buffer lists, passed untouched), and for batches a
+ * "streams" array of "stream" structures (index, frames,
+ * frames-without-tensor, frames-with-bad-tensor, detections),
  * and two times
  * in nanoseconds, summed over the decoded buffers: backend-time (the
  * backend's decode + NMS call, with its wait for the GPU) and output-time
@@ -89,7 +95,9 @@ gst_cudanms_stats_install_property (GObjectClass * klass, guint prop_id)
           "buffers-with-scores-above-1, end2end-invalid-classes, "
           "end2end-fractional-classes, detections-without-label, "
           "lanes-without-points, buffers-from-other-cuda-context, "
-          "batches, batch-other-objects; backend-time, output-time (ns)",
+          "batches, batch-other-objects; backend-time, output-time (ns); "
+          "streams (a batch's, by index: frames, frames-without-tensor, "
+          "frames-with-bad-tensor, detections)",
           GST_TYPE_STRUCTURE, G_PARAM_READABLE | G_PARAM_STATIC_STRINGS));
 }
 
@@ -116,7 +124,47 @@ gst_cudanms_stats_to_structure (const GstCudanmsStats * stats)
       "backend-time", G_TYPE_UINT64, c->backend_ns,
       "output-time", G_TYPE_UINT64, c->output_ns, NULL);
 
+  if (stats->streams != NULL && stats->streams->len > 0) {
+    GValue arr = G_VALUE_INIT, v = G_VALUE_INIT;
+    guint i;
+
+    g_value_init (&arr, GST_TYPE_ARRAY);
+    for (i = 0; i < stats->streams->len; i++) {
+      const GstCudanmsStreamCounters *sc =
+          &g_array_index (stats->streams, GstCudanmsStreamCounters, i);
+
+      g_value_init (&v, GST_TYPE_STRUCTURE);
+      g_value_take_boxed (&v, gst_structure_new ("stream",
+              "index", G_TYPE_UINT, i,
+              "frames", G_TYPE_UINT64, sc->frames,
+              "frames-without-tensor", G_TYPE_UINT64, sc->no_tensor,
+              "frames-with-bad-tensor", G_TYPE_UINT64, sc->bad_tensor,
+              "detections", G_TYPE_UINT64, sc->detections, NULL));
+      gst_value_array_append_and_take_value (&arr, &v);
+    }
+    gst_structure_take_value (s, "streams", &arr);
+  }
+
   return s;
+}
+
+void
+gst_cudanms_stats_stream (GstElement * element, GstCudanmsStats * stats,
+    guint index, gboolean no_tensor, gboolean bad, guint64 detections)
+{
+  GstCudanmsStreamCounters *sc;
+
+  if (index >= GST_CUDANMS_STATS_MAX_STREAMS)
+    return;
+  GST_OBJECT_LOCK (element);
+  if (index >= stats->streams->len)
+    g_array_set_size (stats->streams, index + 1);
+  sc = &g_array_index (stats->streams, GstCudanmsStreamCounters, index);
+  sc->frames++;
+  sc->no_tensor += no_tensor != FALSE;
+  sc->bad_tensor += bad != FALSE;
+  sc->detections += detections;
+  GST_OBJECT_UNLOCK (element);
 }
 
 void

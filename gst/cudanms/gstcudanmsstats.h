@@ -41,9 +41,23 @@ typedef struct
   guint64 output_ns;            /* time attaching the metas */
 } GstCudanmsCounters;
 
+/* A batch's stream (by its index in the GstAnalyticsBatchMeta). */
+typedef struct
+{
+  guint64 frames;               /* its frames seen */
+  guint64 no_tensor;            /* of them without a detection tensor */
+  guint64 bad_tensor;           /* of them with a bad one */
+  guint64 detections;           /* kept boxes attached to them */
+} GstCudanmsStreamCounters;
+
+/* The most streams counted one by one (a larger index is not). */
+#define GST_CUDANMS_STATS_MAX_STREAMS 1024
+
 typedef struct
 {
   GstCudanmsCounters c;
+  GArray *streams;              /* GstCudanmsStreamCounters by stream index,
+                                 * under the object lock */
   /* kinds of problem posted in this stream (streaming thread only) */
   GHashTable *warned;
 } GstCudanmsStats;
@@ -65,6 +79,10 @@ GstStructure *gst_cudanms_stats_to_structure (const GstCudanmsStats * stats);
 /* A batch buffer: its objects that are no buffer (passed untouched). */
 void gst_cudanms_stats_batch (GstElement * element, GstCudanmsStats * stats,
     guint other);
+
+/* A frame of a batch's stream index: no_tensor, bad, or its detections. */
+void gst_cudanms_stats_stream (GstElement * element, GstCudanmsStats * stats,
+    guint index, gboolean no_tensor, gboolean bad, guint64 detections);
 
 /* A buffer passes without ROIs: no tensor (missing) or a bad one; msg says
  * why. Counts it and posts it once per stream and kind. */

@@ -182,6 +182,32 @@ GST_START_TEST (test_batch_streams)
   fail_unless_equals_int (get_stat (h->element, "detections"),
       n_rois (want00) + n_rois (want01) + n_rois (want10));
 
+  /* per stream: stream 0 two frames, 1 one, 2 one without a tensor */
+  {
+    GstStructure *st = NULL;
+    const GValue *arr;
+    guint64 v;
+
+    g_object_get (h->element, "stats", &st, NULL);
+    arr = gst_structure_get_value (st, "streams");
+    fail_unless (arr != NULL && GST_VALUE_HOLDS_ARRAY (arr));
+    fail_unless_equals_int (gst_value_array_get_size (arr), 3);
+    fail_unless (gst_structure_get_uint64 (gst_value_get_structure
+            (gst_value_array_get_value (arr, 0)), "frames", &v));
+    fail_unless_equals_int (v, 2);
+    fail_unless (gst_structure_get_uint64 (gst_value_get_structure
+            (gst_value_array_get_value (arr, 0)), "detections", &v));
+    fail_unless_equals_int (v, n_rois (want00) + n_rois (want01));
+    fail_unless (gst_structure_get_uint64 (gst_value_get_structure
+            (gst_value_array_get_value (arr, 1)), "detections", &v));
+    fail_unless_equals_int (v, n_rois (want10));
+    fail_unless (gst_structure_get_uint64 (gst_value_get_structure
+            (gst_value_array_get_value (arr, 2)), "frames-without-tensor",
+            &v));
+    fail_unless_equals_int (v, 1);
+    gst_structure_free (st);
+  }
+
   gst_buffer_unref (shared);
   gst_buffer_unref (out);
   g_free (want00);
