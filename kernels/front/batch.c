@@ -132,8 +132,10 @@ reset_results (cnms_ctx *ctx, int n)
           sizeof *ctx->batch_err))
     return cnms_fail (&ctx->b, CNMS_ERR_NO_MEMORY,
         "cannot allocate the results of %d frames", n);
-  memset (ctx->batch, 0, (size_t) n * sizeof *ctx->batch);
-  memset (ctx->batch_at, 0, (size_t) n * sizeof *ctx->batch_at);
+  if (n > 0) {
+    memset (ctx->batch, 0, (size_t) n * sizeof *ctx->batch);
+    memset (ctx->batch_at, 0, (size_t) n * sizeof *ctx->batch_at);
+  }
   for (i = 0; i < n; i++)
     ctx->batch_err[i][0] = '\0';
   ctx->batch_n = n;

@@ -77,7 +77,7 @@ counted (GstElement * el, GstCudanmsStats * stats)
   s = gst_cudanms_stats_to_structure (stats);
   GST_OBJECT_UNLOCK (el);
   fail_unless (gst_structure_get_uint64 (s, OTHER, &v));
-  fail_unless_equals_int (gst_structure_n_fields (s), 15);
+  fail_unless_equals_int (gst_structure_n_fields (s), 17);
   gst_structure_free (s);
   return v;
 }
