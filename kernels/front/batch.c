@@ -8,9 +8,10 @@
 
 #include "front.h"
 
-/* Grows *buf (of *cap elements of size bytes) to hold at least n. */
+/* Grows *buf (of *cap elements of size bytes) to hold at least n; each
+ * growth counts as an allocation of ctx (cnms_ctx_alloc_count). */
 static int
-grow (void **buf, size_t *cap, size_t n, size_t size)
+grow (cnms_ctx *ctx, void **buf, size_t *cap, size_t n, size_t size)
 {
   void *p;
   size_t c = *cap ? *cap : 16;
@@ -22,6 +23,7 @@ grow (void **buf, size_t *cap, size_t n, size_t size)
   p = realloc (*buf, c * size);
   if (p == NULL)
     return 0;
+  ctx->b.alloc_count++;
   *buf = p;
   *cap = c;
   return 1;
@@ -124,11 +126,11 @@ reset_results (cnms_ctx *ctx, int n)
 {
   int i;
 
-  if (!grow ((void **) &ctx->batch, &ctx->batch_cap, (size_t) n,
+  if (!grow (ctx, (void **) &ctx->batch, &ctx->batch_cap, (size_t) n,
           sizeof *ctx->batch)
-      || !grow ((void **) &ctx->batch_at, &ctx->batch_at_cap, (size_t) n,
+      || !grow (ctx, (void **) &ctx->batch_at, &ctx->batch_at_cap, (size_t) n,
           sizeof *ctx->batch_at)
-      || !grow ((void **) &ctx->batch_err, &ctx->batch_err_cap, (size_t) n,
+      || !grow (ctx, (void **) &ctx->batch_err, &ctx->batch_err_cap, (size_t) n,
           sizeof *ctx->batch_err))
     return cnms_fail (&ctx->b, CNMS_ERR_NO_MEMORY,
         "cannot allocate the results of %d frames", n);
@@ -153,11 +155,11 @@ keep_frame (cnms_ctx *ctx, int i, const cnms_det *dets, int n,
   cnms_payloads pl;
 
   cnms_ctx_payload (ctx, &pl);
-  if (!grow ((void **) &ctx->batch_dets, &ctx->batch_dets_cap,
+  if (!grow (ctx, (void **) &ctx->batch_dets, &ctx->batch_dets_cap,
           *n_dets + (size_t) n, sizeof *ctx->batch_dets)
-      || !grow ((void **) &ctx->batch_table, &ctx->batch_table_cap,
+      || !grow (ctx, (void **) &ctx->batch_table, &ctx->batch_table_cap,
           *n_table + (size_t) pl.n, sizeof *ctx->batch_table)
-      || !grow ((void **) &ctx->batch_data, &ctx->batch_data_cap,
+      || !grow (ctx, (void **) &ctx->batch_data, &ctx->batch_data_cap,
           *n_bytes + pl.size, 1))
     return cnms_fail (&ctx->b, CNMS_ERR_NO_MEMORY,
         "cannot allocate the results of frame %d (%d records, %zu payload "
@@ -225,13 +227,13 @@ backend_batch (cnms_ctx *ctx, const cnms_tensor *ts, int n_frames)
   cnms_status st;
   int i, n = 0;
 
-  if (!grow ((void **) &ctx->batch_jobs, &ctx->batch_jobs_cap, nf,
+  if (!grow (ctx, (void **) &ctx->batch_jobs, &ctx->batch_jobs_cap, nf,
           sizeof *ctx->batch_jobs)
-      || !grow ((void **) &ctx->batch_frame, &ctx->batch_frame_cap, nf,
+      || !grow (ctx, (void **) &ctx->batch_frame, &ctx->batch_frame_cap, nf,
           sizeof *ctx->batch_frame)
-      || !grow ((void **) &ctx->batch_out, &ctx->batch_out_cap, nf,
+      || !grow (ctx, (void **) &ctx->batch_out, &ctx->batch_out_cap, nf,
           sizeof *ctx->batch_out)
-      || !grow ((void **) &ctx->batch_rep, &ctx->batch_rep_cap, nf,
+      || !grow (ctx, (void **) &ctx->batch_rep, &ctx->batch_rep_cap, nf,
           sizeof *ctx->batch_rep))
     return cnms_fail (&ctx->b, CNMS_ERR_NO_MEMORY,
         "cannot allocate the jobs of %d frames", n_frames);
@@ -342,11 +344,11 @@ cnms_detect_batch (cnms_ctx *ctx, const cnms_tensor *batch,
   {
     const size_t nf = (size_t) (n_frames > 0 ? n_frames : 1);
 
-    if (!grow ((void **) &ctx->batch_t, &ctx->batch_t_cap, 2 * nf,
+    if (!grow (ctx, (void **) &ctx->batch_t, &ctx->batch_t_cap, 2 * nf,
             sizeof *ctx->batch_t)
-        || !grow ((void **) &ctx->batch_shape, &ctx->batch_shape_cap, nf,
+        || !grow (ctx, (void **) &ctx->batch_shape, &ctx->batch_shape_cap, nf,
             sizeof *ctx->batch_shape)
-        || !grow ((void **) &ctx->batch_p, &ctx->batch_p_cap, nf,
+        || !grow (ctx, (void **) &ctx->batch_p, &ctx->batch_p_cap, nf,
             sizeof *ctx->batch_p))
       return cnms_fail (&ctx->b, CNMS_ERR_NO_MEMORY,
           "cannot allocate the tensors of %d frames", n_frames);

@@ -93,6 +93,14 @@ per_frame_case (cnms_layout layout, int f16, int b, int lo, int hi,
   }
   CHECK_INT (cnms_detect_batch (ctx_b, NULL, NULL, frames, b, layout, &p,
           &res), CNMS_OK);
+  /* the same batch again: nothing allocated, the same results */
+  {
+    const uint64_t allocs = cnms_ctx_alloc_count (ctx_b);
+
+    CHECK_INT (cnms_detect_batch (ctx_b, NULL, NULL, frames, b, layout, &p,
+            &res), CNMS_OK);
+    CHECK_INT (cnms_ctx_alloc_count (ctx_b), allocs);
+  }
   snprintf (what, sizeof what, "per-frame %s B=%d N=%d..%d",
       f16 ? "f16" : "f32", b, lo, hi);
   if (res != NULL)
