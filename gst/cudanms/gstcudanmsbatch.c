@@ -88,8 +88,11 @@ gst_cudanms_batch_collect (GstCudanmsBatch * b, GstAnalyticsBatchMeta * meta,
   b->n_frames = 0;
   b->n_other = 0;
   b->n_unsized = 0;
+  if (meta->streams == NULL)
+    return reserve (b, 0);
   for (s = 0; s < meta->n_streams; s++)
-    for (j = 0; j < meta->streams[s].n_objects; j++)
+    for (j = 0; meta->streams[s].objects != NULL
+        && j < meta->streams[s].n_objects; j++)
       n += meta->streams[s].objects[j] != NULL
           && GST_IS_BUFFER (meta->streams[s].objects[j]);
   if (!reserve (b, n))
@@ -104,7 +107,8 @@ gst_cudanms_batch_collect (GstCudanmsBatch * b, GstAnalyticsBatchMeta * meta,
       w = GST_VIDEO_INFO_WIDTH (&info);
       h = GST_VIDEO_INFO_HEIGHT (&info);
     }
-    for (j = 0; j < stream->n_objects; j++) {
+    /* a stream without objects (or a meta that lost them) has no frame */
+    for (j = 0; stream->objects != NULL && j < stream->n_objects; j++) {
       GstCudanmsBatchFrame *f;
 
       if (stream->objects[j] == NULL || !GST_IS_BUFFER (stream->objects[j])) {

@@ -358,6 +358,21 @@ GST_START_TEST (test_batch_caps)
   fail_unless_equals_int (get_stat (h->element, "buffers-without-tensor"),
       1);
   gst_buffer_unref (out);
+  /* a meta whose stream says 2 objects but holds none: no frame, no
+   * crash */
+  {
+    GstAnalyticsBatchMeta *meta;
+    GstBuffer *in = batch_buffer (1, &meta);
+
+    fill_stream (meta, 0, NULL, 0);
+    meta->streams[0].n_objects = 2;
+    out = push_pull (h, in);
+    fail_unless_equals_int (get_stat (h->element, "batches"), 1);
+    fail_unless_equals_int (get_stat (h->element, "buffers"), 1);
+    /* the meta's free reads n_objects: put it back */
+    gst_buffer_get_analytics_batch_meta (out)->streams[0].n_objects = 0;
+    gst_buffer_unref (out);
+  }
   gst_harness_teardown (h);
 }
 
