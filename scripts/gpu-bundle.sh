@@ -1,26 +1,30 @@
 #!/bin/sh
 # Builds cudanms WITH its CUDA backend against Debian trixie's GStreamer
-# (1.26, with GstAnalytics and gst-cuda) and packs a self-contained bundle
-# that runs on a GPU host that has CUDA but no GStreamer, or an older one.
+# (1.26) or sid's (1.28, with GstAnalyticsBatchMeta), both with
+# GstAnalytics and gst-cuda, and packs a self-contained bundle that runs
+# on a GPU host that has CUDA but no GStreamer, or an older one.
 # As root, on a machine with the CUDA toolkit at /usr/local/cuda.
 #
-#   sh scripts/gpu-bundle.sh [OUT.tar.xz]     (default ./gpu-bundle-trixie.tar.xz)
+#   sh scripts/gpu-bundle.sh [OUT.tar.xz]         trixie (default ./gpu-bundle-trixie.tar.xz)
+#   SUITE=sid sh scripts/gpu-bundle.sh [OUT]      sid (default ./gpu-bundle-sid.tar.xz)
 #
-# The trixie chroot is the one scripts/chroot-test.sh makes, kept in
-# ./build-chroot-trixie (it is made, and the CPU suite run in it, when it
-# is missing). The toolkit is bound into it read-only, the build uses
-# trixie's gcc 14 as nvcc's host compiler. CUDA_ARCH (default 90, the
-# H200; auto: every architecture) is passed to -Dcuda-arch. Not sid
-# (1.28): with CUDA 13.0 nvcc cannot compile there, sid's glibc 2.43
-# declaring rsqrt and rsqrtf (C23) with an exception specification that
-# conflicts with the toolkit's crt/math_functions.h (tried 2026-12-01,
-# with g++-14 as host compiler).
+# The chroot is the one scripts/chroot-test.sh makes, kept in
+# ./build-chroot-SUITE (it is made, and the CPU suite run in it, when it
+# is missing). The toolkit is bound into it read-only and the build uses
+# gcc 14 as nvcc's host compiler (trixie's default; installed in sid,
+# whose gcc 16 is newer than CUDA 13.0 accepts). CUDA_ARCH (default 90,
+# the H100/H200; auto: every architecture) is passed to -Dcuda-arch.
+# In sid, glibc 2.43 declares rsqrt and rsqrtf (C23) as noexcept and
+# CUDA 13.0's crt/math_functions.h declares them without, which nvcc
+# refuses; the build binds, over that one header inside the chroot only,
+# a copy whose two declarations say noexcept(true) (the toolkit itself is
+# not touched).
 #
 # The bundle (one folder, gpu-bundle/) holds the build's programs and
 # plugins (debug info stripped), tests.json (meson introspect --tests),
-# trixie's dynamic loader and every library they load (GLib, GStreamer,
+# the suite's dynamic loader and every library they load (GLib, GStreamer,
 # libc, libstdc++, ...), the plugins the tests and benches use, the
-# plugin scanner and VERSION. Trixie's libraries need a newer glibc than
+# plugin scanner and VERSION. These libraries need a newer glibc than
 # e.g. Ubuntu 24.04's, so everything runs under the bundled loader:
 # scripts/gpu-bundle-run.py does that (`test` for the suite, `run` for a
 # bench), and tests/bench/run-gpu.sh with BUNDLE=OUT.tar.xz adds the
@@ -28,20 +32,25 @@
 set -eu
 cd "$(dirname "$0")/.."
 src=$(pwd)
-out=${1:-$src/gpu-bundle-trixie.tar.xz}
+suite=${SUITE:-trixie}
+case "$suite" in trixie|sid) ;; *) echo "gpu-bundle: SUITE is trixie or sid" >&2; exit 2 ;; esac
+out=${1:-$src/gpu-bundle-$suite.tar.xz}
 case "$out" in /*) ;; *) out=$(pwd)/$out ;; esac
-work=$src/build-chroot-trixie
+work=$src/build-chroot-$suite
 root=$work/root
 cuda=${CUDA_HOME:-/usr/local/cuda}
 [ "$(id -u)" -eq 0 ] || { echo "gpu-bundle: needs root" >&2; exit 2; }
 [ -x "$cuda/bin/nvcc" ] || { echo "gpu-bundle: no nvcc under $cuda" >&2; exit 2; }
 if [ ! -f "$root/.cudanms-chroot-ready" ]; then
-  KEEP_CHROOT=1 sh scripts/chroot-test.sh trixie "$work"
+  KEEP_CHROOT=1 sh scripts/chroot-test.sh "$suite" "$work"
 fi
 stage=$work/gpu-bundle
 rm -rf "$stage"
 mkdir -p "$stage/lib" "$stage/plugins"
-export root src cuda
+mathh=targets/x86_64-linux/include/crt/math_functions.h
+sed -e 's/^\(extern .* rsqrtf\{0,1\}(\(double\|float\) x)\);$/\1 noexcept(true);/' \
+  "$cuda/$mathh" > "$work/math_functions.h"
+export root src cuda suite mathh work
 unshare --mount --propagation private sh -eu -c '
 mount -t proc proc "$root/proc"
 mount -t sysfs sys "$root/sys"
@@ -49,16 +58,17 @@ mount --bind /dev "$root/dev"
 mkdir -p "$root/usr/local/cuda" "$root/bundle-src"
 mount --bind "$cuda" "$root/usr/local/cuda"
 mount -o remount,bind,ro "$root/usr/local/cuda"
+if [ "$suite" = sid ]; then mount --bind "$work/math_functions.h" "$root/usr/local/cuda/$mathh"; fi
 mount --bind "$src" "$root/bundle-src"
 mount -o remount,bind,ro "$root/bundle-src"
 in_root () { chroot "$root" env -i HOME=/root LANG=C.UTF-8 \
   PATH=/usr/local/cuda/bin:/usr/sbin:/usr/bin:/sbin:/bin \
   DEBIAN_FRONTEND=noninteractive "$@"; }
-in_root sh -c "command -v g++ >/dev/null || apt-get install -y -q g++ >/dev/null"
-echo "gpu-bundle: building with CUDA in the trixie chroot"
-in_root sh -c "rm -rf /bundle-build && meson setup /bundle-build /bundle-src \
+in_root sh -c "command -v g++-14 >/dev/null || apt-get install -y -q g++-14 >/dev/null"
+echo "gpu-bundle: building with CUDA in the $suite chroot"
+in_root sh -c "rm -rf /bundle-build && NVCC_CCBIN=g++-14 meson setup /bundle-build /bundle-src \
   -Dcuda=enabled -Dcuda-arch=${CUDA_ARCH:-90} > /bundle-build.log 2>&1 \
-  && ninja -C /bundle-build >> /bundle-build.log 2>&1" \
+  && NVCC_CCBIN=g++-14 ninja -C /bundle-build >> /bundle-build.log 2>&1" \
   || { tail -40 "$root/bundle-build.log"; exit 1; }
 grep -E "warning:|GStreamer CUDA|ODMtd" "$root/bundle-build.log" || true
 in_root meson introspect --tests /bundle-build > "$root/bundle-build/tests.json"

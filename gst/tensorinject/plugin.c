@@ -1,4 +1,5 @@
-/* tensorinject plugin: registers the tensorinject element. */
+/* tensorinject plugin: registers the tensorinject element, and on
+ * GStreamer >= 1.28 tensorbatch. */
 #ifdef HAVE_CONFIG_H
 #include "config.h"
 #endif
@@ -6,11 +7,19 @@
 #include <gst/gst.h>
 
 #include "gsttensorinject.h"
+#ifdef HAVE_GST_BATCH_META
+#include "gsttensorbatch.h"
+#endif
 
 static gboolean
 plugin_init (GstPlugin * plugin)
 {
-  return GST_ELEMENT_REGISTER (tensorinject, plugin);
+  gboolean ok = GST_ELEMENT_REGISTER (tensorinject, plugin);
+
+#ifdef HAVE_GST_BATCH_META
+  ok &= GST_ELEMENT_REGISTER (tensorbatch, plugin);
+#endif
+  return ok;
 }
 
 GST_PLUGIN_DEFINE (GST_VERSION_MAJOR, GST_VERSION_MINOR, tensorinject,

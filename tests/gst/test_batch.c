@@ -7,6 +7,7 @@
  * changes; video caps still negotiate. */
 #include <gst/check/gstcheck.h>
 #include <gst/analytics/analytics.h>
+#include <gst/app/gstappsink.h>
 
 #include "gst_helpers.h"
 
@@ -378,6 +379,130 @@ GST_START_TEST (test_batch_caps)
 
 GST_END_TEST;
 
+/* The frames an appsink named sink got from desc until EOS (refs). */
+static GPtrArray *
+run_pipeline (const gchar * desc)
+{
+  GError *err = NULL;
+  GstElement *pipe = gst_parse_launch (desc, &err);
+  GstElement *sink;
+  GPtrArray *out = g_ptr_array_new_with_free_func (
+      (GDestroyNotify) gst_sample_unref);
+  GstSample *sample;
+
+  fail_unless (pipe != NULL && err == NULL, "%s: %s", desc,
+      err ? err->message : "?");
+  sink = gst_bin_get_by_name (GST_BIN (pipe), "sink");
+  fail_unless_equals_int (gst_element_set_state (pipe, GST_STATE_PLAYING),
+      GST_STATE_CHANGE_ASYNC);
+  while ((sample = gst_app_sink_pull_sample (GST_APP_SINK (sink))) != NULL)
+    g_ptr_array_add (out, sample);
+  {
+    GstBus *bus = gst_element_get_bus (pipe);
+    GstMessage *m = gst_bus_pop_filtered (bus, GST_MESSAGE_ERROR);
+
+    fail_unless (m == NULL, "%s: an error", desc);
+    gst_object_unref (bus);
+  }
+  gst_element_set_state (pipe, GST_STATE_NULL);
+  gst_object_unref (sink);
+  gst_object_unref (pipe);
+  return out;
+}
+
+/* Stream s of the tensorbatch pipelines: its size, seed and frames. */
+static const gint pipe_streams[3][4] = {
+  {640, 480, 3, 5}, {1280, 720, 7, 5}, {320, 240, 11, 3}
+};
+
+static gchar *
+stream_source (gint s, const gchar * tail)
+{
+  return g_strdup_printf ("videotestsrc num-buffers=%d pattern=black "
+      "! video/x-raw,format=GRAY8,width=%d,height=%d,framerate=30/1 "
+      "! tensorinject seed=%d num-objects=12 ! %s", pipe_streams[s][3],
+      pipe_streams[s][0], pipe_streams[s][1], pipe_streams[s][2], tail);
+}
+
+/* tensorbatch, the producer: three streams of three sizes (one ending
+ * two frames before the others) gathered two frames a stream a batch,
+ * into cudanms: every frame's ROIs on its own buffer, exactly the ROIs a
+ * single-frame cudanms gives that stream's frames; the same with the
+ * tensors moved into one [B, ...] tensor on the batch buffer
+ * (batch-tensor=true); the batches' streams, frames and counters. */
+GST_START_TEST (test_batch_producer)
+{
+  gint s, bt;
+
+  for (bt = 0; bt < 2; bt++) {
+    GString *desc = g_string_new (NULL);
+    GPtrArray *single[3], *batches;
+    guint seen[3] = { 0, 0, 0 }, i;
+    gsize j;
+
+    for (s = 0; s < 3; s++) {
+      gchar *d = stream_source (s, "cudanms ! appsink name=sink sync=false");
+
+      single[s] = run_pipeline (d);
+      fail_unless_equals_int (single[s]->len, pipe_streams[s][3]);
+      g_free (d);
+    }
+    g_string_append_printf (desc, "tensorbatch name=b frames=2 "
+        "batch-tensor=%s ! cudanms name=nms ! appsink name=sink sync=false",
+        bt ? "true" : "false");
+    for (s = 0; s < 3; s++) {
+      gchar *tail = g_strdup_printf ("b.sink_%d", s);
+      gchar *d = stream_source (s, tail);
+
+      g_string_append_printf (desc, " %s", d);
+      g_free (d);
+      g_free (tail);
+    }
+    batches = run_pipeline (desc->str);
+    /* 5 frames two a batch: batches of 2, 2 and 1 frames a stream */
+    fail_unless_equals_int (batches->len, 3);
+    for (i = 0; i < batches->len; i++) {
+      GstBuffer *b = gst_sample_get_buffer (batches->pdata[i]);
+      GstAnalyticsBatchMeta *meta = gst_buffer_get_analytics_batch_meta (b);
+
+      fail_unless (meta != NULL);
+      fail_unless_equals_int (meta->n_streams, 3);
+      for (s = 0; s < 3; s++) {
+        GstAnalyticsBatchStream *st = &meta->streams[s];
+        GstCaps *caps = gst_analytics_batch_stream_get_caps (st);
+        GstStructure *cs = gst_caps_get_structure (caps, 0);
+        gint w = 0;
+
+        fail_unless_equals_int (st->index, s);
+        fail_unless (gst_structure_get_int (cs, "width", &w));
+        fail_unless_equals_int (w, pipe_streams[s][0]);
+        /* stream 2 has 3 frames: 2, 1, none */
+        fail_unless_equals_int (st->n_objects, MIN (2,
+                MAX (0, pipe_streams[s][3] - 2 * (gint) i)));
+        for (j = 0; j < st->n_objects; j++) {
+          GstBuffer *f = GST_BUFFER (st->objects[j]);
+          GstBuffer *ref = gst_sample_get_buffer (single[s]->pdata[seen[s]]);
+          gchar *got = rois_to_string (f), *want = rois_to_string (ref);
+
+          fail_unless (count_rois (ref) > 0);
+          fail_unless_equals_string (got, want);
+          g_free (got);
+          g_free (want);
+          seen[s]++;
+        }
+      }
+    }
+    for (s = 0; s < 3; s++)
+      fail_unless_equals_int (seen[s], pipe_streams[s][3]);
+    for (s = 0; s < 3; s++)
+      g_ptr_array_unref (single[s]);
+    g_ptr_array_unref (batches);
+    g_string_free (desc, TRUE);
+  }
+}
+
+GST_END_TEST;
+
 static Suite *
 batch_suite (void)
 {
@@ -389,6 +514,7 @@ batch_suite (void)
   tcase_add_test (tc, test_batch_tensor);
   tcase_add_test (tc, test_batch_bad_frame);
   tcase_add_test (tc, test_batch_caps);
+  tcase_add_test (tc, test_batch_producer);
   return s;
 }
 
