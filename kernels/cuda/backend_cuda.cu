@@ -342,9 +342,7 @@ enqueue_detect (cnms_backend_ctx *ctx, cnms_cuda_priv *s,
   const int cap = n < p->max_candidates ? n : p->max_candidates;
   const bool e2e = shape->layout == CNMS_LAYOUT_END2END;
   const bool caps = job->rules.caps != 0;
-  /* decoded in the engine: the class rows of both are [4, 4 + C) */
-  const bool fused = shape->layout == CNMS_LAYOUT_YOLOV8
-      || shape->layout == CNMS_LAYOUT_YOLOV8_OBB;
+  const bool fused = cnms_cuda_engine_decodes (shape);
   const int geom = job->geom;
   const size_t in_bytes = cnms_shape_bytes (shape, t->dtype);
   cnms_engine_decode dec;

@@ -72,6 +72,8 @@ typedef struct {
   cnms_cuda_buf d_keys, d_vals, d_order, d_boxes, d_cls, d_mask, d_rows;
   cnms_cuda_buf d_grid;         /* the pruned mask's grid a frame */
   cnms_cuda_buf d_bars;         /* the engine's barriers: 2 words a frame */
+  cnms_cuda_buf d_kept;         /* with caps: the engine's kept_dev a frame */
+  cnms_cuda_buf d_caps;         /* and the caps' table a frame */
   cnms_cuda_buf d_in;           /* [arguments | host tensors] uploaded */
   cnms_cuda_buf h_stage;        /* pinned: their staging */
   cnms_cuda_buf h_out;          /* mapped pinned: [header | kept records] a
@@ -295,6 +297,20 @@ cudaError_t cnms_cuda_decode (const void *d_tensor, cnms_dtype dtype,
     const cnms_class_rules *rules, float score_threshold, int abits,
     void *d_cand, uint64_t *d_keys, uint32_t *d_vals, int32_t *d_report,
     cudaStream_t stream);
+
+/* Does the engine decode tensors of this shape itself (its decode phase:
+ * yolov8 and yolov8-obb, whose class rows are [4, 4 + C))? The other
+ * layouts' go through cnms_cuda_decode first. */
+static inline bool
+cnms_cuda_engine_decodes (const cnms_shape *shape)
+{
+  return shape->layout == CNMS_LAYOUT_YOLOV8
+      || shape->layout == CNMS_LAYOUT_YOLOV8_OBB;
+}
+
+/* cuda_decode.cu: does cnms_cuda_decode_batch decode tensors of this
+ * shape? */
+bool cnms_cuda_decode_batch_takes (const cnms_shape *shape);
 
 /* One frame of a batch's decode (cnms_cuda_decode_batch): its device
  * tensor, anchors, map, and its count-header buffer's parts. */
@@ -521,6 +537,19 @@ size_t cnms_caps_table_bytes (int most);
 cudaError_t cnms_cuda_caps (const cnms_det *recs, int32_t *kept, char *out,
     const cnms_class_rules *rules, int max_out, int most, void *table,
     cudaStream_t stream);
+/* One frame of cnms_cuda_caps_batch: cnms_cuda_caps's arguments. */
+typedef struct {
+  const cnms_det *recs;
+  int32_t *kept;
+  char *out;
+  int32_t *table;               /* cnms_caps_table_bytes (most) bytes */
+  int max_out;
+  int pad_;
+} cnms_caps_frame;
+/* The caps of n frames (d_frames in device memory), a block each, in one
+ * launch; most: the kept records of a frame at most. */
+cudaError_t cnms_cuda_caps_batch (const cnms_caps_frame *d_frames, int n,
+    const cnms_class_rules *rules, int most, cudaStream_t stream);
 /* cuda_heads.cu: enqueues the heads h on the kept records of the engine
  * just enqueued (at most max_keep), where they can run there: a device
  * tensor, and for masks device prototypes. _reserve, before the stream

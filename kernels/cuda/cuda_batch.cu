@@ -1,13 +1,15 @@
 /* The CUDA backend's batch (cnms_backend_ops.detect_batch): the frames of
- * one layout without a head (yolov5, yolov8, end2end, yolov8-obb) and
- * without per-class caps, in a fixed number of launches whatever their
- * number:
+ * one layout of boxes or oriented boxes (their engine's jobs: for
+ * yolov8-pose and yolov8-seg the box and score rows, the heads coming
+ * after, frame by frame, from the front end), in a fixed number of
+ * launches whatever their number:
  *
- *   one upload ([every frame's engine arguments | decode arguments | the
- *   host tensors], from pinned staging) -> for yolov5 and end2end, one
- *   decode launch (a row of blocks a frame) -> one cooperative engine
- *   launch (a row of blocks a frame, each row its own grid barrier:
- *   cuda_engine.cu) -> one wait
+ *   one upload ([every frame's engine arguments | decode arguments | caps
+ *   arguments | the host tensors], from pinned staging) -> where the
+ *   engine does not decode, one decode launch (a row of blocks a frame)
+ *   -> one cooperative engine launch (a row of blocks a frame, each row
+ *   its own grid barrier: cuda_engine.cu) -> with per-class caps, one caps
+ *   launch (a block a frame: cuda_caps.cu) -> one wait
  *
  * Each frame has its own part of every buffer (the count header and
  * records, the sort, the mask, the grid, the output), one stride apart,
@@ -33,18 +35,20 @@ align_up (size_t v)
 /* The strides of one call: each frame's part of each buffer. */
 typedef struct {
   size_t cand, report, keys, vals, order, boxes, cls, rows, grid, mask, out;
+  size_t kept, caps;
 } batch_strides;
 
-/* Does the batch take these jobs? */
+/* Does the batch take these jobs? Boxes or oriented boxes, with no heads
+ * behind the engine, that the engine decodes or a batch decode does. */
 static bool
 batch_takes (const cnms_job *jobs, int n)
 {
-  const cnms_layout l = jobs[0].shape.layout;
+  const cnms_job *j0 = &jobs[0];
 
-  if (jobs[0].heads != NULL || jobs[0].rules.caps != 0)
+  if (j0->geom != CNMS_GEOM_BOX && j0->geom != CNMS_GEOM_OBB)
     return false;
-  if (l != CNMS_LAYOUT_YOLOV8 && l != CNMS_LAYOUT_YOLOV8_OBB
-      && l != CNMS_LAYOUT_YOLOV5 && l != CNMS_LAYOUT_END2END)
+  if (!cnms_cuda_engine_decodes (&j0->shape)
+      && !cnms_cuda_decode_batch_takes (&j0->shape))
     return false;
   for (int i = 0; i < n; i++)
     if (jobs[i].shape.n_anchors <= 0 || jobs[i].heads != NULL)
@@ -56,7 +60,8 @@ batch_takes (const cnms_job *jobs, int n)
  * upload; marks the states dirty when a buffer moved. */
 static cnms_status
 reserve_batch (cnms_backend_ctx *ctx, cnms_cuda_batch *b, int n,
-    const batch_strides *st, bool suppress, size_t in_bytes, size_t out)
+    const batch_strides *st, bool suppress, bool caps, size_t in_bytes,
+    size_t out)
 {
   const size_t nn = (size_t) n;
   const void *cand = b->d_cand.p, *rep = b->d_report.p, *grid = b->d_grid.p,
@@ -85,6 +90,12 @@ reserve_batch (cnms_backend_ctx *ctx, cnms_cuda_batch *b, int n,
             "batch NMS grids"));
     CNMS_TRY (cnms_cuda_reserve_device (ctx, &b->d_mask, nn * st->mask,
             "batch suppression masks"));
+  }
+  if (caps) {
+    CNMS_TRY (cnms_cuda_reserve_device (ctx, &b->d_kept, nn * st->kept,
+            "batch kept records"));
+    CNMS_TRY (cnms_cuda_reserve_device (ctx, &b->d_caps, nn * st->caps,
+            "batch class caps"));
   }
   CNMS_TRY (cnms_cuda_reserve_device (ctx, &b->d_in, in_bytes,
           "batch upload"));
@@ -166,12 +177,13 @@ size_launch (cnms_backend_ctx *ctx, cnms_cuda_priv *s, int geom, int cap,
 }
 
 /* Frame f's engine arguments (its parts of the buffers, base: device
- * addresses), its decode's when the engine decodes it (fused). */
+ * addresses), its decode's when the engine decodes it (fused), and with
+ * caps (then the engine keeps every box NMS keeps) the caps'. */
 static void
 frame_args (const cnms_cuda_priv *s, const cnms_job *job, int f,
     const batch_strides *st, const void *d_tensor,
-    const cnms_class_rules *rules, bool fused, size_t smem,
-    cnms_engine_args *g, cnms_decode_frame *df)
+    const cnms_class_rules *rules, bool fused, bool caps, size_t smem,
+    cnms_engine_args *g, cnms_decode_frame *df, cnms_caps_frame *cf)
 {
   const cnms_cuda_batch *b = &s->batch;
   const size_t ff = (size_t) f;
@@ -188,7 +200,7 @@ frame_args (const cnms_cuda_priv *s, const cnms_job *job, int f,
 
   memset (g, 0, sizeof *g);
   g->a.cap = cap;
-  g->a.max_keep = max_out;
+  g->a.max_keep = caps ? cap : max_out;
   g->a.iou = job->p->iou;
   g->a.rules = *rules;
   g->a.agnostic = job->p->class_agnostic;
@@ -247,6 +259,15 @@ frame_args (const cnms_cuda_priv *s, const cnms_job *job, int f,
   }
   g->out = (char *) b->h_out.dev + ff * st->out;
   g->smem_words = (long long) (smem / sizeof (uint64_t));
+  if (caps) {
+    memset (cf, 0, sizeof *cf);
+    g->kept_dev = (int32_t *) ((char *) b->d_kept.p + ff * st->kept);
+    cf->recs = recs;
+    cf->kept = g->kept_dev;
+    cf->out = (char *) g->out;
+    cf->table = (int32_t *) ((char *) b->d_caps.p + ff * st->caps);
+    cf->max_out = max_out;
+  }
 }
 
 /* A failed call: wait for what it queued; the states are suspect. */
@@ -270,20 +291,21 @@ enqueue_batch (cnms_backend_ctx *ctx, cnms_cuda_priv *s, const cnms_job *jobs,
   cnms_cuda_batch *b = &s->batch;
   const cnms_job *j0 = &jobs[0];
   const cnms_layout layout = j0->shape.layout;
-  const bool fused = layout == CNMS_LAYOUT_YOLOV8
-      || layout == CNMS_LAYOUT_YOLOV8_OBB;
+  const bool fused = cnms_cuda_engine_decodes (&j0->shape);
   const bool suppress = layout != CNMS_LAYOUT_END2END;
+  const bool caps = j0->rules.caps != 0;
   const bool host = !j0->t->on_device;
   const int geom = j0->geom;
   const size_t box_bytes = sizeof (float4)
       + (geom == CNMS_GEOM_OBB ? sizeof (cnms_obb) : 0);
-  size_t off_dec, off_t, in_bytes, smem = 0;
+  size_t off_dec, off_caps, off_t, in_bytes, smem = 0;
   int n_max = 0, cap_max = 0, keep_max = 0, blocks = 1, per_launch = n;
   long long want = 8;
   batch_strides st;
   cnms_class_rules rules;
   cnms_engine_args *ga;
   cnms_decode_frame *da;
+  cnms_caps_frame *ca;
   char *stage;
 
   for (int i = 0; i < n; i++) {
@@ -318,13 +340,21 @@ enqueue_batch (cnms_backend_ctx *ctx, cnms_cuda_priv *s, const cnms_job *jobs,
     st.mask = align_up ((size_t) cap_max * (size_t) cnms_ceil_div (cap_max,
             CNMS_TILE) * sizeof (uint64_t));
   }
-  st.out = align_up (CNMS_HEADER_BYTES + (size_t) keep_max
+  /* with caps the engine writes every kept record, the caps keep_max */
+  st.out = align_up (CNMS_HEADER_BYTES + (size_t) (caps ? cap_max : keep_max)
       * sizeof (cnms_det));
+  if (caps) {
+    st.kept = align_up (((size_t) cap_max + 1) * sizeof (int32_t));
+    st.caps = align_up (cnms_caps_table_bytes (cap_max));
+  }
   *stp = st;
 
-  /* the upload: [engine arguments | decode arguments | host tensors] */
+  /* the upload: [engine arguments | decode arguments | caps arguments |
+   * host tensors] */
   off_dec = align_up ((size_t) n * sizeof (cnms_engine_args));
-  off_t = off_dec + align_up ((size_t) n * sizeof (cnms_decode_frame));
+  off_caps = off_dec + align_up ((size_t) n * sizeof (cnms_decode_frame));
+  off_t = off_caps + (caps ? align_up ((size_t) n * sizeof (cnms_caps_frame))
+      : 0);
   in_bytes = off_t;
   if (host)
     for (int i = 0; i < n; i++)
@@ -337,12 +367,14 @@ enqueue_batch (cnms_backend_ctx *ctx, cnms_cuda_priv *s, const cnms_job *jobs,
     if (r != CNMS_OK)
       return r;
   }
-  CNMS_TRY (reserve_batch (ctx, b, n, &st, suppress, in_bytes, st.out));
+  CNMS_TRY (reserve_batch (ctx, b, n, &st, suppress, caps, in_bytes,
+          st.out));
   CNMS_TRY (cnms_cuda_upload_rules (ctx, s, &j0->rules, &rules));
 
   stage = (char *) b->h_stage.p;
   ga = (cnms_engine_args *) stage;
   da = (cnms_decode_frame *) (stage + off_dec);
+  ca = (cnms_caps_frame *) (stage + off_caps);
   {
     size_t at = off_t;
 
@@ -357,8 +389,8 @@ enqueue_batch (cnms_backend_ctx *ctx, cnms_cuda_priv *s, const cnms_job *jobs,
         d_tensor = (char *) b->d_in.p + at;
         at += align_up (bytes);
       }
-      frame_args (s, &jobs[i], i, &st, d_tensor, &rules, fused, smem,
-          &ga[i], &da[i]);
+      frame_args (s, &jobs[i], i, &st, d_tensor, &rules, fused, caps, smem,
+          &ga[i], &da[i], caps ? &ca[i] : NULL);
     }
   }
 
@@ -391,6 +423,10 @@ enqueue_batch (cnms_backend_ctx *ctx, cnms_cuda_priv *s, const cnms_job *jobs,
             b->d_in.p + f0, (uint32_t *) b->d_bars.p + 2 * (size_t) f0,
             geom, frames, blocks, smem, s->stream), "batch NMS engine");
   }
+  if (caps)
+    CNMS_CUDA_TRY (ctx, cnms_cuda_caps_batch ((const cnms_caps_frame *)
+            ((char *) b->d_in.p + off_caps), n, &rules, cap_max, s->stream),
+        "batch class caps kernel");
   return cnms_cuda_timing_end (ctx);
 }
 
@@ -408,6 +444,8 @@ cnms_cuda_detect_batch (cnms_backend_ctx *ctx, const cnms_job *jobs, int n,
     return CNMS_ERR_UNSUPPORTED;
   if (scope.err != cudaSuccess)
     return cnms_cuda_error (ctx, scope.err, "selecting the CUDA device");
+  /* no heads were made ahead for these frames */
+  s->ahead_kind = 0;
   CNMS_TRY (drain (s, enqueue_batch (ctx, s, jobs, n, &st)));
   e = cudaStreamSynchronize (s->stream);
   if (e != cudaSuccess) {

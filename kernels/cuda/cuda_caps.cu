@@ -9,7 +9,8 @@
  * records of the same slot before it in the round, and passes when that
  * and the slot's count before the round stay below the cap; the slots'
  * counts then grow by the round's records, and the records that pass are
- * compacted, by a block scan, into the output and into the kept list. */
+ * compacted, by a block scan, into the output and into the kept list.
+ * A batch's frames take a block each, in one launch. */
 #include "cnms_cuda.cuh"
 #include "cnms_cuda_device.cuh"
 
@@ -32,10 +33,11 @@ cnms_caps_table_bytes (int most)
   return (size_t) caps_slots (most) * 2 * sizeof (int32_t);
 }
 
-static __global__ void __launch_bounds__ (CNMS_CAPS_THREADS)
-caps_kernel (const cnms_det *recs, int32_t *kept, char *out,
-    cnms_class_rules rules, int max_out, int32_t *ids, int32_t *counts,
-    int slots)
+/* The caps of one frame, by the whole block. */
+static __device__ __forceinline__ void
+caps_block (const cnms_det *recs, int32_t *kept, char *out,
+    const cnms_class_rules &rules, int max_out, int32_t *ids,
+    int32_t *counts, int slots)
 {
   __shared__ int32_t s_slot[CNMS_CAPS_THREADS];
   __shared__ int s_warp[CNMS_CAPS_THREADS / 32];
@@ -117,6 +119,34 @@ caps_kernel (const cnms_det *recs, int32_t *kept, char *out,
     kept[0] = n_out;
     ((int32_t *) out)[CNMS_OUT_KEPT] = n_out;
   }
+}
+
+static __global__ void __launch_bounds__ (CNMS_CAPS_THREADS)
+caps_kernel (const cnms_det *recs, int32_t *kept, char *out,
+    cnms_class_rules rules, int max_out, int32_t *ids, int32_t *counts,
+    int slots)
+{
+  caps_block (recs, kept, out, rules, max_out, ids, counts, slots);
+}
+
+/* A batch's: block f takes frame f. */
+static __global__ void __launch_bounds__ (CNMS_CAPS_THREADS)
+caps_batch_kernel (const cnms_caps_frame *frames, cnms_class_rules rules,
+    int slots)
+{
+  const cnms_caps_frame f = frames[blockIdx.x];
+
+  caps_block (f.recs, f.kept, f.out, rules, f.max_out, f.table,
+      f.table + slots, slots);
+}
+
+cudaError_t
+cnms_cuda_caps_batch (const cnms_caps_frame *d_frames, int n,
+    const cnms_class_rules *rules, int most, cudaStream_t stream)
+{
+  caps_batch_kernel <<< n, CNMS_CAPS_THREADS, 0, stream >>> (d_frames,
+      *rules, caps_slots (most));
+  return cudaGetLastError ();
 }
 
 cudaError_t

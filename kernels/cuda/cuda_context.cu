@@ -119,7 +119,7 @@ release_all (cnms_backend_ctx *ctx, cnms_cuda_priv *s)
     &s->d_caps, &s->batch.d_cand, &s->batch.d_report, &s->batch.d_keys,
     &s->batch.d_vals, &s->batch.d_order, &s->batch.d_boxes, &s->batch.d_cls,
     &s->batch.d_mask, &s->batch.d_rows, &s->batch.d_grid, &s->batch.d_bars,
-    &s->batch.d_in
+    &s->batch.d_in, &s->batch.d_kept, &s->batch.d_caps
   };
   size_t i;
 

@@ -230,6 +230,13 @@ launch_decode_batch (const cnms_decode_frame *d_frames, int frames,
   return cudaGetLastError ();
 }
 
+bool
+cnms_cuda_decode_batch_takes (const cnms_shape *shape)
+{
+  return shape->layout == CNMS_LAYOUT_YOLOV5
+      || shape->layout == CNMS_LAYOUT_END2END;
+}
+
 cudaError_t
 cnms_cuda_decode_batch (const cnms_decode_frame *d_frames, int frames,
     int max_anchors, cnms_dtype dtype, const cnms_shape *shape,

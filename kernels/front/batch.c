@@ -215,17 +215,76 @@ point_results (cnms_ctx *ctx)
   }
 }
 
-/* The frames whose status is OK through the backend's detect_batch (one
- * job a frame; an empty end2end frame needs none): each result as
- * cnms_detect's. CNMS_ERR_UNSUPPORTED when the backend does not take
- * them. */
+/* A frame that failed on its own: its status and reason. */
+static void
+frame_failed (cnms_ctx *ctx, int i, cnms_status st, const char *why)
+{
+  ctx->batch[i].status = st;
+  memcpy (ctx->batch_err[i], why, sizeof ctx->batch_err[i]);
+  ctx->batch_err[i][sizeof ctx->batch_err[i] - 1] = '\0';
+}
+
+/* The failure of the whole batch (the device's): nothing left behind. */
 static cnms_status
-backend_batch (cnms_ctx *ctx, const cnms_tensor *ts, int n_frames)
+batch_failed (cnms_ctx *ctx, cnms_status st, const char *fmt, int i)
+{
+  char why[sizeof ctx->b.error];
+
+  memcpy (why, ctx->b.error, sizeof why);
+  cnms_payload_clear (ctx);
+  memset (&ctx->b.report, 0, sizeof ctx->b.report);
+  ctx->batch_n = 0;
+  return cnms_fail (&ctx->b, st, fmt, i, why);
+}
+
+/* The heads of frame f after the backend's batch (job: its engine's, out:
+ * what the engine kept): the payload as cnms_detect makes it, copied with
+ * the records into the batch's tables. A device failure fails the batch. */
+static cnms_status
+frame_heads (cnms_ctx *ctx, const cnms_layout_row *row, int f,
+    const cnms_job *job, const cnms_tensor *t, const cnms_tensor *protos,
+    const cnms_backend_out *engine, size_t *n_dets, size_t *n_table,
+    size_t *n_bytes)
+{
+  const cnms_report rep = ctx->batch[f].report;
+  cnms_backend_out out = *engine;
+  cnms_heads_args h;
+  cnms_status st;
+
+  cnms_heads_init (&h, job, row->d.head, t, protos, &ctx->batch_shape[f]);
+  st = cnms_payload_finish (ctx, job, row->d.head, &h, &ctx->batch_shape[f],
+      &out);
+  if (st == CNMS_OK)
+    st = keep_frame (ctx, f, out.dets, out.n_dets, n_dets, n_table,
+        n_bytes);
+  if (st == CNMS_ERR_CUDA || st == CNMS_ERR_NO_DEVICE)
+    return batch_failed (ctx, st, "frame %d: %s", f);
+  if (st != CNMS_OK) {
+    frame_failed (ctx, f, st, ctx->b.error);
+    ctx->b.error[0] = '\0';
+  } else {
+    ctx->batch[f].report = rep;
+  }
+  cnms_payload_clear (ctx);
+  return CNMS_OK;
+}
+
+/* The frames whose status is OK through the backend's detect_batch (one
+ * job a frame; an empty end2end frame needs none), then, for a layout
+ * whose head comes after NMS (keypoints, masks), each frame's heads: each
+ * result as cnms_detect's. CNMS_ERR_UNSUPPORTED when the backend does not
+ * take them. */
+static cnms_status
+backend_batch (cnms_ctx *ctx, const cnms_layout_row *row,
+    const cnms_tensor *ts, const cnms_tensor *const *protos, int n_frames,
+    size_t *n_dets, size_t *n_table, size_t *n_bytes)
 {
   static const cnms_det none[1];
   const size_t nf = (size_t) (n_frames > 0 ? n_frames : 1);
+  cnms_tensor *subs = ctx->batch_t + 2 * (size_t) n_frames;
+  cnms_heads_args h;
   cnms_status st;
-  int i, n = 0;
+  int i, n = 0, heads = 0;
 
   if (!grow (ctx, (void **) &ctx->batch_jobs, &ctx->batch_jobs_cap, nf,
           sizeof *ctx->batch_jobs)
@@ -239,6 +298,7 @@ backend_batch (cnms_ctx *ctx, const cnms_tensor *ts, int n_frames)
         "cannot allocate the jobs of %d frames", n_frames);
   for (i = 0; i < n_frames; i++) {
     cnms_frame_result *r = &ctx->batch[i];
+    cnms_job *job = &ctx->batch_jobs[n];
 
     if (r->status != CNMS_OK)
       continue;
@@ -249,9 +309,13 @@ backend_batch (cnms_ctx *ctx, const cnms_tensor *ts, int n_frames)
       continue;
     }
     st = cnms_job_init (ctx, &ts[i], &ctx->batch_shape[i], &ctx->batch_p[i],
-        &ctx->batch_jobs[n]);
+        job);
     if (st != CNMS_OK)
       return st;
+    /* the engine's job: its heads come after the batch, frame by frame */
+    heads = cnms_job_heads (job, row->d.head, &ts[i], protos[i],
+        &ctx->batch_shape[i], &h, &subs[i]);
+    job->heads = NULL;
     ctx->batch_frame[n++] = i;
   }
   /* one frame: the single call is the batch */
@@ -277,18 +341,18 @@ backend_batch (cnms_ctx *ctx, const cnms_tensor *ts, int n_frames)
         ? r->report.candidates - fp->max_candidates : 0;
     r->report.kept = ctx->batch_out[i].n_dets;
     r->n_dets = ctx->batch_out[i].n_dets;
-    ctx->batch_at[f].direct = ctx->batch_out[i].dets;
+    if (!heads) {
+      ctx->batch_at[f].direct = ctx->batch_out[i].dets;
+      continue;
+    }
+    /* the heads' kernels may not overwrite the batch's results: the
+     * records are copied first */
+    st = frame_heads (ctx, row, f, &ctx->batch_jobs[i], &ts[f], protos[f],
+        &ctx->batch_out[i], n_dets, n_table, n_bytes);
+    if (st != CNMS_OK)
+      return st;
   }
   return CNMS_OK;
-}
-
-/* A frame that failed on its own: its status and reason. */
-static void
-frame_failed (cnms_ctx *ctx, int i, cnms_status st, const char *why)
-{
-  ctx->batch[i].status = st;
-  memcpy (ctx->batch_err[i], why, sizeof ctx->batch_err[i]);
-  ctx->batch_err[i][sizeof ctx->batch_err[i] - 1] = '\0';
 }
 
 cnms_status
@@ -300,6 +364,7 @@ cnms_detect_batch (cnms_ctx *ctx, const cnms_tensor *batch,
   static const cnms_frame_result none[1];
   const cnms_layout_row *row = NULL;
   cnms_tensor *ts, *ps;
+  const cnms_tensor **pp;
   cnms_params fp;
   cnms_status st;
   size_t n_dets = 0, n_table = 0, n_bytes = 0;
@@ -344,8 +409,10 @@ cnms_detect_batch (cnms_ctx *ctx, const cnms_tensor *batch,
   {
     const size_t nf = (size_t) (n_frames > 0 ? n_frames : 1);
 
-    if (!grow (ctx, (void **) &ctx->batch_t, &ctx->batch_t_cap, 2 * nf,
+    if (!grow (ctx, (void **) &ctx->batch_t, &ctx->batch_t_cap, 3 * nf,
             sizeof *ctx->batch_t)
+        || !grow (ctx, (void **) &ctx->batch_pp, &ctx->batch_pp_cap, nf,
+            sizeof *ctx->batch_pp)
         || !grow (ctx, (void **) &ctx->batch_shape, &ctx->batch_shape_cap, nf,
             sizeof *ctx->batch_shape)
         || !grow (ctx, (void **) &ctx->batch_p, &ctx->batch_p_cap, nf,
@@ -355,6 +422,7 @@ cnms_detect_batch (cnms_ctx *ctx, const cnms_tensor *batch,
   }
   ts = ctx->batch_t;
   ps = ctx->batch_t + n_frames;
+  pp = ctx->batch_pp;
 
   /* each frame's tensors, and its size */
   for (i = 0; i < n_frames; i++) {
@@ -379,9 +447,8 @@ cnms_detect_batch (cnms_ctx *ctx, const cnms_tensor *batch,
       if (f->protos != NULL)
         ps[i] = *f->protos;
     }
+    pp[i] = (batch != NULL ? protos : f->protos) != NULL ? &ps[i] : NULL;
   }
-#define PROTOS(i) (batch != NULL ? (protos != NULL ? &ps[i] : NULL) : \
-    frames[i].protos != NULL ? &ps[i] : NULL)
 
   /* the layout: the first frame that fits it; the others must agree */
   fp = *p;
@@ -394,11 +461,11 @@ cnms_detect_batch (cnms_ctx *ctx, const cnms_tensor *batch,
       return cnms_fail (&ctx->b, CNMS_ERR_BAD_TENSOR,
           "frame %d does not agree with frame %d (its %s differs): a batch "
           "has one layout and the same dims but N", i, ref, what);
-    if (ref >= 0 && PROTOS (ref) != NULL && PROTOS (i) != NULL
-        && !protos_agree (PROTOS (ref), PROTOS (i)))
+    if (ref >= 0 && pp[ref] != NULL && pp[i] != NULL
+        && !protos_agree (pp[ref], pp[i]))
       return cnms_fail (&ctx->b, CNMS_ERR_BAD_TENSOR,
           "frame %d's prototypes do not agree with frame %d's", i, ref);
-    st = cnms_tensor_shape (&ts[i], PROTOS (i), ref >= 0 ?
+    st = cnms_tensor_shape (&ts[i], pp[i], ref >= 0 ?
         row->d.layout : layout, p, &shape, why, sizeof why);
     ctx->batch_shape[i] = shape;
     if (st != CNMS_OK) {
@@ -433,9 +500,9 @@ cnms_detect_batch (cnms_ctx *ctx, const cnms_tensor *batch,
   }
 
   /* the backend's batch, where it takes the frames */
-  if (ctx->ops->detect_batch != NULL && row != NULL
-      && row->d.head == CNMS_HEAD_NONE) {
-    st = backend_batch (ctx, ts, n_frames);
+  if (ctx->ops->detect_batch != NULL && row != NULL) {
+    st = backend_batch (ctx, row, ts, pp, n_frames, &n_dets, &n_table,
+        &n_bytes);
     if (st == CNMS_OK)
       goto done;
     if (st != CNMS_ERR_UNSUPPORTED) {
@@ -458,7 +525,7 @@ cnms_detect_batch (cnms_ctx *ctx, const cnms_tensor *batch,
 
     if (ctx->batch[i].status != CNMS_OK)
       continue;
-    st = cnms_detect (ctx, &ts[i], PROTOS (i), row->d.layout,
+    st = cnms_detect (ctx, &ts[i], pp[i], row->d.layout,
         &ctx->batch_p[i], &dets, &n);
     if (st == CNMS_OK && ctx->b.last_gpu_us >= 0.0 && gpu_us >= 0.0)
       gpu_us += ctx->b.last_gpu_us;
@@ -479,7 +546,6 @@ cnms_detect_batch (cnms_ctx *ctx, const cnms_tensor *batch,
     if (st != CNMS_OK)
       frame_failed (ctx, i, st, ctx->b.error);
   }
-#undef PROTOS
   ctx->b.last_gpu_us = gpu_us;
 done:
   cnms_payload_clear (ctx);

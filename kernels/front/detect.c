@@ -85,6 +85,20 @@ cnms_job_init (cnms_ctx *ctx, const cnms_tensor *t, const cnms_shape *shape,
   return CNMS_OK;
 }
 
+int
+cnms_job_heads (cnms_job *job, cnms_head head, const cnms_tensor *t,
+    const cnms_tensor *protos, const cnms_shape *shape, cnms_heads_args *h,
+    cnms_tensor *sub)
+{
+  if (!cnms_heads_init (h, job, head, t, protos, shape))
+    return 0;
+  /* the engine takes the yolov8 tensor of the box and score rows */
+  row_prefix (t, 4 + shape->n_classes, shape->n_classes, sub, &job->shape);
+  job->t = sub;
+  job->heads = h;
+  return 1;
+}
+
 /* A failed call leaves nothing behind. */
 static cnms_status
 fail_clear (cnms_ctx *ctx, cnms_status st, const cnms_det **dets,
@@ -143,12 +157,7 @@ cnms_detect (cnms_ctx *ctx, const cnms_tensor *t, const cnms_tensor *protos,
   st = cnms_job_init (ctx, t, &shape, p, &job);
   if (st != CNMS_OK)
     return st;
-  if (cnms_heads_init (&h, &job, row->d.head, t, protos, &shape)) {
-    /* the engine takes the yolov8 tensor of the box and score rows */
-    row_prefix (t, 4 + shape.n_classes, shape.n_classes, &sub, &job.shape);
-    job.t = &sub;
-    job.heads = &h;
-  }
+  cnms_job_heads (&job, row->d.head, t, protos, &shape, &h, &sub);
 
   memset (&out, 0, sizeof out);
   st = ctx->ops->detect (&ctx->b, &job, &out);

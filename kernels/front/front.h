@@ -38,7 +38,10 @@ struct cnms_ctx {
   cnms_frame_result *batch;
   cnms_batch_at *batch_at;
   char (*batch_err)[256];
-  cnms_tensor *batch_t;
+  cnms_tensor *batch_t;          /* 3 a frame: its tensor, prototypes and
+                                 * the engine's rows of its tensor */
+  const cnms_tensor **batch_pp; /* each frame's prototypes, or NULL */
+  size_t batch_pp_cap;
   cnms_shape *batch_shape;      /* each frame's (its status OK) */
   cnms_params *batch_p;         /* each frame's p (its size) */
   cnms_job *batch_jobs;         /* the backend's batch: a job a frame, */
@@ -80,6 +83,14 @@ void cnms_set_msg (char *msg, size_t msg_size, const char *fmt, ...)
  * the geometry and the per-class rules (into ctx's tables). */
 cnms_status cnms_job_init (cnms_ctx *ctx, const cnms_tensor *t,
     const cnms_shape *shape, const cnms_params *p, cnms_job *job);
+
+/* detect.c: the heads of job (t's, its layout's head, when the backend
+ * makes them after NMS: into *h, and job->heads = h); the engine then
+ * takes the yolov8 tensor of t's box and score rows (*sub: job->t and
+ * job->shape). 1 when the job has heads. */
+int cnms_job_heads (cnms_job *job, cnms_head head, const cnms_tensor *t,
+    const cnms_tensor *protos, const cnms_shape *shape, cnms_heads_args *h,
+    cnms_tensor *sub);
 
 /* rules.c: the checks of p, and its per-class rules into ctx's tables. */
 cnms_status cnms_check_params (cnms_ctx *ctx, const cnms_params *p);

@@ -239,6 +239,23 @@ bf_params (cnms_params *p, cnms_layout layout)
     p->score_threshold = 0.5f;
 }
 
+/* Per-class caps on p (c: room for BF_CLASSES): every class at most 2,
+ * class 0 at most 1, and 5 records in all, so that the caps and then
+ * max_detections both bite. */
+static inline void
+bf_caps (cnms_params *p, cnms_class_params *c)
+{
+  int i;
+
+  for (i = 0; i < BF_CLASSES; i++)
+    cnms_class_params_init (&c[i], p);
+  c[0].max_detections = 1;
+  p->classes = c;
+  p->n_classes = BF_CLASSES;
+  p->max_detections_per_class = 2;
+  p->max_detections = 5;
+}
+
 /* 1 when a batch frame's result r equals cnms_detect's on ctx (dets, n,
  * its report and payload), bit for bit; else 0 with the reason in why. */
 static inline int

@@ -3,7 +3,8 @@
  * backend (its device tensor) and on the CPU backend (its host copy), for
  * every layout and head, float32 and float16, one tensor a frame and one
  * [B, ...] tensor, B = 1 .. 256, N differing by 100x in one batch, a bad
- * frame among good ones; the same bits on every repeat, and no allocation
+ * frame among good ones, per-class caps; the same bits on every repeat,
+ * and no allocation
  * once warm. CNMS_GPU_CASES scales the B list down (1: B = 1 and 8 only,
  * for compute-sanitizer). */
 #include <cuda_runtime.h>
@@ -16,6 +17,9 @@
 
 static cnms_ctx *ctx_cpu, *ctx_one, *ctx_batch;
 static long frames_total, mismatches, lines;
+/* per-class caps on the cases' params (bf_caps) */
+static int caps_on;
+static cnms_class_params caps_classes[BF_CLASSES];
 
 /* A device copy of n bytes at h (NULL for n 0). */
 static void *
@@ -97,6 +101,8 @@ run_case (cnms_layout layout, int f16, int b, int lo, int hi,
     exit (1);
   test_rng_seed (&r, seed);
   bf_params (&p, layout);
+  if (caps_on)
+    bf_caps (&p, caps_classes);
   for (i = 0; i < b; i++) {
     const int n = batch_tensor || hi <= lo ? lo :
         lo + test_rng_int (&r, 0, hi - lo + 1);
@@ -164,7 +170,7 @@ run_case (cnms_layout layout, int f16, int b, int lo, int hi,
   snprintf (what, sizeof what, "%s %s %s B=%d N=%d..%d%s",
       cnms_layout_name (layout), f16 ? "f16" : "f32", batch_tensor ?
       "batch-tensor" : "per-frame", b, lo, batch_tensor ? lo : hi,
-      bad >= 0 ? " bad-frame" : "");
+      bad >= 0 ? " bad-frame" : caps_on ? " caps" : "");
 
   for (rep = 0; rep < 3; rep++) {
     uint64_t allocs = cnms_ctx_alloc_count (ctx_batch);
@@ -237,21 +243,25 @@ main (void)
       run_case (bf_layouts[l], 0, 8, 100, 900, 0, -1, (uint64_t) l + 1);
       run_case (bf_layouts[l], 1, 8, 300, 0, 1, -1, (uint64_t) l + 11);
     }
+    /* the heads after the batch, and the caps' kernel */
+    run_case (CNMS_LAYOUT_YOLOV8_POSE, 0, 8, 100, 900, 0, -1, 21u);
+    run_case (CNMS_LAYOUT_YOLOV8_SEG, 0, 8, 100, 900, 0, -1, 22u);
+    caps_on = 1;
+    run_case (CNMS_LAYOUT_YOLOV8, 0, 8, 100, 900, 0, -1, 23u);
+    caps_on = 0;
     goto done;
   }
   for (l = 0; l < BF_N_LAYOUTS; l++) {
     const cnms_layout layout = bf_layouts[l];
-    const int heads = layout == CNMS_LAYOUT_LANEATT
-        || layout == CNMS_LAYOUT_YOLOV8_POSE
-        || layout == CNMS_LAYOUT_YOLOV8_SEG;
+    const int lanes = layout == CNMS_LAYOUT_LANEATT;
 
     for (f16 = 0; f16 < 2; f16++)
       for (k = 0; k < n_bs; k++) {
         const int b = bs[k];
         const uint64_t seed = (uint64_t) (100 * l + 10 * f16 + k + 1);
 
-        /* the heads' layouts go frame by frame: fewer of them */
-        if (heads && b > 32)
+        /* lanes go frame by frame: fewer of them */
+        if (lanes && b > 32)
           continue;
         run_case (layout, f16, b, b > 32 ? 30 : 200, b > 32 ? 300 : 3000,
             0, -1, seed);
@@ -261,6 +271,12 @@ main (void)
     /* N from 20 to 2000 in one batch, and a bad frame */
     run_case (layout, 0, n_bs > 2 ? 64 : 16, 20, 2000, 0, 5,
         (uint64_t) l + 9000);
+    /* per-class caps and max_detections after them */
+    caps_on = 1;
+    run_case (layout, 0, n_bs > 2 ? 32 : 8, 100, 2000, 0, -1,
+        (uint64_t) l + 9100);
+    run_case (layout, 1, 8, 800, 0, 1, -1, (uint64_t) l + 9200);
+    caps_on = 0;
   }
   /* a YOLOv8 batch of 8400 anchors a frame, as a model gives */
   run_case (CNMS_LAYOUT_YOLOV8, 0, n_bs > 2 ? 32 : 4, 8400, 8400, 1, -1,

@@ -2,7 +2,8 @@
  * cnms_detect of that frame alone (its size in p), for every layout and
  * head, float32 and float16, both tensor conventions (one tensor a frame,
  * a [B, ...] batch tensor), B from 1 to 256, frames whose N differ by 100x,
- * empty frames, frames of several sizes, a frame bad on its own; and the
+ * empty frames, frames of several sizes, a frame bad on its own,
+ * per-class caps; and the
  * batch's own errors name the frame. argv[1] "cuda" runs it on the CUDA
  * backend (77 without a device), else the CPU backend. */
 #include <stdio.h>
@@ -14,6 +15,9 @@
 
 static cnms_ctx *ctx_b, *ctx_1;
 static int frames_checked;
+/* per-class caps on the cases' params (bf_caps) */
+static int caps_on;
+static cnms_class_params caps_classes[BF_CLASSES];
 
 /* Frame sizes the frames cycle through (0: p's). */
 static const int sizes[][2] = {
@@ -79,6 +83,8 @@ per_frame_case (cnms_layout layout, int f16, int b, int lo, int hi,
     abort ();
   test_rng_seed (&r, seed);
   bf_params (&p, layout);
+  if (caps_on)
+    bf_caps (&p, caps_classes);
   for (i = 0; i < b; i++) {
     const int n = lo + (hi > lo ? test_rng_int (&r, 0, hi - lo + 1) : 0);
     const int mode = i == mode_at ? 1 : i == mode_at + 1 ? 2 : 0;
@@ -101,8 +107,8 @@ per_frame_case (cnms_layout layout, int f16, int b, int lo, int hi,
             &res), CNMS_OK);
     CHECK_INT (cnms_ctx_alloc_count (ctx_b), allocs);
   }
-  snprintf (what, sizeof what, "per-frame %s B=%d N=%d..%d",
-      f16 ? "f16" : "f32", b, lo, hi);
+  snprintf (what, sizeof what, "per-frame %s%s B=%d N=%d..%d",
+      f16 ? "f16" : "f32", caps_on ? " caps" : "", b, lo, hi);
   if (res != NULL)
     check_frames (res, ts, seg ? ps : NULL, frames, b, layout, &p, what);
   if (res != NULL && mode_at >= 0 && mode_at + 1 < b && fr[mode_at].n > 0) {
@@ -141,6 +147,8 @@ batch_tensor_case (cnms_layout layout, int f16, int b, int n, uint64_t seed,
   if (fr == NULL || ts == NULL || ps == NULL || frames == NULL)
     abort ();
   bf_params (&p, layout);
+  if (caps_on)
+    bf_caps (&p, caps_classes);
   for (i = 0; i < b; i++) {
     bf_make (&fr[i], layout, f16, n, seed * 977u + (uint64_t) i, 0);
     frames[i].frame_width = sizes[(i + (int) seed) % N_SIZES][0];
@@ -172,8 +180,9 @@ batch_tensor_case (cnms_layout layout, int f16, int b, int n, uint64_t seed,
   bp.dims[0] = b;
   CHECK_INT (cnms_detect_batch (ctx_b, &bt, seg ? &bp : NULL,
           sized ? frames : NULL, b, layout, &p, &res), CNMS_OK);
-  snprintf (what, sizeof what, "batch-tensor %s B=%d N=%d%s",
-      f16 ? "f16" : "f32", b, n, sized ? " sized" : "");
+  snprintf (what, sizeof what, "batch-tensor %s%s B=%d N=%d%s",
+      f16 ? "f16" : "f32", caps_on ? " caps" : "", b, n, sized ? " sized" :
+      "");
   if (res != NULL)
     check_frames (res, ts, seg ? ps : NULL, sized ? frames : NULL, b,
         layout, &p, what);
@@ -212,6 +221,8 @@ bad_frames (cnms_layout layout)
   int i;
 
   bf_params (&p, layout);
+  if (caps_on)
+    bf_caps (&p, caps_classes);
   memset (frames, 0, sizeof frames);
   for (i = 0; i < B; i++) {
     bf_make (&fr[i], layout, 0, 20 + 7 * i, 4242u + (uint64_t) i, 0);
@@ -333,6 +344,11 @@ main (int argc, char **argv)
     per_frame_case (layout, 0, 32, 20, 2000, (uint64_t) l + 600, 5);
     per_frame_case (layout, 0, 256, 1, 40, (uint64_t) l + 700, 100);
     batch_tensor_case (layout, 1, 256, 16, (uint64_t) l + 800, 1);
+    /* per-class caps and max_detections after them */
+    caps_on = 1;
+    per_frame_case (layout, 0, 12, 20, 600, (uint64_t) l + 900, 2);
+    batch_tensor_case (layout, 1, 9, 200, (uint64_t) l + 950, 1);
+    caps_on = 0;
     bad_frames (layout);
   }
   /* an end2end frame with K = 0 beside others */
