@@ -606,23 +606,58 @@ gst_cudanms_sink_event (GstBaseTransform * trans, GstEvent * event)
   return GST_BASE_TRANSFORM_CLASS (parent_class)->sink_event (trans, event);
 }
 
-/* A buffer's prototypes (layout yolov8-seg), read once into self->protos. */
-typedef struct
+/* Reads buffer's tensor of id (NULL: any) into view, under the layout
+ * property (the fit to a forced layout: yolov8-pose's under p's
+ * keypoint_dims, yolov8-seg's with the prototypes) and as the subclass
+ * decodes it (decode_layout: the tensor again, by its id), and for
+ * yolov8-seg its prototypes into protos: no prototypes is a bad input,
+ * not a missing one. msg: why not FOUND. Called with the object lock. */
+static GstCudanmsTensorLookup
+gst_cudanms_read_tensor (GstCudanms * self, GstBuffer * buffer,
+    const gchar * id, GstCudanmsLayout layout, const cnms_params * p,
+    GstCudanmsTensorView * view, GstCudanmsTensorView * protos, gchar * msg,
+    gsize msg_size)
 {
-  gboolean read;
-  GstCudanmsTensorLookup lookup;
-  gchar msg[256];               /* why not FOUND */
-} GstCudanmsLookupProtos;
+  GstCudanmsClass *klass = GST_CUDANMS_GET_CLASS (self);
+  GstCudanmsTensorLookup r, pr = GST_CUDANMS_TENSOR_MISSING;
+  gboolean protos_read = FALSE;
+  gchar pmsg[256] = "";
 
-static void
-gst_cudanms_lookup_protos (GstCudanms * self, GstBuffer * buffer,
-    GstCudanmsLookupProtos * protos)
-{
-  if (protos->read)
-    return;
-  protos->read = TRUE;
-  protos->lookup = gst_cudanms_tensor_view_acquire_protos (&self->protos,
-      buffer, protos->msg, sizeof (protos->msg));
+  if (layout == GST_CUDANMS_LAYOUT_YOLOV8_SEG) {
+    pr = gst_cudanms_tensor_view_acquire_protos (protos, buffer, pmsg,
+        sizeof (pmsg));
+    protos_read = TRUE;
+  }
+  r = gst_cudanms_tensor_view_acquire (view, buffer, id, (cnms_layout) layout,
+      pr == GST_CUDANMS_TENSOR_FOUND ? &protos->tensor : NULL, p, msg,
+      msg_size);
+  if (r == GST_CUDANMS_TENSOR_FOUND) {
+    GstCudanmsLayout l = klass->decode_layout (self, view->id, layout,
+        (GstCudanmsLayout) view->layout);
+
+    if (l != (GstCudanmsLayout) view->layout) {
+      gchar found[sizeof (view->id)];
+
+      g_strlcpy (found, view->id, sizeof (found));
+      gst_cudanms_tensor_view_release (view);
+      r = gst_cudanms_tensor_view_acquire (view, buffer, found,
+          (cnms_layout) l, NULL, p, msg, msg_size);
+    }
+  }
+  if (r == GST_CUDANMS_TENSOR_FOUND
+      && view->layout == CNMS_LAYOUT_YOLOV8_SEG) {
+    if (!protos_read)
+      pr = gst_cudanms_tensor_view_acquire_protos (protos, buffer, pmsg,
+          sizeof (pmsg));
+    if (pr != GST_CUDANMS_TENSOR_FOUND) {
+      g_strlcpy (msg, pmsg, msg_size);
+      gst_cudanms_tensor_view_release (view);
+      r = GST_CUDANMS_TENSOR_BAD;
+    }
+  }
+  if (r != GST_CUDANMS_TENSOR_FOUND)
+    gst_cudanms_tensor_view_release (protos);
+  return r;
 }
 
 /* Reads the tensor before the base class makes the buffer writable: a copy
@@ -631,9 +666,6 @@ static void
 gst_cudanms_before_transform (GstBaseTransform * trans, GstBuffer * buffer)
 {
   GstCudanms *self = GST_CUDANMS (trans);
-  GstCudanmsClass *klass = GST_CUDANMS_GET_CLASS (self);
-  GstCudanmsLookupProtos protos = { FALSE, GST_CUDANMS_TENSOR_MISSING, "" };
-  GstCudanmsLayout layout;
   cnms_params p;
 
   gst_cudanms_tensor_view_release (&self->view);
@@ -646,43 +678,13 @@ gst_cudanms_before_transform (GstBaseTransform * trans, GstBuffer * buffer)
   self->protos.device_context = self->view.device_context;
   cnms_params_init (&p);
   GST_OBJECT_LOCK (self);
-  /* the fit to a forced layout: yolov8-pose's under keypoint-dims,
-   * yolov8-seg's with the prototypes */
   p.keypoint_dims = self->keypoint_dims;
-  if (self->layout == GST_CUDANMS_LAYOUT_YOLOV8_SEG)
-    gst_cudanms_lookup_protos (self, buffer, &protos);
-  self->lookup = gst_cudanms_tensor_view_acquire (&self->view, buffer,
-      self->tensor_id, (cnms_layout) self->layout,
-      protos.lookup == GST_CUDANMS_TENSOR_FOUND ? &self->protos.tensor : NULL,
-      &p, self->msg, sizeof (self->msg));
-  /* the subclass's layout for it: the tensor again, by its id */
-  if (self->lookup == GST_CUDANMS_TENSOR_FOUND) {
-    layout = klass->decode_layout (self, self->view.id, self->layout,
-        (GstCudanmsLayout) self->view.layout);
-    if (layout != (GstCudanmsLayout) self->view.layout) {
-      gchar id[sizeof (self->view.id)];
-
-      g_strlcpy (id, self->view.id, sizeof (id));
-      gst_cudanms_tensor_view_release (&self->view);
-      self->lookup = gst_cudanms_tensor_view_acquire (&self->view, buffer,
-          id, (cnms_layout) layout, NULL, &p, self->msg, sizeof (self->msg));
-    }
-  }
+  self->lookup = gst_cudanms_read_tensor (self, buffer, self->tensor_id,
+      self->layout, &p, &self->view, &self->protos, self->msg,
+      sizeof (self->msg));
   GST_OBJECT_UNLOCK (self);
-  /* layout yolov8-seg: no prototypes is a bad input, not a missing one */
-  if (self->lookup == GST_CUDANMS_TENSOR_FOUND
-      && self->view.layout == CNMS_LAYOUT_YOLOV8_SEG) {
-    gst_cudanms_lookup_protos (self, buffer, &protos);
-    if (protos.lookup != GST_CUDANMS_TENSOR_FOUND) {
-      g_strlcpy (self->msg, protos.msg, sizeof (self->msg));
-      gst_cudanms_tensor_view_release (&self->view);
-      self->lookup = GST_CUDANMS_TENSOR_BAD;
-    }
-  }
-  if (self->lookup != GST_CUDANMS_TENSOR_FOUND) {
-    gst_cudanms_tensor_view_release (&self->protos);
+  if (self->lookup != GST_CUDANMS_TENSOR_FOUND)
     return;
-  }
   /* a device tensor of another CUDA context (another GPU) was read
    * through host memory: counted, and said once */
   if (self->view.other_context != NULL || self->protos.other_context != NULL)
@@ -900,37 +902,6 @@ detect_failed:
 }
 
 #ifdef HAVE_GST_BATCH_META
-/* Reads frame f's tensor (and yolov8-seg's prototypes) from its buffer
- * under the layout and tensor-id properties (id, layout). */
-static void
-gst_cudanms_batch_frame_tensor (GstCudanms * self, GstCudanmsBatchFrame * f,
-    const gchar * id, GstCudanmsLayout layout, const cnms_params * p,
-    gchar * msg, gsize msg_size)
-{
-  GstBuffer *fb = GST_BUFFER (*f->slot);
-  GstCudanmsTensorLookup protos = GST_CUDANMS_TENSOR_MISSING;
-  gchar pmsg[256] = "";
-
-  if (layout == GST_CUDANMS_LAYOUT_YOLOV8_SEG)
-    protos = gst_cudanms_tensor_view_acquire_protos (&f->protos, fb, pmsg,
-        sizeof (pmsg));
-  f->lookup = gst_cudanms_tensor_view_acquire (&f->view, fb, id,
-      (cnms_layout) layout, protos == GST_CUDANMS_TENSOR_FOUND ?
-      &f->protos.tensor : NULL, p, msg, msg_size);
-  if (f->lookup == GST_CUDANMS_TENSOR_FOUND
-      && f->view.layout == CNMS_LAYOUT_YOLOV8_SEG
-      && layout != GST_CUDANMS_LAYOUT_YOLOV8_SEG)
-    protos = gst_cudanms_tensor_view_acquire_protos (&f->protos, fb, pmsg,
-        sizeof (pmsg));
-  if (f->lookup == GST_CUDANMS_TENSOR_FOUND
-      && f->view.layout == CNMS_LAYOUT_YOLOV8_SEG
-      && protos != GST_CUDANMS_TENSOR_FOUND) {
-    g_strlcpy (msg, pmsg, msg_size);
-    gst_cudanms_tensor_view_release (&f->view);
-    f->lookup = GST_CUDANMS_TENSOR_BAD;
-  }
-}
-
 /* Frame f of a batch passes without ROIs: counted as a buffer and for its
  * stream, and warned once per stream. */
 static void
@@ -979,15 +950,14 @@ gst_cudanms_transform_batch (GstCudanms * self, GstBuffer * buffer)
   GST_OBJECT_LOCK (self);
   layout = self->layout;
   id = g_strdup (self->tensor_id);
-  GST_OBJECT_UNLOCK (self);
 
   /* each frame's own tensor */
   for (i = 0; i < b->n_frames; i++) {
     GstCudanmsBatchFrame *f = &b->frames[i];
     gchar msg[256] = "";
 
-    gst_cudanms_batch_frame_tensor (self, f, id, layout, &p, msg,
-        sizeof (msg));
+    f->lookup = gst_cudanms_read_tensor (self, GST_BUFFER (*f->slot), id,
+        layout, &p, &f->view, &f->protos, msg, sizeof (msg));
     if (f->lookup == GST_CUDANMS_TENSOR_FOUND && (f->width <= 0
             || f->height <= 0)) {
       g_snprintf (msg, sizeof (msg), "stream %u of the batch has no video "
@@ -1002,6 +972,7 @@ gst_cudanms_transform_batch (GstCudanms * self, GstBuffer * buffer)
       m++;
     }
   }
+  GST_OBJECT_UNLOCK (self);
   /* none: a [B, ...] tensor on the batch buffer, frame i of it the
    * batch's frame i in stream order */
   if (m == 0 && b->n_frames > 0) {
