@@ -4,6 +4,8 @@
 usage: bench_torch.py DATA_DIR OUT_JSON [--device cuda|cpu] [--iters N]
                       [--warmup N] [--budget S] [--min-time S]
                       [--cudanms-dir DIR] [--opencv]
+       bench_torch.py DATA_DIR OUT_JSON --batch B,B,.. [--batch-layouts L,..]
+                      [--device ..] [--iters N] [--warmup N] [--budget S]
 
 Reads the inputs of gen_data.py and measures, median and min of the timed
 iterations after a warm-up:
@@ -63,6 +65,41 @@ iterations after a warm-up:
     by the usual class-offset trick. Without OpenCV (cv2 not importable)
     the torchvision rows are still measured and each OpenCV record says
     why it was not ("error"), which report.py prints as NOT MEASURED.
+With --batch (bench-batch's anchor; nothing else runs): ultralytics'
+batched post-process, written for the bench (ultralytics is not
+imported), of B copies of each --batch-layouts frame (default yolov8,
+yolov8_obb, yolov8_pose, yolov8_seg) as one [B, ...] tensor on the device
+(the copies made there); its non_max_suppression as its code runs it:
+the anchors whose best class is above 0.25 (for the whole batch), xywh to
+xyxy (not for OBB), then image by image its best class, its top 30000 by
+score, NMS on boxes moved by class x 7680, top 300, the rows after the
+classes (nm) carried along; the scaling to the frame is the identity
+(model == frame) and left out, its clip with it. One result to the host
+per batch, the image index in each record:
+  - yolov8 [B, 84, 8400] ("ultralytics-nms"): torchvision's nms; [K, 7]
+    x1 y1 x2 y2 score class image;
+  - yolov8_obb [B, 20, 21504] ("ultralytics-nms-obb"; rotated, 15
+    classes, the angle carried): the single-frame OBB anchor's probiou
+    matrix and Fast-NMS (obb_nms) per image, IoU 0.45; [K, 8] cx cy w h
+    score class angle image (regularize_rboxes left out, as there);
+  - yolov8_pose [B, 56, 8400] ("ultralytics-nms-pose"; 1 class, the
+    17 x 3 keypoints carried): torchvision's nms, each image's kept
+    keypoints as [k, 17, 3] (the pose predictor's view); [K, 58] x1 y1 x2
+    y2 score class image, then the 51 keypoint values;
+  - yolov8_seg [B, 116, 8400] with [B, 32, 160, 160] prototypes
+    ("ultralytics-nms-seg"; 80 classes, the 32 coefficients carried):
+    torchvision's nms, then per image process_mask (upsample=True) as
+    torch_seg_post does it (coefficients times that image's prototypes,
+    crop at 160x160, bilinear upsample to 640x640, > 0); one uint8 result
+    as "torch-seg-post"'s: the [K, 7] records (x1 y1 x2 y2 score class
+    image) and the [K, 640, 640] masks. B = 128 makes about 0.9 GB of
+    inputs and 2 GB of masks on the device; on the CPU it runs up to
+    B = SEG_CPU_MAX_B (the records above say NOT MEASURED).
+Each record: bench "batch", impl + "-" + device, layout, batch, dets (all
+images'), the times of the whole batch and per frame (*_frame_us); one
+line each, "torch batch B=%d: ..." for yolov8 (as before) and "torch
+batch LAYOUT B=%d: ..." for the others.
+
 Times: wall = perf_counter from before the call to the result on the host.
 On CUDA, GPU time = CUDA events around the same work, the result's
 download to pinned memory included (torchvision's nms itself synchronises
@@ -124,6 +161,9 @@ LANE_SCORE = 0.5
 LANE_DISTANCE = 50.0
 LANE_TOP_K = 4
 LANE_MAX_LENGTH = 2.0 ** 20
+SEG_CLASSES = 80
+POSE_KPT_SHAPE = (17, 3)
+SEG_CPU_MAX_B = 8
 
 
 def cpu_model():
@@ -191,6 +231,10 @@ class Timer:
                                              pin_memory=True)
             host = self.pinned_u8[:res.numel()].view(res.shape)
         else:
+            if self.pinned.numel() < res.numel() * 2:  # a large batch
+                self.pinned = torch.empty(res.numel() * 2,
+                                          dtype=torch.float32,
+                                          pin_memory=True)
             host = self.pinned[:res.numel()].view(res.shape) if \
                 res.dtype == torch.float32 else \
                 self.pinned[:res.numel() * 2].view(torch.int64)[
@@ -526,56 +570,199 @@ def bench_frames(data, dev, args, timer, records):
             report(rec)
 
 
-def ultralytics_nms(pred, conf=SCORE, iou=IOU_FRAME, max_det=TOP,
-                    max_nms=30000, max_wh=7680):
-    """ultralytics' non_max_suppression of a [B, 4+C, N] batch as its code
-    runs it (class-aware, no masks), written for the bench: the anchors
-    above conf, xywh to xyxy, each image's best class, its top max_nms by
-    score, torchvision's nms on class-offset boxes, max_det. Returns [K, 7]
-    x1 y1 x2 y2 score class image."""
-    nc = pred.shape[1] - 4
+def ultralytics_nms_images(pred, nc=0, rotated=False, conf=SCORE,
+                           iou=IOU_FRAME, max_det=TOP, max_nms=30000,
+                           max_wh=7680):
+    """ultralytics' non_max_suppression of a [B, 4+nc+nm, N] batch as its
+    code runs it (class-aware, best class only, no class filter, no
+    labels), written for the bench: nc classes (0: all rows after the box
+    are classes), the nm rows after them carried along (mask coefficients,
+    keypoints, the OBB angle); the anchors whose best class is above conf,
+    xywh to xyxy (not for rotated boxes), per image: its best class, its
+    top max_nms by score, NMS on class-offset boxes (torchvision's nms, or
+    for rotated boxes the probiou matrix and Fast-NMS of fast_nms_obb:
+    ultralytics' nms_rotated), max_det. Returns a list of B tensors [k,
+    6+nm]: x1 y1 x2 y2 (cx cy w h if rotated) score class, then the nm
+    carried columns."""
+    nc = nc or pred.shape[1] - 4
+    nm = pred.shape[1] - nc - 4
     xc = pred[:, 4:4 + nc].amax(1) > conf
-    p = pred.transpose(-1, -2).clone()
-    xy, wh = p[..., :2], p[..., 2:4] / 2
-    p[..., :4] = torch.cat((xy - wh, xy + wh), -1)
+    p = pred.transpose(-1, -2)
+    if not rotated:
+        p = p.clone()
+        xy, wh = p[..., :2], p[..., 2:4] / 2
+        p[..., :4] = torch.cat((xy - wh, xy + wh), -1)
     out = []
     for xi, x in enumerate(p):
         x = x[xc[xi]]
-        box, cls = x[:, :4], x[:, 4:]
-        cf, j = cls.max(1, keepdim=True)
-        x = torch.cat((box, cf, j.float()), 1)[cf.view(-1) > conf]
         if not x.shape[0]:
+            out.append(pred.new_zeros((0, 6 + nm)))
+            continue
+        box, cls = x[:, :4], x[:, 4:4 + nc]
+        cf, j = cls.max(1, keepdim=True)
+        x = torch.cat((box, cf, j.float(), x[:, 4 + nc:]) if nm else
+                      (box, cf, j.float()), 1)[cf.view(-1) > conf]
+        if not x.shape[0]:
+            out.append(pred.new_zeros((0, 6 + nm)))
             continue
         if x.shape[0] > max_nms:
             x = x[x[:, 4].argsort(descending=True)[:max_nms]]
-        c = x[:, 5:6] * max_wh
-        i = torchvision.ops.nms(x[:, :4] + c, x[:, 4], iou)[:max_det]
-        out.append(torch.cat((x[i], torch.full_like(x[i, :1], xi)), 1))
-    return torch.cat(out) if out else pred.new_zeros((0, 7))
+        if rotated:
+            # obb_nms: centres moved by class x OBB_MAX_WH (max_wh)
+            i = obb_nms(torch.cat((x[:, :4], x[:, -1:]), 1), x[:, 4],
+                        x[:, 5], iou, True)[:max_det]
+        else:
+            c = x[:, 5:6] * max_wh
+            i = torchvision.ops.nms(x[:, :4] + c, x[:, 4], iou)[:max_det]
+        out.append(x[i])
+    return out
+
+
+def with_image(dets):
+    """The images' [k, C] results as one [K, C+1], the image index last."""
+    out = [torch.cat((d, torch.full_like(d[:, :1], xi)), 1)
+           for xi, d in enumerate(dets) if d.shape[0]]
+    return torch.cat(out) if out else dets[0].new_zeros(
+        (0, dets[0].shape[1] + 1))
+
+
+def ultralytics_nms(pred):
+    """The YOLOv8 batch [B, 84, N]: [K, 7] x1 y1 x2 y2 score class image."""
+    return with_image(ultralytics_nms_images(pred))
+
+
+def ultralytics_obb(pred):
+    """ultralytics' OBB predictor's NMS (rotated=True, nc = the model's
+    classes: all rows but the box and the angle, the angle the one carried
+    row) of a [B, 4+nc+1, N] batch: [K, 8] cx cy w h score class angle
+    image (its regularize_rboxes, a reordering of w, h and the angle, and
+    the scaling to the frame left out, as the single-frame anchor does)."""
+    return with_image(ultralytics_nms_images(pred, pred.shape[1] - 5,
+                                             rotated=True))
+
+
+def ultralytics_pose(pred, nc=1, kpt_shape=POSE_KPT_SHAPE):
+    """ultralytics' pose predictor of a [B, 4+nc+17x3, N] batch: NMS with
+    the keypoints carried, each image's kept keypoints as [k, 17, 3] (its
+    scale_boxes / scale_coords: the identity with the clip left out, model
+    == frame); [K, 6+1+51] x1 y1 x2 y2 score class image, then the
+    keypoints (x y visibility, 17 times)."""
+    out = []
+    for xi, d in enumerate(ultralytics_nms_images(pred, nc)):
+        if not d.shape[0]:
+            continue
+        kpts = d[:, 6:].view(len(d), *kpt_shape)
+        out.append(torch.cat((d[:, :6], torch.full_like(d[:, :1], xi),
+                              kpts.flatten(1)), 1))
+    return torch.cat(out) if out else pred.new_zeros(
+        (0, 7 + kpt_shape[0] * kpt_shape[1]))
+
+
+def ultralytics_seg(pred, protos):
+    """ultralytics' segment predictor of a [B, 4+nc+32, N] batch with its
+    [B, 32, 160, 160] prototypes (nc = the rows less the box and the 32
+    coefficients, as the predictor takes it): NMS with the 32 coefficients
+    carried,
+    then per image process_mask (upsample=True): coefficients times the
+    image's prototypes, crop at the prototypes' resolution (crop_mask,
+    boxes scaled by 160 / 640), bilinear upsample to 640x640, > 0. One
+    uint8 result, as torch_seg_post's: the [K, 7] records (x1 y1 x2 y2
+    score class image, float32 bytes), then the [K, 640, 640] masks."""
+    m, ph, pw = protos.shape[1:]
+    dets = ultralytics_nms_images(pred, pred.shape[1] - 4 - m)
+    scale = torch.tensor([pw / FRAME, ph / FRAME, pw / FRAME, ph / FRAME],
+                         device=pred.device)
+    r = torch.arange(pw, device=pred.device,
+                     dtype=torch.float32)[None, None, :]
+    cc = torch.arange(ph, device=pred.device,
+                      dtype=torch.float32)[None, :, None]
+    masks = []
+    for i, d in enumerate(dets):
+        if not d.shape[0]:
+            continue
+        lg = (d[:, 6:] @ protos[i].float().view(m, -1)).view(-1, ph, pw)
+        bx1, by1, bx2, by2 = torch.chunk((d[:, :4] * scale)[:, :, None], 4,
+                                         1)
+        lg = lg * ((r >= bx1) * (r < bx2) * (cc >= by1) * (cc < by2))
+        lg = torch.nn.functional.interpolate(
+            lg[None], (int(FRAME), int(FRAME)), mode="bilinear",
+            align_corners=False)[0].gt_(0.0)
+        masks.append(lg.to(torch.uint8).reshape(-1))
+    head = with_image([d[:, :6] for d in dets]).contiguous().view(
+        torch.uint8).reshape(-1)
+    return torch.cat([head] + masks)
+
+
+BATCH_LAYOUTS = ("yolov8", "yolov8_obb", "yolov8_pose", "yolov8_seg")
 
 
 def bench_batch(data, dev, args, timer, records):
-    """ultralytics' post-process of the YOLOv8 frame as [B, 84, 8400]
-    batches on the device: the anchor of bench-batch's rows."""
-    arr = np.load(os.path.join(data, "yolov8.npy"))
-    for b in args.batch:
-        t = torch.from_numpy(np.repeat(arr, b, axis=0)).to(dev)
-        rec, dets = timer.run(lambda: ultralytics_nms(t))
-        rec.update({"bench": "batch", "impl": "ultralytics-nms-" + dev.type,
-                    "layout": "yolov8", "input": "device", "batch": b,
-                    "dets": len(dets)})
-        for k in ("wall_med_us", "wall_min_us", "gpu_med_us", "gpu_min_us"):
-            if rec.get(k) is not None:
-                rec[k.replace("_us", "_frame_us")] = rec[k] / b
-        records.append(rec)
-        report(rec)
-        print("torch batch B=%d: %.2f us GPU, %.2f us wall a frame (%d dets)"
-              % (b, rec["gpu_med_us"] / b if rec.get("gpu_med_us") else
-                 float("nan"), rec["wall_med_us"] / b, len(dets)),
-              flush=True)
-
-
-SEG_CLASSES = 80
+    """ultralytics' batched post-process of B copies of a frame as one
+    [B, ...] tensor on the device, for each of --batch-layouts: the anchor
+    of bench-batch's rows."""
+    for layout in args.batch_layouts:
+        path = os.path.join(data, layout + ".npy")
+        impl = "ultralytics-nms-" + ("" if layout == "yolov8" else
+                                     layout[len("yolov8_"):] + "-") + \
+            dev.type
+        if not os.path.exists(path):
+            rec = {"bench": "batch", "impl": impl, "layout": layout,
+                   "error": "no %s" % path}
+            records.append(rec)
+            report(rec)
+            continue
+        one = torch.from_numpy(np.load(path)).to(dev)
+        protos = None
+        if layout == "yolov8_seg":
+            protos = torch.from_numpy(np.load(os.path.join(
+                data, "yolov8_seg_protos.npy"))).to(dev)
+        fn = {"yolov8": ultralytics_nms, "yolov8_obb": ultralytics_obb,
+              "yolov8_pose": ultralytics_pose}.get(layout)
+        for b in args.batch:
+            rec = {"bench": "batch", "impl": impl, "layout": layout,
+                   "input": "device", "batch": b}
+            if layout == "yolov8_seg" and dev.type == "cpu" \
+                    and b > SEG_CPU_MAX_B:
+                rec["error"] = "not run on the CPU above B=%d (the " \
+                    "batch's masks, K x 640 x 640 bytes, twice in host " \
+                    "memory)" % SEG_CPU_MAX_B
+                records.append(rec)
+                report(rec)
+                continue
+            # the B copies made on the device (no B-fold host copy)
+            t = one.expand(b, *one.shape[1:]).contiguous()
+            pr = None if protos is None else \
+                protos.expand(b, *protos.shape[1:]).contiguous()
+            try:
+                if pr is None:
+                    r, dets = timer.run(lambda: fn(t))
+                else:
+                    r, dets = timer.run(lambda: ultralytics_seg(t, pr))
+            except RuntimeError as e:  # out of memory
+                t = pr = None  # the batch freed before the next
+                if dev.type == "cuda":
+                    torch.cuda.empty_cache()
+                rec["error"] = str(e).split("\n")[0][:120]
+                records.append(rec)
+                report(rec)
+                continue
+            t = pr = None  # the batch freed before the next
+            rec.update(r)
+            n = int(dets.size // (28 + int(FRAME) * int(FRAME))) \
+                if layout == "yolov8_seg" else len(dets)
+            rec["dets"] = n
+            for k in ("wall_med_us", "wall_min_us", "gpu_med_us",
+                      "gpu_min_us"):
+                if rec.get(k) is not None:
+                    rec[k.replace("_us", "_frame_us")] = rec[k] / b
+            records.append(rec)
+            report(rec)
+            print("torch batch %sB=%d: %.2f us GPU, %.2f us wall a frame "
+                  "(%d dets)"
+                  % ("" if layout == "yolov8" else layout + " ", b,
+                     rec["gpu_med_us"] / b if rec.get("gpu_med_us") else
+                     float("nan"), rec["wall_med_us"] / b, n), flush=True)
+            del dets
 
 
 def torch_seg_post(t, protos, masks_to_host=True):
@@ -811,10 +998,18 @@ def main():
     ap.add_argument("--cudanms-dir")
     ap.add_argument("--opencv", action="store_true")
     ap.add_argument("--batch", type=lambda v: [int(x) for x in v.split(",")],
-                    help="only ultralytics' post-process of [B, 84, 8400] "
-                    "batches of the YOLOv8 frame, at these B (bench-batch's "
-                    "anchor)")
+                    help="only ultralytics' batched post-process of B "
+                    "copies of each --batch-layouts frame as one [B, ...] "
+                    "tensor, at these B (bench-batch's anchor)")
+    ap.add_argument("--batch-layouts", default=",".join(BATCH_LAYOUTS),
+                    type=lambda v: [x for x in v.split(",") if x],
+                    help="the frames of --batch, any of %s (default: all)"
+                    % ",".join(BATCH_LAYOUTS))
     args = ap.parse_args()
+    bad = [x for x in args.batch_layouts if x not in BATCH_LAYOUTS]
+    if bad:
+        ap.error("--batch-layouts: unknown %s (any of %s)"
+                 % (",".join(bad), ",".join(BATCH_LAYOUTS)))
     if args.device == "cuda" and not torch.cuda.is_available():
         sys.exit("bench_torch: --device cuda, but torch sees no CUDA device "
                  "(use --device cpu for a dry run)")
