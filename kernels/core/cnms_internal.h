@@ -117,7 +117,9 @@ typedef struct cnms_job {
 
 /* What a detect returns: the kept records in kept order, after the caps
  * and max_detections, and for lanes their points (payload: S x y pairs a
- * record, NaN where a row has no point; NULL for other geometries). */
+ * record, NaN where a row has no point); for heads the detect made
+ * itself (a batch's keypoints: detect_batch), their values as the heads
+ * call gives them; else NULL. */
 typedef struct {
   const cnms_det *dets;
   int n_dets;
@@ -159,7 +161,9 @@ typedef struct cnms_backend_ops {
   cnms_status (*set_stream) (cnms_backend_ctx *ctx, void *stream);
   /* The detects of n jobs (n >= 1, one frame each: one layout and
    * tensor shape but N, one p, each its own map and tensor) at once, as
-   * many detects: outs[i] and, of reps[i], the decode's counts
+   * many detects: outs[i] (with the values of jobs[i].heads where the
+   * backend made them, else the front end asks the heads call after) and,
+   * of reps[i], the decode's counts
    * (candidates, nonfinite_scores, invalid and fractional classes, the
    * first ones), valid until the next call. CNMS_ERR_UNSUPPORTED when it
    * does not take these jobs (the front end runs them one by one). NULL:

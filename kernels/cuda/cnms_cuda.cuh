@@ -74,6 +74,7 @@ typedef struct {
   cnms_cuda_buf d_bars;         /* the engine's barriers: 2 words a frame */
   cnms_cuda_buf d_kept;         /* with caps: the engine's kept_dev a frame */
   cnms_cuda_buf d_caps;         /* and the caps' table a frame */
+  cnms_cuda_buf h_kp;           /* mapped pinned: the keypoints a frame */
   cnms_cuda_buf d_in;           /* [arguments | host tensors] uploaded */
   cnms_cuda_buf h_stage;        /* pinned: their staging */
   cnms_cuda_buf h_out;          /* mapped pinned: [header | kept records] a
@@ -525,6 +526,25 @@ cudaError_t cnms_cuda_engine_allow_smem (size_t max_dynamic);
 extern "C" cnms_status cnms_cuda_heads (cnms_backend_ctx *ctx,
     const cnms_job *job, const cnms_heads_args *h, const cnms_det *dets,
     int n, const void **payload);
+
+/* One frame of cnms_cuda_pose_batch: the keypoints of the engine's kept
+ * records (sel: its kept_dev, [count | sort values]; at most n) of
+ * recs, read from the whole device tensor, into out (mapped host memory,
+ * 16-byte aligned, room for 3 floats past the keypoints). */
+typedef struct {
+  const void *tensor;
+  const cnms_det *recs;
+  const int32_t *sel;
+  float *out;
+  long long n_anchors;
+  cnms_map map;
+  int n;
+} cnms_pose_frame;
+/* cuda_heads.cu: the keypoints (k of d values an anchor) of n frames
+ * (d_frames in device memory), a row of blocks a frame, in one launch;
+ * most: the records of a frame at most. */
+cudaError_t cnms_cuda_pose_batch (const cnms_pose_frame *d_frames, int n,
+    int most, int k, int d, int f16, cudaStream_t stream);
 
 /* cuda_caps.cu: enqueues the per-class caps (cnms_class_cap) and then
  * max_out on the kept records of the engine just enqueued: kept ([count |

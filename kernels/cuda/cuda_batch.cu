@@ -1,6 +1,6 @@
 /* The CUDA backend's batch (cnms_backend_ops.detect_batch): the frames of
  * one layout of boxes or oriented boxes (their engine's jobs: for
- * yolov8-pose and yolov8-seg the box and score rows, the heads coming
+ * yolov8-pose the box and score rows; the keypoints of host tensors come
  * after, frame by frame, from the front end), in a fixed number of
  * launches whatever their number:
  *
@@ -9,7 +9,9 @@
  *   engine does not decode, one decode launch (a row of blocks a frame)
  *   -> one cooperative engine launch (a row of blocks a frame, each row
  *   its own grid barrier: cuda_engine.cu) -> with per-class caps, one caps
- *   launch (a block a frame: cuda_caps.cu) -> one wait
+ *   launch (a block a frame: cuda_caps.cu) -> for yolov8-pose on device
+ *   tensors, one keypoints launch (a row of blocks a frame: cuda_heads.cu)
+ *   -> one wait
  *
  * Each frame has its own part of every buffer (the count header and
  * records, the sort, the mask, the grid, the output), one stride apart,
@@ -35,11 +37,12 @@ align_up (size_t v)
 /* The strides of one call: each frame's part of each buffer. */
 typedef struct {
   size_t cand, report, keys, vals, order, boxes, cls, rows, grid, mask, out;
-  size_t kept, caps;
+  size_t kept, caps, kp;
 } batch_strides;
 
 /* Does the batch take these jobs? Boxes or oriented boxes, with no heads
- * behind the engine, that the engine decodes or a batch decode does. */
+ * behind the engine or keypoints, that the engine decodes or a batch
+ * decode does. */
 static bool
 batch_takes (const cnms_job *jobs, int n)
 {
@@ -51,7 +54,8 @@ batch_takes (const cnms_job *jobs, int n)
       && !cnms_cuda_decode_batch_takes (&j0->shape))
     return false;
   for (int i = 0; i < n; i++)
-    if (jobs[i].shape.n_anchors <= 0 || jobs[i].heads != NULL)
+    if (jobs[i].shape.n_anchors <= 0 || (jobs[i].heads != NULL
+            && jobs[i].heads->kind != CNMS_HEAD_KEYPOINTS))
       return false;
   return true;
 }
@@ -60,8 +64,8 @@ batch_takes (const cnms_job *jobs, int n)
  * upload; marks the states dirty when a buffer moved. */
 static cnms_status
 reserve_batch (cnms_backend_ctx *ctx, cnms_cuda_batch *b, int n,
-    const batch_strides *st, bool suppress, bool caps, size_t in_bytes,
-    size_t out)
+    const batch_strides *st, bool suppress, bool caps, bool kp,
+    size_t in_bytes, size_t out)
 {
   const size_t nn = (size_t) n;
   const void *cand = b->d_cand.p, *rep = b->d_report.p, *grid = b->d_grid.p,
@@ -91,12 +95,15 @@ reserve_batch (cnms_backend_ctx *ctx, cnms_cuda_batch *b, int n,
     CNMS_TRY (cnms_cuda_reserve_device (ctx, &b->d_mask, nn * st->mask,
             "batch suppression masks"));
   }
-  if (caps) {
+  if (caps || kp)
     CNMS_TRY (cnms_cuda_reserve_device (ctx, &b->d_kept, nn * st->kept,
             "batch kept records"));
+  if (caps)
     CNMS_TRY (cnms_cuda_reserve_device (ctx, &b->d_caps, nn * st->caps,
             "batch class caps"));
-  }
+  if (kp)
+    CNMS_TRY (cnms_cuda_reserve_pinned (ctx, &b->h_kp, nn * st->kp,
+            "batch keypoints"));
   CNMS_TRY (cnms_cuda_reserve_device (ctx, &b->d_in, in_bytes,
           "batch upload"));
   CNMS_TRY (cnms_cuda_reserve_pinned (ctx, &b->h_stage, in_bytes,
@@ -177,13 +184,15 @@ size_launch (cnms_backend_ctx *ctx, cnms_cuda_priv *s, int geom, int cap,
 }
 
 /* Frame f's engine arguments (its parts of the buffers, base: device
- * addresses), its decode's when the engine decodes it (fused), and with
- * caps (then the engine keeps every box NMS keeps) the caps'. */
+ * addresses), its decode's when the engine decodes it (fused), with caps
+ * (then the engine keeps every box NMS keeps) the caps', and with
+ * keypoints the keypoints' (pf). */
 static void
 frame_args (const cnms_cuda_priv *s, const cnms_job *job, int f,
     const batch_strides *st, const void *d_tensor,
     const cnms_class_rules *rules, bool fused, bool caps, size_t smem,
-    cnms_engine_args *g, cnms_decode_frame *df, cnms_caps_frame *cf)
+    cnms_engine_args *g, cnms_decode_frame *df, cnms_caps_frame *cf,
+    cnms_pose_frame *pf)
 {
   const cnms_cuda_batch *b = &s->batch;
   const size_t ff = (size_t) f;
@@ -259,9 +268,22 @@ frame_args (const cnms_cuda_priv *s, const cnms_job *job, int f,
   }
   g->out = (char *) b->h_out.dev + ff * st->out;
   g->smem_words = (long long) (smem / sizeof (uint64_t));
+  if (caps || pf != NULL)
+    g->kept_dev = (int32_t *) ((char *) b->d_kept.p + ff * st->kept);
+  if (pf != NULL) {
+    const cnms_heads_args *h = job->heads;
+
+    memset (pf, 0, sizeof *pf);
+    pf->tensor = h->t->data;
+    pf->recs = recs;
+    pf->sel = g->kept_dev;
+    pf->out = (float *) ((char *) b->h_kp.dev + ff * st->kp);
+    pf->n_anchors = h->shape.n_anchors;
+    pf->map = h->map;
+    pf->n = max_out;
+  }
   if (caps) {
     memset (cf, 0, sizeof *cf);
-    g->kept_dev = (int32_t *) ((char *) b->d_kept.p + ff * st->kept);
     cf->recs = recs;
     cf->kept = g->kept_dev;
     cf->out = (char *) g->out;
@@ -294,11 +316,14 @@ enqueue_batch (cnms_backend_ctx *ctx, cnms_cuda_priv *s, const cnms_job *jobs,
   const bool fused = cnms_cuda_engine_decodes (&j0->shape);
   const bool suppress = layout != CNMS_LAYOUT_END2END;
   const bool caps = j0->rules.caps != 0;
+  /* the keypoints of device tensors, behind the engine (and the caps) */
+  const bool kp = j0->heads != NULL && j0->heads->t->on_device;
+  const int n_kp = kp ? j0->heads->shape.n_keypoints : 0;
   const bool host = !j0->t->on_device;
   const int geom = j0->geom;
   const size_t box_bytes = sizeof (float4)
       + (geom == CNMS_GEOM_OBB ? sizeof (cnms_obb) : 0);
-  size_t off_dec, off_caps, off_t, in_bytes, smem = 0;
+  size_t off_dec, off_caps, off_kp, off_t, in_bytes, smem = 0;
   int n_max = 0, cap_max = 0, keep_max = 0, blocks = 1, per_launch = n;
   long long want = 8;
   batch_strides st;
@@ -306,6 +331,7 @@ enqueue_batch (cnms_backend_ctx *ctx, cnms_cuda_priv *s, const cnms_job *jobs,
   cnms_engine_args *ga;
   cnms_decode_frame *da;
   cnms_caps_frame *ca;
+  cnms_pose_frame *pa;
   char *stage;
 
   for (int i = 0; i < n; i++) {
@@ -343,18 +369,23 @@ enqueue_batch (cnms_backend_ctx *ctx, cnms_cuda_priv *s, const cnms_job *jobs,
   /* with caps the engine writes every kept record, the caps keep_max */
   st.out = align_up (CNMS_HEADER_BYTES + (size_t) (caps ? cap_max : keep_max)
       * sizeof (cnms_det));
-  if (caps) {
+  if (caps || kp)
     st.kept = align_up (((size_t) cap_max + 1) * sizeof (int32_t));
+  if (caps)
     st.caps = align_up (cnms_caps_table_bytes (cap_max));
-  }
+  if (kp)
+    st.kp = align_up (((size_t) keep_max * (size_t) n_kp + 1) * 3
+        * sizeof (float));
   *stp = st;
 
   /* the upload: [engine arguments | decode arguments | caps arguments |
-   * host tensors] */
+   * keypoints arguments | host tensors] */
   off_dec = align_up ((size_t) n * sizeof (cnms_engine_args));
   off_caps = off_dec + align_up ((size_t) n * sizeof (cnms_decode_frame));
-  off_t = off_caps + (caps ? align_up ((size_t) n * sizeof (cnms_caps_frame))
+  off_kp = off_caps + (caps ? align_up ((size_t) n * sizeof (cnms_caps_frame))
       : 0);
+  off_t = off_kp + (kp ? align_up ((size_t) n * sizeof (cnms_pose_frame)) :
+      0);
   in_bytes = off_t;
   if (host)
     for (int i = 0; i < n; i++)
@@ -367,7 +398,7 @@ enqueue_batch (cnms_backend_ctx *ctx, cnms_cuda_priv *s, const cnms_job *jobs,
     if (r != CNMS_OK)
       return r;
   }
-  CNMS_TRY (reserve_batch (ctx, b, n, &st, suppress, caps, in_bytes,
+  CNMS_TRY (reserve_batch (ctx, b, n, &st, suppress, caps, kp, in_bytes,
           st.out));
   CNMS_TRY (cnms_cuda_upload_rules (ctx, s, &j0->rules, &rules));
 
@@ -375,6 +406,7 @@ enqueue_batch (cnms_backend_ctx *ctx, cnms_cuda_priv *s, const cnms_job *jobs,
   ga = (cnms_engine_args *) stage;
   da = (cnms_decode_frame *) (stage + off_dec);
   ca = (cnms_caps_frame *) (stage + off_caps);
+  pa = (cnms_pose_frame *) (stage + off_kp);
   {
     size_t at = off_t;
 
@@ -390,7 +422,7 @@ enqueue_batch (cnms_backend_ctx *ctx, cnms_cuda_priv *s, const cnms_job *jobs,
         at += align_up (bytes);
       }
       frame_args (s, &jobs[i], i, &st, d_tensor, &rules, fused, caps, smem,
-          &ga[i], &da[i], caps ? &ca[i] : NULL);
+          &ga[i], &da[i], caps ? &ca[i] : NULL, kp ? &pa[i] : NULL);
     }
   }
 
@@ -427,6 +459,12 @@ enqueue_batch (cnms_backend_ctx *ctx, cnms_cuda_priv *s, const cnms_job *jobs,
     CNMS_CUDA_TRY (ctx, cnms_cuda_caps_batch ((const cnms_caps_frame *)
             ((char *) b->d_in.p + off_caps), n, &rules, cap_max, s->stream),
         "batch class caps kernel");
+  if (kp)
+    CNMS_CUDA_TRY (ctx, cnms_cuda_pose_batch ((const cnms_pose_frame *)
+            ((char *) b->d_in.p + off_kp), n, keep_max, n_kp,
+            j0->heads->shape.keypoint_dims,
+            j0->heads->t->dtype == CNMS_DTYPE_FLOAT16, s->stream),
+        "batch keypoint kernel");
   return cnms_cuda_timing_end (ctx);
 }
 
@@ -479,7 +517,8 @@ cnms_cuda_detect_batch (cnms_backend_ctx *ctx, const cnms_job *jobs, int n,
     outs[i].dets = (const cnms_det *) ((const char *) hdr
         + CNMS_HEADER_BYTES);
     outs[i].n_dets = kept < 0 ? 0 : (kept < max_out ? kept : max_out);
-    outs[i].payload = NULL;
+    outs[i].payload = job->heads != NULL && job->heads->t->on_device ?
+        (const char *) s->batch.h_kp.p + (size_t) i * st.kp : NULL;
   }
   s->batch.last_count = most;
   return CNMS_OK;

@@ -135,6 +135,7 @@ release_all (cnms_backend_ctx *ctx, cnms_cuda_priv *s)
   release (ctx, &s->h_heads, true);
   release (ctx, &s->batch.h_stage, true);
   release (ctx, &s->batch.h_out, true);
+  release (ctx, &s->batch.h_kp, true);
   free (s->rules_now);
   s->rules_now = NULL;
   s->rules_bytes = 0;

@@ -110,10 +110,10 @@ kept_count (const int32_t *sel, int n)
  * (out is 16-byte aligned; a block's 3 CNMS_BLOCK floats are whole
  * pieces; the last piece may reach 3 floats past the keypoints, which
  * out has room for). */
-static __global__ void
-pose_kernel (const void *tensor, int f16, size_t n_anchors, int d, int k,
+static __device__ __forceinline__ void
+pose_block (const void *tensor, int f16, size_t n_anchors, int d, int k,
     const int32_t *anchors, const cnms_det *recs, const int32_t *sel, int n,
-    cnms_map map, float *out)
+    const cnms_map &map, float *out)
 {
   /* behind another kernel (the engine, or the heads' last): what it
    * wrote is read only after it has completed */
@@ -145,6 +145,40 @@ pose_kernel (const void *tensor, int f16, size_t n_anchors, int d, int k,
       ((float4 *) (out + 3 * first))[threadIdx.x] =
           ((const float4 *) st)[threadIdx.x];
   }
+}
+
+static __global__ void
+pose_kernel (const void *tensor, int f16, size_t n_anchors, int d, int k,
+    const int32_t *anchors, const cnms_det *recs, const int32_t *sel, int n,
+    cnms_map map, float *out)
+{
+  pose_block (tensor, f16, n_anchors, d, k, anchors, recs, sel, n, map, out);
+}
+
+/* A batch's keypoints: row y of blocks is frame y's. */
+static __global__ void
+pose_batch_kernel (const cnms_pose_frame *frames, int k, int d, int f16)
+{
+  const cnms_pose_frame &f = frames[blockIdx.y];
+
+  pose_block (f.tensor, f16, (size_t) f.n_anchors, d, k, NULL, f.recs, f.sel,
+      f.n, f.map, f.out);
+}
+
+cudaError_t
+cnms_cuda_pose_batch (const cnms_pose_frame *d_frames, int n, int most,
+    int k, int d, int f16, cudaStream_t stream)
+{
+  const long long threads = (long long) most * k;
+
+  if (threads > 0x7fffffffLL - CNMS_BLOCK)
+    return cudaErrorInvalidValue;
+  if (threads == 0)
+    return cudaSuccess;
+  pose_batch_kernel <<< dim3 ((unsigned) cnms_ceil_div ((int) threads,
+              CNMS_BLOCK), (unsigned) n), CNMS_BLOCK, 0, stream >>>
+      (d_frames, k, d, f16);
+  return cudaGetLastError ();
 }
 
 /* The masks' jobs of an engine's kept records (recs[sel[1 + r]] for

@@ -237,23 +237,21 @@ batch_failed (cnms_ctx *ctx, cnms_status st, const char *fmt, int i)
   return cnms_fail (&ctx->b, st, fmt, i, why);
 }
 
-/* The heads of frame f after the backend's batch (job: its engine's, out:
- * what the engine kept): the payload as cnms_detect makes it, copied with
- * the records into the batch's tables. A device failure fails the batch. */
+/* The heads of frame f after the backend's batch (job: its engine's,
+ * engine: what the batch gave, with the heads' values where it made
+ * them): the payload as cnms_detect makes it, copied with the records
+ * into the batch's tables. A device failure fails the batch. */
 static cnms_status
 frame_heads (cnms_ctx *ctx, const cnms_layout_row *row, int f,
-    const cnms_job *job, const cnms_tensor *t, const cnms_tensor *protos,
-    const cnms_backend_out *engine, size_t *n_dets, size_t *n_table,
-    size_t *n_bytes)
+    const cnms_job *job, const cnms_backend_out *engine, size_t *n_dets,
+    size_t *n_table, size_t *n_bytes)
 {
   const cnms_report rep = ctx->batch[f].report;
   cnms_backend_out out = *engine;
-  cnms_heads_args h;
   cnms_status st;
 
-  cnms_heads_init (&h, job, row->d.head, t, protos, &ctx->batch_shape[f]);
-  st = cnms_payload_finish (ctx, job, row->d.head, &h, &ctx->batch_shape[f],
-      &out);
+  st = cnms_payload_finish (ctx, job, row->d.head, &ctx->batch_heads[f],
+      &ctx->batch_shape[f], &out);
   if (st == CNMS_OK)
     st = keep_frame (ctx, f, out.dets, out.n_dets, n_dets, n_table,
         n_bytes);
@@ -271,7 +269,7 @@ frame_heads (cnms_ctx *ctx, const cnms_layout_row *row, int f,
 
 /* The frames whose status is OK through the backend's detect_batch (one
  * job a frame; an empty end2end frame needs none), then, for a layout
- * whose head comes after NMS (keypoints, masks), each frame's heads: each
+ * whose head comes after NMS (keypoints), each frame's heads: each
  * result as cnms_detect's. CNMS_ERR_UNSUPPORTED when the backend does not
  * take them. */
 static cnms_status
@@ -282,7 +280,6 @@ backend_batch (cnms_ctx *ctx, const cnms_layout_row *row,
   static const cnms_det none[1];
   const size_t nf = (size_t) (n_frames > 0 ? n_frames : 1);
   cnms_tensor *subs = ctx->batch_t + 2 * (size_t) n_frames;
-  cnms_heads_args h;
   cnms_status st;
   int i, n = 0, heads = 0;
 
@@ -293,7 +290,9 @@ backend_batch (cnms_ctx *ctx, const cnms_layout_row *row,
       || !grow (ctx, (void **) &ctx->batch_out, &ctx->batch_out_cap, nf,
           sizeof *ctx->batch_out)
       || !grow (ctx, (void **) &ctx->batch_rep, &ctx->batch_rep_cap, nf,
-          sizeof *ctx->batch_rep))
+          sizeof *ctx->batch_rep)
+      || !grow (ctx, (void **) &ctx->batch_heads, &ctx->batch_heads_cap, nf,
+          sizeof *ctx->batch_heads))
     return cnms_fail (&ctx->b, CNMS_ERR_NO_MEMORY,
         "cannot allocate the jobs of %d frames", n_frames);
   for (i = 0; i < n_frames; i++) {
@@ -312,10 +311,10 @@ backend_batch (cnms_ctx *ctx, const cnms_layout_row *row,
         job);
     if (st != CNMS_OK)
       return st;
-    /* the engine's job: its heads come after the batch, frame by frame */
+    /* the engine's job, with its heads: the backend makes them where it
+     * can, else they come after the batch, frame by frame */
     heads = cnms_job_heads (job, row->d.head, &ts[i], protos[i],
-        &ctx->batch_shape[i], &h, &subs[i]);
-    job->heads = NULL;
+        &ctx->batch_shape[i], &ctx->batch_heads[i], &subs[i]);
     ctx->batch_frame[n++] = i;
   }
   /* one frame: the single call is the batch */
@@ -347,8 +346,8 @@ backend_batch (cnms_ctx *ctx, const cnms_layout_row *row,
     }
     /* the heads' kernels may not overwrite the batch's results: the
      * records are copied first */
-    st = frame_heads (ctx, row, f, &ctx->batch_jobs[i], &ts[f], protos[f],
-        &ctx->batch_out[i], n_dets, n_table, n_bytes);
+    st = frame_heads (ctx, row, f, &ctx->batch_jobs[i], &ctx->batch_out[i],
+        n_dets, n_table, n_bytes);
     if (st != CNMS_OK)
       return st;
   }
@@ -500,7 +499,8 @@ cnms_detect_batch (cnms_ctx *ctx, const cnms_tensor *batch,
   }
 
   /* the backend's batch, where it takes the frames */
-  if (ctx->ops->detect_batch != NULL && row != NULL) {
+  if (ctx->ops->detect_batch != NULL && row != NULL
+      && cnms_head_batched (row->d.head)) {
     st = backend_batch (ctx, row, ts, pp, n_frames, &n_dets, &n_table,
         &n_bytes);
     if (st == CNMS_OK)

@@ -61,6 +61,7 @@ cnms_ctx_free (cnms_ctx *ctx)
   free (ctx->batch_err);
   free (ctx->batch_t);
   free (ctx->batch_pp);
+  free (ctx->batch_heads);
   free (ctx->batch_shape);
   free (ctx->batch_p);
   free (ctx->batch_jobs);

@@ -42,6 +42,8 @@ struct cnms_ctx {
                                  * the engine's rows of its tensor */
   const cnms_tensor **batch_pp; /* each frame's prototypes, or NULL */
   size_t batch_pp_cap;
+  cnms_heads_args *batch_heads; /* each frame's heads (the backend's batch) */
+  size_t batch_heads_cap;
   cnms_shape *batch_shape;      /* each frame's (its status OK) */
   cnms_params *batch_p;         /* each frame's p (its size) */
   cnms_job *batch_jobs;         /* the backend's batch: a job a frame, */
@@ -107,6 +109,8 @@ int cnms_heads_init (cnms_heads_args *h, const cnms_job *job, cnms_head head,
 cnms_status cnms_payload_finish (cnms_ctx *ctx, const cnms_job *job,
     cnms_head head, cnms_heads_args *h, const cnms_shape *shape,
     cnms_backend_out *out);
+/* Do a batch's frames of this head go through the backend's batch? */
+int cnms_head_batched (cnms_head head);
 cnms_status cnms_payload_table (cnms_ctx *ctx, cnms_head head,
     const cnms_shape *shape, const cnms_det *dets, int n, size_t *bytes);
 cnms_status cnms_lanes_in_frame (cnms_ctx *ctx, const cnms_shape *shape,

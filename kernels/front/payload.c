@@ -17,13 +17,25 @@
 static const struct {
   int point_dims;
   int after_nms;
+  int batched;                  /* a batch's frames share the backend's
+                                 * batch (the heads after it, frame by
+                                 * frame), rather than one detect each */
   const char *values;
 } heads[] = {
-  {0, 0, "nothing"},            /* CNMS_HEAD_NONE */
-  {2, 0, "lane points"},        /* CNMS_HEAD_LANE */
-  {3, 1, "keypoints"},          /* CNMS_HEAD_KEYPOINTS */
-  {0, 1, "masks"},              /* CNMS_HEAD_MASK */
+  {0, 0, 1, "nothing"},         /* CNMS_HEAD_NONE */
+  {2, 0, 0, "lane points"},     /* CNMS_HEAD_LANE: the lanes' own engine */
+  {3, 1, 1, "keypoints"},       /* CNMS_HEAD_KEYPOINTS */
+  /* masks: a detect makes them behind its engine, before its one wait;
+   * after a batch each frame's would wait on its own, which costs more
+   * than the batch saves (docs/performance.md, "Batches") */
+  {0, 1, 0, "masks"},           /* CNMS_HEAD_MASK */
 };
+
+int
+cnms_head_batched (cnms_head head)
+{
+  return heads[head].batched;
+}
 
 /* The points of a record's payload under shape (0: bytes). */
 static int
@@ -189,12 +201,16 @@ run_heads (cnms_ctx *ctx, const cnms_job *job, cnms_heads_args *h,
     return st;
   h->masks = ctx->payload;
   h->mask_bytes = bytes;
-  if (ctx->ops->heads == NULL)
+  /* made with the detect (a batch's keypoints), or now */
+  values = out->payload;
+  if (values == NULL && ctx->ops->heads == NULL)
     return cnms_fail (&ctx->b, CNMS_ERR_UNSUPPORTED,
         "the %s backend makes no %s", ctx->ops->name, heads[h->kind].values);
-  st = ctx->ops->heads (&ctx->b, job, h, out->dets, out->n_dets, &values);
-  if (st != CNMS_OK)
-    return st;
+  if (values == NULL) {
+    st = ctx->ops->heads (&ctx->b, job, h, out->dets, out->n_dets, &values);
+    if (st != CNMS_OK)
+      return st;
+  }
   if (values == NULL && out->n_dets > 0)
     return cnms_fail (&ctx->b, CNMS_ERR_UNSUPPORTED,
         "the %s backend returned no %s", ctx->ops->name,
