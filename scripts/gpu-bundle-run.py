@@ -1,13 +1,14 @@
 #!/usr/bin/env python3
 """Runs what scripts/gpu-bundle.sh packed, on a GPU host, under the bundle's
 own dynamic loader and libraries (the host's glibc may be older than
-trixie's, and the host needs no GStreamer).
+trixie's or sid's, and the host needs no GStreamer).
 
   gpu-bundle-run.py BUNDLE test [REGEX]      the suite's compiled tests
   gpu-bundle-run.py BUNDLE run PROG [ARG...] one program of the build,
                                              e.g. tests/bench/bench-element
 
-BUNDLE is the unpacked gpu-bundle/ folder (tar xJf gpu-bundle-trixie.tar.xz).
+BUNDLE is the unpacked gpu-bundle/ folder (tar xJf gpu-bundle-trixie.tar.xz
+or gpu-bundle-sid.tar.xz).
 `test` runs every test of tests.json whose name matches REGEX, with the
 environment meson gives it, paths moved to the bundle and to this source
 tree; 8 at a time, then the serial ones. Exit code 0 is ok, 77 skipped,
