@@ -1,5 +1,5 @@
 /* tensorinject plugin: registers the tensorinject element, and on
- * GStreamer >= 1.28 tensorbatch. */
+ * GStreamer >= 1.28 tensorbatch and tensorunbatch. */
 #ifdef HAVE_CONFIG_H
 #include "config.h"
 #endif
@@ -9,6 +9,7 @@
 #include "gsttensorinject.h"
 #ifdef HAVE_GST_BATCH_META
 #include "gsttensorbatch.h"
+#include "gsttensorunbatch.h"
 #endif
 
 static gboolean
@@ -18,6 +19,7 @@ plugin_init (GstPlugin * plugin)
 
 #ifdef HAVE_GST_BATCH_META
   ok &= GST_ELEMENT_REGISTER (tensorbatch, plugin);
+  ok &= GST_ELEMENT_REGISTER (tensorunbatch, plugin);
 #endif
   return ok;
 }

@@ -4,7 +4,9 @@
  * stream's frame size; a [B, ...] tensor on the batch buffer; frames
  * without a tensor, a bad frame, events and a stream without a frame pass
  * (counted); a shared frame buffer is copied, never written; live property
- * changes; video caps still negotiate. */
+ * changes; video caps still negotiate. tensorbatch (the producer) and
+ * tensorunbatch (the splitter) around cudanms: each stream's frames come
+ * out of its own pad exactly as a single-stream cudanms gives them. */
 #include <gst/check/gstcheck.h>
 #include <gst/analytics/analytics.h>
 #include <gst/app/gstappsink.h>
@@ -62,13 +64,13 @@ single_rois (const gchar * props, gint s, GstBuffer * buf)
   return rois;
 }
 
-/* Fills stream s of meta: its sticky events (stream-start, caps,
- * segment) and objects (transfer full). */
+/* Fills slot slot of meta with stream s: its sticky events (stream-start,
+ * caps, segment) and objects (transfer full); fill_stream (): slot s. */
 static void
-fill_stream (GstAnalyticsBatchMeta * meta, gint s, GstMiniObject ** objects,
-    gsize n)
+fill_stream_at (GstAnalyticsBatchMeta * meta, gint slot, gint s,
+    GstMiniObject ** objects, gsize n)
 {
-  GstAnalyticsBatchStream *st = &meta->streams[s];
+  GstAnalyticsBatchStream *st = &meta->streams[slot];
   gchar *caps_str = video_caps (s), *sid = g_strdup_printf ("stream-%d", s);
   GstCaps *caps = gst_caps_from_string (caps_str);
   GstSegment seg;
@@ -87,6 +89,13 @@ fill_stream (GstAnalyticsBatchMeta * meta, gint s, GstMiniObject ** objects,
   gst_caps_unref (caps);
   g_free (caps_str);
   g_free (sid);
+}
+
+static void
+fill_stream (GstAnalyticsBatchMeta * meta, gint s, GstMiniObject ** objects,
+    gsize n)
+{
+  fill_stream_at (meta, s, s, objects, n);
 }
 
 /* An empty batch buffer with a meta of n_streams streams. */
@@ -379,24 +388,32 @@ GST_START_TEST (test_batch_caps)
 
 GST_END_TEST;
 
-/* The frames an appsink named sink got from desc until EOS (refs). */
-static GPtrArray *
-run_pipeline (const gchar * desc)
+/* The samples each appsink of names (n of them) got from desc until EOS
+ * (refs), into outs[i]. */
+static void
+run_sinks (const gchar * desc, const gchar * const *names, guint n,
+    GPtrArray ** outs)
 {
   GError *err = NULL;
   GstElement *pipe = gst_parse_launch (desc, &err);
-  GstElement *sink;
-  GPtrArray *out = g_ptr_array_new_with_free_func (
-      (GDestroyNotify) gst_sample_unref);
   GstSample *sample;
+  guint i;
 
   fail_unless (pipe != NULL && err == NULL, "%s: %s", desc,
       err ? err->message : "?");
-  sink = gst_bin_get_by_name (GST_BIN (pipe), "sink");
   fail_unless_equals_int (gst_element_set_state (pipe, GST_STATE_PLAYING),
       GST_STATE_CHANGE_ASYNC);
-  while ((sample = gst_app_sink_pull_sample (GST_APP_SINK (sink))) != NULL)
-    g_ptr_array_add (out, sample);
+  /* each appsink keeps what it gets (no limit) until it is pulled */
+  for (i = 0; i < n; i++) {
+    GstElement *sink = gst_bin_get_by_name (GST_BIN (pipe), names[i]);
+
+    fail_unless (sink != NULL, "no appsink %s", names[i]);
+    outs[i] = g_ptr_array_new_with_free_func (
+        (GDestroyNotify) gst_sample_unref);
+    while ((sample = gst_app_sink_pull_sample (GST_APP_SINK (sink))) != NULL)
+      g_ptr_array_add (outs[i], sample);
+    gst_object_unref (sink);
+  }
   {
     GstBus *bus = gst_element_get_bus (pipe);
     GstMessage *m = gst_bus_pop_filtered (bus, GST_MESSAGE_ERROR);
@@ -405,8 +422,17 @@ run_pipeline (const gchar * desc)
     gst_object_unref (bus);
   }
   gst_element_set_state (pipe, GST_STATE_NULL);
-  gst_object_unref (sink);
   gst_object_unref (pipe);
+}
+
+/* The frames an appsink named sink got from desc until EOS (refs). */
+static GPtrArray *
+run_pipeline (const gchar * desc)
+{
+  const gchar *names[] = { "sink" };
+  GPtrArray *out;
+
+  run_sinks (desc, names, 1, &out);
   return out;
 }
 
@@ -503,6 +529,198 @@ GST_START_TEST (test_batch_producer)
 
 GST_END_TEST;
 
+/* tensorunbatch, the splitter: the same three streams batched two frames
+ * a stream, through cudanms, split again, each stream to its own appsink:
+ * each stream gets exactly the frames a single-stream cudanms gives it,
+ * in order (PTS), with the same ROIs and caps; the stream of 3 frames
+ * ends after its 3. */
+GST_START_TEST (test_batch_unbatch)
+{
+  const gchar *names[] = { "s0", "s1", "s2" };
+  GString *desc = g_string_new ("tensorbatch name=b frames=2 ! cudanms "
+      "! tensorunbatch name=u");
+  GPtrArray *single[3], *split[3];
+  gint s;
+  guint j;
+
+  for (s = 0; s < 3; s++) {
+    gchar *d = stream_source (s, "cudanms ! appsink name=sink sync=false");
+
+    single[s] = run_pipeline (d);
+    fail_unless_equals_int (single[s]->len, pipe_streams[s][3]);
+    g_free (d);
+  }
+  /* a queue a stream: one streaming thread feeds the three sinks, each of
+   * which waits in preroll */
+  for (s = 0; s < 3; s++) {
+    gchar *tail = g_strdup_printf ("b.sink_%d", s);
+    gchar *d = stream_source (s, tail);
+
+    g_string_append_printf (desc, " u.src_%d ! queue ! appsink name=s%d "
+        "sync=false %s", s, s, d);
+    g_free (d);
+    g_free (tail);
+  }
+  run_sinks (desc->str, names, 3, split);
+  for (s = 0; s < 3; s++) {
+    /* 5, 5 and 3 frames: stream 2 ends early */
+    fail_unless_equals_int (split[s]->len, pipe_streams[s][3]);
+    for (j = 0; j < split[s]->len; j++) {
+      GstSample *got = split[s]->pdata[j], *want = single[s]->pdata[j];
+      GstBuffer *gb = gst_sample_get_buffer (got);
+      GstBuffer *wb = gst_sample_get_buffer (want);
+      GstStructure *cs = gst_caps_get_structure (gst_sample_get_caps (got),
+          0);
+      gchar *gr = rois_to_string (gb), *wr = rois_to_string (wb);
+      gint w = 0, h = 0;
+
+      fail_unless (count_rois (wb) > 0);
+      fail_unless_equals_string (gr, wr);
+      fail_unless_equals_uint64 (GST_BUFFER_PTS (gb), GST_BUFFER_PTS (wb));
+      fail_unless_equals_uint64 (GST_BUFFER_PTS (gb),
+          gst_util_uint64_scale_int (j, GST_SECOND, 30));
+      fail_unless (gst_structure_get_int (cs, "width", &w));
+      fail_unless (gst_structure_get_int (cs, "height", &h));
+      fail_unless_equals_int (w, pipe_streams[s][0]);
+      fail_unless_equals_int (h, pipe_streams[s][1]);
+      fail_unless (gst_caps_is_equal (gst_sample_get_caps (got),
+              gst_sample_get_caps (want)));
+      g_free (gr);
+      g_free (wr);
+    }
+  }
+  for (s = 0; s < 3; s++) {
+    g_ptr_array_unref (single[s]);
+    g_ptr_array_unref (split[s]);
+  }
+  g_string_free (desc, TRUE);
+}
+
+GST_END_TEST;
+
+static void
+unbatch_pad_added (GstElement * element, GstPad * pad, GstHarness * h)
+{
+  gst_harness_add_element_src_pad (h, pad);
+}
+
+/* A batch of one stream, of frame size s, in slot 0 with index 7: the
+ * stream's events and objects (transfer full). */
+static GstBuffer *
+stream7_batch (gint s, GstMiniObject ** objects, gsize n)
+{
+  GstAnalyticsBatchMeta *meta;
+  GstBuffer *b = batch_buffer (1, &meta);
+
+  fill_stream_at (meta, 0, s, objects, n);
+  meta->streams[0].index = 7;
+  return b;
+}
+
+/* tensorunbatch on its own: stream index 7 gets a pad src_7 with its
+ * stream-start, caps and segment, then its frame (the very buffer) and
+ * its gap event; a batch with the same events again pushes none of them,
+ * one with another stream-start and caps pushes those two only; a batch
+ * buffer without the meta is an element error. */
+GST_START_TEST (test_unbatch_pads)
+{
+  GstHarness *h = gst_harness_new_with_padnames ("tensorunbatch", "sink",
+      NULL);
+  GstBus *bus = gst_bus_new ();
+  GstBuffer *f = stream_frame (1, 0), *f2 = stream_frame (1, 4), *got;
+  GstMiniObject *o[2];
+  GstEvent *e;
+  GstCaps *caps;
+  GstMessage *m;
+  GError *err = NULL;
+  gint w = 0;
+
+  gst_element_set_bus (h->element, bus);
+  g_signal_connect (h->element, "pad-added", G_CALLBACK (unbatch_pad_added),
+      h);
+  gst_harness_set_src_caps_str (h, BATCH_CAPS);
+  o[0] = GST_MINI_OBJECT (gst_buffer_ref (f));
+  o[1] = GST_MINI_OBJECT (gst_event_new_gap (0, GST_SECOND / 30));
+  fail_unless_equals_int (gst_harness_push (h, stream7_batch (1, o, 2)),
+      GST_FLOW_OK);
+  fail_unless (h->element->numsrcpads == 1);
+  fail_unless_equals_string (GST_PAD_NAME (h->element->srcpads->data),
+      "src_7");
+  /* the batch's own stream-start, caps and segment went nowhere */
+  e = gst_harness_try_pull_event (h);
+  fail_unless_equals_int (GST_EVENT_TYPE (e), GST_EVENT_STREAM_START);
+  gst_event_unref (e);
+  e = gst_harness_try_pull_event (h);
+  fail_unless_equals_int (GST_EVENT_TYPE (e), GST_EVENT_CAPS);
+  gst_event_parse_caps (e, &caps);
+  fail_unless (gst_structure_get_int (gst_caps_get_structure (caps, 0),
+          "width", &w));
+  fail_unless_equals_int (w, sizes[1][0]);
+  gst_event_unref (e);
+  e = gst_harness_try_pull_event (h);
+  fail_unless_equals_int (GST_EVENT_TYPE (e), GST_EVENT_SEGMENT);
+  gst_event_unref (e);
+  e = gst_harness_try_pull_event (h);
+  fail_unless_equals_int (GST_EVENT_TYPE (e), GST_EVENT_GAP);
+  gst_event_unref (e);
+  fail_unless (gst_harness_try_pull_event (h) == NULL);
+  got = gst_harness_pull (h);
+  fail_unless (got == f);
+  gst_buffer_unref (got);
+  fail_unless_equals_int (gst_harness_buffers_in_queue (h), 0);
+
+  /* equal events (new ones): none pushed again */
+  o[0] = GST_MINI_OBJECT (gst_buffer_ref (f2));
+  fail_unless_equals_int (gst_harness_push (h, stream7_batch (1, o, 1)),
+      GST_FLOW_OK);
+  fail_unless (gst_harness_try_pull_event (h) == NULL);
+  got = gst_harness_pull (h);
+  fail_unless (got == f2);
+  gst_buffer_unref (got);
+  /* stream 2's stream-start and caps: those, not the equal segment */
+  o[0] = GST_MINI_OBJECT (gst_buffer_ref (f2));
+  fail_unless_equals_int (gst_harness_push (h, stream7_batch (2, o, 1)),
+      GST_FLOW_OK);
+  e = gst_harness_try_pull_event (h);
+  fail_unless_equals_int (GST_EVENT_TYPE (e), GST_EVENT_STREAM_START);
+  {
+    const gchar *sid = NULL;
+
+    gst_event_parse_stream_start (e, &sid);
+    fail_unless_equals_string (sid, "stream-2");
+  }
+  gst_event_unref (e);
+  e = gst_harness_try_pull_event (h);
+  fail_unless_equals_int (GST_EVENT_TYPE (e), GST_EVENT_CAPS);
+  gst_event_parse_caps (e, &caps);
+  fail_unless (gst_structure_get_int (gst_caps_get_structure (caps, 0),
+          "width", &w));
+  fail_unless_equals_int (w, sizes[2][0]);
+  gst_event_unref (e);
+  fail_unless (gst_harness_try_pull_event (h) == NULL);
+  gst_buffer_unref (gst_harness_pull (h));
+  fail_unless (h->element->numsrcpads == 1);
+
+  /* no meta: an error, and a message that says so */
+  fail_unless_equals_int (gst_harness_push (h, gst_buffer_new ()),
+      GST_FLOW_ERROR);
+  m = gst_bus_pop_filtered (bus, GST_MESSAGE_ERROR);
+  fail_unless (m != NULL);
+  gst_message_parse_error (m, &err, NULL);
+  fail_unless (strstr (err->message, "no GstAnalyticsBatchMeta") != NULL,
+      "%s", err->message);
+  g_error_free (err);
+  gst_message_unref (m);
+
+  gst_element_set_bus (h->element, NULL);
+  gst_object_unref (bus);
+  gst_buffer_unref (f);
+  gst_buffer_unref (f2);
+  gst_harness_teardown (h);
+}
+
+GST_END_TEST;
+
 static Suite *
 batch_suite (void)
 {
@@ -515,6 +733,8 @@ batch_suite (void)
   tcase_add_test (tc, test_batch_bad_frame);
   tcase_add_test (tc, test_batch_caps);
   tcase_add_test (tc, test_batch_producer);
+  tcase_add_test (tc, test_batch_unbatch);
+  tcase_add_test (tc, test_unbatch_pads);
   return s;
 }
 
