@@ -1,8 +1,9 @@
-/* bench-element: frames/s of the cudanms element, 1 and K instances.
+/* bench-element: frames/s of the cudanms element, 1 and K instances, and
+ * (GStreamer >= 1.28) K streams batched into one.
  *
  * usage: bench-element DATA_DIR OUT_JSON [--frames N] [--warmup N]
  *          [--instances 1,8] [--devices cuda-device,cuda,cpu,auto,
- *          cuda-device:gpus] [--rounds R]
+ *          cuda-device:gpus] [--rounds R] [--batch [S]]
  *
  * The K pipelines of a case share one GstCudaContext, made here and set on
  * each pipeline (gst_element_set_context), as an application that runs
@@ -18,6 +19,29 @@
  *          with 1 instance (GPU 0) and with N, the host's device count,
  *          whatever --instances says; with fewer than 2 GPUs it is
  *          skipped (a record with its reason). Its records carry "gpus".
+ *   :batch the K instances are K streams of one pipeline, gathered by
+ *          tensorbatch frames=1 into batch buffers (GStreamer >= 1.28's
+ *          GstAnalyticsBatchMeta: each batch holds one frame of every
+ *          stream) that one cudanms decodes in one call:
+ *            appsrc name=src0 ! [tensorinject memory=cuda ...] ! b.sink_0
+ *            ...  (K branches)
+ *            tensorbatch name=b frames=1 ! cudanms ! fakesink
+ *          each appsrc fed from its own thread as below; frames/s is all
+ *          streams' frames over the span from the first timed batch to the
+ *          last, and the time in cudanms a frame is each batch's time in
+ *          the element (its sink pad to its src pad) over the batch's
+ *          frames. Its records say "instances": 1 (one pipeline) and
+ *          "streams": K, "fps_instance_*" being a stream's frames/s.
+ *          Where GStreamer < 1.28 or tensorinject has no tensorbatch, a
+ *          record with the reason. Not with :gpus.
+ *
+ * --batch S (S default 32): the batch cases alone (with --devices, after
+ * those): cuda-device:analytics:batch (device tensors, the main case) and
+ * cuda:analytics:batch (host tensors), each with S streams, and as their
+ * anchor in the same run the same S streams as S single-frame pipelines
+ * (cuda-device:analytics and cuda:analytics, S instances); then a line
+ * per pair: frames/s and us a frame in cudanms, batched and not, beside
+ * the analytics metas of a frame alone (the "meta" record).
  *
  * Probes on cudanms's pads also time each buffer inside the element
  * (from its sink pad to its src pad: the tensor read, the backend, the
@@ -30,6 +54,10 @@
  * the element does (gst_cudanms_attach_detections) and freed with it,
  * with and without their "detection" structures, and (GStreamer >= 1.24)
  * the analytics metas instead ("meta" records).
+ *
+ * Every element record also carries "us_meta_alone": the "meta" record's
+ * median for its kind of metas (ROI metas with or without their
+ * structures, :bare, or the analytics metas, :analytics).
  *
  * --rounds: every (device, instances) case runs R times, the cases taking
  * turns round by round (so that a change in the host's load falls on all
@@ -60,6 +88,9 @@
 #ifdef HAVE_GST_ANALYTICS
 #include <gst/analytics/analytics.h>
 #endif
+#ifdef HAVE_GST_BATCH_META
+#include <gst/analytics/gstanalyticsbatchmeta.h>
+#endif
 #ifdef HAVE_GST_CUDA
 #include <gst/cuda/gstcudacontext.h>
 #include <gst/cuda/gstcudaloader.h>
@@ -70,10 +101,16 @@
 #include "gstcudanmsoutput.h"
 
 #define FRAME_SIZE 640
+/* --batch without S: the streams of a batch case */
+#define DEFAULT_BATCH_STREAMS 32
 
 typedef struct {
   GstElement *pipeline;
   GstBuffer *proto;
+  /* its appsrc's name; batch: a stream of the pipeline, whose EOS the
+   * case waits for, not the thread */
+  gchar *src;
+  gboolean batched;
   int warmup, frames;
   volatile gint seen;
   double t_first, t_last;
@@ -114,6 +151,21 @@ static GMutex start_lock;
 static GCond start_cond;
 static gboolean started;
 
+/* The boxes on a frame: its ROI metas, or its analytics metas. */
+static guint
+frame_rois (GstBuffer *buf)
+{
+  GType roi = g_type_from_name ("GstVideoRegionOfInterestMetaAPI");
+  guint n = roi ? gst_buffer_get_n_meta (buf, roi) : 0;
+
+#ifdef HAVE_GST_ANALYTICS
+  if (n == 0 && gst_buffer_get_analytics_relation_meta (buf))
+    n = gst_analytics_relation_get_length
+        (gst_buffer_get_analytics_relation_meta (buf));
+#endif
+  return n;
+}
+
 static GstPadProbeReturn
 on_buffer (GstPad *pad, GstPadProbeInfo *info, gpointer user_data)
 {
@@ -122,16 +174,8 @@ on_buffer (GstPad *pad, GstPadProbeInfo *info, gpointer user_data)
 
   (void) pad;
   if (n == in->warmup + 1) {
-    GstBuffer *buf = GST_PAD_PROBE_INFO_BUFFER (info);
-    GType roi = g_type_from_name ("GstVideoRegionOfInterestMetaAPI");
-
     in->t_first = bench_now_us ();
-    in->rois = roi ? gst_buffer_get_n_meta (buf, roi) : 0;
-#ifdef HAVE_GST_ANALYTICS
-    if (in->rois == 0 && gst_buffer_get_analytics_relation_meta (buf))
-      in->rois = gst_analytics_relation_get_length
-          (gst_buffer_get_analytics_relation_meta (buf));
-#endif
+    in->rois = frame_rois (GST_PAD_PROBE_INFO_BUFFER (info));
     read_stats (in->nms, in->stats0);
   }
   if (n == in->warmup + in->frames)
@@ -169,8 +213,8 @@ static gpointer
 push_frames (gpointer data)
 {
   instance *in = data;
-  GstElement *src = gst_bin_get_by_name (GST_BIN (in->pipeline), "src");
-  GstBus *bus = gst_element_get_bus (in->pipeline);
+  GstElement *src = gst_bin_get_by_name (GST_BIN (in->pipeline), in->src);
+  GstBus *bus;
   GstFlowReturn ret = GST_FLOW_OK;
   GstMessage *msg;
   int i;
@@ -188,6 +232,11 @@ push_frames (gpointer data)
     gst_buffer_unref (buf);
   }
   g_signal_emit_by_name (src, "end-of-stream", &ret);
+  gst_object_unref (src);
+  /* a batch's streams: the case waits for the pipeline's EOS */
+  if (in->batched)
+    return NULL;
+  bus = gst_element_get_bus (in->pipeline);
   msg = gst_bus_timed_pop_filtered (bus, 600 * GST_SECOND,
       GST_MESSAGE_EOS | GST_MESSAGE_ERROR);
   if (msg == NULL || GST_MESSAGE_TYPE (msg) == GST_MESSAGE_ERROR) {
@@ -203,7 +252,6 @@ push_frames (gpointer data)
   if (msg != NULL)
     gst_message_unref (msg);
   gst_object_unref (bus);
-  gst_object_unref (src);
   return NULL;
 }
 
@@ -252,23 +300,43 @@ typedef struct
   const char *error;
 } result;
 
+/* The "meta" records' medians (us a frame): ROI metas with their
+ * structures, without (:bare), analytics metas (:analytics); 0 where not
+ * measured. */
+static double meta_alone_us[3];
+
+/* The metas alone of a device name's kind: its "meta" record's median. */
+static double
+meta_alone (const char *device)
+{
+  if (strstr (device, ":analytics") != NULL)
+    return meta_alone_us[2];
+  return meta_alone_us[strstr (device, ":bare") != NULL ? 1 : 0];
+}
+
 /* One case's JSON record: round r of rounds, whose totals went from
  * lowest to highest. */
 static void
 record_one (bench_json *j, const char *device, int k, int frames,
     const result *r, int rounds, double lowest, double highest)
 {
+  /* :batch: k streams in one pipeline */
+  const gboolean batched = strstr (device, ":batch") != NULL;
+
   bench_json_begin (j);
   bench_json_str (j, "bench", "element");
   bench_json_str (j, "device", device);
-  bench_json_num (j, "instances", k);
+  bench_json_num (j, "instances", batched ? 1 : k);
+  if (batched)
+    bench_json_num (j, "streams", k);
   /* :gpus: one pipeline per GPU */
   if (strstr (device, ":gpus") != NULL)
     bench_json_num (j, "gpus", k);
   bench_json_num (j, "frames", frames);
   if (r->error != NULL) {
     bench_json_str (j, "error", r->error);
-    printf ("element device=%-4s instances=%d: %s\n", device, k, r->error);
+    printf ("element device=%-4s %s=%d: %s\n", device, batched ? "streams" :
+        "instances", k, r->error);
   } else {
     bench_json_num (j, "rounds", rounds);
     bench_json_num (j, "fps_total", r->total);
@@ -280,11 +348,20 @@ record_one (bench_json *j, const char *device, int k, int frames,
     bench_json_num (j, "us_in_element", r->in_us);
     bench_json_num (j, "us_backend", r->backend_us);
     bench_json_num (j, "us_output", r->output_us);
-    printf ("element device=%-4s instances=%d: %9.0f frames/s total "
-        "(median of %d rounds: %.0f .. %.0f), %9.0f per instance (median), "
-        "%u boxes a frame, %.1f us a frame in cudanms (backend %.1f, "
-        "metas %.1f)\n", device, k, r->total, rounds, lowest, highest, r->med,
-        r->rois, r->in_us, r->backend_us, r->output_us);
+    bench_json_num (j, "us_meta_alone", meta_alone (device));
+    if (batched)
+      printf ("element device=%-4s streams=%d, one pipeline, batches of 1 "
+          "frame a stream: %9.0f frames/s total (median of %d rounds: %.0f "
+          ".. %.0f), %9.0f per stream, %u boxes a frame, %.1f us a frame in "
+          "cudanms (backend %.1f, metas %.1f; the metas alone %.1f)\n",
+          device, k, r->total, rounds, lowest, highest, r->med, r->rois,
+          r->in_us, r->backend_us, r->output_us, meta_alone (device));
+    else
+      printf ("element device=%-4s instances=%d: %9.0f frames/s total "
+          "(median of %d rounds: %.0f .. %.0f), %9.0f per instance "
+          "(median), %u boxes a frame, %.1f us a frame in cudanms (backend "
+          "%.1f, metas %.1f)\n", device, k, r->total, rounds, lowest,
+          highest, r->med, r->rois, r->in_us, r->backend_us, r->output_us);
   }
   bench_json_end (j);
 }
@@ -344,8 +421,268 @@ shared_cuda_context (int device)
 #endif
 }
 
+#ifdef HAVE_GST_BATCH_META
+/* A batch case's pipeline: its streams' frames past fakesink and the time
+ * inside cudanms, written by its one streaming thread after tensorbatch
+ * (the aggregator's). */
+typedef struct
+{
+  int streams, warmup, frames;
+  guint seen;                   /* frames past fakesink */
+  double t_first, t_last;
+  /* each batch's time inside cudanms, summed over the timed batches, and
+   * their frames */
+  double t_enter, in_sum;
+  guint enter_frames, in_frames;
+  GstElement *nms;
+  guint64 stats0[3];            /* as instance's */
+  guint rois;
+} batch_state;
+
+/* The frames of a batch buffer (every stream's buffers in its
+ * GstAnalyticsBatchMeta); *first: the first of them, or NULL. */
+static guint
+batch_frames (GstBuffer *buf, GstBuffer **first)
+{
+  GstAnalyticsBatchMeta *meta = gst_buffer_get_analytics_batch_meta (buf);
+  guint n = 0;
+  gsize s, f;
+
+  if (first != NULL)
+    *first = NULL;
+  for (s = 0; meta != NULL && s < meta->n_streams; s++) {
+    const GstAnalyticsBatchStream *st = &meta->streams[s];
+
+    for (f = 0; st->objects != NULL && f < st->n_objects; f++) {
+      if (st->objects[f] == NULL || !GST_IS_BUFFER (st->objects[f]))
+        continue;
+      if (first != NULL && *first == NULL)
+        *first = GST_BUFFER (st->objects[f]);
+      n++;
+    }
+  }
+  return n;
+}
+
+static GstPadProbeReturn
+on_batch (GstPad *pad, GstPadProbeInfo *info, gpointer user_data)
+{
+  batch_state *b = user_data;
+  const guint start = (guint) (b->warmup * b->streams);
+  const guint end = (guint) ((b->warmup + b->frames) * b->streams);
+  const guint before = b->seen;
+  GstBuffer *first;
+
+  (void) pad;
+  b->seen += batch_frames (GST_PAD_PROBE_INFO_BUFFER (info), &first);
+  if (before <= start && b->seen > start) {
+    b->t_first = bench_now_us ();
+    b->rois = first != NULL ? frame_rois (first) : 0;
+    read_stats (b->nms, b->stats0);
+  }
+  if (before < end && b->seen >= end)
+    b->t_last = bench_now_us ();
+  return GST_PAD_PROBE_OK;
+}
+
+static GstPadProbeReturn
+on_batch_enter (GstPad *pad, GstPadProbeInfo *info, gpointer user_data)
+{
+  batch_state *b = user_data;
+
+  (void) pad;
+  b->t_enter = bench_now_us ();
+  b->enter_frames = batch_frames (GST_PAD_PROBE_INFO_BUFFER (info), NULL);
+  return GST_PAD_PROBE_OK;
+}
+
+static GstPadProbeReturn
+on_batch_leave (GstPad *pad, GstPadProbeInfo *info, gpointer user_data)
+{
+  batch_state *b = user_data;
+
+  (void) pad;
+  (void) info;
+  /* seen counts the frames past fakesink: this batch's come next */
+  if (b->seen >= (guint) (b->warmup * b->streams)) {
+    b->in_sum += bench_now_us () - b->t_enter;
+    b->in_frames += b->enter_frames;
+  }
+  return GST_PAD_PROBE_OK;
+}
+#endif
+
+/* One round of a :batch case (see the top) into *res: k streams of one
+ * pipeline through tensorbatch frames=1 into one cudanms; name as run's. */
+static void
+run_batch (result *res, GstBuffer *proto, const char *dir, const char *name,
+    int k, int warmup, int frames)
+{
+#ifdef HAVE_GST_BATCH_META
+  gchar **parts = g_strsplit (name, ":", -1);
+  const gchar *device = parts[0];
+  const gboolean on_device = strcmp (device, "cuda-device") == 0;
+  const gboolean own = g_strv_contains ((const gchar * const *) parts, "own");
+  const gboolean no_params = g_strv_contains ((const gchar * const *) parts,
+      "bare");
+  const gboolean analytics = g_strv_contains ((const gchar * const *) parts,
+      "analytics");
+  GstElementFactory *batcher = gst_element_factory_find ("tensorbatch");
+  GstContext *shared = own ? NULL : shared_cuda_context (0);
+  instance *in = g_new0 (instance, k);
+  GString *desc = g_string_new (NULL);
+  /* the frames of cuda-device runs: tensorinject attaches their tensor */
+  GstBuffer *bare = gst_buffer_new ();
+  GstElement *pipeline = NULL, *el;
+  GstMessage *msg = NULL;
+  GstBus *bus = NULL;
+  GError *err = NULL;
+  GstPad *pad;
+  batch_state b;
+  const char *error = NULL;
+  int i;
+
+  memset (res, 0, sizeof *res);
+  memset (&b, 0, sizeof b);
+  b.streams = k;
+  b.warmup = warmup;
+  b.frames = frames;
+  gst_buffer_append_memory (bare, gst_buffer_get_all_memory (proto));
+  g_string_append_printf (desc, "tensorbatch name=b frames=1 ! cudanms "
+      "name=nms device=%s roi-params=%s attach-meta=%s ! fakesink name=sink "
+      "sync=false async=false", on_device ? "auto" : device,
+      no_params ? "false" : "true", analytics ? "analytics" : "roi");
+  for (i = 0; i < k; i++) {
+    gchar *inject = on_device ? g_strdup_printf ("tensorinject memory=cuda "
+        "location=%s/yolov8.npy ! ", dir) : g_strdup ("");
+
+    g_string_append_printf (desc, " appsrc name=src%d format=time "
+        "block=true max-bytes=0 max-buffers=32 caps=video/x-raw,format=GRAY8,"
+        "width=%d,height=%d,framerate=30/1 ! %sb.sink_%d", i, FRAME_SIZE,
+        FRAME_SIZE, inject, i);
+    g_free (inject);
+  }
+
+  if (g_strv_contains ((const gchar * const *) parts, "gpus"))
+    error = "skipped: :batch runs one pipeline, not one per GPU (:gpus)";
+  else if (batcher == NULL)
+    error = "skipped: no tensorbatch element (tensorinject built with "
+        "GStreamer >= 1.28)";
+  else if ((pipeline = gst_parse_launch (desc->str, &err)) == NULL) {
+    fprintf (stderr, "bench-element: %s\n", err ? err->message : "?");
+    g_clear_error (&err);
+    error = "pipeline could not be built (is GST_PLUGIN_PATH_1_0 set?)";
+  }
+  if (error == NULL) {
+    g_clear_error (&err);
+    el = gst_bin_get_by_name (GST_BIN (pipeline), "sink");
+    pad = gst_element_get_static_pad (el, "sink");
+    gst_pad_add_probe (pad, GST_PAD_PROBE_TYPE_BUFFER, on_batch, &b, NULL);
+    gst_object_unref (pad);
+    gst_object_unref (el);
+    b.nms = gst_bin_get_by_name (GST_BIN (pipeline), "nms");
+    pad = gst_element_get_static_pad (b.nms, "sink");
+    gst_pad_add_probe (pad, GST_PAD_PROBE_TYPE_BUFFER, on_batch_enter, &b,
+        NULL);
+    gst_object_unref (pad);
+    pad = gst_element_get_static_pad (b.nms, "src");
+    gst_pad_add_probe (pad, GST_PAD_PROBE_TYPE_BUFFER, on_batch_leave, &b,
+        NULL);
+    gst_object_unref (pad);
+    if (shared != NULL)
+      gst_element_set_context (pipeline, shared);
+    if (gst_element_set_state (pipeline, GST_STATE_PLAYING) ==
+        GST_STATE_CHANGE_FAILURE)
+      error = "pipeline refused to start";
+  }
+
+  /* a pushing thread per stream; the pipeline's EOS ends the round */
+  started = FALSE;
+  for (i = 0; i < k && error == NULL; i++) {
+    in[i].pipeline = pipeline;
+    in[i].proto = on_device ? bare : proto;
+    in[i].src = g_strdup_printf ("src%d", i);
+    in[i].batched = TRUE;
+    in[i].warmup = warmup;
+    in[i].frames = frames;
+    in[i].thread = g_thread_new ("push", push_frames, &in[i]);
+  }
+  g_mutex_lock (&start_lock);
+  started = TRUE;
+  g_cond_broadcast (&start_cond);
+  g_mutex_unlock (&start_lock);
+  if (error == NULL) {
+    bus = gst_element_get_bus (pipeline);
+    msg = gst_bus_timed_pop_filtered (bus, 600 * GST_SECOND,
+        GST_MESSAGE_EOS | GST_MESSAGE_ERROR);
+    if (msg == NULL || GST_MESSAGE_TYPE (msg) == GST_MESSAGE_ERROR) {
+      if (msg != NULL)
+        gst_message_parse_error (msg, &err, NULL);
+      fprintf (stderr, "bench-element: pipeline failed: %s\n",
+          err ? err->message : "timeout");
+      g_clear_error (&err);
+      error = "the pipeline failed before the last frame";
+      /* flushing: the pushing threads blocked in appsrc return */
+      gst_element_set_state (pipeline, GST_STATE_NULL);
+    }
+  }
+  for (i = 0; i < k; i++) {
+    if (in[i].thread != NULL)
+      g_thread_join (in[i].thread);
+    g_free (in[i].src);
+  }
+  if (error == NULL && b.seen < (guint) ((warmup + frames) * k))
+    error = "a stream failed before the last frame";
+  if (error == NULL) {
+    guint64 v[3];
+    double n;
+
+    read_stats (b.nms, v);
+    n = (double) (v[0] - b.stats0[0]);
+    res->total = (double) k * frames / ((b.t_last - b.t_first) * 1e-6);
+    /* a stream's frames/s: every stream has all frames of the span */
+    res->med = res->total / k;
+    res->min = res->med;
+    res->rois = b.rois;
+    res->in_us = b.in_frames > 0 ? b.in_sum / b.in_frames : 0;
+    if (n > 0) {
+      res->backend_us = (double) (v[1] - b.stats0[1]) * 1e-3 / n;
+      res->output_us = (double) (v[2] - b.stats0[2]) * 1e-3 / n;
+    }
+  }
+  res->error = error;
+  if (msg != NULL)
+    gst_message_unref (msg);
+  if (bus != NULL)
+    gst_object_unref (bus);
+  if (b.nms != NULL)
+    gst_object_unref (b.nms);
+  if (pipeline != NULL) {
+    gst_element_set_state (pipeline, GST_STATE_NULL);
+    gst_object_unref (pipeline);
+  }
+  if (batcher != NULL)
+    gst_object_unref (batcher);
+  gst_buffer_unref (bare);
+  g_string_free (desc, TRUE);
+  g_free (in);
+  g_strfreev (parts);
+#else
+  (void) proto;
+  (void) dir;
+  (void) name;
+  (void) k;
+  (void) warmup;
+  (void) frames;
+  memset (res, 0, sizeof *res);
+  res->error = "skipped: batches need GStreamer >= 1.28 "
+      "(GstAnalyticsBatchMeta)";
+#endif
+}
+
 /* One round of a case into *res; name: cuda-device, cuda, cpu or auto,
- * then the suffixes :own, :bare, :analytics and :gpus (see the top). */
+ * then the suffixes :own, :bare, :analytics and :gpus (see the top;
+ * :batch is run_batch's). */
 static void
 run (result *res, GstBuffer *proto, const char *dir, const char *name,
     int k, int warmup, int frames)
@@ -392,6 +729,7 @@ run (result *res, GstBuffer *proto, const char *dir, const char *name,
 
     g_free (inject);
     in[i].proto = on_device ? bare : proto;
+    in[i].src = g_strdup ("src");
     in[i].warmup = warmup;
     in[i].frames = frames;
     in[i].pipeline = gst_parse_launch (desc, &err);
@@ -434,6 +772,7 @@ run (result *res, GstBuffer *proto, const char *dir, const char *name,
   for (i = 0; i < k; i++) {
     if (in[i].thread != NULL)
       g_thread_join (in[i].thread);
+    g_free (in[i].src);
     if (in[i].failed || g_atomic_int_get (&in[i].seen) < warmup + frames)
       error = error ? error : "a pipeline failed before the last frame";
     if (in[i].nms != NULL) {
@@ -531,6 +870,7 @@ bench_meta (bench_json *j, const cnms_npy *npy, GstCudanmsAttachMeta which,
   else
     printf ("meta: %d analytics OD mtds attached and freed: %.1f us per "
         "frame (min %.1f)\n", n, med, min);
+  meta_alone_us[which == GST_CUDANMS_ATTACH_META_ROI ? !params : 2] = med;
   gst_cudanms_labels_clear (&labels);
   cnms_ctx_free (ctx);
   g_free (us);
@@ -553,6 +893,7 @@ all_ran (const result *r, int rounds)
 typedef struct
 {
   const char *device;
+  gchar *owned;                 /* device, where made here */
   int k;
   gchar *skip;
 } bench_case;
@@ -562,16 +903,35 @@ usage (void)
 {
   fprintf (stderr, "usage: bench-element DATA_DIR OUT_JSON [--frames N] "
       "[--warmup N] [--instances 1,8] [--devices cuda-device,cuda,cpu,"
-      "auto,cuda-device:gpus] [--rounds R]\n");
+      "auto,cuda-device:gpus] [--rounds R] [--batch [S]]\n");
   exit (2);
+}
+
+/* The device name of a :batch case without :batch: its anchor's. */
+static gchar *
+unbatched (const char *device)
+{
+  gchar **parts = g_strsplit (device, ":", -1);
+  GString *name = g_string_new (parts[0]);
+  int i;
+
+  for (i = 1; parts[i] != NULL; i++)
+    if (strcmp (parts[i], "batch") != 0)
+      g_string_append_printf (name, ":%s", parts[i]);
+  g_strfreev (parts);
+  return g_string_free (name, FALSE);
 }
 
 int
 main (int argc, char **argv)
 {
-  const char *instances = "1,8", *devices = "cuda,cpu";
+  /* --batch: its cases: device tensors (the main one), host tensors */
+  static const char *const batch_devices[] = {
+    "cuda-device:analytics", "cuda:analytics"
+  };
+  const char *instances = "1,8", *devices = NULL;
   int frames = 4000, warmup = 100, rounds = 1, i, d, r, c, n_dev, n_k;
-  int n_gpus, n_cases = 0;
+  int n_gpus, n_cases = 0, batch = 0;
   bench_case *cases;
   result *res;
   gchar **dev_list, **k_list;
@@ -584,6 +944,15 @@ main (int argc, char **argv)
   if (argc < 3)
     usage ();
   for (i = 3; i < argc; i++) {
+    /* --batch [S] */
+    if (strcmp (argv[i], "--batch") == 0) {
+      batch = DEFAULT_BATCH_STREAMS;
+      if (i + 1 < argc && g_ascii_isdigit (argv[i + 1][0]))
+        batch = atoi (argv[++i]);
+      if (batch < 1)
+        usage ();
+      continue;
+    }
     if (i + 1 >= argc)
       usage ();
     if (strcmp (argv[i], "--frames") == 0)
@@ -620,6 +989,9 @@ main (int argc, char **argv)
   if (gst_cudanms_attach_meta_available (GST_CUDANMS_ATTACH_META_ANALYTICS))
     bench_meta (&j, &t, GST_CUDANMS_ATTACH_META_ANALYTICS, FALSE);
 
+  /* --batch alone: its cases alone */
+  if (devices == NULL)
+    devices = batch > 0 ? "" : "cuda,cpu";
   dev_list = g_strsplit (devices, ",", -1);
   k_list = g_strsplit (instances, ",", -1);
   n_dev = (int) g_strv_length (dev_list);
@@ -630,7 +1002,8 @@ main (int argc, char **argv)
   /* the cases: each device with each instance count, but a :gpus device
    * with 1 and N (the device count), or once, skipped, below 2 GPUs */
   n_gpus = cnms_cuda_device_count ();
-  cases = g_new0 (bench_case, (gsize) n_dev * MAX (n_k, 2));
+  cases = g_new0 (bench_case, (gsize) n_dev * MAX (n_k, 2) +
+      2 * G_N_ELEMENTS (batch_devices));
   for (d = 0; d < n_dev; d++) {
     if (strstr (dev_list[d], ":gpus") != NULL) {
       cases[n_cases].device = dev_list[d];
@@ -649,6 +1022,15 @@ main (int argc, char **argv)
       cases[n_cases++].k = atoi (k_list[i]);
     }
   }
+  /* --batch S: each batch case (:batch, S streams) beside its anchor, S
+   * pipelines of a frame each */
+  for (d = 0; batch > 0 && d < (int) G_N_ELEMENTS (batch_devices); d++) {
+    cases[n_cases].owned = g_strdup_printf ("%s:batch", batch_devices[d]);
+    cases[n_cases].device = cases[n_cases].owned;
+    cases[n_cases++].k = batch;
+    cases[n_cases].device = batch_devices[d];
+    cases[n_cases++].k = batch;
+  }
   /* res[c * rounds + r]: the cases take turns in each round */
   res = g_new0 (result, (gsize) n_cases * rounds);
   for (r = 0; r < rounds; r++) {
@@ -659,6 +1041,9 @@ main (int argc, char **argv)
         x->error = cases[c].skip;
       else if (strncmp (cases[c].device, "cuda", 4) == 0 && n_gpus <= 0)
         x->error = "skipped: no CUDA device";
+      else if (strstr (cases[c].device, ":batch") != NULL)
+        run_batch (x, proto, argv[1], cases[c].device, cases[c].k, warmup,
+            frames);
       else
         run (x, proto, argv[1], cases[c].device, cases[c].k, warmup,
             frames);
@@ -682,8 +1067,33 @@ main (int argc, char **argv)
           res[c * rounds + rounds / 2].total, one[rounds / 2].total,
           res[c * rounds + rounds / 2].total / one[rounds / 2].total);
   }
-  for (c = 0; c < n_cases; c++)
+  /* :batch: the batch against its anchor, the same streams as as many
+   * pipelines (both records' median rounds) */
+  for (c = 0; c < n_cases; c++) {
+    const result *bt = &res[c * rounds + rounds / 2], *an = NULL;
+    gchar *anchor;
+    int a;
+
+    if (strstr (cases[c].device, ":batch") == NULL
+        || !all_ran (&res[c * rounds], rounds))
+      continue;
+    anchor = unbatched (cases[c].device);
+    for (a = 0; a < n_cases; a++)
+      if (strcmp (cases[a].device, anchor) == 0 && cases[a].k == cases[c].k
+          && all_ran (&res[a * rounds], rounds))
+        an = &res[a * rounds + rounds / 2];
+    if (an != NULL)
+      printf ("element device=%s %d streams: batched %.0f frames/s, %.1f us "
+          "a frame in cudanms; %d pipelines %.0f frames/s, %.1f us a frame; "
+          "%.2fx the frames/s; the metas alone %.1f us a frame\n",
+          anchor, cases[c].k, bt->total, bt->in_us, cases[c].k, an->total,
+          an->in_us, bt->total / an->total, meta_alone (anchor));
+    g_free (anchor);
+  }
+  for (c = 0; c < n_cases; c++) {
     g_free (cases[c].skip);
+    g_free (cases[c].owned);
+  }
   g_free (cases);
   g_free (res);
   g_strfreev (dev_list);

@@ -59,6 +59,26 @@
  *                             runs on the CPU with the ROIs and counters
  *                             of device=cpu (skips without a device or
  *                             cudaupload)
+ *   test-gpu-element batch    GStreamer >= 1.28 (GstAnalyticsBatchMeta):
+ *                             two streams of one layout and data type (a
+ *                             batch's frames must agree in both) in one
+ *                             batch pipeline, each videotestsrc !
+ *                             cudaupload ! tensorinject memory=cuda at a
+ *                             frame size of its own into tensorbatch
+ *                             frames=2 ! cudanms device=cuda ! fakesink,
+ *                             for yolov8 and yolov5, float32 and float16
+ *                             (the seeds of the four streams; the second
+ *                             stream 15 frames shorter): each stream's
+ *                             frames inside the batch meta carry exactly
+ *                             the ROIs of that stream alone on host
+ *                             tensors on device=cpu, in order; backend
+ *                             "cuda", batches counted, the tensors on the
+ *                             frames, no warning, every device tensor
+ *                             read in place; and once with
+ *                             batch-tensor=true (yolov8 float32: the
+ *                             [B, ...] tensor in host memory on the batch
+ *                             buffer), the same (skips without a device,
+ *                             cudaupload or tensorbatch)
  */
 #include <math.h>
 #include <stdio.h>
@@ -67,6 +87,9 @@
 #include <glib/gstdio.h>
 #include <gst/gst.h>
 #include <gst/video/video.h>
+#ifdef HAVE_GST_BATCH_META
+#include <gst/analytics/analytics.h>
+#endif
 
 #include "cudanms.h"
 
@@ -74,6 +97,14 @@
 #define N_FRAMES 60
 #define N_THREADS 4
 #define TIMEOUT_S 300
+/* the mode of batches: GStreamer >= 1.28 only */
+#ifdef HAVE_GST_BATCH_META
+#define BATCH_MODE "batch"
+#define BATCH_USAGE "|batch"
+#else
+#define BATCH_MODE NULL
+#define BATCH_USAGE ""
+#endif
 
 typedef struct {
   const gchar *layout;          /* tensorinject layout */
@@ -101,6 +132,8 @@ typedef struct {
   guint n_warnings;             /* warnings cudanms posted in the run */
   gchar *nms_warning;           /* the first of them */
   gchar *error;                 /* the error that ended the run, if any */
+  guint64 batches;              /* the counters' batches and */
+  guint64 other_context;        /* buffers-from-other-cuda-context */
 } RunResult;
 
 /* TRUE while a test expects its runs to end in an error: not a FAIL */
@@ -108,6 +141,8 @@ static gboolean expect_error;
 
 static void run_desc (const gchar * desc, gboolean cuda_memory,
     RunResult * r);
+static void run_desc_probe (const gchar * desc, gboolean cuda_memory,
+    GstPadProbeCallback probe, gpointer probe_data, RunResult * r);
 
 static void
 run_result_clear (RunResult * r)
@@ -194,25 +229,28 @@ on_buffer (GstPad * pad, GstPadProbeInfo * info, gpointer user_data)
   return GST_PAD_PROBE_OK;
 }
 
-/* Runs one pipeline to EOS; r->ok tells whether it got there. */
+/* Runs one pipeline on frames of width x height to EOS; r->ok tells
+ * whether it got there. */
 static void
-run_pipeline (const RunConfig * c, RunResult * r)
+run_pipeline_sized (const RunConfig * c, gint width, gint height,
+    RunResult * r)
 {
   gchar *where = c->location != NULL ?
       g_strdup_printf ("location=%s", c->location) :
       g_strdup_printf ("seed=%u", c->seed);
   gchar *desc = c->cuda_memory ?
       g_strdup_printf ("videotestsrc num-buffers=%d pattern=black "
-      "! video/x-raw,format=NV12,width=1280,height=720,framerate=30/1 "
+      "! video/x-raw,format=NV12,width=%d,height=%d,framerate=30/1 "
       "! cudaupload name=up ! tensorinject name=inj memory=cuda %s "
       "layout=%s data-type=%s ! cudanms name=nms device=%s %s "
-      "! cudadownload ! fakesink name=sink sync=false", c->frames, where,
-      c->layout, c->data_type, c->device, c->props ? c->props : "") :
+      "! cudadownload ! fakesink name=sink sync=false", c->frames, width,
+      height, where, c->layout, c->data_type, c->device,
+      c->props ? c->props : "") :
       g_strdup_printf ("videotestsrc num-buffers=%d pattern=black "
-      "! video/x-raw,format=GRAY8,width=1280,height=720,framerate=30/1 "
+      "! video/x-raw,format=GRAY8,width=%d,height=%d,framerate=30/1 "
       "! tensorinject %s layout=%s data-type=%s "
       "! cudanms name=nms device=%s %s ! fakesink name=sink sync=false",
-      c->frames, where, c->layout, c->data_type, c->device,
+      c->frames, width, height, where, c->layout, c->data_type, c->device,
       c->props ? c->props : "");
 
   g_free (where);
@@ -220,11 +258,28 @@ run_pipeline (const RunConfig * c, RunResult * r)
   g_free (desc);
 }
 
+/* Runs one pipeline on 1280x720 frames to EOS; r->ok tells whether it got
+ * there. */
+static void
+run_pipeline (const RunConfig * c, RunResult * r)
+{
+  run_pipeline_sized (c, 1280, 720, r);
+}
+
 /* Runs the pipeline desc (a cudanms named nms, a fakesink named sink;
  * cuda_memory: cudaupload named up and tensorinject named inj too) to
  * EOS; r->ok tells whether it got there. */
 static void
 run_desc (const gchar * desc, gboolean cuda_memory, RunResult * r)
+{
+  run_desc_probe (desc, cuda_memory, on_buffer, r, r);
+}
+
+/* run_desc with probe (given probe_data) on the sink instead of on_buffer
+ * (r->frames stays empty then). */
+static void
+run_desc_probe (const gchar * desc, gboolean cuda_memory,
+    GstPadProbeCallback probe, gpointer probe_data, RunResult * r)
 {
   GError *err = NULL;
   GstElement *pipe = gst_parse_launch (desc, &err);
@@ -244,7 +299,8 @@ run_desc (const gchar * desc, gboolean cuda_memory, RunResult * r)
   sink = gst_bin_get_by_name (GST_BIN (pipe), "sink");
   nms = gst_bin_get_by_name (GST_BIN (pipe), "nms");
   pad = gst_element_get_static_pad (sink, "sink");
-  gst_pad_add_probe (pad, GST_PAD_PROBE_TYPE_BUFFER, on_buffer, r, NULL);
+  gst_pad_add_probe (pad, GST_PAD_PROBE_TYPE_BUFFER, probe, probe_data,
+      NULL);
   gst_object_unref (pad);
 
   bus = gst_element_get_bus (pipe);
@@ -268,6 +324,9 @@ run_desc (const gchar * desc, gboolean cuda_memory, RunResult * r)
 
     r->ok = TRUE;
     g_object_get (nms, "stats", &s, NULL);
+    gst_structure_get_uint64 (s, "batches", &r->batches);
+    gst_structure_get_uint64 (s, "buffers-from-other-cuda-context",
+        &r->other_context);
     gst_structure_remove_fields (s, "backend-time", "output-time", NULL);
     r->stats = gst_structure_to_string (s);
     gst_structure_free (s);
@@ -1018,6 +1077,231 @@ test_multi (void)
       test_multi_follow ();
 }
 
+#ifdef HAVE_GST_BATCH_META
+/* ---- batches of many streams (mode batch, GStreamer >= 1.28) ---- */
+
+#define BATCH_STREAMS 2
+
+/* What the probe on a batch pipeline's sink writes down. */
+typedef struct {
+  GPtrArray *frames[BATCH_STREAMS];     /* gchar *, one line of ROIs per
+                                         * frame, by stream index */
+  guint n_rois;
+  guint batches;                /* batch buffers */
+  guint strays;                 /* batch buffers without the meta, objects
+                                 * that are no buffer or of no stream of
+                                 * ours */
+  guint batch_tensors;          /* batch buffers with a tensor */
+  guint frame_tensors;          /* frames with a tensor */
+} BatchFrames;
+
+/* TRUE when buf carries a tensor (tensorinject's CudanmsTensorMeta). */
+static gboolean
+has_tensor (GstBuffer * buf)
+{
+  gpointer state = NULL;
+  GstMeta *m;
+
+  while ((m = gst_buffer_iterate_meta (buf, &state)) != NULL)
+    if (gst_meta_info_is_custom (m->info)
+        && gst_custom_meta_has_name ((GstCustomMeta *) m,
+            "CudanmsTensorMeta"))
+      return TRUE;
+  return FALSE;
+}
+
+/* Every frame inside the batch meta of a batch buffer: its ROIs, in its
+ * stream's list. */
+static GstPadProbeReturn
+on_batch (GstPad * pad, GstPadProbeInfo * info, gpointer user_data)
+{
+  BatchFrames *bf = user_data;
+  GstBuffer *buf = GST_PAD_PROBE_INFO_BUFFER (info);
+  GstAnalyticsBatchMeta *meta = gst_buffer_get_analytics_batch_meta (buf);
+  gsize s, j;
+
+  bf->batches++;
+  bf->batch_tensors += has_tensor (buf);
+  if (meta == NULL) {
+    bf->strays++;
+    return GST_PAD_PROBE_OK;
+  }
+  for (s = 0; s < meta->n_streams; s++) {
+    const GstAnalyticsBatchStream *st = &meta->streams[s];
+
+    for (j = 0; st->objects != NULL && j < st->n_objects; j++) {
+      if (st->index >= BATCH_STREAMS || st->objects[j] == NULL
+          || !GST_IS_BUFFER (st->objects[j])) {
+        bf->strays++;
+        continue;
+      }
+      bf->frame_tensors += has_tensor (GST_BUFFER (st->objects[j]));
+      g_ptr_array_add (bf->frames[st->index],
+          rois_serialise (GST_BUFFER (st->objects[j]), &bf->n_rois));
+    }
+  }
+  return GST_PAD_PROBE_OK;
+}
+
+/* A batch pipeline: two streams of one layout, each at its own frame
+ * size and frame count. */
+typedef struct {
+  RunConfig stream[BATCH_STREAMS];
+  gint size[BATCH_STREAMS][2];  /* width, height */
+  gboolean batch_tensor;        /* tensorbatch batch-tensor= */
+} BatchCase;
+
+/* The batch of streams[i] and the other stream of its layout in
+ * streams[], in the data type of streams[i] (a batch's frames agree in
+ * layout and data type: the library fails a batch that mixes them, and
+ * its frames pass without ROIs); yolov8 at 1280x720 and 640x480, yolov5
+ * at 1920x1080 and 800x600; the second stream 15 frames shorter (the
+ * last batches hold the first stream's frames alone). */
+static void
+batch_case_init (BatchCase * bc, gint i)
+{
+  static const gint sizes[2][BATCH_STREAMS][2] = {
+    {{1280, 720}, {640, 480}},
+    {{1920, 1080}, {800, 600}},
+  };
+  gint k;
+
+  memset (bc, 0, sizeof *bc);
+  for (k = 0; k < BATCH_STREAMS; k++) {
+    bc->stream[k] = streams[(i + 2 * k) % N_THREADS];
+    bc->stream[k].data_type = streams[i].data_type;
+    bc->stream[k].cuda_memory = TRUE;
+    bc->size[k][0] = sizes[i % 2][k][0];
+    bc->size[k][1] = sizes[i % 2][k][1];
+  }
+  bc->stream[1].frames -= 15;
+}
+
+/* One batch case against each stream alone on host tensors on
+ * device=cpu; returns the failures. */
+static int
+test_batch_case (const BatchCase * bc)
+{
+  GString *desc = g_string_new (NULL);
+  RunResult ref[BATCH_STREAMS], r;
+  BatchFrames bf;
+  gchar *what;
+  guint ref_rois = 0;
+  gboolean ok = TRUE;
+  gint k;
+
+  memset (&bf, 0, sizeof bf);
+  what = g_strdup_printf ("batch %s %s %d streams (seeds %u+%u) device "
+      "tensors%s", bc->stream[0].layout, bc->stream[0].data_type,
+      BATCH_STREAMS, bc->stream[0].seed, bc->stream[1].seed,
+      bc->batch_tensor ? ", batch-tensor=true (a [B, ...] host tensor)" :
+      "");
+  g_string_append_printf (desc, "tensorbatch name=b frames=2 "
+      "batch-tensor=%s ! cudanms name=nms device=cuda ! fakesink name=sink "
+      "sync=false", bc->batch_tensor ? "true" : "false");
+  for (k = 0; k < BATCH_STREAMS; k++) {
+    const RunConfig *c = &bc->stream[k];
+    RunConfig ref_cfg = *c;
+
+    g_string_append_printf (desc, " videotestsrc num-buffers=%d "
+        "pattern=black ! video/x-raw,format=NV12,width=%d,height=%d,"
+        "framerate=30/1 ! cudaupload ! tensorinject memory=cuda seed=%u "
+        "layout=%s data-type=%s ! b.sink_%d", c->frames, bc->size[k][0],
+        bc->size[k][1], c->seed, c->layout, c->data_type, k);
+    ref_cfg.device = "cpu";
+    ref_cfg.cuda_memory = FALSE;
+    run_pipeline_sized (&ref_cfg, bc->size[k][0], bc->size[k][1], &ref[k]);
+    if (!run_ok ("host tensors on cpu", &ref_cfg, &ref[k], "cpu"))
+      ok = FALSE;
+    ref_rois += ref[k].n_rois;
+    bf.frames[k] = g_ptr_array_new_with_free_func (g_free);
+  }
+
+  /* the batch's frames carry no tensor with batch-tensor=true: the ROIs
+   * come from the batch buffer's [B, ...] tensor */
+  run_desc_probe (desc->str, FALSE, on_batch, &bf, &r);
+  if (!r.ok) {
+    ok = FALSE;
+  } else if (g_strcmp0 (r.backend, "cuda") != 0) {
+    printf ("FAIL: %s: backend \"%s\", expected \"cuda\"\n", what,
+        r.backend ? r.backend : "(null)");
+    ok = FALSE;
+  }
+  for (k = 0; ok && k < BATCH_STREAMS; k++) {
+    RunResult got;
+    gchar *sw = g_strdup_printf ("%s, stream %d (%s %s %dx%d)", what, k,
+        bc->stream[k].layout, bc->stream[k].data_type, bc->size[k][0],
+        bc->size[k][1]);
+
+    /* the stream's frames, as a run of its own */
+    memset (&got, 0, sizeof got);
+    got.frames = bf.frames[k];
+    ok = same_frames (sw, &ref[k], &got);
+    g_free (sw);
+  }
+  if (ok && ref_rois == 0) {
+    printf ("FAIL: %s: no ROI at all, nothing was compared\n", what);
+    ok = FALSE;
+  }
+  if (ok && (r.batches == 0 || r.batches != bf.batches || bf.strays != 0)) {
+    printf ("FAIL: %s: the element counted %" G_GUINT64_FORMAT " batches, "
+        "the sink saw %u; %u stray objects or batches without the meta\n",
+        what, r.batches, bf.batches, bf.strays);
+    ok = FALSE;
+  }
+  /* the tensors where tensorbatch puts them: on the frames, or (moved)
+   * one on each batch buffer */
+  if (ok && (bc->batch_tensor ? bf.batch_tensors != bf.batches
+          || bf.frame_tensors != 0 : bf.batch_tensors != 0
+          || bf.frame_tensors != bf.frames[0]->len + bf.frames[1]->len)) {
+    printf ("FAIL: %s: %u of %u batch buffers and %u of %u frames carry a "
+        "tensor\n", what, bf.batch_tensors, bf.batches, bf.frame_tensors,
+        bf.frames[0]->len + bf.frames[1]->len);
+    ok = FALSE;
+  }
+  if (ok && (r.n_warnings != 0 || r.other_context != 0)) {
+    printf ("FAIL: %s: %u warnings (the first \"%s\"), %" G_GUINT64_FORMAT
+        " tensors from another CUDA context\n", what, r.n_warnings,
+        r.nms_warning ? r.nms_warning : "", r.other_context);
+    ok = FALSE;
+  }
+  printf ("%s: %u ROIs in %u+%u frames, %" G_GUINT64_FORMAT " batches, "
+      "backend %s, %s host tensors on cpu\n", what, bf.n_rois,
+      bf.frames[0]->len, bf.frames[1]->len, r.batches,
+      r.backend ? r.backend : "-", ok ? "==" : "!=");
+  for (k = 0; k < BATCH_STREAMS; k++) {
+    run_result_clear (&ref[k]);
+    g_ptr_array_unref (bf.frames[k]);
+  }
+  run_result_clear (&r);
+  g_string_free (desc, TRUE);
+  g_free (what);
+  return !ok;
+}
+
+/* Two streams of one layout and data type batched (tensorbatch frames=2)
+ * into cudanms device=cuda, their tensors in device memory, frame sizes
+ * differing: yolov8 and yolov5, float32 and float16; then the yolov8
+ * float32 streams with batch-tensor=true (one [B, ...] host tensor a
+ * batch). */
+static int
+test_batch (void)
+{
+  BatchCase bc;
+  int failed = 0;
+  gint i;
+
+  for (i = 0; i < N_THREADS; i++) {
+    batch_case_init (&bc, i);
+    failed += test_batch_case (&bc);
+  }
+  batch_case_init (&bc, 0);
+  bc.batch_tensor = TRUE;
+  failed += test_batch_case (&bc);
+  return failed;
+}
+#endif
+
 int
 main (int argc, char **argv)
 {
@@ -1029,9 +1313,14 @@ main (int argc, char **argv)
     failed = test_auto ();
   } else if (strcmp (mode, "parity") == 0 || strcmp (mode, "threads") == 0
       || strcmp (mode, "device") == 0 || strcmp (mode, "multi") == 0
-      || strcmp (mode, "bad-id") == 0) {
+      || strcmp (mode, "bad-id") == 0
+      || g_strcmp0 (mode, BATCH_MODE) == 0) {
     GstElementFactory *up = gst_element_factory_find ("cudaupload");
+    GstElementFactory *batch = gst_element_factory_find ("tensorbatch");
     const gint need = mode[0] == 'm' ? 2 : 1;
+    const gboolean batched = g_strcmp0 (mode, BATCH_MODE) == 0;
+    if (batch != NULL)
+      gst_object_unref (batch);
     if (cnms_cuda_device_count () < need) {
       printf ("element %s: SKIP, %d CUDA devices (%d needed)\n", mode,
           MAX (cnms_cuda_device_count (), 0), need);
@@ -1045,12 +1334,22 @@ main (int argc, char **argv)
     }
     if (up != NULL)
       gst_object_unref (up);
-    failed = mode[0] == 'p' ? test_parity () : mode[0] == 't' ?
-        test_threads (FALSE) : mode[0] == 'm' ? test_multi () :
-        mode[0] == 'b' ? test_bad_id () : test_device ();
+    if (batched && batch == NULL) {
+      printf ("element %s: SKIP, no tensorbatch (tensorinject plugin)\n",
+          mode);
+      return SKIP;
+    }
+#ifdef HAVE_GST_BATCH_META
+    if (batched)
+      failed = test_batch ();
+    else
+#endif
+      failed = mode[0] == 'p' ? test_parity () : mode[0] == 't' ?
+          test_threads (FALSE) : mode[0] == 'm' ? test_multi () :
+          mode[0] == 'b' ? test_bad_id () : test_device ();
   } else {
     printf ("usage: test-gpu-element parity|threads|auto|device|multi|"
-        "bad-id\n");
+        "bad-id" BATCH_USAGE "\n");
     return 2;
   }
   printf ("element %s: %s\n", mode, failed ? "FAILED" : "ok");
