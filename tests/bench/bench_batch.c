@@ -91,11 +91,32 @@ release (void *p, int device)
   free (p);
 }
 
+/* 1 when frame f's batch result r equals its single call's (d, n); the
+ * first few differences are printed (round i). */
 static int
-same (const cnms_frame_result *r, const cnms_det *d, int n)
+same (const cnms_frame_result *r, const cnms_det *d, int n, int i, int f)
 {
-  return r->status == CNMS_OK && r->n_dets == n
-      && (n == 0 || memcmp (r->dets, d, (size_t) n * sizeof *d) == 0);
+  static int told;
+  int k;
+
+  if (r->status == CNMS_OK && r->n_dets == n
+      && (n == 0 || memcmp (r->dets, d, (size_t) n * sizeof *d) == 0))
+    return 1;
+  if (told++ >= 8)
+    return 0;
+  fprintf (stderr, "bench-batch: round %d frame %d: batch status %d, %d "
+      "records; single %d records\n", i, f, (int) r->status, r->n_dets, n);
+  for (k = 0; r->status == CNMS_OK && k < n && k < r->n_dets; k++)
+    if (memcmp (&r->dets[k], &d[k], sizeof *d) != 0) {
+      fprintf (stderr, "  first difference at record %d: batch anchor %d "
+          "score %.9g box %.9g %.9g %.9g %.9g class %d; single anchor %d "
+          "score %.9g box %.9g %.9g %.9g %.9g class %d\n", k,
+          r->dets[k].anchor, r->dets[k].score, r->dets[k].x1, r->dets[k].y1,
+          r->dets[k].x2, r->dets[k].y2, r->dets[k].class_id, d[k].anchor,
+          d[k].score, d[k].x1, d[k].y1, d[k].x2, d[k].y2, d[k].class_id);
+      break;
+    }
+  return 0;
 }
 
 /* One row: layout name at B. */
@@ -200,7 +221,7 @@ bench_one (cnms_ctx *ctx, const char *name, const cnms_tensor *t,
         one.dets = keep + total;
         one.n_dets = nk[f];
         total += (size_t) nk[f];
-        bad += !same (&one, d, n);
+        bad += !same (&one, d, n, i, f);
       }
       t1 = bench_now_us ();
     }
