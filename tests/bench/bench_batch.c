@@ -64,7 +64,10 @@ copies (const cnms_tensor *t, int b, int device)
   if (device) {
     if (cudaMalloc (&d, t->size * (size_t) b) != cudaSuccess
         || cudaMemcpy (d, h, t->size * (size_t) b, cudaMemcpyHostToDevice)
-        != cudaSuccess) {
+        != cudaSuccess
+        /* a copy from pageable memory may return before its DMA is
+         * done: the context's own stream would not wait for it */
+        || cudaDeviceSynchronize () != cudaSuccess) {
       fprintf (stderr, "bench-batch: cannot place %d frames on the device\n",
           b);
       exit (1);

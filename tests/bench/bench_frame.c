@@ -440,7 +440,7 @@ bench_cuda (cnms_ctx *ctx, const cnms_tensor *t, const char *layout,
 
   if (cudaMalloc (&d_data, t->size) != cudaSuccess
       || cudaMemcpy (d_data, t->data, t->size, cudaMemcpyHostToDevice)
-      != cudaSuccess) {
+      != cudaSuccess || cudaDeviceSynchronize () != cudaSuccess) {
     fprintf (stderr, "bench-frame: cannot place the tensor on the device\n");
     exit (1);
   }

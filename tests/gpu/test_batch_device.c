@@ -30,7 +30,10 @@ to_device (const void *h, size_t n)
   if (n == 0)
     return NULL;
   if (cudaMalloc (&d, n) != cudaSuccess
-      || cudaMemcpy (d, h, n, cudaMemcpyHostToDevice) != cudaSuccess) {
+      || cudaMemcpy (d, h, n, cudaMemcpyHostToDevice) != cudaSuccess
+      /* a copy from pageable memory may return before its DMA is done:
+       * the contexts' own streams would not wait for it */
+      || cudaDeviceSynchronize () != cudaSuccess) {
     fprintf (stderr, "FAIL cannot copy %zu bytes to the device\n", n);
     exit (1);
   }
