@@ -1,7 +1,8 @@
 /* The CUDA backend's batch (cnms_backend_ops.detect_batch): the frames of
  * one layout of boxes or oriented boxes (their engine's jobs: for
- * yolov8-pose the box and score rows; the keypoints of host tensors come
- * after, frame by frame, from the front end), in a fixed number of
+ * yolov8-pose and yolov8-seg the box and score rows; the masks, and the
+ * keypoints of host tensors, come after, frame by frame, from the front
+ * end), in a fixed number of
  * launches whatever their number:
  *
  *   one upload ([every frame's engine arguments | decode arguments | caps
@@ -40,9 +41,10 @@ typedef struct {
   size_t kept, caps, kp;
 } batch_strides;
 
-/* Does the batch take these jobs? Boxes or oriented boxes, with no heads
- * behind the engine or keypoints, that the engine decodes or a batch
- * decode does. */
+/* Does the batch take these jobs? Boxes or oriented boxes that the engine
+ * decodes or a batch decode does (of their heads the batch makes the
+ * keypoints of device tensors; the front end asks the heads call for the
+ * others). */
 static bool
 batch_takes (const cnms_job *jobs, int n)
 {
@@ -54,8 +56,7 @@ batch_takes (const cnms_job *jobs, int n)
       && !cnms_cuda_decode_batch_takes (&j0->shape))
     return false;
   for (int i = 0; i < n; i++)
-    if (jobs[i].shape.n_anchors <= 0 || (jobs[i].heads != NULL
-            && jobs[i].heads->kind != CNMS_HEAD_KEYPOINTS))
+    if (jobs[i].shape.n_anchors <= 0)
       return false;
   return true;
 }
@@ -317,7 +318,8 @@ enqueue_batch (cnms_backend_ctx *ctx, cnms_cuda_priv *s, const cnms_job *jobs,
   const bool suppress = layout != CNMS_LAYOUT_END2END;
   const bool caps = j0->rules.caps != 0;
   /* the keypoints of device tensors, behind the engine (and the caps) */
-  const bool kp = j0->heads != NULL && j0->heads->t->on_device;
+  const bool kp = j0->heads != NULL
+      && j0->heads->kind == CNMS_HEAD_KEYPOINTS && j0->heads->t->on_device;
   const int n_kp = kp ? j0->heads->shape.n_keypoints : 0;
   const bool host = !j0->t->on_device;
   const int geom = j0->geom;
@@ -517,7 +519,9 @@ cnms_cuda_detect_batch (cnms_backend_ctx *ctx, const cnms_job *jobs, int n,
     outs[i].dets = (const cnms_det *) ((const char *) hdr
         + CNMS_HEADER_BYTES);
     outs[i].n_dets = kept < 0 ? 0 : (kept < max_out ? kept : max_out);
-    outs[i].payload = job->heads != NULL && job->heads->t->on_device ?
+    outs[i].payload = job->heads != NULL
+        && job->heads->kind == CNMS_HEAD_KEYPOINTS
+        && job->heads->t->on_device ?
         (const char *) s->batch.h_kp.p + (size_t) i * st.kp : NULL;
   }
   s->batch.last_count = most;

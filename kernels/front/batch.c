@@ -269,7 +269,8 @@ frame_heads (cnms_ctx *ctx, const cnms_layout_row *row, int f,
 
 /* The frames whose status is OK through the backend's detect_batch (one
  * job a frame; an empty end2end frame needs none), then, for a layout
- * whose head comes after NMS (keypoints), each frame's heads: each
+ * whose head comes after NMS (keypoints, masks), each frame's heads where
+ * the backend did not make them: each
  * result as cnms_detect's. CNMS_ERR_UNSUPPORTED when the backend does not
  * take them. */
 static cnms_status
