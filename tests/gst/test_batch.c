@@ -450,6 +450,21 @@ stream_source (gint s, const gchar * tail)
       pipe_streams[s][0], pipe_streams[s][1], pipe_streams[s][2], tail);
 }
 
+/* Each stream alone through a single-frame cudanms: its frames. */
+static void
+single_runs (GPtrArray * single[3])
+{
+  gint s;
+
+  for (s = 0; s < 3; s++) {
+    gchar *d = stream_source (s, "cudanms ! appsink name=sink sync=false");
+
+    single[s] = run_pipeline (d);
+    fail_unless_equals_int (single[s]->len, pipe_streams[s][3]);
+    g_free (d);
+  }
+}
+
 /* tensorbatch, the producer: three streams of three sizes (one ending
  * two frames before the others) gathered two frames a stream a batch,
  * into cudanms: every frame's ROIs on its own buffer, exactly the ROIs a
@@ -466,13 +481,7 @@ GST_START_TEST (test_batch_producer)
     guint seen[3] = { 0, 0, 0 }, i;
     gsize j;
 
-    for (s = 0; s < 3; s++) {
-      gchar *d = stream_source (s, "cudanms ! appsink name=sink sync=false");
-
-      single[s] = run_pipeline (d);
-      fail_unless_equals_int (single[s]->len, pipe_streams[s][3]);
-      g_free (d);
-    }
+    single_runs (single);
     g_string_append_printf (desc, "tensorbatch name=b frames=2 "
         "batch-tensor=%s ! cudanms name=nms ! appsink name=sink sync=false",
         bt ? "true" : "false");
@@ -543,13 +552,7 @@ GST_START_TEST (test_batch_unbatch)
   gint s;
   guint j;
 
-  for (s = 0; s < 3; s++) {
-    gchar *d = stream_source (s, "cudanms ! appsink name=sink sync=false");
-
-    single[s] = run_pipeline (d);
-    fail_unless_equals_int (single[s]->len, pipe_streams[s][3]);
-    g_free (d);
-  }
+  single_runs (single);
   /* a queue a stream: one streaming thread feeds the three sinks, each of
    * which waits in preroll */
   for (s = 0; s < 3; s++) {
