@@ -215,11 +215,12 @@ point_results (cnms_ctx *ctx)
   }
 }
 
-/* A frame that failed on its own: its status and reason. */
+/* A frame that failed on its own: its status and reason, no records. */
 static void
 frame_failed (cnms_ctx *ctx, int i, cnms_status st, const char *why)
 {
   ctx->batch[i].status = st;
+  ctx->batch[i].n_dets = 0;
   memcpy (ctx->batch_err[i], why, sizeof ctx->batch_err[i]);
   ctx->batch_err[i][sizeof ctx->batch_err[i] - 1] = '\0';
 }
@@ -345,8 +346,8 @@ backend_batch (cnms_ctx *ctx, const cnms_layout_row *row,
       ctx->batch_at[f].direct = ctx->batch_out[i].dets;
       continue;
     }
-    /* the heads' kernels may not overwrite the batch's results: the
-     * records are copied first */
+    /* the heads, then the records and payload copied into the tables
+     * (the next frame's heads reuse the backend's payload buffers) */
     st = frame_heads (ctx, row, f, &ctx->batch_jobs[i], &ctx->batch_out[i],
         n_dets, n_table, n_bytes);
     if (st != CNMS_OK)

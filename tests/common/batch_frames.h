@@ -268,8 +268,15 @@ bf_same (const cnms_frame_result *r, cnms_status st, const cnms_det *dets,
         (int) st);
     return 0;
   }
-  if (st != CNMS_OK)
+  if (st != CNMS_OK) {
+    /* a failed frame has no records */
+    if (r->n_dets != 0 || r->dets != NULL) {
+      snprintf (why, why_size, "failed (%d) with %d records", (int) st,
+          r->n_dets);
+      return 0;
+    }
     return 1;
+  }
   if (r->n_dets != n) {
     snprintf (why, why_size, "%d records, alone %d", r->n_dets, n);
     return 0;
