@@ -620,6 +620,23 @@ stream7_batch (gint s, GstMiniObject ** objects, gsize n)
   return b;
 }
 
+/* The width in the caps of the next event h pulls, which must be a caps
+ * event. */
+static gint
+pull_caps_width (GstHarness * h)
+{
+  GstEvent *e = gst_harness_try_pull_event (h);
+  GstCaps *caps;
+  gint w = 0;
+
+  fail_unless_equals_int (GST_EVENT_TYPE (e), GST_EVENT_CAPS);
+  gst_event_parse_caps (e, &caps);
+  fail_unless (gst_structure_get_int (gst_caps_get_structure (caps, 0),
+          "width", &w));
+  gst_event_unref (e);
+  return w;
+}
+
 /* tensorunbatch on its own: stream index 7 gets a pad src_7 with its
  * stream-start, caps and segment, then its frame (the very buffer) and
  * its gap event; a batch with the same events again pushes none of them,
@@ -633,10 +650,8 @@ GST_START_TEST (test_unbatch_pads)
   GstBuffer *f = stream_frame (1, 0), *f2 = stream_frame (1, 4), *got;
   GstMiniObject *o[2];
   GstEvent *e;
-  GstCaps *caps;
   GstMessage *m;
   GError *err = NULL;
-  gint w = 0;
 
   gst_element_set_bus (h->element, bus);
   g_signal_connect (h->element, "pad-added", G_CALLBACK (unbatch_pad_added),
@@ -653,13 +668,7 @@ GST_START_TEST (test_unbatch_pads)
   e = gst_harness_try_pull_event (h);
   fail_unless_equals_int (GST_EVENT_TYPE (e), GST_EVENT_STREAM_START);
   gst_event_unref (e);
-  e = gst_harness_try_pull_event (h);
-  fail_unless_equals_int (GST_EVENT_TYPE (e), GST_EVENT_CAPS);
-  gst_event_parse_caps (e, &caps);
-  fail_unless (gst_structure_get_int (gst_caps_get_structure (caps, 0),
-          "width", &w));
-  fail_unless_equals_int (w, sizes[1][0]);
-  gst_event_unref (e);
+  fail_unless_equals_int (pull_caps_width (h), sizes[1][0]);
   e = gst_harness_try_pull_event (h);
   fail_unless_equals_int (GST_EVENT_TYPE (e), GST_EVENT_SEGMENT);
   gst_event_unref (e);
@@ -693,13 +702,7 @@ GST_START_TEST (test_unbatch_pads)
     fail_unless_equals_string (sid, "stream-2");
   }
   gst_event_unref (e);
-  e = gst_harness_try_pull_event (h);
-  fail_unless_equals_int (GST_EVENT_TYPE (e), GST_EVENT_CAPS);
-  gst_event_parse_caps (e, &caps);
-  fail_unless (gst_structure_get_int (gst_caps_get_structure (caps, 0),
-          "width", &w));
-  fail_unless_equals_int (w, sizes[2][0]);
-  gst_event_unref (e);
+  fail_unless_equals_int (pull_caps_width (h), sizes[2][0]);
   fail_unless (gst_harness_try_pull_event (h) == NULL);
   gst_buffer_unref (gst_harness_pull (h));
   fail_unless (h->element->numsrcpads == 1);
