@@ -283,6 +283,23 @@ def reference(cdir, stem):
     return None
 
 
+def record_error(records, rec, error):
+    """Appends rec to records with error as its "error" and reports it (NOT
+    MEASURED)."""
+    rec["error"] = error
+    records.append(rec)
+    report(rec)
+
+
+def oom_error(dev, e):
+    """The error of a case that ran out of memory: e's first line, at most
+    120 characters. A CUDA device's cached memory is freed for the next
+    case."""
+    if dev.type == "cuda":
+        torch.cuda.empty_cache()
+    return str(e).split("\n")[0][:120]
+
+
 def compare_lists(ours, ref):
     ours, ref = [int(x) for x in ours], [int(x) for x in ref]
     return {"mismatch": len(set(ours) ^ set(ref)),
@@ -380,10 +397,8 @@ def bench_nms_rotated(data, dev, args, timer, records):
                    "impl": "torch-probiou-fastnms-" + dev.type, "mode": mode,
                    "n": n, "iou": IOU_NMS}
             if dev.type == "cpu" and n > OBB_CPU_MAX_N:
-                rec["error"] = "not run on the CPU above N=%d (an N x N " \
-                    "probiou matrix)" % OBB_CPU_MAX_N
-                records.append(rec)
-                report(rec)
+                record_error(records, rec, "not run on the CPU above N=%d "
+                             "(an N x N probiou matrix)" % OBB_CPU_MAX_N)
                 continue
             b, s, c = boxes[:n].contiguous(), scores[:n].contiguous(), \
                 classes[:n].contiguous()
@@ -391,11 +406,7 @@ def bench_nms_rotated(data, dev, args, timer, records):
                 r, keep = timer.run(lambda: obb_nms(
                     b, s, c, IOU_NMS, mode == "classes"))
             except RuntimeError as e:  # out of memory
-                if dev.type == "cuda":
-                    torch.cuda.empty_cache()
-                rec["error"] = str(e).split("\n")[0][:120]
-                records.append(rec)
-                report(rec)
+                record_error(records, rec, oom_error(dev, e))
                 continue
             rec.update(r)
             rec["kept"] = int(keep.size)
@@ -723,11 +734,9 @@ def bench_batch(data, dev, args, timer, records):
                    "input": "device", "batch": b}
             if layout == "yolov8_seg" and dev.type == "cpu" \
                     and b > SEG_CPU_MAX_B:
-                rec["error"] = "not run on the CPU above B=%d (the " \
-                    "batch's masks, K x 640 x 640 bytes, twice in host " \
-                    "memory)" % SEG_CPU_MAX_B
-                records.append(rec)
-                report(rec)
+                record_error(records, rec, "not run on the CPU above B=%d "
+                             "(the batch's masks, K x 640 x 640 bytes, twice "
+                             "in host memory)" % SEG_CPU_MAX_B)
                 continue
             # the B copies made on the device (no B-fold host copy)
             t = one.expand(b, *one.shape[1:]).contiguous()
@@ -740,11 +749,7 @@ def bench_batch(data, dev, args, timer, records):
                     r, dets = timer.run(lambda: ultralytics_seg(t, pr))
             except RuntimeError as e:  # out of memory
                 t = pr = None  # the batch freed before the next
-                if dev.type == "cuda":
-                    torch.cuda.empty_cache()
-                rec["error"] = str(e).split("\n")[0][:120]
-                records.append(rec)
-                report(rec)
+                record_error(records, rec, oom_error(dev, e))
                 continue
             t = pr = None  # the batch freed before the next
             rec.update(r)
