@@ -104,6 +104,27 @@
 /* --batch without S: the streams of a batch case */
 #define DEFAULT_BATCH_STREAMS 32
 
+/* What the probes of a pipeline measure, written by its one streaming
+ * thread after cudanms. A batched pipeline's buffers are batches (a frame
+ * of each of its streams: tensorbatch frames=1); another's are frames of
+ * its one stream. */
+typedef struct
+{
+  gboolean batched;
+  int streams, warmup, frames;  /* warmup, frames: a stream's */
+  volatile gint seen;           /* frames past fakesink */
+  double t_first, t_last;       /* the first and last timed frames' */
+  /* time inside cudanms: its sink pad's probe to its src pad's, summed
+   * over the timed buffers, and their frames */
+  double t_enter, in_sum;
+  guint enter_frames, in_frames;
+  /* cudanms's stats at the first timed buffer: buffers, backend-time and
+   * output-time (ns), for the means of the timed ones */
+  GstElement *nms;
+  guint64 stats0[3];
+  guint rois;                   /* the boxes on the first timed frame */
+} timing;
+
 typedef struct {
   GstElement *pipeline;
   GstBuffer *proto;
@@ -112,18 +133,8 @@ typedef struct {
   gchar *src;
   gboolean batched;
   int warmup, frames;
-  volatile gint seen;
-  double t_first, t_last;
-  /* time inside cudanms: its sink pad's probe to its src pad's, summed
-   * over the timed frames (both probes run in the streaming thread) */
-  double t_enter, in_sum;
-  int in_n;
-  /* cudanms's stats at the first timed buffer: buffers, backend-time and
-   * output-time (ns), for the means of the timed ones */
-  GstElement *nms;
-  guint64 stats0[3];
-  guint64 timed[3];             /* the same over the timed buffers */
-  guint rois;
+  timing t;                     /* its pipeline's; batch: unused */
+  guint64 timed[3];             /* t's stats0 over the timed buffers */
   GThread *thread;
   gboolean failed;
 } instance;
@@ -166,47 +177,145 @@ frame_rois (GstBuffer *buf)
   return n;
 }
 
-static GstPadProbeReturn
-on_buffer (GstPad *pad, GstPadProbeInfo *info, gpointer user_data)
+#ifdef HAVE_GST_BATCH_META
+/* The frames of a batch buffer (every stream's buffers in its
+ * GstAnalyticsBatchMeta); *first: the first of them, or NULL. */
+static guint
+batch_frames (GstBuffer *buf, GstBuffer **first)
 {
-  instance *in = user_data;
-  gint n = g_atomic_int_add (&in->seen, 1) + 1;
+  GstAnalyticsBatchMeta *meta = gst_buffer_get_analytics_batch_meta (buf);
+  guint n = 0;
+  gsize s, f;
+
+  if (first != NULL)
+    *first = NULL;
+  for (s = 0; meta != NULL && s < meta->n_streams; s++) {
+    const GstAnalyticsBatchStream *st = &meta->streams[s];
+
+    for (f = 0; st->objects != NULL && f < st->n_objects; f++) {
+      if (st->objects[f] == NULL || !GST_IS_BUFFER (st->objects[f]))
+        continue;
+      if (first != NULL && *first == NULL)
+        *first = GST_BUFFER (st->objects[f]);
+      n++;
+    }
+  }
+  return n;
+}
+#endif
+
+/* The frames of a buffer of t's pipeline: a batch's, or 1 (buf itself);
+ * *first: the first of them, or NULL. */
+static guint
+buffer_frames (const timing *t, GstBuffer *buf, GstBuffer **first)
+{
+#ifdef HAVE_GST_BATCH_META
+  if (t->batched)
+    return batch_frames (buf, first);
+#else
+  (void) t;
+#endif
+  if (first != NULL)
+    *first = buf;
+  return 1;
+}
+
+/* On fakesink's sink pad: the span from the first timed frame to the
+ * last, and cudanms's stats at the first. */
+static GstPadProbeReturn
+on_sink (GstPad *pad, GstPadProbeInfo *info, gpointer user_data)
+{
+  timing *t = user_data;
+  const gint start = t->warmup * t->streams;
+  const gint end = (t->warmup + t->frames) * t->streams;
+  GstBuffer *first;
+  const gint n = (gint) buffer_frames (t, GST_PAD_PROBE_INFO_BUFFER (info),
+      &first);
+  const gint before = g_atomic_int_add (&t->seen, n);
 
   (void) pad;
-  if (n == in->warmup + 1) {
-    in->t_first = bench_now_us ();
-    in->rois = frame_rois (GST_PAD_PROBE_INFO_BUFFER (info));
-    read_stats (in->nms, in->stats0);
+  if (before <= start && before + n > start) {
+    t->t_first = bench_now_us ();
+    t->rois = first != NULL ? frame_rois (first) : 0;
+    read_stats (t->nms, t->stats0);
   }
-  if (n == in->warmup + in->frames)
-    in->t_last = bench_now_us ();
+  if (before < end && before + n >= end)
+    t->t_last = bench_now_us ();
   return GST_PAD_PROBE_OK;
 }
 
+/* On cudanms's sink pad: a buffer goes in. */
 static GstPadProbeReturn
 on_enter (GstPad *pad, GstPadProbeInfo *info, gpointer user_data)
 {
-  instance *in = user_data;
+  timing *t = user_data;
 
   (void) pad;
-  (void) info;
-  in->t_enter = bench_now_us ();
+  t->t_enter = bench_now_us ();
+  t->enter_frames = buffer_frames (t, GST_PAD_PROBE_INFO_BUFFER (info), NULL);
   return GST_PAD_PROBE_OK;
 }
 
+/* On cudanms's src pad: the buffer comes out. */
 static GstPadProbeReturn
 on_leave (GstPad *pad, GstPadProbeInfo *info, gpointer user_data)
 {
-  instance *in = user_data;
+  timing *t = user_data;
 
   (void) pad;
   (void) info;
-  /* seen counts the buffers past fakesink: this one is seen + 1 */
-  if (g_atomic_int_get (&in->seen) >= in->warmup) {
-    in->in_sum += bench_now_us () - in->t_enter;
-    in->in_n++;
+  /* seen counts the frames past fakesink: this buffer's come next */
+  if (g_atomic_int_get (&t->seen) >= t->warmup * t->streams) {
+    t->in_sum += bench_now_us () - t->t_enter;
+    t->in_frames += t->enter_frames;
   }
   return GST_PAD_PROBE_OK;
+}
+
+/* Puts t's probes on pipeline's fakesink "sink" and on its cudanms "nms"
+ * (t->nms: a reference to it). */
+static void
+add_probes (GstElement *pipeline, timing *t)
+{
+  GstElement *sink = gst_bin_get_by_name (GST_BIN (pipeline), "sink");
+  GstPad *pad = gst_element_get_static_pad (sink, "sink");
+
+  gst_pad_add_probe (pad, GST_PAD_PROBE_TYPE_BUFFER, on_sink, t, NULL);
+  gst_object_unref (pad);
+  gst_object_unref (sink);
+  t->nms = gst_bin_get_by_name (GST_BIN (pipeline), "nms");
+  pad = gst_element_get_static_pad (t->nms, "sink");
+  gst_pad_add_probe (pad, GST_PAD_PROBE_TYPE_BUFFER, on_enter, t, NULL);
+  gst_object_unref (pad);
+  pad = gst_element_get_static_pad (t->nms, "src");
+  gst_pad_add_probe (pad, GST_PAD_PROBE_TYPE_BUFFER, on_leave, t, NULL);
+  gst_object_unref (pad);
+}
+
+/* Waits for pipeline's EOS (600 s at the most); FALSE, said on stderr,
+ * where an error or the time-out comes first. */
+static gboolean
+wait_eos (GstElement *pipeline)
+{
+  GstBus *bus = gst_element_get_bus (pipeline);
+  GstMessage *msg = gst_bus_timed_pop_filtered (bus, 600 * GST_SECOND,
+      GST_MESSAGE_EOS | GST_MESSAGE_ERROR);
+  const gboolean ok = msg != NULL
+      && GST_MESSAGE_TYPE (msg) == GST_MESSAGE_EOS;
+
+  if (!ok) {
+    GError *err = NULL;
+
+    if (msg != NULL)
+      gst_message_parse_error (msg, &err, NULL);
+    fprintf (stderr, "bench-element: pipeline failed: %s\n",
+        err ? err->message : "timeout");
+    g_clear_error (&err);
+  }
+  if (msg != NULL)
+    gst_message_unref (msg);
+  gst_object_unref (bus);
+  return ok;
 }
 
 static gpointer
@@ -214,9 +323,7 @@ push_frames (gpointer data)
 {
   instance *in = data;
   GstElement *src = gst_bin_get_by_name (GST_BIN (in->pipeline), in->src);
-  GstBus *bus;
   GstFlowReturn ret = GST_FLOW_OK;
-  GstMessage *msg;
   int i;
 
   g_mutex_lock (&start_lock);
@@ -236,22 +343,8 @@ push_frames (gpointer data)
   /* a batch's streams: the case waits for the pipeline's EOS */
   if (in->batched)
     return NULL;
-  bus = gst_element_get_bus (in->pipeline);
-  msg = gst_bus_timed_pop_filtered (bus, 600 * GST_SECOND,
-      GST_MESSAGE_EOS | GST_MESSAGE_ERROR);
-  if (msg == NULL || GST_MESSAGE_TYPE (msg) == GST_MESSAGE_ERROR) {
-    GError *err = NULL;
-
-    if (msg != NULL)
-      gst_message_parse_error (msg, &err, NULL);
-    fprintf (stderr, "bench-element: pipeline failed: %s\n",
-        err ? err->message : "timeout");
-    g_clear_error (&err);
+  if (!wait_eos (in->pipeline))
     in->failed = TRUE;
-  }
-  if (msg != NULL)
-    gst_message_unref (msg);
-  gst_object_unref (bus);
   return NULL;
 }
 
@@ -421,97 +514,6 @@ shared_cuda_context (int device)
 #endif
 }
 
-#ifdef HAVE_GST_BATCH_META
-/* A batch case's pipeline: its streams' frames past fakesink and the time
- * inside cudanms, written by its one streaming thread after tensorbatch
- * (the aggregator's). */
-typedef struct
-{
-  int streams, warmup, frames;
-  guint seen;                   /* frames past fakesink */
-  double t_first, t_last;
-  /* each batch's time inside cudanms, summed over the timed batches, and
-   * their frames */
-  double t_enter, in_sum;
-  guint enter_frames, in_frames;
-  GstElement *nms;
-  guint64 stats0[3];            /* as instance's */
-  guint rois;
-} batch_state;
-
-/* The frames of a batch buffer (every stream's buffers in its
- * GstAnalyticsBatchMeta); *first: the first of them, or NULL. */
-static guint
-batch_frames (GstBuffer *buf, GstBuffer **first)
-{
-  GstAnalyticsBatchMeta *meta = gst_buffer_get_analytics_batch_meta (buf);
-  guint n = 0;
-  gsize s, f;
-
-  if (first != NULL)
-    *first = NULL;
-  for (s = 0; meta != NULL && s < meta->n_streams; s++) {
-    const GstAnalyticsBatchStream *st = &meta->streams[s];
-
-    for (f = 0; st->objects != NULL && f < st->n_objects; f++) {
-      if (st->objects[f] == NULL || !GST_IS_BUFFER (st->objects[f]))
-        continue;
-      if (first != NULL && *first == NULL)
-        *first = GST_BUFFER (st->objects[f]);
-      n++;
-    }
-  }
-  return n;
-}
-
-static GstPadProbeReturn
-on_batch (GstPad *pad, GstPadProbeInfo *info, gpointer user_data)
-{
-  batch_state *b = user_data;
-  const guint start = (guint) (b->warmup * b->streams);
-  const guint end = (guint) ((b->warmup + b->frames) * b->streams);
-  const guint before = b->seen;
-  GstBuffer *first;
-
-  (void) pad;
-  b->seen += batch_frames (GST_PAD_PROBE_INFO_BUFFER (info), &first);
-  if (before <= start && b->seen > start) {
-    b->t_first = bench_now_us ();
-    b->rois = first != NULL ? frame_rois (first) : 0;
-    read_stats (b->nms, b->stats0);
-  }
-  if (before < end && b->seen >= end)
-    b->t_last = bench_now_us ();
-  return GST_PAD_PROBE_OK;
-}
-
-static GstPadProbeReturn
-on_batch_enter (GstPad *pad, GstPadProbeInfo *info, gpointer user_data)
-{
-  batch_state *b = user_data;
-
-  (void) pad;
-  b->t_enter = bench_now_us ();
-  b->enter_frames = batch_frames (GST_PAD_PROBE_INFO_BUFFER (info), NULL);
-  return GST_PAD_PROBE_OK;
-}
-
-static GstPadProbeReturn
-on_batch_leave (GstPad *pad, GstPadProbeInfo *info, gpointer user_data)
-{
-  batch_state *b = user_data;
-
-  (void) pad;
-  (void) info;
-  /* seen counts the frames past fakesink: this batch's come next */
-  if (b->seen >= (guint) (b->warmup * b->streams)) {
-    b->in_sum += bench_now_us () - b->t_enter;
-    b->in_frames += b->enter_frames;
-  }
-  return GST_PAD_PROBE_OK;
-}
-#endif
-
 /* One round of a :batch case (see the top) into *res: k streams of one
  * pipeline through tensorbatch frames=1 into one cudanms; name as run's. */
 static void
@@ -533,17 +535,15 @@ run_batch (result *res, GstBuffer *proto, const char *dir, const char *name,
   GString *desc = g_string_new (NULL);
   /* the frames of cuda-device runs: tensorinject attaches their tensor */
   GstBuffer *bare = gst_buffer_new ();
-  GstElement *pipeline = NULL, *el;
-  GstMessage *msg = NULL;
-  GstBus *bus = NULL;
+  GstElement *pipeline = NULL;
   GError *err = NULL;
-  GstPad *pad;
-  batch_state b;
+  timing b;
   const char *error = NULL;
   int i;
 
   memset (res, 0, sizeof *res);
   memset (&b, 0, sizeof b);
+  b.batched = TRUE;
   b.streams = k;
   b.warmup = warmup;
   b.frames = frames;
@@ -575,20 +575,7 @@ run_batch (result *res, GstBuffer *proto, const char *dir, const char *name,
   }
   if (error == NULL) {
     g_clear_error (&err);
-    el = gst_bin_get_by_name (GST_BIN (pipeline), "sink");
-    pad = gst_element_get_static_pad (el, "sink");
-    gst_pad_add_probe (pad, GST_PAD_PROBE_TYPE_BUFFER, on_batch, &b, NULL);
-    gst_object_unref (pad);
-    gst_object_unref (el);
-    b.nms = gst_bin_get_by_name (GST_BIN (pipeline), "nms");
-    pad = gst_element_get_static_pad (b.nms, "sink");
-    gst_pad_add_probe (pad, GST_PAD_PROBE_TYPE_BUFFER, on_batch_enter, &b,
-        NULL);
-    gst_object_unref (pad);
-    pad = gst_element_get_static_pad (b.nms, "src");
-    gst_pad_add_probe (pad, GST_PAD_PROBE_TYPE_BUFFER, on_batch_leave, &b,
-        NULL);
-    gst_object_unref (pad);
+    add_probes (pipeline, &b);
     if (shared != NULL)
       gst_element_set_context (pipeline, shared);
     if (gst_element_set_state (pipeline, GST_STATE_PLAYING) ==
@@ -611,27 +598,17 @@ run_batch (result *res, GstBuffer *proto, const char *dir, const char *name,
   started = TRUE;
   g_cond_broadcast (&start_cond);
   g_mutex_unlock (&start_lock);
-  if (error == NULL) {
-    bus = gst_element_get_bus (pipeline);
-    msg = gst_bus_timed_pop_filtered (bus, 600 * GST_SECOND,
-        GST_MESSAGE_EOS | GST_MESSAGE_ERROR);
-    if (msg == NULL || GST_MESSAGE_TYPE (msg) == GST_MESSAGE_ERROR) {
-      if (msg != NULL)
-        gst_message_parse_error (msg, &err, NULL);
-      fprintf (stderr, "bench-element: pipeline failed: %s\n",
-          err ? err->message : "timeout");
-      g_clear_error (&err);
-      error = "the pipeline failed before the last frame";
-      /* flushing: the pushing threads blocked in appsrc return */
-      gst_element_set_state (pipeline, GST_STATE_NULL);
-    }
+  if (error == NULL && !wait_eos (pipeline)) {
+    error = "the pipeline failed before the last frame";
+    /* flushing: the pushing threads blocked in appsrc return */
+    gst_element_set_state (pipeline, GST_STATE_NULL);
   }
   for (i = 0; i < k; i++) {
     if (in[i].thread != NULL)
       g_thread_join (in[i].thread);
     g_free (in[i].src);
   }
-  if (error == NULL && b.seen < (guint) ((warmup + frames) * k))
+  if (error == NULL && g_atomic_int_get (&b.seen) < (warmup + frames) * k)
     error = "a stream failed before the last frame";
   if (error == NULL) {
     guint64 v[3];
@@ -651,10 +628,6 @@ run_batch (result *res, GstBuffer *proto, const char *dir, const char *name,
     }
   }
   res->error = error;
-  if (msg != NULL)
-    gst_message_unref (msg);
-  if (bus != NULL)
-    gst_object_unref (bus);
   if (b.nms != NULL)
     gst_object_unref (b.nms);
   if (pipeline != NULL) {
@@ -724,14 +697,15 @@ run (result *res, GstBuffer *proto, const char *dir, const char *name,
         on_device ? "auto" : device, gpu, no_params ? "false" : "true",
         analytics ? "analytics" : "roi");
     GError *err = NULL;
-    GstElement *sink, *nms;
-    GstPad *pad;
 
     g_free (inject);
     in[i].proto = on_device ? bare : proto;
     in[i].src = g_strdup ("src");
     in[i].warmup = warmup;
     in[i].frames = frames;
+    in[i].t.streams = 1;
+    in[i].t.warmup = warmup;
+    in[i].t.frames = frames;
     in[i].pipeline = gst_parse_launch (desc, &err);
     g_free (desc);
     if (in[i].pipeline == NULL) {
@@ -740,22 +714,7 @@ run (result *res, GstBuffer *proto, const char *dir, const char *name,
       error = "pipeline could not be built (is GST_PLUGIN_PATH_1_0 set?)";
       break;
     }
-    sink = gst_bin_get_by_name (GST_BIN (in[i].pipeline), "sink");
-    pad = gst_element_get_static_pad (sink, "sink");
-    gst_pad_add_probe (pad, GST_PAD_PROBE_TYPE_BUFFER, on_buffer, &in[i],
-        NULL);
-    gst_object_unref (pad);
-    gst_object_unref (sink);
-    nms = gst_bin_get_by_name (GST_BIN (in[i].pipeline), "nms");
-    pad = gst_element_get_static_pad (nms, "sink");
-    gst_pad_add_probe (pad, GST_PAD_PROBE_TYPE_BUFFER, on_enter, &in[i],
-        NULL);
-    gst_object_unref (pad);
-    pad = gst_element_get_static_pad (nms, "src");
-    gst_pad_add_probe (pad, GST_PAD_PROBE_TYPE_BUFFER, on_leave, &in[i],
-        NULL);
-    gst_object_unref (pad);
-    in[i].nms = nms;
+    add_probes (in[i].pipeline, &in[i].t);
     if (shared != NULL)
       gst_element_set_context (in[i].pipeline, shared);
     if (gst_element_set_state (in[i].pipeline, GST_STATE_PLAYING) ==
@@ -773,16 +732,16 @@ run (result *res, GstBuffer *proto, const char *dir, const char *name,
     if (in[i].thread != NULL)
       g_thread_join (in[i].thread);
     g_free (in[i].src);
-    if (in[i].failed || g_atomic_int_get (&in[i].seen) < warmup + frames)
+    if (in[i].failed || g_atomic_int_get (&in[i].t.seen) < warmup + frames)
       error = error ? error : "a pipeline failed before the last frame";
-    if (in[i].nms != NULL) {
+    if (in[i].t.nms != NULL) {
       guint64 v[3];
       int j;
 
-      read_stats (in[i].nms, v);
+      read_stats (in[i].t.nms, v);
       for (j = 0; j < 3; j++)
-        in[i].timed[j] = v[j] - in[i].stats0[j];
-      gst_object_unref (in[i].nms);
+        in[i].timed[j] = v[j] - in[i].t.stats0[j];
+      gst_object_unref (in[i].t.nms);
     }
     if (in[i].pipeline != NULL) {
       gst_element_set_state (in[i].pipeline, GST_STATE_NULL);
@@ -791,11 +750,11 @@ run (result *res, GstBuffer *proto, const char *dir, const char *name,
   }
   if (error == NULL) {
     for (i = 0; i < k; i++) {
-      per[i] = frames / ((in[i].t_last - in[i].t_first) * 1e-6);
-      if (i == 0 || in[i].t_first < first)
-        first = in[i].t_first;
-      if (i == 0 || in[i].t_last > last)
-        last = in[i].t_last;
+      per[i] = frames / ((in[i].t.t_last - in[i].t.t_first) * 1e-6);
+      if (i == 0 || in[i].t.t_first < first)
+        first = in[i].t.t_first;
+      if (i == 0 || in[i].t.t_last > last)
+        last = in[i].t.t_last;
     }
   }
   memset (res, 0, sizeof *res);
@@ -803,11 +762,12 @@ run (result *res, GstBuffer *proto, const char *dir, const char *name,
   if (error == NULL) {
     res->total = (double) k * frames / ((last - first) * 1e-6);
     bench_stats (per, k, &res->med, &res->min);
-    res->rois = in[0].rois;
+    res->rois = in[0].t.rois;
     for (i = 0; i < k; i++) {
       const double n = (double) in[i].timed[0];
 
-      res->in_us += in[i].in_n > 0 ? in[i].in_sum / in[i].in_n / k : 0;
+      if (in[i].t.in_frames > 0)
+        res->in_us += in[i].t.in_sum / in[i].t.in_frames / k;
       if (n > 0) {
         res->backend_us += in[i].timed[1] * 1e-3 / n / k;
         res->output_us += in[i].timed[2] * 1e-3 / n / k;
