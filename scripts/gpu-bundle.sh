@@ -11,8 +11,8 @@
 # The chroot is the one scripts/chroot-test.sh makes, kept in
 # ./build-chroot-SUITE (it is made, and the CPU suite run in it, when it
 # is missing). The toolkit is bound into it read-only and the build uses
-# gcc 14 as nvcc's host compiler (trixie's default; installed in sid,
-# whose gcc 16 is newer than CUDA 13.0 accepts). CUDA_ARCH (default 90,
+# gcc 14 as the C++ compiler and nvcc's host compiler (trixie's default;
+# installed in sid, whose gcc 16 is newer than CUDA 13.0 accepts). CUDA_ARCH (default 90,
 # the H100/H200; auto: every architecture) is passed to -Dcuda-arch.
 # In sid, glibc 2.43 declares rsqrt and rsqrtf (C23) as noexcept and
 # CUDA 13.0's crt/math_functions.h declares them without, which nvcc
@@ -66,7 +66,7 @@ in_root () { chroot "$root" env -i HOME=/root LANG=C.UTF-8 \
   DEBIAN_FRONTEND=noninteractive "$@"; }
 in_root sh -c "command -v g++-14 >/dev/null || apt-get install -y -q g++-14 >/dev/null"
 echo "gpu-bundle: building with CUDA in the $suite chroot"
-in_root sh -c "rm -rf /bundle-build && NVCC_CCBIN=g++-14 meson setup /bundle-build /bundle-src \
+in_root sh -c "rm -rf /bundle-build && CXX=g++-14 NVCC_CCBIN=g++-14 meson setup /bundle-build /bundle-src \
   -Dcuda=enabled -Dcuda-arch=${CUDA_ARCH:-90} > /bundle-build.log 2>&1 \
   && NVCC_CCBIN=g++-14 ninja -C /bundle-build >> /bundle-build.log 2>&1" \
   || { tail -40 "$root/bundle-build.log"; exit 1; }

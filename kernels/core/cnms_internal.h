@@ -109,6 +109,8 @@ typedef struct cnms_job {
   cnms_class_rules rules;       /* thresholds, IoUs and caps by class */
   float lane_distance;          /* CNMS_GEOM_LANE: the lane NMS's distance */
   int geom;                     /* CNMS_GEOM_* */
+  int suppress;                 /* NMS runs on the candidates (every
+                                 * layout but end2end, decode only) */
   /* the heads the front end asks after the detect (NULL: none): a
    * backend may enqueue them behind its NMS, and then give their values
    * to the heads call that follows */

@@ -190,7 +190,7 @@ cpu_detect (cnms_backend_ctx *ctx, const cnms_job *job, cnms_backend_out *res)
   k = count < p->max_candidates ? count : p->max_candidates;
 
   out = s->out.p;
-  if (shape->layout == CNMS_LAYOUT_END2END) {
+  if (!job->suppress) {
     n_out = k < max_keep ? k : max_keep;
     for (i = 0; i < n_out; i++)
       out[i] = recs[perm[i]];

@@ -340,7 +340,7 @@ enqueue_detect (cnms_backend_ctx *ctx, cnms_cuda_priv *s,
   const cnms_map *map = &job->map;
   const int n = shape->n_anchors;
   const int cap = n < p->max_candidates ? n : p->max_candidates;
-  const bool e2e = shape->layout == CNMS_LAYOUT_END2END;
+  const bool e2e = !job->suppress;
   const bool caps = job->rules.caps != 0;
   const bool fused = cnms_cuda_engine_decodes (shape);
   const int geom = job->geom;

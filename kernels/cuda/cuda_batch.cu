@@ -206,7 +206,7 @@ frame_args (const cnms_cuda_priv *s, const cnms_job *job, int f,
   uint64_t *keys = (uint64_t *) ((char *) b->d_keys.p + ff * st->keys);
   uint32_t *vals = (uint32_t *) ((char *) b->d_vals.p + ff * st->vals);
   int32_t *report = (int32_t *) ((char *) b->d_report.p + ff * st->report);
-  const bool suppress = job->shape.layout != CNMS_LAYOUT_END2END;
+  const bool suppress = job->suppress;
 
   memset (g, 0, sizeof *g);
   g->a.cap = cap;
@@ -313,9 +313,8 @@ enqueue_batch (cnms_backend_ctx *ctx, cnms_cuda_priv *s, const cnms_job *jobs,
 {
   cnms_cuda_batch *b = &s->batch;
   const cnms_job *j0 = &jobs[0];
-  const cnms_layout layout = j0->shape.layout;
   const bool fused = cnms_cuda_engine_decodes (&j0->shape);
-  const bool suppress = layout != CNMS_LAYOUT_END2END;
+  const bool suppress = j0->suppress;
   const bool caps = j0->rules.caps != 0;
   /* the keypoints of device tensors, behind the engine (and the caps) */
   const bool kp = j0->heads != NULL

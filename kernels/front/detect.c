@@ -72,6 +72,7 @@ cnms_job_init (cnms_ctx *ctx, const cnms_tensor *t, const cnms_shape *shape,
   job->shape = *shape;
   job->p = p;
   job->geom = row->geom;
+  job->suppress = !row->decode_only;
   job->lane_distance = p->lane_distance;
   cnms_map_init (&job->map, p->model_width, p->model_height, p->frame_width,
       p->frame_height, p->letterbox);

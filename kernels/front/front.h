@@ -69,6 +69,8 @@ typedef struct {
   int fixed;                    /* values a row has besides its classes (or
                                  * lane rows, keypoints, coefficients) */
   int geom;                     /* CNMS_GEOM_* */
+  int decode_only;              /* the tensor is NMS's result already: no
+                                 * NMS runs on its candidates */
 } cnms_layout_row;
 
 /* The row of layout l (never AUTO); NULL for a value that is no layout. */

@@ -22,7 +22,7 @@ static const cnms_layout_row layouts[CNMS_N_LAYOUTS] = {
           CNMS_HEAD_NONE, 0, 1}, 1, 5, 4, CNMS_GEOM_BOX},
   /* x1 y1 x2 y2 score class */
   {{CNMS_LAYOUT_END2END, "end2end", "End-to-end [1, K, 6], decode only",
-          NULL, CNMS_HEAD_NONE, 0, 1}, 0, 6, 6, CNMS_GEOM_BOX},
+          NULL, CNMS_HEAD_NONE, 0, 1}, 0, 6, 6, CNMS_GEOM_BOX, 1},
   /* cx cy w h, C >= 1 class scores, the angle */
   {{CNMS_LAYOUT_YOLOV8_OBB, "yolov8-obb", "YOLOv8/v11-OBB [1, 4+C+1, N], "
               "oriented boxes (cx cy w h, classes, angle)", "yolo-v8-obb-out",

@@ -5,7 +5,8 @@
  *       [--bs 1,8,32,128] [--layouts yolov8,yolov8_obb,...]
  *
  * DATA_DIR holds gen_data.py's frames (yolov8.npy, yolov8_obb.npy,
- * yolov8_pose.npy, yolov8_seg.npy + its prototypes, yolov5.npy). A batch of
+ * yolov8_pose.npy, yolov8_seg.npy + its prototypes, yolov5.npy, laneatt.npy
+ * with LaneATT's test config). A batch of
  * B is B copies of the layout's frame as one [B, ...] tensor: on the device
  * for the CUDA backend (as an inference engine leaves it), on the host for
  * the CPU backend. Each row: the batch call's GPU time (CUDA events around
@@ -28,7 +29,7 @@
 #define MAX_ITERS 4096
 
 static const char *const all_layouts[] = {
-  "yolov8", "yolov8_obb", "yolov5", "yolov8_pose", "yolov8_seg",
+  "yolov8", "yolov8_obb", "yolov5", "yolov8_pose", "yolov8_seg", "laneatt",
 };
 
 static cnms_layout
@@ -46,6 +47,18 @@ layout_of (const char *name, cnms_params *p)
     return CNMS_LAYOUT_YOLOV8_SEG;
   if (strcmp (name, "yolov5") == 0)
     return CNMS_LAYOUT_YOLOV5;
+  if (strcmp (name, "laneatt") == 0) {
+    /* LaneATT's test config (gen_data.py's params.json "laneatt") */
+    p->score_threshold = 0.5f;
+    p->max_detections = 4;
+    p->model_width = 640;
+    p->model_height = 360;
+    p->frame_width = 1280;
+    p->frame_height = 720;
+    p->letterbox = 0;
+    p->lane_distance = 50.0f;
+    return CNMS_LAYOUT_LANEATT;
+  }
   return CNMS_LAYOUT_YOLOV8;
 }
 
