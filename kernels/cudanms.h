@@ -390,6 +390,72 @@ cnms_status cnms_detect_batch (cnms_ctx *ctx, const cnms_tensor *batch,
     cnms_layout layout, const cnms_params *p,
     const cnms_frame_result **results);
 
+/* Tiles (sliced inference, docs/contracts.md "Tiles"): a large frame cut
+ * into overlapping slices, each run through the detector, the slices'
+ * detections mapped into the frame and merged as SAHI (github obss/sahi)
+ * merges them. */
+
+/* A slice: its rectangle in the frame, x1 <= X < x2, y1 <= Y < y2. */
+typedef struct {
+  int x1, y1, x2, y2;
+} cnms_slice;
+
+/* The slices of a frame_width x frame_height frame as SAHI's
+ * get_slice_bboxes makes them for slice_width x slice_height slices and
+ * overlap ratios in [0, 1) (each overlap int (ratio * slice size)
+ * pixels): along each axis windows start at 0 and step by the slice size
+ * less the overlap; the first window that would pass the frame's edge is
+ * moved back to end at it and is the last (a slice larger than the frame
+ * is the frame). Rows from the top, left to right in a row. Writes at most
+ * max_slices into out and returns how many the grid has (more than
+ * max_slices: call again with room), or -1 for a bad argument. */
+int cnms_slice_grid (int frame_width, int frame_height, int slice_width,
+    int slice_height, double overlap_width, double overlap_height,
+    cnms_slice *out, int max_slices);
+
+/* SAHI's postprocess rules. */
+typedef enum {
+  CNMS_MERGE_GREEDY_NMM = 0,    /* SAHI's GREEDYNMM (its default) */
+  CNMS_MERGE_NMM,               /* NMM: transitive merging */
+  CNMS_MERGE_NMS                /* NMS: suppression, no merging */
+} cnms_merge_rule;
+
+/* How two boxes match. */
+typedef enum {
+  CNMS_MATCH_IOS = 0,           /* intersection over the smaller area
+                                 * (SAHI's default) */
+  CNMS_MATCH_IOU                /* intersection over union */
+} cnms_match_metric;
+
+typedef struct {
+  cnms_merge_rule rule;
+  cnms_match_metric metric;
+  double threshold;             /* [0, 1]; a pair matches at metric >= it
+                                 * (float32) first, > it (float64) when
+                                 * merged: docs/contracts.md */
+  int class_agnostic;           /* 0: each class alone (SAHI's default) */
+} cnms_merge_params;
+
+/* SAHI's defaults: greedy NMM, IoS, 0.5, each class alone. */
+void cnms_merge_params_init (cnms_merge_params *m);
+
+/* SAHI's postprocess of n records in frame pixels: boxes [n][4] x1 y1 x2
+ * y2 and scores [n] (the float64 values SAHI's predictions hold), classes
+ * [n]. A record with a value that is not finite takes no part. *dets
+ * (owned by ctx, valid until its next cnms_merge) receives the *n_dets
+ * results in SAHI's order: each its merged box (rounded to float), score
+ * and class, and in anchor the index of the record that kept it. The
+ * rules (docs/contracts.md, "Tiles"): a first pass in float32 orders the
+ * records (score descending, then x1, y1, x2, y2 ascending, then the
+ * index) and decides the keepers and what each absorbs; greedy NMM and
+ * NMM then merge each absorbed record whose float64 metric with the box
+ * merged so far is above the threshold into the enclosing box (the score
+ * the higher, the class the keeper's unless the other's score is equal
+ * or higher), and drop the others. */
+cnms_status cnms_merge (cnms_ctx *ctx, const double *boxes,
+    const double *scores, const int32_t *classes, int n,
+    const cnms_merge_params *m, const cnms_det **dets, int *n_dets);
+
 /* Plain torchvision-compatible NMS on host arrays.
  * boxes: [n][4] x1 y1 x2 y2; scores: [n]; classes: [n] or NULL.
  * Boxes or scores that are not finite take no part. Class-aware when

@@ -71,6 +71,16 @@ cnms_ctx_free (cnms_ctx *ctx)
   free (ctx->batch_dets);
   free (ctx->batch_table);
   free (ctx->batch_data);
+  free (ctx->merge_f);
+  free (ctx->merge_idx);
+  free (ctx->merge_order);
+  free (ctx->merge_state);
+  free (ctx->merge_next);
+  free (ctx->merge_group);
+  free (ctx->merge_head);
+  free (ctx->merge_tail);
+  free (ctx->merge_out);
+  free (ctx->merge_pairs);
   free (ctx);
 }
 

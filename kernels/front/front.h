@@ -58,6 +58,14 @@ struct cnms_ctx {
   size_t batch_cap, batch_at_cap, batch_err_cap, batch_t_cap;
   size_t batch_dets_cap, batch_table_cap, batch_data_cap;
   int batch_n;
+  /* cnms_merge (tiles.c): merge_cap records each */
+  void *merge_f;                /* the records as float32 */
+  int *merge_idx, *merge_order, *merge_state, *merge_next;
+  int *merge_group;             /* the keepers, in output order */
+  int *merge_head, *merge_tail; /* each keeper's merge list */
+  int *merge_pairs;             /* 2 a record */
+  cnms_det *merge_out;
+  size_t merge_cap;
 };
 
 /* A layout's row of the table (layout.c). */

@@ -1,0 +1,503 @@
+/* Tiles (docs/contracts.md, "Tiles"): the slices of a large frame as
+ * SAHI's get_slice_bboxes makes them (cnms_slice_grid), and the merge of
+ * their detections in the frame by SAHI's postprocess (cnms_merge): a
+ * first pass in float32 that decides the keepers and what each absorbs
+ * (NMS, greedy NMM, NMM; IoU or IoS; by class or not), then, for the
+ * merging rules, a pass in float64 that re-checks each absorbed box
+ * against the box merged so far and merges it. Every rule is SAHI's
+ * current code's, the ones the contract calls SAHI's bugs included. */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "front.h"
+
+/* A record as SAHI's first pass sees it: float32 values. */
+typedef struct {
+  float x1, y1, x2, y2, score, cls;
+} merge_rec;
+
+/* The context's records as the first pass sees them. */
+#define RECS(ctx) ((merge_rec *) (ctx)->merge_f)
+
+/* One axis of get_slice_bboxes: windows of slc pixels, each starting
+ * overlap pixels before the end of the last; the first that would pass
+ * the edge is moved back to end at it and is the last. lo and hi (room
+ * for max) receive the windows; returns their count, or -1 past max. */
+static int
+axis_spans (int size, int slc, int overlap, int *lo, int *hi, int max)
+{
+  int a = 0, b = 0, n = 0;
+
+  while (b < size) {
+    b = a + slc;
+    if (b > size) {
+      b = size;
+      a = size - slc > 0 ? size - slc : 0;
+    }
+    if (n == max)
+      return -1;
+    lo[n] = a;
+    hi[n] = b;
+    n++;
+    a = b - overlap;
+  }
+  return n;
+}
+
+/* The most windows an axis may have. */
+#define AXIS_MAX 4096
+
+int
+cnms_slice_grid (int frame_width, int frame_height, int slice_width,
+    int slice_height, double overlap_width, double overlap_height,
+    cnms_slice *out, int max_slices)
+{
+  static int xl[AXIS_MAX], xh[AXIS_MAX], yl[AXIS_MAX], yh[AXIS_MAX];
+  int nx, ny, i, j, k = 0;
+
+  if (frame_width < 1 || frame_height < 1 || slice_width < 1
+      || slice_height < 1 || frame_width > CNMS_SIZE_MAX
+      || frame_height > CNMS_SIZE_MAX || slice_width > CNMS_SIZE_MAX
+      || slice_height > CNMS_SIZE_MAX || !(overlap_width >= 0.0)
+      || !(overlap_width < 1.0) || !(overlap_height >= 0.0)
+      || !(overlap_height < 1.0) || max_slices < 0
+      || (max_slices > 0 && out == NULL))
+    return -1;
+  /* int (ratio * size): the double product truncated */
+  nx = axis_spans (frame_width, slice_width, (int) (overlap_width
+          * slice_width), xl, xh, AXIS_MAX);
+  ny = axis_spans (frame_height, slice_height, (int) (overlap_height
+          * slice_height), yl, yh, AXIS_MAX);
+  if (nx < 0 || ny < 0)
+    return -1;
+  /* row by row from the top, left to right in a row */
+  for (j = 0; j < ny; j++)
+    for (i = 0; i < nx; i++, k++)
+      if (k < max_slices) {
+        out[k].x1 = xl[i];
+        out[k].y1 = yl[j];
+        out[k].x2 = xh[i];
+        out[k].y2 = yh[j];
+      }
+  return k;
+}
+
+void
+cnms_merge_params_init (cnms_merge_params *m)
+{
+  if (m == NULL)
+    return;
+  memset (m, 0, sizeof *m);
+  m->rule = CNMS_MERGE_GREEDY_NMM;
+  m->metric = CNMS_MATCH_IOS;
+  m->threshold = 0.5;
+  m->class_agnostic = 0;
+}
+
+/* Grows the merge's tables to n records. */
+static cnms_status
+reserve (cnms_ctx *ctx, int n)
+{
+  const size_t nn = (size_t) (n > 0 ? n : 1);
+  void *p;
+
+  if (nn <= ctx->merge_cap)
+    return CNMS_OK;
+#define GROW(field, size)                                                   \
+  do {                                                                      \
+    p = realloc (ctx->field, nn * (size));                                  \
+    if (p == NULL)                                                          \
+      return cnms_fail (&ctx->b, CNMS_ERR_NO_MEMORY,                        \
+          "cannot allocate the merge of %d records", n);                    \
+    ctx->field = p;                                                         \
+  } while (0)
+  GROW (merge_f, sizeof (merge_rec));
+  GROW (merge_idx, sizeof (int));
+  GROW (merge_order, sizeof (int));
+  GROW (merge_state, sizeof (int));
+  GROW (merge_next, sizeof (int));
+  GROW (merge_group, sizeof (int));
+  GROW (merge_head, sizeof (int));
+  GROW (merge_tail, sizeof (int));
+  GROW (merge_out, sizeof (cnms_det));
+  GROW (merge_pairs, 2 * sizeof (int));
+#undef GROW
+  ctx->merge_cap = nn;
+  ctx->b.alloc_count++;
+  return CNMS_OK;
+}
+
+/* qsort's view of the records being ordered */
+static const merge_rec *sort_recs;
+
+/* SAHI's order (np.lexsort ((y2, x2, y1, x1, -score))): score descending,
+ * then x1, y1, x2, y2 ascending (float32), then the index. */
+static int
+by_score (const void *pa, const void *pb)
+{
+  const int a = *(const int *) pa, b = *(const int *) pb;
+  const merge_rec *ra = &sort_recs[a], *rb = &sort_recs[b];
+
+  if (ra->score != rb->score)
+    return ra->score > rb->score ? -1 : 1;
+  if (ra->x1 != rb->x1)
+    return ra->x1 < rb->x1 ? -1 : 1;
+  if (ra->y1 != rb->y1)
+    return ra->y1 < rb->y1 ? -1 : 1;
+  if (ra->x2 != rb->x2)
+    return ra->x2 < rb->x2 ? -1 : 1;
+  if (ra->y2 != rb->y2)
+    return ra->y2 < rb->y2 ? -1 : 1;
+  return a < b ? -1 : a > b;
+}
+
+/* By class (float32, ascending), then index. */
+static int
+by_class (const void *pa, const void *pb)
+{
+  const int a = *(const int *) pa, b = *(const int *) pb;
+  const merge_rec *ra = &sort_recs[a], *rb = &sort_recs[b];
+
+  if (ra->cls != rb->cls)
+    return ra->cls < rb->cls ? -1 : 1;
+  return a < b ? -1 : a > b;
+}
+
+/* The first pass's match: the float32 IoU or IoS of a and b (each step
+ * rounded to float32; 0 where its denominator is not > 0) >= thr. */
+static int
+match32 (const merge_rec *a, const merge_rec *b, cnms_match_metric metric,
+    float thr)
+{
+  const float area_a = cnms_fmul (cnms_fsub (a->x2, a->x1),
+      cnms_fsub (a->y2, a->y1));
+  const float area_b = cnms_fmul (cnms_fsub (b->x2, b->x1),
+      cnms_fsub (b->y2, b->y1));
+  float iw = cnms_fsub (a->x2 < b->x2 ? a->x2 : b->x2,
+      a->x1 > b->x1 ? a->x1 : b->x1);
+  float ih = cnms_fsub (a->y2 < b->y2 ? a->y2 : b->y2,
+      a->y1 > b->y1 ? a->y1 : b->y1);
+  float inter, den, v = 0.0f;
+
+  iw = iw > 0.0f ? iw : 0.0f;
+  ih = ih > 0.0f ? ih : 0.0f;
+  inter = cnms_fmul (iw, ih);
+  den = metric == CNMS_MATCH_IOU ? cnms_fsub (cnms_fadd (area_a, area_b),
+      inter) : (area_a < area_b ? area_a : area_b);
+  if (den > 0.0f)
+    v = cnms_fdiv (inter, den);
+  return v >= thr;
+}
+
+/* The merge-time re-check: the float64 IoU or IoS of a and b (x1 y1 x2 y2)
+ * > thr, strictly; a zero denominator gives inf or NaN, as NumPy's scalar
+ * division does (NaN > thr is false). */
+static int
+recheck (const double *a, const double *b, cnms_match_metric metric,
+    double thr)
+{
+  const double area_a = (a[2] - a[0]) * (a[3] - a[1]);
+  const double area_b = (b[2] - b[0]) * (b[3] - b[1]);
+  double w = (a[2] < b[2] ? a[2] : b[2]) - (a[0] > b[0] ? a[0] : b[0]);
+  double h = (a[3] < b[3] ? a[3] : b[3]) - (a[1] > b[1] ? a[1] : b[1]);
+  double inter, den;
+
+  w = w > 0.0 ? w : 0.0;
+  h = h > 0.0 ? h : 0.0;
+  inter = w * h;
+  den = metric == CNMS_MATCH_IOU ? area_a + area_b - inter :
+      (area_a < area_b ? area_a : area_b);
+  return inter / den > thr;
+}
+
+/* Does i dominate j (NMM): a higher float32 score, or an equal one and
+ * (x1, y1, x2, y2) of i not lexicographically before j's. */
+static int
+dominates (const merge_rec *i, const merge_rec *j)
+{
+  if (i->score != j->score)
+    return i->score > j->score;
+  if (i->x1 != j->x1)
+    return !(i->x1 < j->x1);
+  if (i->y1 != j->y1)
+    return !(i->y1 < j->y1);
+  if (i->x2 != j->x2)
+    return !(i->x2 < j->x2);
+  return !(i->y2 < j->y2);
+}
+
+/* The merge's state while it runs. */
+typedef struct {
+  cnms_ctx *ctx;
+  const cnms_merge_params *m;
+  float thr;
+  int n_groups;                 /* keepers so far, in output order */
+} merge_run;
+
+/* A new keeper k (its group, empty). */
+static void
+new_group (merge_run *r, int k)
+{
+  cnms_ctx *ctx = r->ctx;
+
+  ctx->merge_group[r->n_groups++] = k;
+  ctx->merge_head[k] = ctx->merge_tail[k] = -1;
+}
+
+/* Appends j to keeper k's merge list. */
+static void
+absorb (merge_run *r, int k, int j)
+{
+  cnms_ctx *ctx = r->ctx;
+
+  ctx->merge_next[j] = -1;
+  if (ctx->merge_tail[k] < 0)
+    ctx->merge_head[k] = j;
+  else
+    ctx->merge_next[ctx->merge_tail[k]] = j;
+  ctx->merge_tail[k] = j;
+}
+
+/* The first pass on the records set[0 .. n) (ascending indices). */
+static void
+first_pass (merge_run *r, const int *set, int n)
+{
+  cnms_ctx *ctx = r->ctx;
+  const merge_rec *f = RECS (ctx);
+  int *order = ctx->merge_order, *state = ctx->merge_state;
+  int p, q;
+
+  memcpy (order, set, (size_t) n * sizeof *order);
+  sort_recs = f;
+  qsort (order, (size_t) n, sizeof *order, by_score);
+  for (p = 0; p < n; p++)
+    state[set[p]] = -1;
+
+  switch (r->m->rule) {
+    case CNMS_MERGE_NMS:
+      /* a box not yet suppressed is kept and suppresses what it matches */
+      for (p = 0; p < n; p++) {
+        const int i = order[p];
+
+        if (state[i] >= 0)
+          continue;
+        new_group (r, i);
+        for (q = 0; q < n; q++)
+          if (state[set[q]] < 0 && match32 (&f[i], &f[set[q]], r->m->metric,
+                  r->thr))
+            state[set[q]] = i;
+        state[i] = i;
+      }
+      break;
+    case CNMS_MERGE_GREEDY_NMM:
+      /* a keeper takes every later free box that matches its own box, in
+       * score order */
+      for (p = 0; p < n; p++) {
+        const int i = order[p];
+
+        if (state[i] >= 0)
+          continue;
+        state[i] = i;
+        new_group (r, i);
+        for (q = p + 1; q < n; q++) {
+          const int j = order[q];
+
+          if (state[j] < 0 && match32 (&f[i], &f[j], r->m->metric, r->thr)) {
+            state[j] = i;
+            absorb (r, i, j);
+          }
+        }
+      }
+      break;
+    case CNMS_MERGE_NMM:
+      if (!(r->m->threshold > 0.0)) {
+        /* every pair matches (SAHI's nmm_match_all): the first box takes
+         * every box of a lower score and its exact duplicates; every other
+         * box of the top score keeps nothing */
+        const merge_rec *t = &f[order[0]];
+
+        new_group (r, order[0]);
+        for (q = 0; q < n; q++) {
+          const int j = set[q];
+          const int tied = f[j].score == t->score;
+          const int dup = tied && f[j].x1 == t->x1 && f[j].y1 == t->y1
+              && f[j].x2 == t->x2 && f[j].y2 == t->y2;
+
+          if (j != order[0] && (!tied || dup))
+            absorb (r, order[0], j);
+        }
+        for (p = 1; p < n; p++) {
+          const merge_rec *c = &f[order[p]];
+
+          if (c->score == t->score && !(c->x1 == t->x1 && c->y1 == t->y1
+                  && c->x2 == t->x2 && c->y2 == t->y2))
+            new_group (r, order[p]);
+        }
+        break;
+      }
+      /* walked in score order; an unclaimed box is a keeper; every box
+       * claims for its keeper the unclaimed boxes it dominates and
+       * matches, by ascending index (transitively) */
+      for (p = 0; p < n; p++) {
+        const int i = order[p];
+        int k;
+
+        if (state[i] < 0) {
+          state[i] = i;
+          new_group (r, i);
+        }
+        k = state[i];
+        for (q = 0; q < n; q++) {
+          const int j = set[q];
+
+          if (state[j] < 0 && j != i && dominates (&f[i], &f[j])
+              && match32 (&f[i], &f[j], r->m->metric, r->thr)) {
+            state[j] = k;
+            absorb (r, k, j);
+          }
+        }
+      }
+      break;
+  }
+}
+
+/* By score (float32) descending, then the position in the kept list: a
+ * stable sort of the per-class NMS keepers (qsort with the position). */
+static int
+by_kept_score (const void *pa, const void *pb)
+{
+  const int *a = pa, *b = pb;
+  const float sa = sort_recs[a[0]].score, sb = sort_recs[b[0]].score;
+
+  if (sa != sb)
+    return sa > sb ? -1 : 1;
+  return a[1] < b[1] ? -1 : a[1] > b[1];
+}
+
+cnms_status
+cnms_merge (cnms_ctx *ctx, const double *boxes, const double *scores,
+    const int32_t *classes, int n, const cnms_merge_params *m,
+    const cnms_det **dets, int *n_dets)
+{
+  merge_run r;
+  cnms_status st;
+  int i, g, n_in = 0;
+
+  if (ctx == NULL)
+    return CNMS_ERR_INVALID_ARG;
+  ctx->b.error[0] = '\0';
+  if (dets == NULL || n_dets == NULL || m == NULL
+      || (n > 0 && (boxes == NULL || scores == NULL || classes == NULL)))
+    return cnms_fail (&ctx->b, CNMS_ERR_INVALID_ARG,
+        "cnms_merge: NULL argument");
+  *dets = ctx->merge_out;
+  *n_dets = 0;
+  if (n < 0)
+    return cnms_fail (&ctx->b, CNMS_ERR_INVALID_ARG, "cnms_merge: n = %d",
+        n);
+  if ((int) m->rule < CNMS_MERGE_GREEDY_NMM || (int) m->rule > CNMS_MERGE_NMS
+      || (int) m->metric < CNMS_MATCH_IOS || (int) m->metric > CNMS_MATCH_IOU)
+    return cnms_fail (&ctx->b, CNMS_ERR_INVALID_ARG,
+        "cnms_merge: unknown rule %d or metric %d", (int) m->rule,
+        (int) m->metric);
+  if (!(m->threshold >= 0.0 && m->threshold <= 1.0))
+    return cnms_fail (&ctx->b, CNMS_ERR_INVALID_ARG,
+        "cnms_merge: the match threshold %g is outside [0, 1]",
+        m->threshold);
+  st = reserve (ctx, n);
+  if (st != CNMS_OK)
+    return st;
+  *dets = ctx->merge_out;
+
+  /* the records that take part (finite values), as float32 */
+  for (i = 0; i < n; i++) {
+    const double *b = boxes + 4 * (size_t) i;
+    merge_rec *f = &RECS (ctx)[i];
+
+    f->x1 = (float) b[0];
+    f->y1 = (float) b[1];
+    f->x2 = (float) b[2];
+    f->y2 = (float) b[3];
+    f->score = (float) scores[i];
+    f->cls = (float) classes[i];
+    if (isfinite (b[0]) && isfinite (b[1]) && isfinite (b[2])
+        && isfinite (b[3]) && isfinite (scores[i]))
+      ctx->merge_idx[n_in++] = i;
+  }
+  memset (&r, 0, sizeof r);
+  r.ctx = ctx;
+  r.m = m;
+  r.thr = (float) m->threshold;
+  if (n_in == 0)
+    return CNMS_OK;
+
+  if (m->class_agnostic) {
+    first_pass (&r, ctx->merge_idx, n_in);
+  } else {
+    /* each class alone, ascending (float32 ids) */
+    int a = 0;
+
+    sort_recs = RECS (ctx);
+    qsort (ctx->merge_idx, (size_t) n_in, sizeof (int), by_class);
+    while (a < n_in) {
+      int b = a + 1;
+
+      while (b < n_in && RECS (ctx)[ctx->merge_idx[b]].cls
+          == RECS (ctx)[ctx->merge_idx[a]].cls)
+        b++;
+      /* the class's records in ascending index: their order in idx */
+      first_pass (&r, ctx->merge_idx + a, b - a);
+      a = b;
+    }
+    if (m->rule == CNMS_MERGE_NMS) {
+      /* the keepers by score, stably (Python's sort, reverse=True):
+       * equal scores stay class by class */
+      int (*kp)[2] = (int (*)[2]) ctx->merge_pairs;
+
+      for (g = 0; g < r.n_groups; g++) {
+        kp[g][0] = ctx->merge_group[g];
+        kp[g][1] = g;
+      }
+      sort_recs = RECS (ctx);
+      qsort (kp, (size_t) r.n_groups, sizeof *kp, by_kept_score);
+      for (g = 0; g < r.n_groups; g++)
+        ctx->merge_group[g] = kp[g][0];
+    }
+  }
+
+  /* the merge pass: each keeper's list in order, each box re-checked
+   * against the keeper as merged so far (float64) */
+  for (g = 0; g < r.n_groups; g++) {
+    const int k = ctx->merge_group[g];
+    const double *kb = boxes + 4 * (size_t) k;
+    double box[4] = { kb[0], kb[1], kb[2], kb[3] };
+    double score = scores[k];
+    int32_t cls = classes[k];
+    cnms_det *d = &ctx->merge_out[g];
+
+    if (m->rule != CNMS_MERGE_NMS)
+      for (i = ctx->merge_head[k]; i >= 0; i = ctx->merge_next[i]) {
+        const double *jb = boxes + 4 * (size_t) i;
+
+        if (!recheck (box, jb, m->metric, m->threshold))
+          continue;             /* neither merged nor kept */
+        cls = score > scores[i] ? cls : classes[i];
+        score = score >= scores[i] ? score : scores[i];
+        box[0] = box[0] < jb[0] ? box[0] : jb[0];
+        box[1] = box[1] < jb[1] ? box[1] : jb[1];
+        box[2] = box[2] > jb[2] ? box[2] : jb[2];
+        box[3] = box[3] > jb[3] ? box[3] : jb[3];
+      }
+    memset (d, 0, sizeof *d);
+    d->x1 = (float) box[0];
+    d->y1 = (float) box[1];
+    d->x2 = (float) box[2];
+    d->y2 = (float) box[3];
+    d->score = (float) score;
+    d->class_id = cls;
+    d->anchor = k;
+  }
+  *n_dets = r.n_groups;
+  return CNMS_OK;
+}
