@@ -456,6 +456,27 @@ cnms_status cnms_merge (cnms_ctx *ctx, const double *boxes,
     const double *scores, const int32_t *classes, int n,
     const cnms_merge_params *m, const cnms_det **dets, int *n_dets);
 
+/* The detections of one frame_width x frame_height frame cut into
+ * n_slices slices (cnms_slice_grid's, and where wanted the whole frame
+ * {0, 0, W, H} as a last slice, as SAHI's standard prediction): slice i's
+ * tensor is frame i of batch ([B, ...], B = n_slices) or frames[i].tensor
+ * (batch NULL), decoded as cnms_detect_batch decodes a frame of the
+ * slice's size under p (the model's size, the thresholds and NMS of each
+ * slice), its records then mapped into the frame as SAHI maps them (in
+ * slice pixels x1, y1 at least 0 and x2, y2 at most the frame's size; a
+ * record without x1 < x2 and y1 < y2 dropped; then shifted by the slice's
+ * origin, in double) and merged by cnms_merge under m: *dets (owned by
+ * ctx, until its next call) as cnms_merge's, anchor the index of the
+ * keeping record among the slices' records in slice order. Layouts of
+ * boxes only (yolov8, yolov5, end2end; AUTO choosing one): others are
+ * CNMS_ERR_UNSUPPORTED. A slice bad on its own fails the call, naming
+ * it. cnms_ctx_report and cnms_ctx_payload are left empty. */
+cnms_status cnms_detect_tiles (cnms_ctx *ctx, const cnms_tensor *batch,
+    const cnms_frame *frames, const cnms_slice *slices, int n_slices,
+    int frame_width, int frame_height, cnms_layout layout,
+    const cnms_params *p, const cnms_merge_params *m, const cnms_det **dets,
+    int *n_dets);
+
 /* Plain torchvision-compatible NMS on host arrays.
  * boxes: [n][4] x1 y1 x2 y2; scores: [n]; classes: [n] or NULL.
  * Boxes or scores that are not finite take no part. Class-aware when

@@ -66,6 +66,13 @@ struct cnms_ctx {
   int *merge_pairs;             /* 2 a record */
   cnms_det *merge_out;
   size_t merge_cap;
+  /* cnms_detect_tiles: the slices as frames, their records in the frame
+   * ([boxes 4 k | scores k] doubles) */
+  cnms_frame *tiles_frames;
+  size_t tiles_frames_cap;
+  double *tiles_boxes;
+  int32_t *tiles_classes;
+  size_t tiles_cap;
 };
 
 /* A layout's row of the table (layout.c). */

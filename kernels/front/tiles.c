@@ -501,3 +501,148 @@ cnms_merge (cnms_ctx *ctx, const double *boxes, const double *scores,
   *n_dets = r.n_groups;
   return CNMS_OK;
 }
+
+/* Grows the tiles' own tables to n slices and k records. */
+static cnms_status
+reserve_tiles (cnms_ctx *ctx, int n, size_t k)
+{
+  void *p;
+
+  if ((size_t) n > ctx->tiles_frames_cap) {
+    p = realloc (ctx->tiles_frames, (size_t) n * sizeof (cnms_frame));
+    if (p == NULL)
+      return cnms_fail (&ctx->b, CNMS_ERR_NO_MEMORY,
+          "cannot allocate the frames of %d slices", n);
+    ctx->tiles_frames = p;
+    ctx->tiles_frames_cap = (size_t) n;
+    ctx->b.alloc_count++;
+  }
+  if (k > ctx->tiles_cap) {
+    double *b = realloc (ctx->tiles_boxes, k * 5 * sizeof (double));
+    int32_t *c;
+
+    if (b == NULL)
+      return cnms_fail (&ctx->b, CNMS_ERR_NO_MEMORY,
+          "cannot allocate the %zu records of the slices", k);
+    ctx->tiles_boxes = b;
+    c = realloc (ctx->tiles_classes, k * sizeof (int32_t));
+    if (c == NULL)
+      return cnms_fail (&ctx->b, CNMS_ERR_NO_MEMORY,
+          "cannot allocate the %zu records of the slices", k);
+    ctx->tiles_classes = c;
+    ctx->tiles_cap = k;
+    ctx->b.alloc_count++;
+  }
+  return CNMS_OK;
+}
+
+cnms_status
+cnms_detect_tiles (cnms_ctx *ctx, const cnms_tensor *batch,
+    const cnms_frame *frames, const cnms_slice *slices, int n_slices,
+    int frame_width, int frame_height, cnms_layout layout,
+    const cnms_params *p, const cnms_merge_params *m, const cnms_det **dets,
+    int *n_dets)
+{
+  const cnms_frame_result *res = NULL;
+  const cnms_layout_desc *d = cnms_layout_info (layout);
+  cnms_frame *fr;
+  cnms_status st;
+  double *boxes, *scores;
+  size_t total = 0, k = 0;
+  int i;
+
+  if (ctx == NULL)
+    return CNMS_ERR_INVALID_ARG;
+  ctx->b.error[0] = '\0';
+  if (dets == NULL || n_dets == NULL || slices == NULL || p == NULL
+      || m == NULL || (batch == NULL && frames == NULL))
+    return cnms_fail (&ctx->b, CNMS_ERR_INVALID_ARG,
+        "cnms_detect_tiles: NULL argument");
+  *dets = NULL;
+  *n_dets = 0;
+  if (n_slices < 1 || n_slices > CNMS_BATCH_MAX)
+    return cnms_fail (&ctx->b, CNMS_ERR_INVALID_ARG,
+        "n_slices = %d is outside [1, %d]", n_slices, CNMS_BATCH_MAX);
+  if (frame_width < 1 || frame_height < 1 || frame_width > CNMS_SIZE_MAX
+      || frame_height > CNMS_SIZE_MAX)
+    return cnms_fail (&ctx->b, CNMS_ERR_INVALID_ARG,
+        "the frame size %dx%d is outside [1, %d]", frame_width,
+        frame_height, CNMS_SIZE_MAX);
+  /* boxes whose tensor holds nothing else: the merge takes boxes */
+  if (d == NULL || d->head != CNMS_HEAD_NONE || d->oriented)
+    return cnms_fail (&ctx->b, CNMS_ERR_UNSUPPORTED,
+        "tiles take the layouts of boxes (yolov8, yolov5, end2end, or "
+        "auto choosing one), not %s", cnms_layout_name (layout));
+  for (i = 0; i < n_slices; i++) {
+    const cnms_slice *s = &slices[i];
+
+    if (s->x1 < 0 || s->y1 < 0 || s->x2 > frame_width
+        || s->y2 > frame_height || s->x1 >= s->x2 || s->y1 >= s->y2)
+      return cnms_fail (&ctx->b, CNMS_ERR_INVALID_ARG,
+          "slice %d (%d,%d)-(%d,%d) is not a rectangle of the %dx%d frame",
+          i, s->x1, s->y1, s->x2, s->y2, frame_width, frame_height);
+  }
+  st = reserve_tiles (ctx, n_slices, 0);
+  if (st != CNMS_OK)
+    return st;
+
+  /* each slice a frame of its own size */
+  fr = ctx->tiles_frames;
+  for (i = 0; i < n_slices; i++) {
+    memset (&fr[i], 0, sizeof fr[i]);
+    if (frames != NULL && batch == NULL)
+      fr[i] = frames[i];
+    fr[i].frame_width = slices[i].x2 - slices[i].x1;
+    fr[i].frame_height = slices[i].y2 - slices[i].y1;
+  }
+  st = cnms_detect_batch (ctx, batch, NULL, fr, n_slices, layout, p, &res);
+  if (st != CNMS_OK)
+    return st;
+  for (i = 0; i < n_slices; i++) {
+    if (res[i].status != CNMS_OK)
+      return cnms_fail (&ctx->b, res[i].status, "slice %d: %s", i,
+          res[i].error);
+    d = cnms_layout_info (res[i].report.shape.layout);
+    if (d == NULL || d->head != CNMS_HEAD_NONE || d->oriented)
+      return cnms_fail (&ctx->b, CNMS_ERR_UNSUPPORTED,
+          "tiles take the layouts of boxes, and the slices' tensors are %s",
+          cnms_layout_name (res[i].report.shape.layout));
+    total += (size_t) res[i].n_dets;
+  }
+  st = reserve_tiles (ctx, n_slices, total);
+  if (st != CNMS_OK)
+    return st;
+
+  /* each slice's records into the frame, as SAHI maps them: in slice
+   * pixels x1, y1 at least 0 and x2, y2 at most the frame's size, a record
+   * without x1 < x2 and y1 < y2 dropped, then shifted by the slice's
+   * origin (float64) */
+  boxes = ctx->tiles_boxes;
+  scores = boxes + 4 * total;
+  for (i = 0; i < n_slices; i++) {
+    const double ox = slices[i].x1, oy = slices[i].y1;
+    int r;
+
+    for (r = 0; r < res[i].n_dets; r++) {
+      const cnms_det *e = &res[i].dets[r];
+      double x1 = e->x1 > 0.0f ? e->x1 : 0.0, y1 = e->y1 > 0.0f ? e->y1 : 0.0;
+      double x2 = e->x2 > 0.0f ? e->x2 : 0.0, y2 = e->y2 > 0.0f ? e->y2 : 0.0;
+
+      x1 = x1 < frame_width ? x1 : frame_width;
+      x2 = x2 < frame_width ? x2 : frame_width;
+      y1 = y1 < frame_height ? y1 : frame_height;
+      y2 = y2 < frame_height ? y2 : frame_height;
+      if (!(x1 < x2 && y1 < y2))
+        continue;
+      boxes[4 * k] = x1 + ox;
+      boxes[4 * k + 1] = y1 + oy;
+      boxes[4 * k + 2] = x2 + ox;
+      boxes[4 * k + 3] = y2 + oy;
+      scores[k] = e->score;
+      ctx->tiles_classes[k] = e->class_id;
+      k++;
+    }
+  }
+  return cnms_merge (ctx, boxes, scores, ctx->tiles_classes, (int) k, m,
+      dets, n_dets);
+}

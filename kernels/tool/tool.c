@@ -55,6 +55,20 @@ static const char usage_tail[] =
     "    A tensor [B,...] of B > 1 frames (prototypes [B,M,Hp,Wp]) is\n"
     "    decoded in one call (cnms_detect_batch), every frame of the\n"
     "    --frame-size; each line starts with \"frame\": its index.\n"
+    "  cudanms-tool tiles --tensor T.npy --slice-size WxH\n"
+    "      [--slice-overlap F] [--slice-full-frame]\n"
+    "      [--merge greedy-nmm|nmm|nms] [--merge-metric ios|iou]\n"
+    "      [--merge-threshold T] [--merge-class-agnostic]\n"
+    "      and decode's options (--frame-size: the whole frame)\n"
+    "    T [B,...] of a layout of boxes (yolov8, yolov5, end2end): slice i\n"
+    "    of the frame's grid of WxH slices overlapping by F (default 0.2)\n"
+    "    of a slice on each axis (SAHI's get_slice_bboxes), and with\n"
+    "    --slice-full-frame the whole frame last; B must be their count.\n"
+    "    Each slice decoded as a frame of its size, its records shifted\n"
+    "    into the frame and merged as SAHI merges them (default\n"
+    "    greedy-nmm, ios, 0.5, each class alone): one JSON line per\n"
+    "    merged detection, x y w h confidence label_id (frame pixels) and\n"
+    "    the anchor (the keeping record among the slices' records).\n"
     "  K and M are integers >= 1 in both commands. Per class (decode): a\n"
     "    score threshold in [0, 1], a class-aware IoU in [0, 1], a cap\n"
     "    (0: none), keep only or drop classes; a list names each class\n"
@@ -147,6 +161,10 @@ typedef struct {
   cnms_params p;
   /* per-class options as given, resolved once every option is read */
   const char *class_thr, *class_iou, *class_max, *keep, *drop;
+  /* tiles */
+  int slice_w, slice_h, full_frame, have_slice;
+  double overlap;
+  cnms_merge_params merge;
 } options;
 
 /* "float32 [10, 5]": an array's dtype and shape, for a message. */
@@ -233,6 +251,8 @@ parse_args (int argc, char **argv, options *o)
 
   memset (o, 0, sizeof *o);
   cnms_params_init (&o->p);
+  cnms_merge_params_init (&o->merge);
+  o->overlap = 0.2;
   o->p.letterbox = 0;
   o->backend = "cpu";
   for (i = 2; i < argc; i++) {
@@ -245,6 +265,12 @@ parse_args (int argc, char **argv, options *o)
       takes = 0;
     } else if (strcmp (a, "--letterbox") == 0) {
       o->p.letterbox = 1;
+      takes = 0;
+    } else if (strcmp (a, "--slice-full-frame") == 0) {
+      o->full_frame = 1;
+      takes = 0;
+    } else if (strcmp (a, "--merge-class-agnostic") == 0) {
+      o->merge.class_agnostic = 1;
       takes = 0;
     } else if (strcmp (a, "--help") == 0 || strcmp (a, "-h") == 0) {
       print_usage ();
@@ -326,6 +352,33 @@ parse_args (int argc, char **argv, options *o)
       o->p.min_width = (float) parse_double (a, v);
     } else if (strcmp (a, "--min-height") == 0) {
       o->p.min_height = (float) parse_double (a, v);
+    } else if (strcmp (a, "--slice-size") == 0) {
+      parse_size (a, v, &o->slice_w, &o->slice_h);
+      o->have_slice = 1;
+    } else if (strcmp (a, "--slice-overlap") == 0) {
+      o->overlap = parse_double (a, v);
+      if (!(o->overlap >= 0.0 && o->overlap < 1.0))
+        die ("--slice-overlap: %s is outside [0, 1)", v);
+    } else if (strcmp (a, "--merge") == 0) {
+      if (strcmp (v, "greedy-nmm") == 0)
+        o->merge.rule = CNMS_MERGE_GREEDY_NMM;
+      else if (strcmp (v, "nmm") == 0)
+        o->merge.rule = CNMS_MERGE_NMM;
+      else if (strcmp (v, "nms") == 0)
+        o->merge.rule = CNMS_MERGE_NMS;
+      else
+        die ("--merge: '%s' is not greedy-nmm, nmm or nms", v);
+    } else if (strcmp (a, "--merge-metric") == 0) {
+      if (strcmp (v, "ios") == 0)
+        o->merge.metric = CNMS_MATCH_IOS;
+      else if (strcmp (v, "iou") == 0)
+        o->merge.metric = CNMS_MATCH_IOU;
+      else
+        die ("--merge-metric: '%s' is not ios or iou", v);
+    } else if (strcmp (a, "--merge-threshold") == 0) {
+      o->merge.threshold = parse_double (a, v);
+      if (!(o->merge.threshold >= 0.0 && o->merge.threshold <= 1.0))
+        die ("--merge-threshold: %s is outside [0, 1]", v);
     } else {
       die ("unknown option '%s' (see --help)", a);
     }
@@ -822,6 +875,64 @@ run_decode (options *o)
   return 0;
 }
 
+/* tiles: the frame's slices, their [B, ...] tensor decoded and merged
+ * (cnms_detect_tiles). */
+static int
+run_tiles (options *o)
+{
+  cnms_class_params *classes;
+  cnms_slice *slices;
+  cnms_npy a;
+  cnms_tensor t;
+  cnms_ctx *ctx;
+  cnms_status st;
+  const cnms_det *dets;
+  int n, n_dets, i;
+
+  if (o->tensor == NULL || !o->have_slice)
+    die ("tiles needs --tensor and --slice-size (see --help)");
+  if (!o->have_model || !o->have_frame || !o->have_score || !o->have_iou)
+    die ("tiles needs --model-size, --frame-size, --score-threshold and "
+        "--iou");
+  n = cnms_slice_grid (o->p.frame_width, o->p.frame_height, o->slice_w,
+      o->slice_h, o->overlap, o->overlap, NULL, 0);
+  if (n < 0)
+    die ("--slice-size %dx%d of a %dx%d frame: no grid", o->slice_w,
+        o->slice_h, o->p.frame_width, o->p.frame_height);
+  slices = calloc ((size_t) n + 1, sizeof *slices);
+  if (slices == NULL)
+    die ("out of memory");
+  cnms_slice_grid (o->p.frame_width, o->p.frame_height, o->slice_w,
+      o->slice_h, o->overlap, o->overlap, slices, n);
+  if (o->full_frame) {
+    slices[n].x2 = o->p.frame_width;
+    slices[n].y2 = o->p.frame_height;
+    n++;
+  }
+  read_npy (o->tensor, &a);
+  npy_tensor (o->tensor, &a, &t);
+  if (t.n_dims < 3 || t.dims[0] != n)
+    die ("%s: the tensor holds %lld frames, the grid has %d slices",
+        o->tensor, t.n_dims >= 3 ? (long long) t.dims[0] : 1LL, n);
+  classes = resolve_classes (o);
+  ctx = open_ctx (o->backend);
+  st = cnms_detect_tiles (ctx, &t, NULL, slices, n, o->p.frame_width,
+      o->p.frame_height, o->layout, &o->p, &o->merge, &dets, &n_dets);
+  if (st != CNMS_OK)
+    die ("%s: %s: %s", o->tensor, cnms_status_str (st),
+        cnms_ctx_error (ctx));
+  for (i = 0; i < n_dets; i++) {
+    print_box (&dets[i]);
+    printf (", \"anchor\": %d}\n", (int) dets[i].anchor);
+  }
+  finish_stdout ();
+  cnms_ctx_free (ctx);
+  cnms_npy_clear (&a);
+  free (classes);
+  free (slices);
+  return 0;
+}
+
 int
 main (int argc, char **argv)
 {
@@ -839,6 +950,8 @@ main (int argc, char **argv)
     return run_nms (&o);
   if (strcmp (argv[1], "decode") == 0)
     return run_decode (&o);
-  die ("unknown command '%s' (expected nms or decode; see --help)",
+  if (strcmp (argv[1], "tiles") == 0)
+    return run_tiles (&o);
+  die ("unknown command '%s' (expected nms, decode or tiles; see --help)",
       argv[1]);
 }
