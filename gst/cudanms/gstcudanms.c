@@ -68,6 +68,15 @@
 #define DEFAULT_PROP_LANE_DISTANCE CNMS_DEFAULT_LANE_DISTANCE
 /* COCO's pose models: x, y and a visibility score per keypoint */
 #define DEFAULT_PROP_KEYPOINT_DIMS 3
+#define DEFAULT_PROP_SLICE_SIZE NULL
+#define DEFAULT_PROP_SLICE_OVERLAP 0.2
+#define DEFAULT_PROP_SLICE_FULL_FRAME TRUE
+#define DEFAULT_PROP_MERGE GST_CUDANMS_MERGE_GREEDY_NMM
+#define DEFAULT_PROP_MERGE_METRIC GST_CUDANMS_MERGE_METRIC_IOS
+#define DEFAULT_PROP_MERGE_THRESHOLD 0.5
+#define DEFAULT_PROP_MERGE_CLASS_AGNOSTIC FALSE
+/* slice-overlap's largest value (SAHI's ratio is below 1) */
+#define SLICE_OVERLAP_MAX 0.99
 
 enum
 {
@@ -95,7 +104,14 @@ enum
   PROP_MIN_HEIGHT,
   PROP_MAX_DETECTIONS_PER_CLASS,
   PROP_LANE_DISTANCE,
-  PROP_KEYPOINT_DIMS
+  PROP_KEYPOINT_DIMS,
+  PROP_SLICE_SIZE,
+  PROP_SLICE_OVERLAP,
+  PROP_SLICE_FULL_FRAME,
+  PROP_MERGE,
+  PROP_MERGE_METRIC,
+  PROP_MERGE_THRESHOLD,
+  PROP_MERGE_CLASS_AGNOSTIC
 };
 
 struct _GstCudanms
@@ -125,6 +141,14 @@ struct _GstCudanms
   guint max_detections_per_class;
   gfloat lane_distance;
   gint keypoint_dims;
+  gchar *slice_size;            /* NULL: no slices */
+  gint slice_width, slice_height;
+  gdouble slice_overlap;
+  gboolean slice_full_frame;
+  GstCudanmsMerge merge;
+  GstCudanmsMergeMetric merge_metric;
+  gdouble merge_threshold;
+  gboolean merge_class_agnostic;
   gboolean labels_ready;        /* labels loaded: class names resolve */
 
   /* streaming state, made in start/set_caps */
@@ -142,6 +166,13 @@ struct _GstCudanms
   gchar msg[256];
   /* the caps are a batch's (multistream/x-analytics-batch) */
   gboolean batch_caps;
+  /* slices: the grid of the frame (grows only), and the slicing the
+   * tensor was read under (before_transform: slice_width 0, none) */
+  cnms_slice *slices;
+  gint slices_cap;
+  gint tile_width, tile_height;
+  gdouble tile_overlap;
+  gboolean tile_full_frame;
 #ifdef HAVE_GST_BATCH_META
   GstCudanmsBatch batch;        /* the frames of the batch buffer */
 #endif
@@ -187,6 +218,13 @@ gst_cudanms_init (GstCudanms * self)
   self->roi_params = DEFAULT_PROP_ROI_PARAMS;
   self->lane_distance = DEFAULT_PROP_LANE_DISTANCE;
   self->keypoint_dims = DEFAULT_PROP_KEYPOINT_DIMS;
+  self->slice_size = g_strdup (DEFAULT_PROP_SLICE_SIZE);
+  self->slice_overlap = DEFAULT_PROP_SLICE_OVERLAP;
+  self->slice_full_frame = DEFAULT_PROP_SLICE_FULL_FRAME;
+  self->merge = DEFAULT_PROP_MERGE;
+  self->merge_metric = DEFAULT_PROP_MERGE_METRIC;
+  self->merge_threshold = DEFAULT_PROP_MERGE_THRESHOLD;
+  self->merge_class_agnostic = DEFAULT_PROP_MERGE_CLASS_AGNOSTIC;
   self->protos = (GstCudanmsTensorView) GST_CUDANMS_TENSOR_VIEW_INIT;
   self->mask_pool = gst_cudanms_mask_pool_new ();
   gst_cudanms_classes_init (&self->classes);
@@ -231,6 +269,7 @@ gst_cudanms_set_property (GObject * object, guint prop_id,
 {
   GstCudanms *self = GST_CUDANMS (object);
   gchar *kept = NULL;
+  gboolean refused_slice = FALSE;
   const gchar *refused_meta = NULL, *kept_meta = NULL;
   GError *refused_class = NULL;
   GstCudanmsClassSpec spec = prop_id - PROP_CLASS_SPEC;
@@ -328,6 +367,41 @@ gst_cudanms_set_property (GObject * object, guint prop_id,
     case PROP_LANE_DISTANCE:
       self->lane_distance = g_value_get_float (value);
       break;
+    case PROP_SLICE_SIZE:{
+      const gchar *str = g_value_get_string (value);
+      gint w, h;
+
+      if (str == NULL || *str == '\0') {
+        g_clear_pointer (&self->slice_size, g_free);
+        self->slice_width = self->slice_height = 0;
+      } else if (cnms_parse_size (str, &w, &h) == CNMS_OK) {
+        g_free (self->slice_size);
+        self->slice_size = g_strdup_printf ("%dx%d", w, h);
+        self->slice_width = w;
+        self->slice_height = h;
+      } else {
+        refused_slice = TRUE;
+      }
+      break;
+    }
+    case PROP_SLICE_OVERLAP:
+      self->slice_overlap = g_value_get_double (value);
+      break;
+    case PROP_SLICE_FULL_FRAME:
+      self->slice_full_frame = g_value_get_boolean (value);
+      break;
+    case PROP_MERGE:
+      self->merge = g_value_get_enum (value);
+      break;
+    case PROP_MERGE_METRIC:
+      self->merge_metric = g_value_get_enum (value);
+      break;
+    case PROP_MERGE_THRESHOLD:
+      self->merge_threshold = g_value_get_double (value);
+      break;
+    case PROP_MERGE_CLASS_AGNOSTIC:
+      self->merge_class_agnostic = g_value_get_boolean (value);
+      break;
     default:
       G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
       break;
@@ -347,6 +421,17 @@ gst_cudanms_set_property (GObject * object, guint prop_id,
             kept), (NULL));
   }
   g_free (kept);
+  if (refused_slice) {
+    const gchar *refused = g_value_get_string (value);
+
+    g_warning ("%s: slice-size \"%s\" is not WxH with sizes in [1, %d] "
+        "(e.g. 640x640); the previous value stays", GST_ELEMENT_NAME (self),
+        refused, CNMS_SIZE_MAX);
+    GST_ELEMENT_WARNING (self, LIBRARY, SETTINGS,
+        ("slice-size \"%s\" is not WxH with sizes in [1, %d] (e.g. "
+            "640x640); the previous value stays.", refused, CNMS_SIZE_MAX),
+        (NULL));
+  }
   if (refused_meta != NULL) {
     g_warning ("%s: attach-meta=%s needs GStreamer's analytics library, "
         "which this build lacks; keeping attach-meta=%s",
@@ -434,6 +519,27 @@ gst_cudanms_get_property (GObject * object, guint prop_id, GValue * value,
     case PROP_LANE_DISTANCE:
       g_value_set_float (value, self->lane_distance);
       break;
+    case PROP_SLICE_SIZE:
+      g_value_set_string (value, self->slice_size);
+      break;
+    case PROP_SLICE_OVERLAP:
+      g_value_set_double (value, self->slice_overlap);
+      break;
+    case PROP_SLICE_FULL_FRAME:
+      g_value_set_boolean (value, self->slice_full_frame);
+      break;
+    case PROP_MERGE:
+      g_value_set_enum (value, self->merge);
+      break;
+    case PROP_MERGE_METRIC:
+      g_value_set_enum (value, self->merge_metric);
+      break;
+    case PROP_MERGE_THRESHOLD:
+      g_value_set_double (value, self->merge_threshold);
+      break;
+    case PROP_MERGE_CLASS_AGNOSTIC:
+      g_value_set_boolean (value, self->merge_class_agnostic);
+      break;
     default:
       G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
       break;
@@ -449,6 +555,8 @@ gst_cudanms_finalize (GObject * object)
   g_free (self->label_file);
   g_free (self->model_size);
   g_free (self->tensor_id);
+  g_free (self->slice_size);
+  g_free (self->slices);
   gst_cudanms_classes_clear (&self->classes);
   gst_cudanms_stats_clear (&self->stats);
   gst_cudanms_mask_pool_unref (self->mask_pool);
@@ -679,9 +787,19 @@ gst_cudanms_before_transform (GstBaseTransform * trans, GstBuffer * buffer)
   cnms_params_init (&p);
   GST_OBJECT_LOCK (self);
   p.keypoint_dims = self->keypoint_dims;
-  self->lookup = gst_cudanms_read_tensor (self, buffer, self->tensor_id,
-      self->layout, &p, &self->view, &self->protos, self->msg,
-      sizeof (self->msg));
+  self->tile_width = self->slice_width;
+  self->tile_height = self->slice_height;
+  self->tile_overlap = self->slice_overlap;
+  self->tile_full_frame = self->slice_full_frame;
+  if (self->tile_width > 0)
+    /* slices: one frame of the tensor [B, ...] a slice */
+    self->lookup = gst_cudanms_tensor_view_acquire_batch (&self->view,
+        buffer, self->tensor_id, (cnms_layout) self->layout, NULL, &p,
+        self->msg, sizeof (self->msg));
+  else
+    self->lookup = gst_cudanms_read_tensor (self, buffer, self->tensor_id,
+        self->layout, &p, &self->view, &self->protos, self->msg,
+        sizeof (self->msg));
   GST_OBJECT_UNLOCK (self);
   if (self->lookup != GST_CUDANMS_TENSOR_FOUND)
     return;
@@ -758,6 +876,8 @@ gst_cudanms_read_params (GstCudanms * self, cnms_params * p,
 static GstFlowReturn gst_cudanms_transform_batch (GstCudanms * self,
     GstBuffer * buffer);
 #endif
+static GstFlowReturn gst_cudanms_transform_tiles (GstCudanms * self,
+    GstBuffer * buffer);
 
 /* Attaches a frame's n_dets kept records and what they carry (payloads,
  * of the layout report names) to buffer, a frame of width x height. */
@@ -822,6 +942,8 @@ gst_cudanms_transform_ip (GstBaseTransform * trans, GstBuffer * buffer)
   if (self->batch_caps)
     return gst_cudanms_transform_batch (self, buffer);
 #endif
+  if (self->tile_width > 0)
+    return gst_cudanms_transform_tiles (self, buffer);
   /* before_transform always runs first and has read the tensor */
   if (self->lookup != GST_CUDANMS_TENSOR_FOUND)
     goto problem;
@@ -899,6 +1021,139 @@ detect_failed:
   gst_cudanms_tensor_view_release (&self->protos);
   post_detect_failed (self, st, ctx, p.max_candidates);
   return GST_FLOW_ERROR;
+}
+
+/* The slices of the frame (slice-size as before_transform read it), into
+ * self->slices: their count, or -1 (msg says why). */
+static gint
+gst_cudanms_frame_slices (GstCudanms * self)
+{
+  const gint w = self->frame_width, h = self->frame_height;
+  gint n = cnms_slice_grid (w, h, self->tile_width, self->tile_height,
+      self->tile_overlap, self->tile_overlap, NULL, 0);
+
+  if (n < 0) {
+    g_snprintf (self->msg, sizeof (self->msg), "the %dx%d frame has no "
+        "grid of %dx%d slices overlapping by %g", w, h, self->tile_width,
+        self->tile_height, self->tile_overlap);
+    return -1;
+  }
+  if (n + 1 > self->slices_cap) {
+    self->slices = g_renew (cnms_slice, self->slices, n + 1);
+    self->slices_cap = n + 1;
+  }
+  cnms_slice_grid (w, h, self->tile_width, self->tile_height,
+      self->tile_overlap, self->tile_overlap, self->slices, n);
+  if (self->tile_full_frame) {
+    self->slices[n].x1 = self->slices[n].y1 = 0;
+    self->slices[n].x2 = w;
+    self->slices[n].y2 = h;
+    n++;
+  }
+  return n;
+}
+
+/* A frame cut into slices (slice-size): its tensor [B, ...] of one frame a
+ * slice decoded, shifted into the frame and merged (cnms_detect_tiles),
+ * and the merged detections attached to the frame. */
+static GstFlowReturn
+gst_cudanms_transform_tiles (GstCudanms * self, GstBuffer * buffer)
+{
+  const cnms_det *dets = NULL;
+  cnms_params p;
+  cnms_merge_params m;
+  GstCudanmsAttachMeta attach_meta;
+  gboolean roi_params;
+  cnms_ctx *ctx = NULL;
+  cnms_status st;
+  cnms_report report;
+  cnms_payloads none;
+  cnms_tensor one;
+  GstClockTime took, t_out;
+  gint n_dets = 0, n;
+
+  if (self->lookup != GST_CUDANMS_TENSOR_FOUND)
+    goto problem;
+  gst_cudanms_read_params (self, &p, &attach_meta, &roi_params);
+  p.frame_width = self->frame_width;
+  p.frame_height = self->frame_height;
+  /* model-size NULL (a tensor decoder): the model saw the slice */
+  if (p.model_width == 0) {
+    p.model_width = self->tile_width;
+    p.model_height = self->tile_height;
+  }
+  cnms_merge_params_init (&m);
+  GST_OBJECT_LOCK (self);
+  m.rule = (cnms_merge_rule) self->merge;
+  m.metric = (cnms_match_metric) self->merge_metric;
+  m.threshold = self->merge_threshold;
+  m.class_agnostic = self->merge_class_agnostic;
+  GST_OBJECT_UNLOCK (self);
+
+  n = gst_cudanms_frame_slices (self);
+  if (n < 0) {
+    self->lookup = GST_CUDANMS_TENSOR_BAD;
+    goto problem;
+  }
+  if (self->view.tensor.n_dims < 3 || self->view.tensor.dims[0] != n) {
+    g_snprintf (self->msg, sizeof (self->msg), "the tensor holds %lld "
+        "frames, the %dx%d frame makes %d slices (slice-size=%dx%d, "
+        "slice-overlap=%g%s)", self->view.tensor.n_dims >= 3 ?
+        (long long) self->view.tensor.dims[0] : 1LL, self->frame_width,
+        self->frame_height, n, self->tile_width, self->tile_height,
+        self->tile_overlap, self->tile_full_frame ?
+        ", and the whole frame" : "");
+    self->lookup = GST_CUDANMS_TENSOR_BAD;
+    goto problem;
+  }
+  st = gst_cudanms_backend_detect_tiles (&self->be, &self->view.tensor,
+      self->slices, n, self->frame_width, self->frame_height,
+      self->view.layout, &p, &m, &dets, &n_dets, &ctx, &took);
+  if (ctx != NULL) {
+    GST_OBJECT_LOCK (self);
+    self->backend_name = cnms_ctx_backend (ctx) == CNMS_BACKEND_CUDA ?
+        "cuda" : "cpu";
+    GST_OBJECT_UNLOCK (self);
+  }
+  if (st == CNMS_ERR_BAD_TENSOR || st == CNMS_ERR_UNSUPPORTED) {
+    g_strlcpy (self->msg, cnms_ctx_error (ctx), sizeof (self->msg));
+    self->lookup = GST_CUDANMS_TENSOR_BAD;
+    goto problem;
+  }
+  if (st != CNMS_OK) {
+    gst_cudanms_tensor_view_release (&self->view);
+    post_detect_failed (self, st, ctx, p.max_candidates);
+    return GST_FLOW_ERROR;
+  }
+
+  /* the merged records: boxes of the slices' layout */
+  memset (&report, 0, sizeof report);
+  one = self->view.tensor;
+  one.size /= (size_t) one.dims[0];
+  one.dims[0] = 1;
+  p.frame_width = self->slices[0].x2 - self->slices[0].x1;
+  p.frame_height = self->slices[0].y2 - self->slices[0].y1;
+  if (cnms_tensor_shape (&one, NULL, self->view.layout, &p, &report.shape,
+          NULL, 0) != CNMS_OK)
+    report.shape.layout = CNMS_LAYOUT_YOLOV8;
+  report.kept = n_dets;
+  memset (&none, 0, sizeof none);
+  gst_cudanms_stats_frame (GST_ELEMENT (self), &self->stats, &report,
+      &self->view.tensor, self->view.layout, &p, dets, n_dets,
+      &self->labels);
+  t_out = gst_util_get_timestamp ();
+  gst_cudanms_attach_frame (self, buffer, &report, dets, n_dets, &none,
+      self->frame_width, self->frame_height, attach_meta, roi_params);
+  gst_cudanms_stats_times (GST_ELEMENT (self), &self->stats, took,
+      gst_util_get_timestamp () - t_out);
+  gst_cudanms_tensor_view_release (&self->view);
+  return GST_FLOW_OK;
+
+problem:
+  gst_cudanms_tensor_view_release (&self->view);
+  gst_cudanms_stats_problem (GST_ELEMENT (self), &self->stats,
+      self->lookup == GST_CUDANMS_TENSOR_MISSING, self->msg);
+  return GST_FLOW_OK;
 }
 
 #ifdef HAVE_GST_BATCH_META
@@ -1493,6 +1748,86 @@ gst_cudanms_class_init (GstCudanmsClass * klass)
           "Least box height in frame pixels; lower boxes are no candidates",
           0, CNMS_SIZE_MAX, 0, live));
 
+  /**
+   * GstCudanms:slice-size:
+   *
+   * Tiles (sliced inference, as SAHI): the frame was cut into slices of
+   * this size (WxH, frame pixels), overlapping by slice-overlap, SAHI's
+   * get_slice_bboxes grid of the frame (rows from the top, left to right),
+   * and with slice-full-frame the whole frame as a last slice; the
+   * buffer's tensor holds one frame per slice in that order ([B, ...]).
+   * Each slice is decoded as a frame of its size (model-size, letterbox,
+   * the thresholds and NMS), its detections shifted into the frame and
+   * merged (merge, merge-metric, merge-threshold, merge-class-agnostic):
+   * the merged detections are attached to the frame. NULL or "": no
+   * slices. Layouts of boxes only (yolov8, yolov5, end2end).
+   */
+  g_object_class_install_property (gobject_class, PROP_SLICE_SIZE,
+      g_param_spec_string ("slice-size", "Slice size",
+          "Tiles: the size of the frame's slices as WxH (NULL: no slices); "
+          "the tensor holds one frame per slice", DEFAULT_PROP_SLICE_SIZE,
+          live));
+  /**
+   * GstCudanms:slice-overlap:
+   *
+   * Tiles: the overlap of neighbouring slices, a ratio of the slice's
+   * width and height (int (ratio * size) pixels).
+   */
+  g_object_class_install_property (gobject_class, PROP_SLICE_OVERLAP,
+      g_param_spec_double ("slice-overlap", "Slice overlap",
+          "Tiles: the overlap of neighbouring slices, a ratio of the slice "
+          "size", 0.0, SLICE_OVERLAP_MAX, DEFAULT_PROP_SLICE_OVERLAP, live));
+  /**
+   * GstCudanms:slice-full-frame:
+   *
+   * Tiles: the tensor's last frame is the whole frame (SAHI's standard
+   * prediction).
+   */
+  g_object_class_install_property (gobject_class, PROP_SLICE_FULL_FRAME,
+      g_param_spec_boolean ("slice-full-frame", "Slice full frame",
+          "Tiles: the tensor's last frame is the whole frame",
+          DEFAULT_PROP_SLICE_FULL_FRAME, live));
+  /**
+   * GstCudanms:merge:
+   *
+   * Tiles: how the slices' detections merge, SAHI's postprocess.
+   */
+  g_object_class_install_property (gobject_class, PROP_MERGE,
+      g_param_spec_enum ("merge", "Merge",
+          "Tiles: how the slices' detections merge (SAHI's postprocess)",
+          GST_TYPE_CUDANMS_MERGE, DEFAULT_PROP_MERGE, live));
+  /**
+   * GstCudanms:merge-metric:
+   *
+   * Tiles: how two detections match, intersection over the smaller area
+   * (ios) or over union (iou).
+   */
+  g_object_class_install_property (gobject_class, PROP_MERGE_METRIC,
+      g_param_spec_enum ("merge-metric", "Merge metric",
+          "Tiles: how two detections match", GST_TYPE_CUDANMS_MERGE_METRIC,
+          DEFAULT_PROP_MERGE_METRIC, live));
+  /**
+   * GstCudanms:merge-threshold:
+   *
+   * Tiles: two detections match when their metric is at least this (in
+   * float32), and an absorbed one merges when its metric with the box
+   * merged so far is above it (in float64): SAHI's rules.
+   */
+  g_object_class_install_property (gobject_class, PROP_MERGE_THRESHOLD,
+      g_param_spec_double ("merge-threshold", "Merge threshold",
+          "Tiles: the match threshold of the merge", 0.0, 1.0,
+          DEFAULT_PROP_MERGE_THRESHOLD, live));
+  /**
+   * GstCudanms:merge-class-agnostic:
+   *
+   * Tiles: merge detections of different classes (FALSE: each class
+   * alone).
+   */
+  g_object_class_install_property (gobject_class, PROP_MERGE_CLASS_AGNOSTIC,
+      g_param_spec_boolean ("merge-class-agnostic", "Merge class agnostic",
+          "Tiles: merge detections of different classes",
+          DEFAULT_PROP_MERGE_CLASS_AGNOSTIC, live));
+
   gst_element_class_add_static_pad_template (element_class, &sink_template);
   gst_element_class_add_static_pad_template (element_class, &src_template);
   gst_element_class_set_static_metadata (element_class,
@@ -1517,6 +1852,8 @@ gst_cudanms_class_init (GstCudanmsClass * klass)
   gst_type_mark_as_plugin_api (GST_TYPE_CUDANMS_LAYOUT, 0);
   gst_type_mark_as_plugin_api (GST_TYPE_CUDANMS_DEVICE, 0);
   gst_type_mark_as_plugin_api (GST_TYPE_CUDANMS_ATTACH_META, 0);
+  gst_type_mark_as_plugin_api (GST_TYPE_CUDANMS_MERGE, 0);
+  gst_type_mark_as_plugin_api (GST_TYPE_CUDANMS_MERGE_METRIC, 0);
 }
 
 /* A tensor decoder's defaults (gst_cudanms_class_make_tensor_decoder): set

@@ -224,6 +224,35 @@ gst_cudanms_backend_detect (GstCudanmsBackend * be, const cnms_tensor * t,
   return st;
 }
 
+/* The context of a batch (device: a tensor of it lies on the device):
+ * the CUDA one wherever there is one, made current; *used, and *t0 the
+ * time it starts. leave_batch after the call. */
+static cnms_status
+enter_batch (GstCudanmsBackend * be, gboolean device, cnms_ctx ** used,
+    GstClockTime * t0)
+{
+  /* a batch goes to the GPU wherever there is one */
+  const cnms_backend b = device || be->cpu == NULL || be->cuda != NULL ?
+      CNMS_BACKEND_CUDA : CNMS_BACKEND_CPU;
+
+  *used = b == CNMS_BACKEND_CUDA ? be->cuda : be->cpu;
+  if (*used == NULL)
+    return CNMS_ERR_NO_DEVICE;
+  *t0 = gst_util_get_timestamp ();
+  if (b == CNMS_BACKEND_CUDA && !push (be->cuda_context))
+    return CNMS_ERR_CUDA;
+  return CNMS_OK;
+}
+
+static void
+leave_batch (GstCudanmsBackend * be, cnms_ctx * used, GstClockTime t0,
+    GstClockTime * took)
+{
+  if (used == be->cuda)
+    pop (be->cuda_context);
+  *took = gst_util_get_timestamp () - t0;
+}
+
 cnms_status
 gst_cudanms_backend_detect_batch (GstCudanmsBackend * be,
     const cnms_tensor * batch, const cnms_tensor * protos,
@@ -232,8 +261,7 @@ gst_cudanms_backend_detect_batch (GstCudanmsBackend * be,
     cnms_ctx ** used, GstClockTime * took)
 {
   gboolean device = batch != NULL ? batch->on_device != 0 : FALSE;
-  cnms_backend b;
-  GstClockTime t0;
+  GstClockTime t0 = 0;
   cnms_status st;
   int i;
 
@@ -241,19 +269,32 @@ gst_cudanms_backend_detect_batch (GstCudanmsBackend * be,
   for (i = 0; batch == NULL && i < n_frames; i++)
     device |= frames[i].tensor->on_device
         || (frames[i].protos != NULL && frames[i].protos->on_device);
-  /* a batch goes to the GPU wherever there is one */
-  b = device || be->cpu == NULL || be->cuda != NULL ? CNMS_BACKEND_CUDA :
-      CNMS_BACKEND_CPU;
-  *used = b == CNMS_BACKEND_CUDA ? be->cuda : be->cpu;
-  if (*used == NULL)
-    return CNMS_ERR_NO_DEVICE;
-  t0 = gst_util_get_timestamp ();
-  if (b == CNMS_BACKEND_CUDA && !push (be->cuda_context))
-    return CNMS_ERR_CUDA;
+  st = enter_batch (be, device, used, &t0);
+  if (st != CNMS_OK)
+    return st;
   st = cnms_detect_batch (*used, batch, protos, frames, n_frames, layout, p,
       results);
-  if (b == CNMS_BACKEND_CUDA)
-    pop (be->cuda_context);
-  *took = gst_util_get_timestamp () - t0;
+  leave_batch (be, *used, t0, took);
+  return st;
+}
+
+cnms_status
+gst_cudanms_backend_detect_tiles (GstCudanmsBackend * be,
+    const cnms_tensor * batch, const cnms_slice * slices, int n_slices,
+    int frame_width, int frame_height, cnms_layout layout,
+    const cnms_params * p, const cnms_merge_params * m,
+    const cnms_det ** dets, int *n_dets, cnms_ctx ** used,
+    GstClockTime * took)
+{
+  GstClockTime t0 = 0;
+  cnms_status st;
+
+  *took = 0;
+  st = enter_batch (be, batch->on_device != 0, used, &t0);
+  if (st != CNMS_OK)
+    return st;
+  st = cnms_detect_tiles (*used, batch, NULL, slices, n_slices, frame_width,
+      frame_height, layout, p, m, dets, n_dets);
+  leave_batch (be, *used, t0, took);
   return st;
 }

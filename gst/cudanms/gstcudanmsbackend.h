@@ -61,5 +61,14 @@ cnms_status gst_cudanms_backend_detect_batch (GstCudanmsBackend * be,
     const cnms_params * p, const cnms_frame_result ** results,
     cnms_ctx ** used, GstClockTime * took);
 
+/* cnms_detect_tiles of the slices' tensor batch [B, ...], on the context
+ * a batch takes. */
+cnms_status gst_cudanms_backend_detect_tiles (GstCudanmsBackend * be,
+    const cnms_tensor * batch, const cnms_slice * slices, int n_slices,
+    int frame_width, int frame_height, cnms_layout layout,
+    const cnms_params * p, const cnms_merge_params * m,
+    const cnms_det ** dets, int *n_dets, cnms_ctx ** used,
+    GstClockTime * took);
+
 G_END_DECLS
 #endif /* __GST_CUDANMS_BACKEND_H__ */

@@ -87,3 +87,40 @@ gst_cudanms_attach_meta_get_type (void)
   }
   return type;
 }
+
+GType
+gst_cudanms_merge_get_type (void)
+{
+  static GType type = 0;
+  static const GEnumValue values[] = {
+    {GST_CUDANMS_MERGE_GREEDY_NMM, "SAHI's greedy NMM: a kept box absorbs "
+          "the boxes that match it", "greedy-nmm"},
+    {GST_CUDANMS_MERGE_NMM, "SAHI's NMM: transitive merging", "nmm"},
+    {GST_CUDANMS_MERGE_NMS, "SAHI's NMS: suppression, no merging", "nms"},
+    {0, NULL, NULL}
+  };
+
+  if (g_once_init_enter (&type)) {
+    GType t = g_enum_register_static ("GstCudanmsMerge", values);
+    g_once_init_leave (&type, t);
+  }
+  return type;
+}
+
+GType
+gst_cudanms_merge_metric_get_type (void)
+{
+  static GType type = 0;
+  static const GEnumValue values[] = {
+    {GST_CUDANMS_MERGE_METRIC_IOS, "Intersection over the smaller area",
+        "ios"},
+    {GST_CUDANMS_MERGE_METRIC_IOU, "Intersection over union", "iou"},
+    {0, NULL, NULL}
+  };
+
+  if (g_once_init_enter (&type)) {
+    GType t = g_enum_register_static ("GstCudanmsMergeMetric", values);
+    g_once_init_leave (&type, t);
+  }
+  return type;
+}

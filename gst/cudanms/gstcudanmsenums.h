@@ -77,6 +77,40 @@ GType gst_cudanms_layout_get_type (void);
 GType gst_cudanms_device_get_type (void);
 #define GST_TYPE_CUDANMS_ATTACH_META (gst_cudanms_attach_meta_get_type ())
 GType gst_cudanms_attach_meta_get_type (void);
+
+/**
+ * GstCudanmsMerge:
+ * @GST_CUDANMS_MERGE_GREEDY_NMM: SAHI's GREEDYNMM (its default)
+ * @GST_CUDANMS_MERGE_NMM: SAHI's NMM (transitive merging)
+ * @GST_CUDANMS_MERGE_NMS: SAHI's NMS (suppression, no merging)
+ *
+ * How the slices' detections of a frame merge (cnms_merge_rule).
+ */
+typedef enum
+{
+  GST_CUDANMS_MERGE_GREEDY_NMM = CNMS_MERGE_GREEDY_NMM,
+  GST_CUDANMS_MERGE_NMM = CNMS_MERGE_NMM,
+  GST_CUDANMS_MERGE_NMS = CNMS_MERGE_NMS
+} GstCudanmsMerge;
+
+#define GST_TYPE_CUDANMS_MERGE (gst_cudanms_merge_get_type ())
+GType gst_cudanms_merge_get_type (void);
+
+/**
+ * GstCudanmsMergeMetric:
+ * @GST_CUDANMS_MERGE_METRIC_IOS: intersection over the smaller area
+ * @GST_CUDANMS_MERGE_METRIC_IOU: intersection over union
+ *
+ * How two of the slices' detections match (cnms_match_metric).
+ */
+typedef enum
+{
+  GST_CUDANMS_MERGE_METRIC_IOS = CNMS_MATCH_IOS,
+  GST_CUDANMS_MERGE_METRIC_IOU = CNMS_MATCH_IOU
+} GstCudanmsMergeMetric;
+
+#define GST_TYPE_CUDANMS_MERGE_METRIC (gst_cudanms_merge_metric_get_type ())
+GType gst_cudanms_merge_metric_get_type (void);
 /* The property's name of a value ("roi", "analytics", "both"). */
 const gchar *gst_cudanms_attach_meta_nick (GstCudanmsAttachMeta which);
 
