@@ -65,6 +65,7 @@
 #include "gsttensorinjectdraw.h"
 #include "gsttensorinjectnpy.h"
 #include "gsttensorinjectscene.h"
+#include "gsttensorinjecttiles.h"
 
 GST_DEBUG_CATEGORY_STATIC (gst_tensor_inject_debug);
 #define GST_CAT_DEFAULT gst_tensor_inject_debug
@@ -91,6 +92,12 @@ GST_DEBUG_CATEGORY_STATIC (gst_tensor_inject_debug);
  * one unless tensor-id was set) */
 #define SEG_TENSOR_ID "yolo-v8-segmentation-out-detections"
 #define SEG_PROTOS_ID "yolo-v8-segmentation-out-protos"
+/* slice-size: the slices' tensor's id unless tensor-id was set, and the
+ * whole frame's */
+#define TILES_TENSOR_ID "tiles"
+#define TILES_WHOLE_ID "tiles-whole-frame"
+#define DEFAULT_PROP_SLICE_OVERLAP 0.2
+#define DEFAULT_PROP_SLICE_FULL_FRAME TRUE
 
 enum
 {
@@ -106,7 +113,10 @@ enum
   PROP_NOISE,
   PROP_DRAW_OBJECTS,
   PROP_MEMORY,
-  PROP_CUDA_DEVICE_ID
+  PROP_CUDA_DEVICE_ID,
+  PROP_SLICE_SIZE,
+  PROP_SLICE_OVERLAP,
+  PROP_SLICE_FULL_FRAME
 };
 
 struct _GstTensorInject
@@ -129,6 +139,9 @@ struct _GstTensorInject
   guint noise;
   gboolean draw_objects;
   GstTensorInjectMemory memory;
+  gint slice_width, slice_height;       /* 0: no slices */
+  gdouble slice_overlap;
+  gboolean slice_full_frame;
 
   /* streaming state, made in start */
   guint64 frame;
@@ -136,6 +149,11 @@ struct _GstTensorInject
   gchar *stream_tensor_id;
   GstTensorInjectNpy single;            /* location without "%d" */
   GstTensorInjectScene *scene;     /* no location */
+  /* slice-size: the slicing taken at start, and the tiles made from the
+   * caps' frame size (set_caps) */
+  GstTensorInjectTilesConfig tiles_cfg;
+  gboolean stream_tiles;
+  GstTensorInjectTiles *tiles;
   gboolean stream_draw_objects;
   gboolean draw_warned;         /* "cannot draw" said once */
   GstVideoInfo info;            /* negotiated, when info_valid */
@@ -240,6 +258,8 @@ gst_tensor_inject_init (GstTensorInject * self)
   self->memory = DEFAULT_PROP_MEMORY;
   self->cuda_device_id = -1;
   self->cuda.device_id = -1;
+  self->slice_overlap = DEFAULT_PROP_SLICE_OVERLAP;
+  self->slice_full_frame = DEFAULT_PROP_SLICE_FULL_FRAME;
 
   gst_base_transform_set_in_place (GST_BASE_TRANSFORM (self), TRUE);
   gst_base_transform_set_passthrough (GST_BASE_TRANSFORM (self), FALSE);
@@ -309,6 +329,25 @@ gst_tensor_inject_set_property (GObject * object, guint prop_id,
     case PROP_CUDA_DEVICE_ID:
       self->cuda_device_id = g_value_get_int (value);
       break;
+    case PROP_SLICE_SIZE:{
+      const gchar *str = g_value_get_string (value);
+
+      if (str == NULL || *str == '\0')
+        self->slice_width = self->slice_height = 0;
+      else if (cnms_parse_size (str, &w, &h) == CNMS_OK) {
+        self->slice_width = w;
+        self->slice_height = h;
+      } else
+        g_warning ("%s: slice-size \"%s\" is not WxH; the previous value "
+            "stays", GST_ELEMENT_NAME (self), str);
+      break;
+    }
+    case PROP_SLICE_OVERLAP:
+      self->slice_overlap = g_value_get_double (value);
+      break;
+    case PROP_SLICE_FULL_FRAME:
+      self->slice_full_frame = g_value_get_boolean (value);
+      break;
     default:
       G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
       break;
@@ -359,6 +398,19 @@ gst_tensor_inject_get_property (GObject * object, guint prop_id,
       break;
     case PROP_CUDA_DEVICE_ID:
       g_value_set_int (value, self->cuda_device_id);
+      break;
+    case PROP_SLICE_SIZE:
+      if (self->slice_width > 0)
+        g_value_take_string (value, g_strdup_printf ("%dx%d",
+                self->slice_width, self->slice_height));
+      else
+        g_value_set_string (value, NULL);
+      break;
+    case PROP_SLICE_OVERLAP:
+      g_value_set_double (value, self->slice_overlap);
+      break;
+    case PROP_SLICE_FULL_FRAME:
+      g_value_set_boolean (value, self->slice_full_frame);
       break;
     default:
       G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
@@ -584,6 +636,33 @@ gst_tensor_inject_start (GstBaseTransform * trans)
   cfg.num_objects = self->num_objects;
   cfg.noise = self->noise;
   cfg.obb = self->layout == GST_TENSOR_INJECT_LAYOUT_YOLOV8_OBB;
+  /* slice-size: tiles of the yolov8 scene, made at set_caps */
+  self->stream_tiles = self->slice_width > 0;
+  memset (&self->tiles_cfg, 0, sizeof (self->tiles_cfg));
+  self->tiles_cfg.slice_width = self->slice_width;
+  self->tiles_cfg.slice_height = self->slice_height;
+  self->tiles_cfg.overlap = self->slice_overlap;
+  self->tiles_cfg.full_frame = self->slice_full_frame;
+  self->tiles_cfg.model_width = cfg.model_width;
+  self->tiles_cfg.model_height = cfg.model_height;
+  self->tiles_cfg.num_classes = cfg.num_classes;
+  self->tiles_cfg.num_objects = cfg.num_objects;
+  self->tiles_cfg.seed = cfg.seed;
+  self->tiles_cfg.dtype = cfg.dtype;
+  if (self->stream_tiles && !self->tensor_id_set) {
+    g_free (self->stream_tensor_id);
+    self->stream_tensor_id = g_strdup (TILES_TENSOR_ID);
+  }
+  if (self->stream_tiles && (location != NULL
+          || self->layout != GST_TENSOR_INJECT_LAYOUT_YOLOV8)) {
+    GST_OBJECT_UNLOCK (self);
+    GST_ELEMENT_ERROR (self, LIBRARY, SETTINGS,
+        ("slice-size needs the synthetic scene of layout yolov8 (no "
+            "location)."), (NULL));
+    g_free (location);
+    g_clear_pointer (&self->stream_tensor_id, g_free);
+    return FALSE;
+  }
   self->stream_draw_objects = self->draw_objects;
   self->stream_cuda = self->memory == GST_TENSOR_INJECT_MEMORY_CUDA;
   self->cuda.device_id = self->cuda_device_id;
@@ -594,7 +673,9 @@ gst_tensor_inject_start (GstBaseTransform * trans)
   if (self->stream_cuda && !gst_tensor_inject_cuda_start (&self->cuda,
           GST_ELEMENT (self), msg, sizeof (msg)))
     goto no_cuda;
-  if (location == NULL) {
+  if (self->stream_tiles) {
+    /* made from the caps (set_caps) */
+  } else if (location == NULL) {
     self->scene = gst_tensor_inject_scene_new (&cfg);
   } else if (strstr (location, "%d") != NULL) {
     self->stream_location = location;
@@ -642,6 +723,21 @@ gst_tensor_inject_set_caps (GstBaseTransform * trans, GstCaps * incaps,
   GstTensorInject *self = GST_TENSOR_INJECT (trans);
 
   self->info_valid = gst_video_info_from_caps (&self->info, incaps);
+  if (self->stream_tiles) {
+    const gchar *why = "the caps are not raw video of a known size";
+
+    g_clear_pointer (&self->tiles, gst_tensor_inject_tiles_free);
+    if (self->info_valid) {
+      self->tiles_cfg.frame_width = GST_VIDEO_INFO_WIDTH (&self->info);
+      self->tiles_cfg.frame_height = GST_VIDEO_INFO_HEIGHT (&self->info);
+      self->tiles = gst_tensor_inject_tiles_new (&self->tiles_cfg, &why);
+    }
+    if (self->tiles == NULL) {
+      GST_ELEMENT_ERROR (self, CORE, NEGOTIATION,
+          ("slice-size: cannot slice the frame: %s.", why), (NULL));
+      return FALSE;
+    }
+  }
   return TRUE;
 }
 
@@ -651,6 +747,7 @@ gst_tensor_inject_stop (GstBaseTransform * trans)
   GstTensorInject *self = GST_TENSOR_INJECT (trans);
 
   g_clear_pointer (&self->scene, gst_tensor_inject_scene_free);
+  g_clear_pointer (&self->tiles, gst_tensor_inject_tiles_free);
   g_clear_pointer (&self->stream_location, g_free);
   g_clear_pointer (&self->stream_tensor_id, g_free);
   gst_tensor_inject_npy_clear (&self->single);
@@ -915,12 +1012,74 @@ gst_tensor_inject_draw (GstTensorInject * self, GstBuffer * buffer)
   gst_video_frame_unmap (&vframe);
 }
 
+/* slice-size: the slices' tensor [B, 4+C, N] and the whole frame's
+ * [1, 4+C, N] (TILES_WHOLE_ID), and with draw-objects the objects. */
+static GstFlowReturn
+gst_tensor_inject_tiles (GstTensorInject * self, GstBuffer * buffer)
+{
+  const cnms_dtype dtype = self->tiles_cfg.dtype;
+  gboolean whole;
+
+  if (self->tiles == NULL) {
+    GST_ELEMENT_ERROR (self, CORE, NEGOTIATION,
+        ("slice-size: a buffer before the caps (no frame size)."), (NULL));
+    return GST_FLOW_NOT_NEGOTIATED;
+  }
+  if (self->stream_draw_objects) {
+    GstVideoFrame vframe;
+
+    if (gst_tensor_inject_draw_supported (GST_VIDEO_INFO_FORMAT
+            (&self->info))
+        && gst_video_frame_map (&vframe, &self->info, buffer,
+            GST_MAP_READWRITE)) {
+      gst_tensor_inject_draw_tiles (self->tiles, &vframe);
+      gst_video_frame_unmap (&vframe);
+    } else if (!self->draw_warned) {
+      GST_ELEMENT_WARNING (self, STREAM, FORMAT, ("Not drawing the "
+              "objects: the format is not one that can be drawn on, or the "
+              "frame could not be mapped writable."), (NULL));
+      self->draw_warned = TRUE;
+    }
+  }
+  for (whole = FALSE; whole <= TRUE; whole++) {
+    const gsize size = gst_tensor_inject_tiles_size (self->tiles, whole);
+    GstBuffer *data = gst_buffer_new_allocate (NULL, size, NULL);
+    GstMapInfo map;
+    gint64 dims[3];
+    gboolean ok;
+
+    if (data == NULL || !gst_buffer_map (data, &map, GST_MAP_WRITE)) {
+      gst_clear_buffer (&data);
+      GST_ELEMENT_ERROR (self, RESOURCE, NO_SPACE_LEFT, ("Could not "
+              "allocate a %" G_GSIZE_FORMAT "-byte tensor.", size), (NULL));
+      return GST_FLOW_ERROR;
+    }
+    gst_tensor_inject_tiles_render (self->tiles, whole, map.data);
+    gst_buffer_unmap (data, &map);
+    gst_tensor_inject_tiles_dims (self->tiles, dims, whole);
+    ok = gst_tensor_inject_attach_data (self, buffer, whole ?
+        TILES_WHOLE_ID : self->stream_tensor_id, dtype, dims, 3, data);
+    gst_buffer_unref (data);
+    if (!ok) {
+      GST_ELEMENT_ERROR (self, CORE, FAILED, ("Could not attach the "
+              "tensor."), (NULL));
+      return GST_FLOW_ERROR;
+    }
+  }
+  return GST_FLOW_OK;
+}
+
 static GstFlowReturn
 gst_tensor_inject_transform_ip (GstBaseTransform * trans, GstBuffer * buffer)
 {
   GstTensorInject *self = GST_TENSOR_INJECT (trans);
   GstFlowReturn ret;
 
+  if (self->stream_tiles) {
+    ret = gst_tensor_inject_tiles (self, buffer);
+    self->frame++;
+    return ret;
+  }
   if (self->stream_draw_objects)
     gst_tensor_inject_draw (self, buffer);
   if (self->scene != NULL)
@@ -1105,6 +1264,46 @@ gst_tensor_inject_class_init (GstTensorInjectClass * klass)
       g_param_spec_int ("cuda-device-id", "CUDA device id",
           "memory=cuda: CUDA device index (-1: the pipeline's context)",
           -1, 1024, -1, flags));
+
+  /**
+   * GstTensorInject:slice-size:
+   *
+   * Tiles: the synthetic scene (layout yolov8) becomes a frame of the
+   * caps' size (e.g. 3840x2160) holding num-objects small objects (12 to
+   * 60 pixels, apart from each other), cut into slices of this size
+   * (WxH) overlapping by slice-overlap as cudanms's slice-size cuts it
+   * (SAHI's grid), the whole frame last with slice-full-frame. Each
+   * buffer gets two tensors: the slices' [B, 4+C, N] (id "tiles" unless
+   * tensor-id was set), each slice's frame holding the part of each object
+   * inside it (an object across slice edges appears in two to four
+   * slices, each time with a score of its own), and the whole frame's
+   * [1, 4+C, N] ("tiles-whole-frame"), where objects under 8 model pixels
+   * are missing, as a single pass at the model's size misses them. With
+   * draw-objects the objects are painted into the frames. NULL: no
+   * slices.
+   */
+  g_object_class_install_property (gobject_class, PROP_SLICE_SIZE,
+      g_param_spec_string ("slice-size", "Slice size",
+          "Tiles: cut the synthetic frame into slices of WxH and attach "
+          "their tensor (NULL: no slices)", NULL, flags));
+  /**
+   * GstTensorInject:slice-overlap:
+   *
+   * Tiles: the overlap of neighbouring slices, a ratio of the slice size.
+   */
+  g_object_class_install_property (gobject_class, PROP_SLICE_OVERLAP,
+      g_param_spec_double ("slice-overlap", "Slice overlap",
+          "Tiles: the overlap of neighbouring slices (ratio)", 0.0, 0.99,
+          DEFAULT_PROP_SLICE_OVERLAP, flags));
+  /**
+   * GstTensorInject:slice-full-frame:
+   *
+   * Tiles: the slices' tensor ends with the whole frame.
+   */
+  g_object_class_install_property (gobject_class, PROP_SLICE_FULL_FRAME,
+      g_param_spec_boolean ("slice-full-frame", "Slice full frame",
+          "Tiles: the slices' tensor ends with the whole frame",
+          DEFAULT_PROP_SLICE_FULL_FRAME, flags));
 
   gst_element_class_add_static_pad_template (element_class, &sink_template);
   gst_element_class_add_static_pad_template (element_class, &src_template);

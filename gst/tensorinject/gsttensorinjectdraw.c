@@ -440,6 +440,9 @@ draw_shapes (const GstTensorInjectScene * scene, guint64 frame,
   }
 }
 
+static void fill_box (GstVideoFrame * vframe, const gdouble box[4],
+    gint class_id);
+
 void
 gst_tensor_inject_draw_objects (const GstTensorInjectScene * scene,
     guint64 frame, GstVideoFrame * vframe)
@@ -471,8 +474,7 @@ gst_tensor_inject_draw_objects (const GstTensorInjectScene * scene,
   p.letterbox = 1;
 
   for (i = 0; i < n; i++) {
-    guint8 fill[GST_VIDEO_MAX_COMPONENTS], border[GST_VIDEO_MAX_COMPONENTS];
-    gdouble box[4], outer[4], inner[4];
+    gdouble box[4], outer[4];
     gfloat mapped[4];
     gint class_id, k;
 
@@ -480,14 +482,43 @@ gst_tensor_inject_draw_objects (const GstTensorInjectScene * scene,
         || !cnms_map_centre_box (&p, (gfloat) box[0], (gfloat) box[1],
             (gfloat) box[2], (gfloat) box[3], mapped))
       continue;
-    component_values (&vframe->info, palette[class_id % 11][0], fill);
-    component_values (&vframe->info, palette[class_id % 11][1], border);
-    for (k = 0; k < 4; k++) {
+    for (k = 0; k < 4; k++)
       outer[k] = mapped[k];
-      inner[k] = mapped[k] + (k < 2 ? 1 : -1) * GST_TENSOR_INJECT_DRAW_BORDER;
-    }
-    fill_rect (vframe, outer, border);
-    if (inner[2] > inner[0] && inner[3] > inner[1])
-      fill_rect (vframe, inner, fill);
+    fill_box (vframe, outer, class_id);
+  }
+}
+
+/* A box (frame pixels) of class class_id: its border, then its fill. */
+static void
+fill_box (GstVideoFrame * vframe, const gdouble box[4], gint class_id)
+{
+  guint8 fill[GST_VIDEO_MAX_COMPONENTS], border[GST_VIDEO_MAX_COMPONENTS];
+  gdouble inner[4];
+  gint k;
+
+  component_values (&vframe->info, palette[class_id % 11][0], fill);
+  component_values (&vframe->info, palette[class_id % 11][1], border);
+  for (k = 0; k < 4; k++)
+    inner[k] = box[k] + (k < 2 ? 1 : -1) * GST_TENSOR_INJECT_DRAW_BORDER;
+  fill_rect (vframe, box, border);
+  if (inner[2] > inner[0] && inner[3] > inner[1])
+    fill_rect (vframe, inner, fill);
+}
+
+void
+gst_tensor_inject_draw_tiles (const GstTensorInjectTiles * tiles,
+    GstVideoFrame * vframe)
+{
+  gint i, n = gst_tensor_inject_tiles_n_objects (tiles);
+
+  for (i = 0; i < n; i++) {
+    gdouble box[4];
+    gint b[4], class_id, k;
+    gfloat score;
+
+    gst_tensor_inject_tiles_object (tiles, i, b, &class_id, &score);
+    for (k = 0; k < 4; k++)
+      box[k] = b[k];
+    fill_box (vframe, box, class_id);
   }
 }

@@ -5,6 +5,7 @@
 
 #include <gst/video/video.h>
 #include "gsttensorinjectscene.h"
+#include "gsttensorinjecttiles.h"
 
 G_BEGIN_DECLS
 
@@ -19,6 +20,12 @@ G_BEGIN_DECLS
  * keypoints: discs of this radius. */
 #define GST_TENSOR_INJECT_DRAW_LIMB_WIDTH 4
 #define GST_TENSOR_INJECT_DRAW_JOINT_RADIUS 3
+
+/* Paints each object of tiles into vframe (mapped writable, a supported
+ * format, the frame the tiles were made for): its box (frame pixels) in
+ * its class's colour with a darker border, as the scenes' boxes. */
+void gst_tensor_inject_draw_tiles (const GstTensorInjectTiles * tiles,
+    GstVideoFrame * vframe);
 
 /* Whether gst_tensor_inject_draw_objects draws on this format: the 8-bit
  * packed RGB formats (RGB, BGR, RGBx, BGRx, xRGB, xBGR, RGBA, BGRA, ARGB,

@@ -13,6 +13,7 @@
 #include <gst/check/gstharness.h>
 
 #include "gst_helpers.h"
+#include "gsttensorinjecttiles.h"
 
 #define SLICES 7
 #define ROWS (4 + 3)
@@ -229,6 +230,101 @@ GST_START_TEST (test_tiles_live)
 
 GST_END_TEST;
 
+/* "x,y,w,h,class-<id>,<score>" of an object, as rois_to_string writes a
+ * ROI. */
+static gint
+compare_strings (gconstpointer a, gconstpointer b)
+{
+  return g_strcmp0 (*(const gchar * const *) a, *(const gchar * const *) b);
+}
+
+/* The ROIs of buf, or the tiles' objects, as sorted "x,y,w,h,type,conf"
+ * items joined by ';'. */
+static gchar *
+sorted_items (gchar ** items)
+{
+  GPtrArray *a = g_ptr_array_new ();
+  gchar **p, *joined;
+
+  for (p = items; *p != NULL; p++)
+    if (**p != '\0')
+      g_ptr_array_add (a, *p);
+  g_ptr_array_sort (a, compare_strings);
+  g_ptr_array_add (a, NULL);
+  joined = g_strjoinv (";", (gchar **) a->pdata);
+  g_ptr_array_free (a, TRUE);
+  return joined;
+}
+
+/* tensorinject's tiles (a 1920x1080 frame, 640x640 slices: 4 x 2 and the
+ * whole frame) through cudanms with the same slicing: every object found
+ * once, its true box and score, float32 and float16 tensors. */
+GST_START_TEST (test_tiles_producer)
+{
+  const gchar *types[] = { "float32", "float16" };
+  guint t;
+
+  for (t = 0; t < G_N_ELEMENTS (types); t++) {
+    GstTensorInjectTilesConfig cfg;
+    GstTensorInjectTiles *truth;
+    GstHarness *h;
+    GstBuffer *out;
+    gchar *pipe, *got, *want, **items, **roi_items;
+    gint i, n;
+
+    memset (&cfg, 0, sizeof cfg);
+    cfg.frame_width = 1920;
+    cfg.frame_height = 1080;
+    cfg.slice_width = cfg.slice_height = 640;
+    cfg.overlap = 0.2;
+    cfg.full_frame = TRUE;
+    cfg.model_width = cfg.model_height = 640;
+    cfg.num_classes = 5;
+    cfg.num_objects = 60;
+    cfg.seed = 11;
+    cfg.dtype = t == 0 ? CNMS_DTYPE_FLOAT32 : CNMS_DTYPE_FLOAT16;
+    truth = gst_tensor_inject_tiles_new (&cfg, NULL);
+    fail_unless (truth != NULL);
+    n = gst_tensor_inject_tiles_n_objects (truth);
+    fail_unless (n >= 50, "only %d objects placed", n);
+    items = g_new0 (gchar *, n + 1);
+    for (i = 0; i < n; i++) {
+      gint b[4], cls;
+      gfloat score;
+
+      gst_tensor_inject_tiles_object (truth, i, b, &cls, &score);
+      items[i] = g_strdup_printf ("%d,%d,%d,%d,class-%d,%.9g", b[0], b[1],
+          b[2] - b[0], b[3] - b[1], cls, score);
+    }
+    want = sorted_items (items);
+
+    pipe = g_strdup_printf ("tensorinject slice-size=640x640 num-objects=60 "
+        "seed=11 num-classes=5 data-type=%s ! cudanms model-size=640x640 "
+        "slice-size=640x640 attach-meta=roi", types[t]);
+    h = gst_harness_new_parse (pipe);
+    gst_harness_set_src_caps_str (h, "video/x-raw,format=GRAY8,width=1920,"
+        "height=1080,framerate=30/1");
+    out = gst_harness_push_and_pull (h, gst_buffer_new_allocate (NULL,
+            1920 * 1080, NULL));
+    fail_unless (out != NULL);
+    got = rois_to_string (out);
+    roi_items = g_strsplit (got, ";", -1);
+    g_free (got);
+    got = sorted_items (roi_items);
+    fail_unless_equals_string (got, want);
+    gst_buffer_unref (out);
+    gst_harness_teardown (h);
+    g_free (pipe);
+    g_free (got);
+    g_free (want);
+    g_strfreev (items);
+    g_strfreev (roi_items);
+    gst_tensor_inject_tiles_free (truth);
+  }
+}
+
+GST_END_TEST;
+
 static Suite *
 tiles_suite (void)
 {
@@ -240,6 +336,7 @@ tiles_suite (void)
   tcase_add_test (tc, test_tiles_count_mismatch);
   tcase_add_test (tc, test_tiles_layout_refused);
   tcase_add_test (tc, test_tiles_live);
+  tcase_add_test (tc, test_tiles_producer);
   return s;
 }
 
