@@ -427,6 +427,14 @@ typedef enum {
   CNMS_MATCH_IOU                /* intersection over union */
 } cnms_match_metric;
 
+/* Whose rules: SAHI's own, bugs included (the default), or the
+ * consistent ones (docs/contracts.md, "Tiles": one precision and one
+ * comparison, nothing lost). */
+typedef enum {
+  CNMS_MERGE_RULES_SAHI = 0,
+  CNMS_MERGE_RULES_CONSISTENT
+} cnms_merge_rules;
+
 typedef struct {
   cnms_merge_rule rule;
   cnms_match_metric metric;
@@ -434,9 +442,10 @@ typedef struct {
                                  * (float32) first, > it (float64) when
                                  * merged: docs/contracts.md */
   int class_agnostic;           /* 0: each class alone (SAHI's default) */
+  cnms_merge_rules rules;       /* CNMS_MERGE_RULES_SAHI by default */
 } cnms_merge_params;
 
-/* SAHI's defaults: greedy NMM, IoS, 0.5, each class alone. */
+/* SAHI's defaults: greedy NMM, IoS, 0.5, each class alone, its rules. */
 void cnms_merge_params_init (cnms_merge_params *m);
 
 /* SAHI's postprocess of n records in frame pixels: boxes [n][4] x1 y1 x2
@@ -451,7 +460,12 @@ void cnms_merge_params_init (cnms_merge_params *m);
  * NMM then merge each absorbed record whose float64 metric with the box
  * merged so far is above the threshold into the enclosing box (the score
  * the higher, the class the keeper's unless the other's score is equal
- * or higher), and drop the others. */
+ * or higher), and drop the others. With CNMS_MERGE_RULES_CONSISTENT: one
+ * float64 metric (0 where its denominator is not > 0) matched at >= the
+ * threshold in both passes, the order of the doubles, NMM claiming only
+ * records after the claimer in that order, the merged class the keeper's
+ * unless another's score is higher, and a record that fails the merge
+ * kept alone, its own result right after its keeper's. */
 cnms_status cnms_merge (cnms_ctx *ctx, const double *boxes,
     const double *scores, const int32_t *classes, int n,
     const cnms_merge_params *m, const cnms_det **dets, int *n_dets);

@@ -75,6 +75,7 @@
 #define DEFAULT_PROP_MERGE_METRIC GST_CUDANMS_MERGE_METRIC_IOS
 #define DEFAULT_PROP_MERGE_THRESHOLD 0.5
 #define DEFAULT_PROP_MERGE_CLASS_AGNOSTIC FALSE
+#define DEFAULT_PROP_MERGE_RULES GST_CUDANMS_MERGE_RULES_SAHI
 /* slice-overlap's largest value (SAHI's ratio is below 1) */
 #define SLICE_OVERLAP_MAX 0.99
 
@@ -111,7 +112,8 @@ enum
   PROP_MERGE,
   PROP_MERGE_METRIC,
   PROP_MERGE_THRESHOLD,
-  PROP_MERGE_CLASS_AGNOSTIC
+  PROP_MERGE_CLASS_AGNOSTIC,
+  PROP_MERGE_RULES
 };
 
 struct _GstCudanms
@@ -149,6 +151,7 @@ struct _GstCudanms
   GstCudanmsMergeMetric merge_metric;
   gdouble merge_threshold;
   gboolean merge_class_agnostic;
+  GstCudanmsMergeRules merge_rules;
   gboolean labels_ready;        /* labels loaded: class names resolve */
 
   /* streaming state, made in start/set_caps */
@@ -225,6 +228,7 @@ gst_cudanms_init (GstCudanms * self)
   self->merge_metric = DEFAULT_PROP_MERGE_METRIC;
   self->merge_threshold = DEFAULT_PROP_MERGE_THRESHOLD;
   self->merge_class_agnostic = DEFAULT_PROP_MERGE_CLASS_AGNOSTIC;
+  self->merge_rules = DEFAULT_PROP_MERGE_RULES;
   self->protos = (GstCudanmsTensorView) GST_CUDANMS_TENSOR_VIEW_INIT;
   self->mask_pool = gst_cudanms_mask_pool_new ();
   gst_cudanms_classes_init (&self->classes);
@@ -402,6 +406,9 @@ gst_cudanms_set_property (GObject * object, guint prop_id,
     case PROP_MERGE_CLASS_AGNOSTIC:
       self->merge_class_agnostic = g_value_get_boolean (value);
       break;
+    case PROP_MERGE_RULES:
+      self->merge_rules = g_value_get_enum (value);
+      break;
     default:
       G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
       break;
@@ -539,6 +546,9 @@ gst_cudanms_get_property (GObject * object, guint prop_id, GValue * value,
       break;
     case PROP_MERGE_CLASS_AGNOSTIC:
       g_value_set_boolean (value, self->merge_class_agnostic);
+      break;
+    case PROP_MERGE_RULES:
+      g_value_set_enum (value, self->merge_rules);
       break;
     default:
       G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
@@ -1088,6 +1098,7 @@ gst_cudanms_transform_tiles (GstCudanms * self, GstBuffer * buffer)
   m.metric = (cnms_match_metric) self->merge_metric;
   m.threshold = self->merge_threshold;
   m.class_agnostic = self->merge_class_agnostic;
+  m.rules = (cnms_merge_rules) self->merge_rules;
   GST_OBJECT_UNLOCK (self);
 
   n = gst_cudanms_frame_slices (self);
@@ -1827,6 +1838,18 @@ gst_cudanms_class_init (GstCudanmsClass * klass)
       g_param_spec_boolean ("merge-class-agnostic", "Merge class agnostic",
           "Tiles: merge detections of different classes",
           DEFAULT_PROP_MERGE_CLASS_AGNOSTIC, live));
+  /**
+   * GstCudanms:merge-rules:
+   *
+   * Tiles: SAHI's rules as its code runs them (the default), or the
+   * consistent ones: one float64 metric matched at >= merge-threshold in
+   * both passes, and a detection that fails to merge kept alone instead
+   * of lost (docs/contracts.md, "Tiles").
+   */
+  g_object_class_install_property (gobject_class, PROP_MERGE_RULES,
+      g_param_spec_enum ("merge-rules", "Merge rules",
+          "Tiles: SAHI's rules as its code runs them, or consistent ones",
+          GST_TYPE_CUDANMS_MERGE_RULES, DEFAULT_PROP_MERGE_RULES, live));
 
   gst_element_class_add_static_pad_template (element_class, &sink_template);
   gst_element_class_add_static_pad_template (element_class, &src_template);
@@ -1854,6 +1877,7 @@ gst_cudanms_class_init (GstCudanmsClass * klass)
   gst_type_mark_as_plugin_api (GST_TYPE_CUDANMS_ATTACH_META, 0);
   gst_type_mark_as_plugin_api (GST_TYPE_CUDANMS_MERGE, 0);
   gst_type_mark_as_plugin_api (GST_TYPE_CUDANMS_MERGE_METRIC, 0);
+  gst_type_mark_as_plugin_api (GST_TYPE_CUDANMS_MERGE_RULES, 0);
 }
 
 /* A tensor decoder's defaults (gst_cudanms_class_make_tensor_decoder): set

@@ -124,3 +124,22 @@ gst_cudanms_merge_metric_get_type (void)
   }
   return type;
 }
+
+GType
+gst_cudanms_merge_rules_get_type (void)
+{
+  static GType type = 0;
+  static const GEnumValue values[] = {
+    {GST_CUDANMS_MERGE_RULES_SAHI, "SAHI's rules, as its code runs them",
+        "sahi"},
+    {GST_CUDANMS_MERGE_RULES_CONSISTENT, "One precision and one comparison, "
+          "nothing lost", "consistent"},
+    {0, NULL, NULL}
+  };
+
+  if (g_once_init_enter (&type)) {
+    GType t = g_enum_register_static ("GstCudanmsMergeRules", values);
+    g_once_init_leave (&type, t);
+  }
+  return type;
+}

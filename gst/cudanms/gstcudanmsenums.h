@@ -111,6 +111,21 @@ typedef enum
 
 #define GST_TYPE_CUDANMS_MERGE_METRIC (gst_cudanms_merge_metric_get_type ())
 GType gst_cudanms_merge_metric_get_type (void);
+
+/**
+ * GstCudanmsMergeRules:
+ * @GST_CUDANMS_MERGE_RULES_SAHI: SAHI's rules, as its code runs them
+ * @GST_CUDANMS_MERGE_RULES_CONSISTENT: one precision and one comparison,
+ *   nothing lost (cnms_merge_rules)
+ */
+typedef enum
+{
+  GST_CUDANMS_MERGE_RULES_SAHI = CNMS_MERGE_RULES_SAHI,
+  GST_CUDANMS_MERGE_RULES_CONSISTENT = CNMS_MERGE_RULES_CONSISTENT
+} GstCudanmsMergeRules;
+
+#define GST_TYPE_CUDANMS_MERGE_RULES (gst_cudanms_merge_rules_get_type ())
+GType gst_cudanms_merge_rules_get_type (void);
 /* The property's name of a value ("roi", "analytics", "both"). */
 const gchar *gst_cudanms_attach_meta_nick (GstCudanmsAttachMeta which);
 

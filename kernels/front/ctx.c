@@ -81,6 +81,7 @@ cnms_ctx_free (cnms_ctx *ctx)
   free (ctx->merge_tail);
   free (ctx->merge_out);
   free (ctx->merge_pairs);
+  free (ctx->merge_pos);
   free (ctx->tiles_frames);
   free (ctx->tiles_boxes);
   free (ctx->tiles_classes);

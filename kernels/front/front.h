@@ -64,6 +64,7 @@ struct cnms_ctx {
   int *merge_group;             /* the keepers, in output order */
   int *merge_head, *merge_tail; /* each keeper's merge list */
   int *merge_pairs;             /* 2 a record */
+  int *merge_pos;               /* each record's place in the walk */
   cnms_det *merge_out;
   size_t merge_cap;
   /* cnms_detect_tiles: the slices as frames, their records in the frame

@@ -122,14 +122,18 @@ reserve (cnms_ctx *ctx, int n)
   GROW (merge_tail, sizeof (int));
   GROW (merge_out, sizeof (cnms_det));
   GROW (merge_pairs, 2 * sizeof (int));
+  GROW (merge_pos, sizeof (int));
 #undef GROW
   ctx->merge_cap = nn;
   ctx->b.alloc_count++;
   return CNMS_OK;
 }
 
-/* qsort's view of the records being ordered */
+/* qsort's view of the records being ordered: SAHI's float32 ones, or the
+ * caller's (the consistent rules) */
 static const merge_rec *sort_recs;
+static const double *sort_boxes, *sort_scores;
+static const int32_t *sort_classes;
 
 /* SAHI's order (np.lexsort ((y2, x2, y1, x1, -score))): score descending,
  * then x1, y1, x2, y2 ascending (float32), then the index. */
@@ -149,6 +153,35 @@ by_score (const void *pa, const void *pb)
     return ra->x2 < rb->x2 ? -1 : 1;
   if (ra->y2 != rb->y2)
     return ra->y2 < rb->y2 ? -1 : 1;
+  return a < b ? -1 : a > b;
+}
+
+/* The consistent rules' order: score descending, then x1, y1, x2, y2
+ * ascending (the caller's doubles), then the index. */
+static int
+by_score64 (const void *pa, const void *pb)
+{
+  const int a = *(const int *) pa, b = *(const int *) pb;
+  const double *ba = sort_boxes + 4 * (size_t) a;
+  const double *bb = sort_boxes + 4 * (size_t) b;
+  int k;
+
+  if (sort_scores[a] != sort_scores[b])
+    return sort_scores[a] > sort_scores[b] ? -1 : 1;
+  for (k = 0; k < 4; k++)
+    if (ba[k] != bb[k])
+      return ba[k] < bb[k] ? -1 : 1;
+  return a < b ? -1 : a > b;
+}
+
+/* By class (the caller's ids, ascending), then index. */
+static int
+by_class64 (const void *pa, const void *pb)
+{
+  const int a = *(const int *) pa, b = *(const int *) pb;
+
+  if (sort_classes[a] != sort_classes[b])
+    return sort_classes[a] < sort_classes[b] ? -1 : 1;
   return a < b ? -1 : a > b;
 }
 
@@ -188,6 +221,24 @@ match32 (const merge_rec *a, const merge_rec *b, cnms_match_metric metric,
   if (den > 0.0f)
     v = cnms_fdiv (inter, den);
   return v >= thr;
+}
+
+/* The float64 IoU or IoS of a and b (x1 y1 x2 y2), 0 where its
+ * denominator is not > 0: the consistent rules' metric. */
+static double
+metric64 (const double *a, const double *b, cnms_match_metric metric)
+{
+  const double area_a = (a[2] - a[0]) * (a[3] - a[1]);
+  const double area_b = (b[2] - b[0]) * (b[3] - b[1]);
+  double w = (a[2] < b[2] ? a[2] : b[2]) - (a[0] > b[0] ? a[0] : b[0]);
+  double h = (a[3] < b[3] ? a[3] : b[3]) - (a[1] > b[1] ? a[1] : b[1]);
+  double den;
+
+  w = w > 0.0 ? w : 0.0;
+  h = h > 0.0 ? h : 0.0;
+  den = metric == CNMS_MATCH_IOU ? area_a + area_b - w * h :
+      (area_a < area_b ? area_a : area_b);
+  return den > 0.0 ? w * h / den : 0.0;
 }
 
 /* The merge-time re-check: the float64 IoU or IoS of a and b (x1 y1 x2 y2)
@@ -231,9 +282,33 @@ dominates (const merge_rec *i, const merge_rec *j)
 typedef struct {
   cnms_ctx *ctx;
   const cnms_merge_params *m;
+  const double *boxes, *scores;
   float thr;
+  int consistent;               /* CNMS_MERGE_RULES_CONSISTENT */
   int n_groups;                 /* keepers so far, in output order */
 } merge_run;
+
+/* Do records i and j match in the first pass? */
+static int
+match (const merge_run *r, int i, int j)
+{
+  const merge_rec *f = RECS (r->ctx);
+
+  if (r->consistent)
+    return metric64 (r->boxes + 4 * (size_t) i, r->boxes + 4 * (size_t) j,
+        r->m->metric) >= r->m->threshold;
+  return match32 (&f[i], &f[j], r->m->metric, r->thr);
+}
+
+/* May record i claim record j in NMM? SAHI: it dominates j; the consistent
+ * rules: j comes after i in the walk (pos: each record's place in it). */
+static int
+may_claim (const merge_run *r, const int *pos, int i, int j)
+{
+  const merge_rec *f = RECS (r->ctx);
+
+  return r->consistent ? pos[j] > pos[i] : dominates (&f[i], &f[j]);
+}
 
 /* A new keeper k (its group, empty). */
 static void
@@ -270,9 +345,14 @@ first_pass (merge_run *r, const int *set, int n)
 
   memcpy (order, set, (size_t) n * sizeof *order);
   sort_recs = f;
-  qsort (order, (size_t) n, sizeof *order, by_score);
-  for (p = 0; p < n; p++)
+  sort_boxes = r->boxes;
+  sort_scores = r->scores;
+  qsort (order, (size_t) n, sizeof *order, r->consistent ? by_score64 :
+      by_score);
+  for (p = 0; p < n; p++) {
     state[set[p]] = -1;
+    ctx->merge_pos[order[p]] = p;
+  }
 
   switch (r->m->rule) {
     case CNMS_MERGE_NMS:
@@ -284,8 +364,7 @@ first_pass (merge_run *r, const int *set, int n)
           continue;
         new_group (r, i);
         for (q = 0; q < n; q++)
-          if (state[set[q]] < 0 && match32 (&f[i], &f[set[q]], r->m->metric,
-                  r->thr))
+          if (state[set[q]] < 0 && match (r, i, set[q]))
             state[set[q]] = i;
         state[i] = i;
       }
@@ -303,7 +382,7 @@ first_pass (merge_run *r, const int *set, int n)
         for (q = p + 1; q < n; q++) {
           const int j = order[q];
 
-          if (state[j] < 0 && match32 (&f[i], &f[j], r->m->metric, r->thr)) {
+          if (state[j] < 0 && match (r, i, j)) {
             state[j] = i;
             absorb (r, i, j);
           }
@@ -311,7 +390,7 @@ first_pass (merge_run *r, const int *set, int n)
       }
       break;
     case CNMS_MERGE_NMM:
-      if (!(r->m->threshold > 0.0)) {
+      if (!r->consistent && !(r->m->threshold > 0.0)) {
         /* every pair matches (SAHI's nmm_match_all): the first box takes
          * every box of a lower score and its exact duplicates; every other
          * box of the top score keeps nothing */
@@ -351,8 +430,8 @@ first_pass (merge_run *r, const int *set, int n)
         for (q = 0; q < n; q++) {
           const int j = set[q];
 
-          if (state[j] < 0 && j != i && dominates (&f[i], &f[j])
-              && match32 (&f[i], &f[j], r->m->metric, r->thr)) {
+          if (state[j] < 0 && j != i
+              && may_claim (r, ctx->merge_pos, i, j) && match (r, i, j)) {
             state[j] = k;
             absorb (r, k, j);
           }
@@ -362,17 +441,36 @@ first_pass (merge_run *r, const int *set, int n)
   }
 }
 
-/* By score (float32) descending, then the position in the kept list: a
- * stable sort of the per-class NMS keepers (qsort with the position). */
+/* By score (float32, or the caller's for the consistent rules)
+ * descending, then the position in the kept list: a stable sort of the
+ * per-class NMS keepers (qsort with the position). */
 static int
 by_kept_score (const void *pa, const void *pb)
 {
   const int *a = pa, *b = pb;
-  const float sa = sort_recs[a[0]].score, sb = sort_recs[b[0]].score;
+  const double sa = sort_recs != NULL ? sort_recs[a[0]].score :
+      sort_scores[a[0]];
+  const double sb = sort_recs != NULL ? sort_recs[b[0]].score :
+      sort_scores[b[0]];
 
   if (sa != sb)
     return sa > sb ? -1 : 1;
   return a[1] < b[1] ? -1 : a[1] > b[1];
+}
+
+/* A result: box (x1 y1 x2 y2), score and class as floats, anchor the
+ * keeping record. */
+static void
+put_det (cnms_det *d, const double *box, double score, int32_t cls, int k)
+{
+  memset (d, 0, sizeof *d);
+  d->x1 = (float) box[0];
+  d->y1 = (float) box[1];
+  d->x2 = (float) box[2];
+  d->y2 = (float) box[3];
+  d->score = (float) score;
+  d->class_id = cls;
+  d->anchor = k;
 }
 
 cnms_status
@@ -382,7 +480,7 @@ cnms_merge (cnms_ctx *ctx, const double *boxes, const double *scores,
 {
   merge_run r;
   cnms_status st;
-  int i, g, n_in = 0;
+  int i, g, n_in = 0, n_out = 0;
 
   if (ctx == NULL)
     return CNMS_ERR_INVALID_ARG;
@@ -397,10 +495,12 @@ cnms_merge (cnms_ctx *ctx, const double *boxes, const double *scores,
     return cnms_fail (&ctx->b, CNMS_ERR_INVALID_ARG, "cnms_merge: n = %d",
         n);
   if ((int) m->rule < CNMS_MERGE_GREEDY_NMM || (int) m->rule > CNMS_MERGE_NMS
-      || (int) m->metric < CNMS_MATCH_IOS || (int) m->metric > CNMS_MATCH_IOU)
+      || (int) m->metric < CNMS_MATCH_IOS || (int) m->metric > CNMS_MATCH_IOU
+      || (int) m->rules < CNMS_MERGE_RULES_SAHI
+      || (int) m->rules > CNMS_MERGE_RULES_CONSISTENT)
     return cnms_fail (&ctx->b, CNMS_ERR_INVALID_ARG,
-        "cnms_merge: unknown rule %d or metric %d", (int) m->rule,
-        (int) m->metric);
+        "cnms_merge: unknown rule %d, metric %d or rules %d", (int) m->rule,
+        (int) m->metric, (int) m->rules);
   if (!(m->threshold >= 0.0 && m->threshold <= 1.0))
     return cnms_fail (&ctx->b, CNMS_ERR_INVALID_ARG,
         "cnms_merge: the match threshold %g is outside [0, 1]",
@@ -429,6 +529,9 @@ cnms_merge (cnms_ctx *ctx, const double *boxes, const double *scores,
   r.ctx = ctx;
   r.m = m;
   r.thr = (float) m->threshold;
+  r.boxes = boxes;
+  r.scores = scores;
+  r.consistent = m->rules == CNMS_MERGE_RULES_CONSISTENT;
   if (n_in == 0)
     return CNMS_OK;
 
@@ -439,12 +542,16 @@ cnms_merge (cnms_ctx *ctx, const double *boxes, const double *scores,
     int a = 0;
 
     sort_recs = RECS (ctx);
-    qsort (ctx->merge_idx, (size_t) n_in, sizeof (int), by_class);
+    sort_classes = classes;
+    qsort (ctx->merge_idx, (size_t) n_in, sizeof (int), r.consistent ?
+        by_class64 : by_class);
     while (a < n_in) {
       int b = a + 1;
 
-      while (b < n_in && RECS (ctx)[ctx->merge_idx[b]].cls
-          == RECS (ctx)[ctx->merge_idx[a]].cls)
+      while (b < n_in && (r.consistent ?
+              classes[ctx->merge_idx[b]] == classes[ctx->merge_idx[a]] :
+              RECS (ctx)[ctx->merge_idx[b]].cls
+              == RECS (ctx)[ctx->merge_idx[a]].cls))
         b++;
       /* the class's records in ascending index: their order in idx */
       first_pass (&r, ctx->merge_idx + a, b - a);
@@ -459,7 +566,8 @@ cnms_merge (cnms_ctx *ctx, const double *boxes, const double *scores,
         kp[g][0] = ctx->merge_group[g];
         kp[g][1] = g;
       }
-      sort_recs = RECS (ctx);
+      sort_recs = r.consistent ? NULL : RECS (ctx);
+      sort_scores = scores;
       qsort (kp, (size_t) r.n_groups, sizeof *kp, by_kept_score);
       for (g = 0; g < r.n_groups; g++)
         ctx->merge_group[g] = kp[g][0];
@@ -467,38 +575,44 @@ cnms_merge (cnms_ctx *ctx, const double *boxes, const double *scores,
   }
 
   /* the merge pass: each keeper's list in order, each box re-checked
-   * against the keeper as merged so far (float64) */
+   * against the keeper as merged so far (float64): SAHI's rules drop a box
+   * that fails, the consistent ones keep it alone after its keeper */
   for (g = 0; g < r.n_groups; g++) {
     const int k = ctx->merge_group[g];
     const double *kb = boxes + 4 * (size_t) k;
     double box[4] = { kb[0], kb[1], kb[2], kb[3] };
     double score = scores[k];
     int32_t cls = classes[k];
-    cnms_det *d = &ctx->merge_out[g];
+    const int at = n_out++;
+    cnms_det *d;
 
     if (m->rule != CNMS_MERGE_NMS)
       for (i = ctx->merge_head[k]; i >= 0; i = ctx->merge_next[i]) {
         const double *jb = boxes + 4 * (size_t) i;
 
-        if (!recheck (box, jb, m->metric, m->threshold))
-          continue;             /* neither merged nor kept */
-        cls = score > scores[i] ? cls : classes[i];
+        if (r.consistent ? !(metric64 (box, jb, m->metric) >= m->threshold)
+            : !recheck (box, jb, m->metric, m->threshold)) {
+          if (r.consistent)
+            put_det (&ctx->merge_out[n_out++], jb, scores[i], classes[i],
+                i);
+          continue;
+        }
+        /* SAHI: the absorbed box's class unless the keeper's score is
+         * higher; consistent: the keeper's unless the other's is */
+        if (r.consistent)
+          cls = scores[i] > score ? classes[i] : cls;
+        else
+          cls = score > scores[i] ? cls : classes[i];
         score = score >= scores[i] ? score : scores[i];
         box[0] = box[0] < jb[0] ? box[0] : jb[0];
         box[1] = box[1] < jb[1] ? box[1] : jb[1];
         box[2] = box[2] > jb[2] ? box[2] : jb[2];
         box[3] = box[3] > jb[3] ? box[3] : jb[3];
       }
-    memset (d, 0, sizeof *d);
-    d->x1 = (float) box[0];
-    d->y1 = (float) box[1];
-    d->x2 = (float) box[2];
-    d->y2 = (float) box[3];
-    d->score = (float) score;
-    d->class_id = cls;
-    d->anchor = k;
+    d = &ctx->merge_out[at];
+    put_det (d, box, score, cls, k);
   }
-  *n_dets = r.n_groups;
+  *n_dets = n_out;
   return CNMS_OK;
 }
 

@@ -59,6 +59,7 @@ static const char usage_tail[] =
     "      [--slice-overlap F] [--slice-full-frame]\n"
     "      [--merge greedy-nmm|nmm|nms] [--merge-metric ios|iou]\n"
     "      [--merge-threshold T] [--merge-class-agnostic]\n"
+    "      [--merge-rules sahi|consistent]\n"
     "      and decode's options (--frame-size: the whole frame)\n"
     "    T [B,...] of a layout of boxes (yolov8, yolov5, end2end): slice i\n"
     "    of the frame's grid of WxH slices overlapping by F (default 0.2)\n"
@@ -375,6 +376,13 @@ parse_args (int argc, char **argv, options *o)
         o->merge.metric = CNMS_MATCH_IOU;
       else
         die ("--merge-metric: '%s' is not ios or iou", v);
+    } else if (strcmp (a, "--merge-rules") == 0) {
+      if (strcmp (v, "sahi") == 0)
+        o->merge.rules = CNMS_MERGE_RULES_SAHI;
+      else if (strcmp (v, "consistent") == 0)
+        o->merge.rules = CNMS_MERGE_RULES_CONSISTENT;
+      else
+        die ("--merge-rules: '%s' is not sahi or consistent", v);
     } else if (strcmp (a, "--merge-threshold") == 0) {
       o->merge.threshold = parse_double (a, v);
       if (!(o->merge.threshold >= 0.0 && o->merge.threshold <= 1.0))

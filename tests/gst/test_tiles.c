@@ -230,6 +230,49 @@ GST_START_TEST (test_tiles_live)
 
 GST_END_TEST;
 
+/* One slice, the whole frame: K [10, 0, 20, 10] 0.9, L [7, 0, 17, 10] 0.85
+ * and R [13, 0, 23, 10] 0.8, class 0, kept by the slice's NMS (iou 0.9);
+ * greedy NMM at IoU 0.5: K absorbs L and R (IoU 7/13 each); merged with L
+ * the box is [7, 0, 20, 10], and R's IoU with it is 70/160: SAHI's rules
+ * drop R, the consistent ones keep it alone after its keeper. */
+GST_START_TEST (test_tiles_merge_rules_consistent)
+{
+  static const gint dims[3] = { 1, 4 + 1, 3 };
+  static const gfloat t[5][3] = {
+    {15, 12, 18}, {5, 5, 5}, {10, 10, 10}, {10, 10, 10}, {0.9f, 0.85f, 0.8f},
+  };
+  static const struct
+  {
+    const gchar *rules, *rois;
+  } cases[] = {
+    {"sahi", "7,0,13,10,class-0,0.899999976;"},
+    {"consistent", "7,0,13,10,class-0,0.899999976;"
+          "13,0,10,10,class-0,0.800000012;"},
+  };
+  guint i;
+
+  for (i = 0; i < G_N_ELEMENTS (cases); i++) {
+    gchar *props = g_strdup_printf ("layout=yolov8 model-size=320x240 "
+        "slice-size=320x240 "
+        "slice-full-frame=false iou=0.9 merge-metric=iou merge-rules=%s",
+        cases[i].rules);
+    GstHarness *h = new_harness (props);
+    GstBuffer *buf = make_frame (0), *out;
+    gchar *got;
+
+    attach_tensor (buf, NULL, "float32", dims, 3, t, sizeof t);
+    out = push_pull (h, buf);
+    got = rois_to_string (out);
+    fail_unless_equals_string (got, cases[i].rois);
+    g_free (got);
+    gst_buffer_unref (out);
+    gst_harness_teardown (h);
+    g_free (props);
+  }
+}
+
+GST_END_TEST;
+
 /* "x,y,w,h,class-<id>,<score>" of an object, as rois_to_string writes a
  * ROI. */
 static gint
@@ -337,6 +380,7 @@ tiles_suite (void)
   tcase_add_test (tc, test_tiles_layout_refused);
   tcase_add_test (tc, test_tiles_live);
   tcase_add_test (tc, test_tiles_producer);
+  tcase_add_test (tc, test_tiles_merge_rules_consistent);
   return s;
 }
 
