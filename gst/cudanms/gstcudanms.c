@@ -176,6 +176,11 @@ struct _GstCudanms
   gint tile_width, tile_height;
   gdouble tile_overlap;
   gboolean tile_full_frame;
+  /* the slicing the caps describe (slice-width, slice-height,
+   * slice-overlap, slice-full-frame fields): caps_slice_width 0, none */
+  gint caps_slice_width, caps_slice_height;
+  gdouble caps_slice_overlap;
+  gboolean caps_slice_full_frame;
 #ifdef HAVE_GST_BATCH_META
   GstCudanmsBatch batch;        /* the frames of the batch buffer */
 #endif
@@ -689,6 +694,38 @@ gst_cudanms_check_tensor_caps (GstCudanms * self, GstCaps * caps)
   return ok;
 }
 
+/* The slicing a video stream's caps describe (tiles: docs/element.md),
+ * which takes the place of the slicing properties: slice-width and
+ * slice-height (ints), slice-overlap (double, default 0.2) and
+ * slice-full-frame (boolean, default TRUE). */
+static void
+gst_cudanms_caps_slicing (GstCudanms * self, const GstStructure * s)
+{
+  gint w = 0, h = 0;
+  gdouble overlap = DEFAULT_PROP_SLICE_OVERLAP;
+  gboolean full = DEFAULT_PROP_SLICE_FULL_FRAME;
+
+  self->caps_slice_width = self->caps_slice_height = 0;
+  if (!gst_structure_get_int (s, "slice-width", &w)
+      || !gst_structure_get_int (s, "slice-height", &h) || w < 1 || h < 1
+      || w > CNMS_SIZE_MAX || h > CNMS_SIZE_MAX)
+    return;
+  gst_structure_get_double (s, "slice-overlap", &overlap);
+  gst_structure_get_boolean (s, "slice-full-frame", &full);
+  if (!(overlap >= 0.0 && overlap <= SLICE_OVERLAP_MAX)) {
+    GST_ELEMENT_WARNING (self, STREAM, FORMAT, ("The caps' slice-overlap "
+            "%g is outside [0, %g]: the caps' slicing is not used.", overlap,
+            SLICE_OVERLAP_MAX), (NULL));
+    return;
+  }
+  self->caps_slice_width = w;
+  self->caps_slice_height = h;
+  self->caps_slice_overlap = overlap;
+  self->caps_slice_full_frame = full;
+  GST_INFO_OBJECT (self, "the caps slice the frame into %dx%d slices, "
+      "overlap %g%s", w, h, overlap, full ? ", the whole frame last" : "");
+}
+
 static gboolean
 gst_cudanms_set_caps (GstBaseTransform * trans, GstCaps * incaps,
     GstCaps * outcaps)
@@ -708,6 +745,7 @@ gst_cudanms_set_caps (GstBaseTransform * trans, GstCaps * incaps,
     goto bad_caps;
   if (!gst_cudanms_check_tensor_caps (self, incaps))
     return FALSE;
+  gst_cudanms_caps_slicing (self, gst_caps_get_structure (incaps, 0));
   return TRUE;
 
 bad_caps:
@@ -797,10 +835,18 @@ gst_cudanms_before_transform (GstBaseTransform * trans, GstBuffer * buffer)
   cnms_params_init (&p);
   GST_OBJECT_LOCK (self);
   p.keypoint_dims = self->keypoint_dims;
-  self->tile_width = self->slice_width;
-  self->tile_height = self->slice_height;
-  self->tile_overlap = self->slice_overlap;
-  self->tile_full_frame = self->slice_full_frame;
+  if (self->caps_slice_width > 0) {
+    /* the caps' slicing: what the stream is */
+    self->tile_width = self->caps_slice_width;
+    self->tile_height = self->caps_slice_height;
+    self->tile_overlap = self->caps_slice_overlap;
+    self->tile_full_frame = self->caps_slice_full_frame;
+  } else {
+    self->tile_width = self->slice_width;
+    self->tile_height = self->slice_height;
+    self->tile_overlap = self->slice_overlap;
+    self->tile_full_frame = self->slice_full_frame;
+  }
   if (self->tile_width > 0)
     /* slices: one frame of the tensor [B, ...] a slice */
     self->lookup = gst_cudanms_tensor_view_acquire_batch (&self->view,

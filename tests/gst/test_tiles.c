@@ -230,6 +230,29 @@ GST_START_TEST (test_tiles_live)
 
 GST_END_TEST;
 
+/* The slicing from the caps' fields (slice-width, slice-height,
+ * slice-overlap, slice-full-frame), no slice-size property: the same ROIs;
+ * the caps' slicing wins over the properties'. */
+GST_START_TEST (test_tiles_caps)
+{
+  static const gchar *props[] = { "", "slice-size=100x100 slice-overlap=0" };
+  guint i;
+
+  for (i = 0; i < G_N_ELEMENTS (props); i++) {
+    gchar *all = g_strdup_printf ("model-size=160x160 letterbox=true %s",
+        props[i]);
+    GstHarness *h = new_harness_caps (all, "video/x-raw,format=GRAY8,"
+        "width=320,height=240,framerate=30/1,slice-width=160,"
+        "slice-height=160,slice-overlap=0.2,slice-full-frame=true");
+
+    assert_rois (h, ROIS_BY_CLASS);
+    gst_harness_teardown (h);
+    g_free (all);
+  }
+}
+
+GST_END_TEST;
+
 /* One slice, the whole frame: K [10, 0, 20, 10] 0.9, L [7, 0, 17, 10] 0.85
  * and R [13, 0, 23, 10] 0.8, class 0, kept by the slice's NMS (iou 0.9);
  * greedy NMM at IoU 0.5: K absorbs L and R (IoU 7/13 each); merged with L
@@ -381,6 +404,7 @@ tiles_suite (void)
   tcase_add_test (tc, test_tiles_live);
   tcase_add_test (tc, test_tiles_producer);
   tcase_add_test (tc, test_tiles_merge_rules_consistent);
+  tcase_add_test (tc, test_tiles_caps);
   return s;
 }
 
