@@ -127,8 +127,10 @@ def grid_cells():
     return np.concatenate(cells)
 
 
-def frame(rng, yolov5, objects=OBJECTS, noise=NOISE):
-    """Rows [N, 5+C] (yolov5) or [N, 4+C] before the yolov8 transpose."""
+def frame_base(rng, yolov5, noise=NOISE):
+    """A frame's background, rows [N, 5+C] (yolov5) or [N, 4+C] (float64):
+    every anchor a box at its cell's centre and low class scores, then
+    noise anchors scoring 0.05..0.24 (one in twenty 0.25..0.30)."""
     cells = grid_cells()
     per_cell = 3 if yolov5 else 1
     n = len(cells) * per_cell
@@ -143,22 +145,68 @@ def frame(rng, yolov5, objects=OBJECTS, noise=NOISE):
     t[:, off:] = 0.02 * rng.uniform(size=(n, N_CLASSES))
     if yolov5:
         t[:, 4] = 0.001 + 0.02 * rng.uniform(size=n)
-
-    def put_score(a, c, score, obj):
-        if yolov5:
-            t[a, 4] = obj
-            t[a, off + c] = min(score / obj, 1.0)
-        else:
-            t[a, off + c] = score
-
     for _ in range(noise):
         a = int(rng.integers(n))
         score = (0.25 + 0.05 * rng.uniform() if rng.uniform() < 0.05
                  else 0.05 + 0.19 * rng.uniform())
-        put_score(a, int(rng.integers(N_CLASSES)), score,
+        put_score(t, yolov5, a, int(rng.integers(N_CLASSES)), score,
                   0.5 + 0.4 * rng.uniform())
+    return t
 
+
+def put_score(t, yolov5, a, c, score, obj):
+    """Anchor a of rows t scores class c at score (yolov5: as obj times
+    the class score)."""
+    off = 5 if yolov5 else 4
+    if yolov5:
+        t[a, 4] = obj
+        t[a, off + c] = min(score / obj, 1.0)
+    else:
+        t[a, off + c] = score
+
+
+def put_cluster(t, rng, yolov5, c, c2, box, peak, want, taken=None):
+    """An object's cluster in rows t: up to want anchors on the rings (0 to
+    4) of grid cells around the centre cx, cy of box (cx cy w h, model
+    pixels) on the level its size picks, each a jittered box (3 %) scoring
+    class c from peak, falling off by ring; class c2 (or -1: none) at half
+    the score on every third. taken (a bool per anchor, or None): anchors
+    another cluster wrote are skipped, and those written marked."""
+    cx, cy, w, h = box
+    per_cell = 3 if yolov5 else 1
+    off = 5 if yolov5 else 4
     level_start = np.cumsum([0] + [(MODEL // s) ** 2 for s in STRIDES])
+    level = 0 if max(w, h) < 64 else 1 if max(w, h) < 128 else 2
+    s, g = STRIDES[level], MODEL // STRIDES[level]
+    gx0, gy0 = min(int(cx / s), g - 1), min(int(cy / s), g - 1)
+    written = 0
+    for r in range(5):
+        for dy in range(-r, r + 1):
+            for dx in range(-r, r + 1):
+                gx, gy = gx0 + dx, gy0 + dy
+                if (written >= want or max(abs(dx), abs(dy)) != r
+                        or not (0 <= gx < g and 0 <= gy < g)):
+                    continue
+                cell = level_start[level] + gy * g + gx
+                a = cell * per_cell + (written % per_cell)
+                if taken is not None:
+                    if taken[a]:
+                        continue
+                    taken[a] = True
+                score = peak * (1 - 0.35 * r / 4) - 0.05 * rng.uniform()
+                j = 0.03 * (2 * rng.uniform(size=4) - 1)
+                t[a, 0:4] = (cx + w * j[0], cy + h * j[1],
+                             w * (1 + j[2]), h * (1 + j[3]))
+                put_score(t, yolov5, a, c, score, 0.88 + 0.04 * rng.uniform())
+                if c2 >= 0 and written % 3 == 0:
+                    t[a, off + c2] = (0.5 * score / t[a, 4] if yolov5
+                                      else 0.5 * score)
+                written += 1
+
+
+def frame(rng, yolov5, objects=OBJECTS, noise=NOISE):
+    """Rows [N, 5+C] (yolov5) or [N, 4+C] before the yolov8 transpose."""
+    t = frame_base(rng, yolov5, noise)
     for _ in range(objects):
         c = int(rng.integers(N_CLASSES))
         c2 = int((c + 1 + rng.integers(N_CLASSES - 1)) % N_CLASSES) \
@@ -168,28 +216,7 @@ def frame(rng, yolov5, objects=OBJECTS, noise=NOISE):
         cy = h / 2 + rng.uniform() * (MODEL - h)
         peak = 0.6 + 0.35 * rng.uniform()
         want = int(rng.integers(10, 61))
-        level = 0 if max(w, h) < 64 else 1 if max(w, h) < 128 else 2
-        s, g = STRIDES[level], MODEL // STRIDES[level]
-        gx0, gy0 = min(int(cx / s), g - 1), min(int(cy / s), g - 1)
-        written = 0
-        for r in range(5):
-            for dy in range(-r, r + 1):
-                for dx in range(-r, r + 1):
-                    gx, gy = gx0 + dx, gy0 + dy
-                    if (written >= want or max(abs(dx), abs(dy)) != r
-                            or not (0 <= gx < g and 0 <= gy < g)):
-                        continue
-                    cell = level_start[level] + gy * g + gx
-                    a = cell * per_cell + (written % per_cell)
-                    score = peak * (1 - 0.35 * r / 4) - 0.05 * rng.uniform()
-                    j = 0.03 * (2 * rng.uniform(size=4) - 1)
-                    t[a, 0:4] = (cx + w * j[0], cy + h * j[1],
-                                 w * (1 + j[2]), h * (1 + j[3]))
-                    put_score(a, c, score, 0.88 + 0.04 * rng.uniform())
-                    if c2 >= 0 and written % 3 == 0:
-                        t[a, off + c2] = (0.5 * score / t[a, 4] if yolov5
-                                          else 0.5 * score)
-                    written += 1
+        put_cluster(t, rng, yolov5, c, c2, (cx, cy, w, h), peak, want)
     t = t.astype(np.float32)
     return t[None] if yolov5 else np.ascontiguousarray(t.T)[None]
 
