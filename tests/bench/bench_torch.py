@@ -6,6 +6,9 @@ usage: bench_torch.py DATA_DIR OUT_JSON [--device cuda|cpu] [--iters N]
                       [--cudanms-dir DIR] [--opencv]
        bench_torch.py DATA_DIR OUT_JSON --batch B,B,.. [--batch-layouts L,..]
                       [--device ..] [--iters N] [--warmup N] [--budget S]
+       bench_torch.py DATA_DIR OUT_JSON --tiles [--device ..] [--iters N]
+                      [--warmup N] [--budget S] [--min-time S]
+                      [--cudanms-dir DIR]
 
 Reads the inputs of gen_data.py and measures, median and min of the timed
 iterations after a warm-up:
@@ -100,6 +103,42 @@ images'), the times of the whole batch and per frame (*_frame_us); one
 line each, "torch batch B=%d: ..." for yolov8 (as before) and "torch
 batch LAYOUT B=%d: ..." for the others.
 
+With --tiles (bench-tiles' anchors; nothing else runs): tiles.npy [33,
+84, 8400], a 3840x2160 frame's 32 slices of 640x640 (SAHI's grid, overlap
+0.2) and the whole frame last (params.json "tiles"), on the device:
+  - "ultralytics-nms": the detector's post-process of the 33 slices as
+    ultralytics runs it (its batched non_max_suppression as --batch runs
+    it for yolov8, score 0.25, IoU 0.45, top 300, NMS on the model's
+    boxes moved by class x 7680), then each image's scale_boxes and
+    clip_boxes into its view (a slice 1:1; the whole frame: the pad of
+    140 rows subtracted, divided by the gain 1/6, a Python float: on
+    CUDA torch multiplies by its float32 reciprocal instead, 1 ulp from
+    the division on some boxes), one [K, 7] result to the host;
+  - "sahi-merge-numpy": SAHI's merge as the NumPy reference writes it
+    (tests/scripts/sahi_ref.py: greedy NMM, IoS 0.5, each class alone,
+    SAHI's defaults) of the records SAHI's assembly makes of that result
+    (slice_to_frame: clipped, degenerate boxes dropped, shifted in
+    float64, the whole frame last), on the host: the merge alone;
+  - "ultralytics-sahi": the two end to end (the post-process, its result
+    to the host, the assembly and merge by sahi_ref.combine_sliced), wall
+    time;
+  - "torchvision-batched_nms-merge": the same records merged by
+    torchvision's batched_nms at IoU 0.5, each class alone (the usual
+    fast substitute, not SAHI's rule: its detections differ by design),
+    the records on the device;
+  - "ultralytics-batched_nms": that end to end on the device (the
+    post-process, SAHI's clip and drop, the shift in float32,
+    batched_nms), one result to the host.
+The SAHI-rule result is compared with cudanms's (dets_*_tiles.npy in
+--cudanms-dir, by default DATA_DIR, where bench-tiles writes it): the
+keeping records' symmetric difference ("mismatch"), the order, and the
+keepers whose float32 score, box or class differ ("value_diffs"); the
+slices' records with records_*_tiles.npy (the post-process's record).
+Identical is expected; on CUDA, the same comparison of the post-process
+run on the CPU copy (untimed) is added ("host_post_*"), where torch
+divides as cudanms's contract does. Records "bench": "tiles", one line
+each, and a line "torch tiles ..." with the figures.
+
 Times: wall = perf_counter from before the call to the result on the host.
 On CUDA, GPU time = CUDA events around the same work, the result's
 download to pinned memory included (torchvision's nms itself synchronises
@@ -140,6 +179,10 @@ try:
 except ImportError as e:  # depends on the machine
     sys.exit("bench_torch: torch/torchvision not importable: %s" % e)
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
+                                "..", "scripts"))
+import sahi_ref  # noqa: E402  (SAHI's rules in NumPy: the tiles' anchor)
+
 try:
     import cv2
     CV2_ERROR = None
@@ -164,6 +207,9 @@ LANE_MAX_LENGTH = 2.0 ** 20
 SEG_CLASSES = 80
 POSE_KPT_SHAPE = (17, 3)
 SEG_CPU_MAX_B = 8
+# SAHI's postprocess defaults (get_sliced_prediction): greedy NMM, IoS,
+# 0.5, each class alone
+TILES_MERGE = ("greedy-nmm", "ios", 0.5, False)
 
 
 def cpu_model():
@@ -770,6 +816,248 @@ def bench_batch(data, dev, args, timer, records):
             del dets
 
 
+def ultralytics_scale(d, shape, model=(int(FRAME), int(FRAME))):
+    """ultralytics' scale_boxes and clip_boxes of one image's result d
+    [k, 6] (x1 y1 x2 y2 in model pixels) into its image of shape (h, w),
+    in place, as its code runs them: the letterbox gain and pads in Python
+    (the pads rounded as it rounds them), the pads subtracted, the boxes
+    divided by the gain (a float32 tensor by a Python float: on the CPU a
+    float32 division, on CUDA torch multiplies by the float32 reciprocal),
+    each coordinate clamped to the image."""
+    gain = min(model[0] / shape[0], model[1] / shape[1])
+    pad = (round((model[1] - shape[1] * gain) / 2 - 0.1),
+           round((model[0] - shape[0] * gain) / 2 - 0.1))
+    d[..., 0] -= pad[0]
+    d[..., 1] -= pad[1]
+    d[..., 2] -= pad[0]
+    d[..., 3] -= pad[1]
+    d[..., :4] /= gain
+    d[..., 0] = d[..., 0].clamp(0, shape[1])
+    d[..., 1] = d[..., 1].clamp(0, shape[0])
+    d[..., 2] = d[..., 2].clamp(0, shape[1])
+    d[..., 3] = d[..., 3].clamp(0, shape[0])
+    return d
+
+
+def tiles_post(pred, views):
+    """The detector's post-process of the slices [B, 84, N] as ultralytics
+    runs it (its batched non_max_suppression, ultralytics_nms_images), each
+    image's result then scaled into its view (a slice, or the whole frame
+    last) by ultralytics_scale: [K, 7] x1 y1 x2 y2 score class image, in
+    each view's own pixels."""
+    dets = ultralytics_nms_images(pred)
+    for d, (x1, y1, x2, y2) in zip(dets, views):
+        ultralytics_scale(d, (y2 - y1, x2 - x1))
+    return with_image(dets)
+
+
+def tiles_preds(dets, views):
+    """SAHI's per-slice predictions of the host result dets [K, 7]: a list
+    of (boxes, scores, classes) a view, in view pixels, the model's
+    order."""
+    out = []
+    for v in range(len(views)):
+        r = dets[dets[:, 6] == v]
+        out.append((r[:, :4].astype(np.float64), r[:, 4].astype(np.float64),
+                    r[:, 5].astype(np.int64)))
+    return out
+
+
+def sahi_assemble(preds, views, fw, fh):
+    """get_sliced_prediction's assembly (sahi_ref.slice_to_frame of each
+    view, the whole frame last): the frame's records as merge() takes
+    them."""
+    boxes, scores, classes = [], [], []
+    for (b, s, c), (x0, y0, _, _) in zip(preds, views):
+        fb, kept = sahi_ref.slice_to_frame(b, (x0, y0), fh, fw)
+        boxes.extend(fb.tolist())
+        scores.extend(s[kept].tolist())
+        classes.extend(c[kept].tolist())
+    return boxes, scores, classes
+
+
+def sahi_reference(dets, views, fw, fh):
+    """The frame's records of the host result dets (SAHI's assembly) and
+    their merge by sahi_ref with its groups: (boxes, scores, classes,
+    merge's (boxes, scores, classes, groups))."""
+    boxes, scores, classes = sahi_assemble(tiles_preds(dets, views), views,
+                                           fw, fh)
+    return boxes, scores, classes, sahi_ref.merge(
+        boxes, scores, classes, *TILES_MERGE, return_groups=True)
+
+
+def sahi_whole(pred, views, fw, fh):
+    """The SAHI-rule anchor end to end: the slices' post-process on the
+    device, its result to the host, SAHI's assembly and merge as the
+    reference writes them (sahi_ref.combine_sliced: greedy NMM, IoS, 0.5,
+    each class alone): [M, 6] x1 y1 x2 y2 score class (float64)."""
+    dets = tiles_post(pred, views).cpu().numpy()
+    preds = tiles_preds(dets, views)
+    b, s, c = sahi_ref.combine_sliced(fh, fw, views[:-1], preds[:-1],
+                                      preds[-1], *TILES_MERGE)
+    return np.concatenate([b, s[:, None], c[:, None]], 1)
+
+
+def tv_merge(b, s, c):
+    """The usual fast substitute for SAHI's merge: torchvision's
+    batched_nms (IoU, each class alone) at SAHI's threshold on the
+    frame's records; [M, 6] x1 y1 x2 y2 score class."""
+    k = batched_nms(b, s, c, TILES_MERGE[2])
+    return torch.cat([b[k], s[k, None], c[k, None].to(b.dtype)], 1)
+
+
+def tv_whole(pred, views, shifts, fw, fh):
+    """The same end to end on the device: the slices' post-process,
+    SAHI's clip and drop in view pixels, the shift into the frame (in
+    float32), tv_merge; [M, 6] to the host."""
+    d = tiles_post(pred, views)
+    b = d[:, :4].clamp(min=0)
+    b[:, 0::2] = b[:, 0::2].clamp(max=fw)
+    b[:, 1::2] = b[:, 1::2].clamp(max=fh)
+    ok = (b[:, 0] < b[:, 2]) & (b[:, 1] < b[:, 3])
+    img = d[ok, 6].long()
+    return tv_merge(b[ok] + shifts[img], d[ok, 4], d[ok, 5].long())
+
+
+def compare_tiles(merged, ref):
+    """merged: sahi_ref.merge's (boxes, scores, classes, groups); ref
+    (cudanms): [K, 7] score x1 y1 x2 y2 class anchor. The keeping
+    records' symmetric difference, the order, and the keepers in both
+    whose float32 score, box or class differ."""
+    b, s, c, g = merged
+    res = compare_lists([k for k, _, _ in g], ref[:, 6])
+    mine = {k: (s[i], b[i][0], b[i][1], b[i][2], b[i][3], c[i])
+            for i, (k, _, _) in enumerate(g)}
+    theirs = {int(r[6]): tuple(r[:6]) for r in ref}
+    res["value_diffs"] = sum(1 for a in set(mine) & set(theirs)
+                             if np.float32(mine[a]).tobytes() !=
+                             np.float32(theirs[a]).tobytes())
+    return res
+
+
+def compare_records(dets, views, fw, fh, ref):
+    """The slices' records: ours (tiles_post on the host, [K, 7] x1 y1 x2
+    y2 score class image; those SAHI's map keeps) against cudanms's
+    records_*_tiles.npy [R, 7] score x1 y1 x2 y2 class slice, view by
+    view: how many records (float32 score, box, class) of either are not
+    the other's ("mismatch"), and whether each view's are in the same
+    order."""
+    diff, order = 0, True
+    for v in range(len(views)):
+        r = dets[dets[:, 6] == v]
+        _, kept = sahi_ref.slice_to_frame(r[:, :4], (0, 0), fh, fw)
+        mine = [np.float32(x[[4, 0, 1, 2, 3, 5]]).tobytes() for x in r[kept]]
+        theirs = [np.float32(x[:6]).tobytes() for x in ref[ref[:, 6] == v]]
+        diff += len(set(mine) ^ set(theirs))
+        order &= mine == theirs
+    return {"mismatch": diff, "same_order": order}
+
+
+def bench_tiles(data, dev, args, timer, records):
+    """The tiles' anchors (bench-tiles): the slices' post-process as
+    ultralytics runs it, SAHI's assembly and merge by sahi_ref (its rule),
+    and the same records merged by torchvision's batched_nms."""
+    path = os.path.join(data, "tiles.npy")
+    base = {"bench": "tiles", "layout": "tiles"}
+    if not os.path.exists(path):
+        rec = dict(base, impl="sahi-merge-numpy", error="no %s" % path)
+        records.append(rec)
+        report(rec)
+        return
+    with open(os.path.join(data, "params.json")) as f:
+        p = json.load(f)["tiles"]
+    fw, fh = p["frame"]
+    views = sahi_ref.slice_bboxes(fh, fw, p["slice"][1], p["slice"][0],
+                                  p["overlap"], p["overlap"])
+    views.append([0, 0, fw, fh])
+    pred = torch.from_numpy(np.load(path)).to(dev)
+    if pred.shape[0] != len(views):
+        sys.exit("bench_torch: tiles.npy holds %d frames, the grid and the "
+                 "whole frame are %d (run gen_data.py again)"
+                 % (pred.shape[0], len(views)))
+    host = Timer(torch.device("cpu"), args)
+    base.update({"slices": len(views), "frame_width": fw,
+                 "frame_height": fh})
+    # (a) the slices' post-process, then SAHI's assembly and merge
+    post, dets = timer.run(lambda: tiles_post(pred, views))
+    post.update(base, impl="ultralytics-nms-" + dev.type, input="device",
+                dets=len(dets))
+    rref = reference(args.cudanms_dir or data, "records_%s_tiles.npy")
+    if rref is not None:
+        post["vs"] = rref[0]
+        post.update(compare_records(dets, views, fw, fh, rref[1]))
+    records.append(post)
+    report(post)
+    boxes, scores, classes, merged = sahi_reference(dets, views, fw, fh)
+    sm, _ = host.run(lambda: torch.from_numpy(sahi_ref.merge(
+        boxes, scores, classes, *TILES_MERGE)[1]))
+    sm.update(base, impl="sahi-merge-numpy", input="host",
+              records=len(scores), dets=len(merged[1]),
+              merged=sum(len(x[1]) for x in merged[3]),
+              dropped=sum(len(x[2]) for x in merged[3]))
+    ref = reference(args.cudanms_dir or data, "dets_%s_tiles.npy")
+    if ref is not None:
+        sm["vs"] = ref[0]
+        sm["cudanms_dets"] = len(ref[1])
+        sm.update(compare_tiles(merged, ref[1]))
+    if ref is not None and rref is not None and dev.type == "cuda":
+        # the same post-process on the CPU (untimed): torch divides by the
+        # whole frame's gain there, as cudanms's contract does, where on
+        # CUDA it multiplies by its float32 reciprocal (1 ulp apart)
+        hd = tiles_post(pred.cpu(), views).numpy()
+        r = compare_tiles(sahi_reference(hd, views, fw, fh)[3], ref[1])
+        sm.update({"host_post_" + k: v for k, v in r.items()})
+        sm["host_post_record_mismatch"] = compare_records(
+            hd, views, fw, fh, rref[1])["mismatch"]
+    records.append(sm)
+    report(sm)
+    sw, whole = host.run(lambda: torch.from_numpy(sahi_whole(pred, views,
+                                                             fw, fh)))
+    sw.update(base, impl="ultralytics-sahi-" + dev.type, input="device",
+              dets=len(whole))
+    records.append(sw)
+    report(sw)
+    # (b) the same records merged by batched_nms (IoU, each class alone)
+    b = torch.tensor(boxes, dtype=torch.float32, device=dev).view(-1, 4)
+    s = torch.tensor(scores, dtype=torch.float32, device=dev)
+    c = torch.tensor(classes, dtype=torch.int64, device=dev)
+    tm, out = timer.run(lambda: tv_merge(b, s, c))
+    tm.update(base, impl="torchvision-batched_nms-merge-" + dev.type,
+              input="device", records=len(scores), dets=len(out))
+    records.append(tm)
+    report(tm)
+    shifts = torch.tensor([[x0, y0, x0, y0] for x0, y0, _, _ in views],
+                          dtype=torch.float32, device=dev)
+    tw, out = timer.run(lambda: tv_whole(pred, views, shifts, fw, fh))
+    tw.update(base, impl="ultralytics-batched_nms-" + dev.type,
+              input="device", dets=len(out))
+    records.append(tw)
+    report(tw)
+    line = ("torch tiles %dx%d, %d slices: %d records; SAHI's merge %.1f us "
+            "-> %d dets (%d merged, %d dropped), with the post-process %.1f "
+            "us; batched_nms merge %.1f us -> %d dets, with the post-process "
+            "%.1f us (wall)" % (fw, fh, len(views), len(scores),
+                                sm["wall_med_us"], sm["dets"], sm["merged"],
+                                sm["dropped"], sw["wall_med_us"],
+                                tm["wall_med_us"], tm["dets"],
+                                tw["wall_med_us"]))
+    if "mismatch" in sm:
+        line += "; vs %s: %d dets, %d mismatches%s, %d value diffs" % (
+            sm["vs"], sm["cudanms_dets"], sm["mismatch"],
+            "" if sm["same_order"] else ", order differs",
+            sm["value_diffs"])
+    if "mismatch" in post:
+        line += ", the slices' records %d mismatches%s" % (
+            post["mismatch"], "" if post["same_order"] else
+            ", order differs")
+    if "host_post_mismatch" in sm:
+        line += "; the post-process on the CPU: %d record mismatches, %d " \
+            "mismatches, %d value diffs" % (sm["host_post_record_mismatch"],
+                                            sm["host_post_mismatch"],
+                                            sm["host_post_value_diffs"])
+    print(line, flush=True)
+
+
 def torch_seg_post(t, protos, masks_to_host=True):
     """ultralytics' process_mask after the frame's NMS: one uint8 tensor,
     the [K, 7] records' bytes, then (masks_to_host) the [K, 640, 640]
@@ -1006,6 +1294,11 @@ def main():
                     help="only ultralytics' batched post-process of B "
                     "copies of each --batch-layouts frame as one [B, ...] "
                     "tensor, at these B (bench-batch's anchor)")
+    ap.add_argument("--tiles", action="store_true",
+                    help="only the tiles' anchors (bench-tiles'): the 33 "
+                    "slices of tiles.npy post-processed as ultralytics "
+                    "does, SAHI's assembly and merge (sahi_ref), and the "
+                    "merge by batched_nms")
     ap.add_argument("--batch-layouts", default=",".join(BATCH_LAYOUTS),
                     type=lambda v: [x for x in v.split(",") if x],
                     help="the frames of --batch, any of %s (default: all)"
@@ -1028,8 +1321,11 @@ def main():
         records[0]["opencv"] = cv2.__version__
     print("bench_torch: %s" % json.dumps(records[0]), flush=True)
     timer = Timer(dev, args)
-    if args.batch:
-        bench_batch(args.data, dev, args, timer, records)
+    if args.batch or args.tiles:
+        if args.batch:
+            bench_batch(args.data, dev, args, timer, records)
+        if args.tiles:
+            bench_tiles(args.data, dev, args, timer, records)
         with open(args.out, "w") as f:
             json.dump(records, f, indent=0)
         return

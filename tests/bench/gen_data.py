@@ -20,6 +20,9 @@ usage: gen_data.py DATA_DIR
   yolov8_seg_protos.npy float32 [1, 32, 160, 160] its prototypes
   yolov8_pose.npy  float32 [1, 56, 8400]   synthetic YOLOv8-pose frame (17
                    keypoints x 3)
+  tiles.npy        float32 [33, 84, 8400]  a 3840x2160 frame's 32 slices
+                   (640x640, SAHI's grid, overlap 0.2) and the whole frame
+                   last, each a YOLOv8 frame of the 640x640 model
   params.json      what the frames are and how to post-process them
 
 The NMS sizes N use the first N rows: a prefix of i.i.d. boxes is itself
@@ -67,6 +70,26 @@ its boxes with the best class score as the person score (one class: the
 same candidates as the YOLOv8 frame), then 17 keypoints per anchor (x, y
 inside its box, a visibility score uniform in [0, 1), drawn from
 SEED_POSE).
+
+The tiles (tiles_frames, SEED_TILES): TILES_OBJECTS = 150 objects, w and h
+uniform in 8..80 frame pixels, anywhere in a 3840x2160 frame, 80 classes
+(three in ten with a second class), cut by SAHI's grid
+(sahi_ref.slice_bboxes(2160, 3840, 640, 640, 0.2, 0.2): overlaps of 128
+pixels, 8 x 4 = 32 slices, the last column and row moved back to end at
+the frame's edge), then the whole frame (SAHI's standard prediction):
+B = 33. Each is a YOLOv8 frame of the 640x640 model: the frames' background
+with TILES_NOISE = 100 noise draws (about 6 noise anchors above 0.25 a
+view), and for each object part inside it (its intersection with the
+slice; a part under 2 pixels wide or high is not seen) a cluster of 10-60
+anchors as the frames' objects have (put_cluster; an anchor written once),
+the part in model pixels (a slice maps 1:1; the whole frame by
+ultralytics' letterbox, 1/6 and 140 rows of pad), scoring the object's
+peak (0.6..0.95) times 0.5 + 0.5 x the share of the object's area the
+slice sees. The whole frame sees the objects of 16 pixels and more (both
+sides: 113 of them) at 0.8 times their peak; 86 objects are seen in two
+slices or more. 557 records reach the merge (score 0.25, IoU 0.45), 316
+detections come out of it (SAHI's defaults: greedy NMM, IoS 0.5, each
+class alone).
 """
 
 import json
@@ -74,6 +97,10 @@ import os
 import sys
 
 import numpy as np
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
+                                "..", "scripts"))
+import sahi_ref  # noqa: E402  (SAHI's slice grid)
 
 N_MAX = 32768
 N_1M = 1000000
@@ -102,6 +129,16 @@ SEG_M = 32
 SEG_P = 160
 SEED_POSE = 17
 POSE_K = 17
+TILES_FRAME = (3840, 2160)
+TILES_SLICE = 640
+TILES_OVERLAP = 0.2
+TILES_OBJECTS = 150
+TILES_SIZES = (8, 80)
+TILES_PART_LEAST = 2
+TILES_FULL_LEAST = 16
+TILES_FULL_SCORE = 0.8
+TILES_NOISE = 100
+SEED_TILES = 3840
 
 
 def nms_inputs(rng, n=N_MAX):
@@ -127,8 +164,10 @@ def grid_cells():
     return np.concatenate(cells)
 
 
-def frame(rng, yolov5, objects=OBJECTS, noise=NOISE):
-    """Rows [N, 5+C] (yolov5) or [N, 4+C] before the yolov8 transpose."""
+def frame_base(rng, yolov5, noise=NOISE):
+    """A frame's background, rows [N, 5+C] (yolov5) or [N, 4+C] (float64):
+    every anchor a box at its cell's centre and low class scores, then
+    noise anchors scoring 0.05..0.24 (one in twenty 0.25..0.30)."""
     cells = grid_cells()
     per_cell = 3 if yolov5 else 1
     n = len(cells) * per_cell
@@ -143,22 +182,68 @@ def frame(rng, yolov5, objects=OBJECTS, noise=NOISE):
     t[:, off:] = 0.02 * rng.uniform(size=(n, N_CLASSES))
     if yolov5:
         t[:, 4] = 0.001 + 0.02 * rng.uniform(size=n)
-
-    def put_score(a, c, score, obj):
-        if yolov5:
-            t[a, 4] = obj
-            t[a, off + c] = min(score / obj, 1.0)
-        else:
-            t[a, off + c] = score
-
     for _ in range(noise):
         a = int(rng.integers(n))
         score = (0.25 + 0.05 * rng.uniform() if rng.uniform() < 0.05
                  else 0.05 + 0.19 * rng.uniform())
-        put_score(a, int(rng.integers(N_CLASSES)), score,
+        put_score(t, yolov5, a, int(rng.integers(N_CLASSES)), score,
                   0.5 + 0.4 * rng.uniform())
+    return t
 
+
+def put_score(t, yolov5, a, c, score, obj):
+    """Anchor a of rows t scores class c at score (yolov5: as obj times
+    the class score)."""
+    off = 5 if yolov5 else 4
+    if yolov5:
+        t[a, 4] = obj
+        t[a, off + c] = min(score / obj, 1.0)
+    else:
+        t[a, off + c] = score
+
+
+def put_cluster(t, rng, yolov5, c, c2, box, peak, want, taken=None):
+    """An object's cluster in rows t: up to want anchors on the rings (0 to
+    4) of grid cells around the centre cx, cy of box (cx cy w h, model
+    pixels) on the level its size picks, each a jittered box (3 %) scoring
+    class c from peak, falling off by ring; class c2 (or -1: none) at half
+    the score on every third. taken (a bool per anchor, or None): anchors
+    another cluster wrote are skipped, and those written marked."""
+    cx, cy, w, h = box
+    per_cell = 3 if yolov5 else 1
+    off = 5 if yolov5 else 4
     level_start = np.cumsum([0] + [(MODEL // s) ** 2 for s in STRIDES])
+    level = 0 if max(w, h) < 64 else 1 if max(w, h) < 128 else 2
+    s, g = STRIDES[level], MODEL // STRIDES[level]
+    gx0, gy0 = min(int(cx / s), g - 1), min(int(cy / s), g - 1)
+    written = 0
+    for r in range(5):
+        for dy in range(-r, r + 1):
+            for dx in range(-r, r + 1):
+                gx, gy = gx0 + dx, gy0 + dy
+                if (written >= want or max(abs(dx), abs(dy)) != r
+                        or not (0 <= gx < g and 0 <= gy < g)):
+                    continue
+                cell = level_start[level] + gy * g + gx
+                a = cell * per_cell + (written % per_cell)
+                if taken is not None:
+                    if taken[a]:
+                        continue
+                    taken[a] = True
+                score = peak * (1 - 0.35 * r / 4) - 0.05 * rng.uniform()
+                j = 0.03 * (2 * rng.uniform(size=4) - 1)
+                t[a, 0:4] = (cx + w * j[0], cy + h * j[1],
+                             w * (1 + j[2]), h * (1 + j[3]))
+                put_score(t, yolov5, a, c, score, 0.88 + 0.04 * rng.uniform())
+                if c2 >= 0 and written % 3 == 0:
+                    t[a, off + c2] = (0.5 * score / t[a, 4] if yolov5
+                                      else 0.5 * score)
+                written += 1
+
+
+def frame(rng, yolov5, objects=OBJECTS, noise=NOISE):
+    """Rows [N, 5+C] (yolov5) or [N, 4+C] before the yolov8 transpose."""
+    t = frame_base(rng, yolov5, noise)
     for _ in range(objects):
         c = int(rng.integers(N_CLASSES))
         c2 = int((c + 1 + rng.integers(N_CLASSES - 1)) % N_CLASSES) \
@@ -168,28 +253,7 @@ def frame(rng, yolov5, objects=OBJECTS, noise=NOISE):
         cy = h / 2 + rng.uniform() * (MODEL - h)
         peak = 0.6 + 0.35 * rng.uniform()
         want = int(rng.integers(10, 61))
-        level = 0 if max(w, h) < 64 else 1 if max(w, h) < 128 else 2
-        s, g = STRIDES[level], MODEL // STRIDES[level]
-        gx0, gy0 = min(int(cx / s), g - 1), min(int(cy / s), g - 1)
-        written = 0
-        for r in range(5):
-            for dy in range(-r, r + 1):
-                for dx in range(-r, r + 1):
-                    gx, gy = gx0 + dx, gy0 + dy
-                    if (written >= want or max(abs(dx), abs(dy)) != r
-                            or not (0 <= gx < g and 0 <= gy < g)):
-                        continue
-                    cell = level_start[level] + gy * g + gx
-                    a = cell * per_cell + (written % per_cell)
-                    score = peak * (1 - 0.35 * r / 4) - 0.05 * rng.uniform()
-                    j = 0.03 * (2 * rng.uniform(size=4) - 1)
-                    t[a, 0:4] = (cx + w * j[0], cy + h * j[1],
-                                 w * (1 + j[2]), h * (1 + j[3]))
-                    put_score(a, c, score, 0.88 + 0.04 * rng.uniform())
-                    if c2 >= 0 and written % 3 == 0:
-                        t[a, off + c2] = (0.5 * score / t[a, 4] if yolov5
-                                          else 0.5 * score)
-                    written += 1
+        put_cluster(t, rng, yolov5, c, c2, (cx, cy, w, h), peak, want)
     t = t.astype(np.float32)
     return t[None] if yolov5 else np.ascontiguousarray(t.T)[None]
 
@@ -357,6 +421,71 @@ def pose_frame(rng):
     return out[None]
 
 
+def letterbox(w, h, model=MODEL):
+    """ultralytics' letterbox of a w x h image into the model: (gain, pad x,
+    pad y), the pads as its scale_boxes rounds them."""
+    gain = min(model / h, model / w)
+    return (gain, round((model - w * gain) / 2 - 0.1),
+            round((model - h * gain) / 2 - 0.1))
+
+
+def tiles_frames(rng):
+    """The tiles input [B, 84, 8400] float32 (B = the slices + 1) and its
+    slices: TILES_OBJECTS objects (w, h uniform in TILES_SIZES frame
+    pixels, anywhere in the TILES_FRAME frame, 80 classes, three in ten
+    with a second class) cut by SAHI's grid of TILES_SLICE slices
+    (overlap TILES_OVERLAP), then the whole frame last. Each view is a
+    YOLOv8 frame of the 640x640 model (frame_base's background with
+    TILES_NOISE noise anchors) holding, for each object part inside it,
+    a cluster of put_cluster's (10-60 anchors, a cell written once): the
+    part in model pixels (a slice maps 1:1, the whole frame by its
+    letterbox: 1/6 and a pad of 140 rows), scoring the object's peak
+    (0.6..0.95) times 0.5 + 0.5 x the part's share of the object's area;
+    a part under TILES_PART_LEAST pixels wide or high is not seen. The
+    whole frame sees the objects of TILES_FULL_LEAST pixels and more
+    (both sides), at TILES_FULL_SCORE times their peak."""
+    fw, fh = TILES_FRAME
+    slices = sahi_ref.slice_bboxes(fh, fw, TILES_SLICE, TILES_SLICE,
+                                   TILES_OVERLAP, TILES_OVERLAP)
+    n = TILES_OBJECTS
+    wh = rng.uniform(TILES_SIZES[0], TILES_SIZES[1], (n, 2))
+    x1 = rng.uniform(0, 1, n) * (fw - wh[:, 0])
+    y1 = rng.uniform(0, 1, n) * (fh - wh[:, 1])
+    objs = np.stack([x1, y1, x1 + wh[:, 0], y1 + wh[:, 1]], 1)
+    cls = rng.integers(0, N_CLASSES, n)
+    second = rng.uniform(size=n) < 0.3
+    c2 = np.where(second, (cls + 1 + rng.integers(0, N_CLASSES - 1, n))
+                  % N_CLASSES, -1)
+    peak = 0.6 + 0.35 * rng.uniform(size=n)
+    out = []
+    for v, (sx1, sy1, sx2, sy2) in enumerate(slices + [[0, 0, fw, fh]]):
+        whole = v == len(slices)
+        gain, px, py = letterbox(sx2 - sx1, sy2 - sy1)
+        t = frame_base(rng, False, TILES_NOISE)
+        taken = np.zeros(len(t), bool)
+        for k in range(n):
+            a, b, c, d = objs[k]
+            ix1, iy1 = max(a, sx1), max(b, sy1)
+            ix2, iy2 = min(c, sx2), min(d, sy2)
+            if whole:
+                if min(c - a, d - b) < TILES_FULL_LEAST:
+                    continue
+                score = peak[k] * TILES_FULL_SCORE
+            else:
+                if min(ix2 - ix1, iy2 - iy1) < TILES_PART_LEAST:
+                    continue
+                seen = (ix2 - ix1) * (iy2 - iy1) / ((c - a) * (d - b))
+                score = peak[k] * (0.5 + 0.5 * seen)
+            mx1, my1 = (ix1 - sx1) * gain + px, (iy1 - sy1) * gain + py
+            mx2, my2 = (ix2 - sx1) * gain + px, (iy2 - sy1) * gain + py
+            put_cluster(t, rng, False, int(cls[k]), int(c2[k]),
+                        ((mx1 + mx2) / 2, (my1 + my2) / 2, mx2 - mx1,
+                         my2 - my1), score, int(rng.integers(10, 61)),
+                        taken)
+        out.append(np.ascontiguousarray(t.astype(np.float32).T))
+    return np.stack(out), slices
+
+
 def main():
     if len(sys.argv) != 2:
         sys.exit(__doc__)
@@ -383,6 +512,8 @@ def main():
     np.save(os.path.join(out, "yolov8_seg_protos.npy"), protos)
     np.save(os.path.join(out, "yolov8_pose.npy"),
             pose_frame(np.random.default_rng(SEED_POSE)))
+    t, slices = tiles_frames(np.random.default_rng(SEED_TILES))
+    np.save(os.path.join(out, "tiles.npy"), t)
     params = {"score_threshold": 0.25, "iou_frame": 0.45, "iou_nms": 0.5,
               "max_detections": 300, "max_candidates": 30000,
               "n_classes": N_CLASSES, "model": [MODEL, MODEL],
@@ -401,7 +532,22 @@ def main():
               "yolov8_seg": {"n_classes": N_CLASSES, "coefficients": SEG_M,
                              "protos": [SEG_P, SEG_P],
                              "objects": SEG_OBJECTS, "noise": SEG_NOISE},
-              "yolov8_pose": {"keypoints": POSE_K, "dims": 3}}
+              "yolov8_pose": {"keypoints": POSE_K, "dims": 3},
+              "tiles": {"frame": list(TILES_FRAME),
+                        "slice": [TILES_SLICE, TILES_SLICE],
+                        "overlap": TILES_OVERLAP, "slices": len(slices),
+                        "full_frame": True, "batch": len(slices) + 1,
+                        "model": [MODEL, MODEL], "letterbox": True,
+                        "n_classes": N_CLASSES, "objects": TILES_OBJECTS,
+                        "object_sizes": list(TILES_SIZES),
+                        "part_least": TILES_PART_LEAST,
+                        "full_frame_least": TILES_FULL_LEAST,
+                        "full_frame_score": TILES_FULL_SCORE,
+                        "noise": TILES_NOISE, "score_threshold": 0.25,
+                        "iou": 0.45, "max_detections": 300,
+                        "merge": "greedy-nmm", "merge_metric": "ios",
+                        "merge_threshold": 0.5,
+                        "merge_class_agnostic": False}}
     with open(os.path.join(out, "params.json"), "w") as f:
         json.dump(params, f, indent=1)
     print("gen_data: wrote %s" % out)

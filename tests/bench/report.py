@@ -5,7 +5,8 @@ usage: report.py [--gpu DIR] [--cpu DIR] [--bundle DIR] [--md FILE]
                  [--png FILE]
 
 DIR holds what run-gpu.sh / run-cpu.sh wrote: meta.json and the record
-lists nms.json, frame.json, element.json, torch.json. Writes the tables to
+lists nms.json, frame.json, element.json, torch.json, tiles.json (and on
+the GPU host tiles_cpu.json), torch_tiles.json. Writes the tables to
 --md (and stdout), the latency plot to --png (needs matplotlib; skipped
 with a note when it is missing), and prints which performance targets are
 met, missed or NOT MEASURED (a target whose anchor, or cudanms's own
@@ -405,6 +406,148 @@ def heads_targets(g):
     return out
 
 
+def tiles_table(recs, dev):
+    """The tiles frame (bench-tiles and bench_torch.py --tiles): cudanms's
+    call, its decode and its merge apart, beside the anchors of the same
+    run (dev: "cuda" or "cpu"), each against its like (the post-process
+    against the decode, a merge against the merge, end to end against
+    the call; wall time)."""
+    rows = []
+    cu = find(recs, bench="tiles", impl="cudanms-" + dev)
+    cp = find(recs, bench="tiles", impl="cudanms-cpu")
+    for r, impl in ((cu, "cudanms-" + dev), (cp if dev == "cuda" else None,
+                                               "cudanms-cpu")):
+        if r is None:
+            continue
+        where = "device" if impl == "cudanms-cuda" else "CPU backend"
+        rows.append(["cudanms tiles (decode + map + merge), %s" % where,
+                     r.get("records"), r.get("dets"), mm(r, "gpu"),
+                     mm(r, "wall"), "", "same as its merge" if not
+                     r.get("mismatches") else "%d merge mismatches" %
+                     r["mismatches"]])
+        rows.append(["  decode alone (cnms_detect_batch, 33 slices)",
+                     r.get("slice_dets"), "", mm(r, "decode_gpu"),
+                     mm(r, "decode_wall"), "", ""])
+        rows.append(["  merge alone (cnms_merge)", r.get("records"),
+                     r.get("dets"), "", mm(r, "merge_wall"), "", ""])
+    for impl, what, like in (
+            ("ultralytics-nms-" + dev, "ultralytics' post-process of the "
+             "slices", "decode_wall_med_us"),
+            ("sahi-merge-numpy", "SAHI's merge (sahi_ref, NumPy)",
+             "merge_wall_med_us"),
+            ("ultralytics-sahi-" + dev, "ultralytics + SAHI's merge, end to "
+             "end", "wall_med_us"),
+            ("torchvision-batched_nms-merge-" + dev, "batched_nms merge "
+             "(IoU, not SAHI's rule)", "merge_wall_med_us"),
+            ("ultralytics-batched_nms-" + dev, "ultralytics + batched_nms, "
+             "end to end", "wall_med_us")):
+        t = find(recs, bench="tiles", impl=impl)
+        if t is None:
+            continue
+        rows.append([what, t.get("records", ""), t.get("dets", ""),
+                     mm(t, "gpu") if "gpu_med_us" in t else "",
+                     mm(t, "wall"), ratio_of(t, {"wall_med_us": get(cu, like)}
+                                             if cu else None),
+                     mism(t) if "mismatch" in t or "error" in t else ""])
+    if not rows:
+        return None
+    return table(["what", "records", "detections", "GPU", "wall",
+                  "x cudanms (wall, its like)", "vs cudanms"], rows)
+
+
+def tiles_targets(g, c):
+    """The tiles issue's targets: a 3840x2160 frame as 32 slices of
+    640x640 (overlap 0.2) and the whole frame, YOLOv8, on the device:
+    decode + map + merge <= 60 us GPU time, and >= 100x SAHI's merge in
+    the same run, judged twice: end to end (ultralytics' post-process of
+    the slices, SAHI's assembly and merge, against cudanms's call: the
+    anchor doing the call's job, as the other targets compare) and the
+    merge alone (sahi_ref's merge against cnms_merge, the same records);
+    wall time both, the anchor running on the host. cudanms's call
+    against SAHI's merge alone and against the batched_nms anchors as an
+    INFO line; the CPU run's figures as another."""
+    out = []
+
+    def verdict(ok):
+        return "MET" if ok else "MISSED"
+
+    what = ("tiles frame (3840x2160: 32 slices of 640x640, overlap 0.2, and "
+            "the whole frame; YOLOv8) on the device")
+    dv = find(g, bench="tiles", impl="cudanms-cuda")
+    gpu = measured(dv, "gpu_med_us")
+    if gpu is None:
+        out.append("NOT MEASURED: %s: decode + map + merge <= 60 us GPU "
+                   "time" % what)
+    else:
+        out.append("%s: %s: decode + map + merge <= 60 us GPU time: %s (min "
+                   "%s; the slices' batch, the merge on the host after it), "
+                   "%s wall (the merge alone %s), %s records -> %s "
+                   "detections" % (
+                       verdict(gpu <= 60.0), what, us(gpu),
+                       us(dv.get("gpu_min_us")), us(dv.get("wall_med_us")),
+                       us(dv.get("merge_wall_med_us")), dv.get("records"),
+                       dv.get("dets")))
+    sm = find(g, bench="tiles", impl="sahi-merge-numpy")
+    sw = find(g, bench="tiles", impl="ultralytics-sahi-cuda")
+    wall, mw = measured(dv), measured(dv, "merge_wall_med_us")
+    agree = "" if sm is None or "mismatch" not in sm else \
+        "; SAHI's rule vs %s: %s mismatches" % (sm.get("vs"), mism(sm))
+    if wall is None or measured(sw) is None:
+        out.append("NOT MEASURED: %s >= 100x SAHI's merge end to end (%s)"
+                   % (what, "no cudanms figure" if wall is None else
+                      "no figure of the SAHI anchor"))
+    else:
+        x = sw["wall_med_us"] / wall
+        out.append("%s: %s >= 100x SAHI's merge end to end (ultralytics' "
+                   "post-process of the slices on the device, SAHI's "
+                   "assembly and merge by sahi_ref; wall) against cudanms's "
+                   "call (wall): %.1fx (%s vs %s)%s" % (
+                       verdict(x >= 100), what, x, us(sw["wall_med_us"]),
+                       us(wall), agree))
+    if mw is None or measured(sm) is None:
+        out.append("NOT MEASURED: tiles frame: cnms_merge >= 100x SAHI's "
+                   "merge alone (%s)" % ("no cudanms figure" if mw is None
+                                         else "no SAHI merge figure"))
+    else:
+        x = sm["wall_med_us"] / mw
+        out.append("%s: tiles frame: cnms_merge >= 100x SAHI's merge alone "
+                   "(sahi_ref's merge, NumPy, of the same %s records; wall): "
+                   "%.1fx (%s vs %s)%s" % (
+                       verdict(x >= 100), dv.get("records"), x,
+                       us(sm["wall_med_us"]), us(mw), agree))
+    if wall is not None:
+        infos = []
+        for impl, label in (("sahi-merge-numpy", "SAHI's merge alone"),
+                            ("torchvision-batched_nms-merge-cuda",
+                             "the batched_nms merge alone"),
+                            ("ultralytics-batched_nms-cuda",
+                             "ultralytics + batched_nms end to end")):
+            t = measured(find(g, bench="tiles", impl=impl))
+            if t is not None:
+                infos.append("%s %s, %.1fx" % (label, us(t), t / wall))
+        if infos:
+            out.append("INFO: tiles frame, cudanms's whole call (%s wall) "
+                       "against: %s" % (us(wall), "; ".join(infos)))
+    cp = find(c, bench="tiles", impl="cudanms-cpu")
+    if measured(cp) is not None:
+        line = ("INFO: CPU backend tiles frame: %s wall (decode %s, merge "
+                "%s), on %s" % (us(cp["wall_med_us"]),
+                                us(cp.get("decode_wall_med_us")),
+                                us(cp.get("merge_wall_med_us")),
+                                (find(c, bench="env") or {}).get("cpu", "?")))
+        sc = measured(find(c, bench="tiles", impl="sahi-merge-numpy"))
+        wc = measured(find(c, bench="tiles", impl="ultralytics-sahi-cpu"))
+        if sc is not None:
+            line += "; SAHI's merge %s: %.1fx the call, %.1fx cnms_merge" % (
+                us(sc), sc / cp["wall_med_us"],
+                sc / cp.get("merge_wall_med_us", float("nan")))
+        if wc is not None:
+            line += "; ultralytics + SAHI's merge end to end %s: %.1fx" % (
+                us(wc), wc / cp["wall_med_us"])
+        out.append(line)
+    return out
+
+
 def lanes_nms_table(recs, dev):
     """cnms_nms_lanes on bench-nms's lanes ("far": 200 pixels apart, all
     kept; "frame": crossing lanes in a 640-wide model), S = 72, distance
@@ -611,6 +754,7 @@ def targets(g, c):
     out += cpu_targets(c)
     out += lane_targets(g, c)
     out += heads_targets(g)
+    out += tiles_targets(g, c)
     return out
 
 
@@ -875,6 +1019,19 @@ def main():
                       "written for the bench, the masks to the host or left "
                       "on the device:\n\n"
                       + ht + "\n")
+        tt = tiles_table(g, "cuda")
+        if tt:
+            md.append("Tiles: a 3840x2160 frame as 32 slices of 640x640 "
+                      "(SAHI's grid, overlap 0.2) and the whole frame, "
+                      "YOLOv8 `[33, 84, 8400]` on the device "
+                      "(`cnms_detect_tiles`, score 0.25, IoU 0.45, SAHI's "
+                      "merge defaults: greedy NMM, IoS 0.5, each class "
+                      "alone; GPU time: the slices' batch, the map and "
+                      "merge on the host after it); the anchors: "
+                      "ultralytics' post-process of the slices on the "
+                      "device, SAHI's merge as `sahi_ref` writes it "
+                      "(NumPy), and torchvision's `batched_nms` as the "
+                      "merge:\n\n" + tt + "\n")
         if find(g, bench="nms_rotated"):
             md.append("Oriented NMS (`cnms_nms_rotated` from host arrays, "
                       "exact greedy on the polygon IoU, vs a PyTorch probiou "
@@ -908,6 +1065,12 @@ def main():
                       "(score 0.5, distance 50, top_k 4; PyTorch: the lane "
                       "post-process written for the bench):\n\n"
                       + lt + "\n")
+        tt = tiles_table(c, "cpu")
+        if tt:
+            md.append("Tiles, CPU: the 3840x2160 frame's 32 slices and the "
+                      "whole frame (`cnms_detect_tiles` on the CPU "
+                      "backend; the anchors with torch on the CPU):\n\n"
+                      + tt + "\n")
         md.append("NMS only, CPU:\n\n" + nms_table(c, "cpu") + "\n")
         lt = lanes_nms_table(c, "cpu")
         if lt:

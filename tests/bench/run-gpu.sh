@@ -6,8 +6,9 @@
 # The Python steps use the host's own python3 (torch + torchvision, CUDA);
 # only bench-element runs inside `. .gpuhost/activate.sh` (found at the
 # repository root), in a subshell. Writes OUT_DIR/{meta,nms,frame,torch,
-# element}.json, nvidia-smi.txt, results.md and log.txt; inputs and keep
-# lists go to $BENCH_WORK (default /tmp/cnms-bench), not to OUT_DIR.
+# tiles,tiles_cpu,torch_tiles,element}.json, nvidia-smi.txt, results.md and
+# log.txt; inputs and keep lists go to $BENCH_WORK (default
+# /tmp/cnms-bench), not to OUT_DIR.
 # BUNDLE=gpu-bundle-trixie.tar.xz (scripts/gpu-bundle.sh) adds, in the same
 # run, bench-element of the bundle's build (GStreamer 1.26, with
 # attach-meta=analytics) under its own loader: OUT_DIR/bundle/.
@@ -59,6 +60,12 @@ write_meta "$O/meta.json" gpu tests/bench/run-gpu.sh "$@"
     --backend all --save-dir "$W/res"
   step "$PY" "$S/bench_torch.py" "$W/data" "$O/torch.json" --device cuda \
     --budget 20 --cudanms-dir "$W/res"
+  step cbench "$B/tests/bench/bench-tiles" "$W/data" "$O/tiles.json" \
+    --backend cuda --save-dir "$W/res"
+  step cbench "$B/tests/bench/bench-tiles" "$W/data" "$O/tiles_cpu.json" \
+    --backend cpu --save-dir "$W/res"
+  step "$PY" "$S/bench_torch.py" "$W/data" "$O/torch_tiles.json" \
+    --device cuda --tiles --budget 20 --cudanms-dir "$W/res"
   echo "== bench-element (inside .gpuhost/activate.sh)"
   ( element ) || echo "run-gpu.sh: FAILED (rc $?): bench-element"
   if [ -n "${BUNDLE:-}" ]; then
