@@ -928,6 +928,21 @@ gst_cudanms_read_params (GstCudanms * self, cnms_params * p,
   GST_OBJECT_UNLOCK (self);
 }
 
+/* p's frame size, the caps'; a model size unset (a tensor decoder: the
+ * boxes are in the pixels of what the model saw) becomes seen_w x
+ * seen_h. */
+static void
+gst_cudanms_frame_params (GstCudanms * self, cnms_params * p, gint seen_w,
+    gint seen_h)
+{
+  p->frame_width = self->frame_width;
+  p->frame_height = self->frame_height;
+  if (p->model_width == 0) {
+    p->model_width = seen_w;
+    p->model_height = seen_h;
+  }
+}
+
 #ifdef HAVE_GST_BATCH_META
 static GstFlowReturn gst_cudanms_transform_batch (GstCudanms * self,
     GstBuffer * buffer);
@@ -1005,13 +1020,8 @@ gst_cudanms_transform_ip (GstBaseTransform * trans, GstBuffer * buffer)
     goto problem;
 
   gst_cudanms_read_params (self, &p, &attach_meta, &roi_params);
-  p.frame_width = self->frame_width;
-  p.frame_height = self->frame_height;
   /* model-size NULL (a tensor decoder): the model saw the frame */
-  if (p.model_width == 0) {
-    p.model_width = self->frame_width;
-    p.model_height = self->frame_height;
-  }
+  gst_cudanms_frame_params (self, &p, self->frame_width, self->frame_height);
 
   /* cnms_detect validates the tensor against the layout, once */
   st = gst_cudanms_backend_detect (&self->be, &self->view.tensor,
@@ -1131,13 +1141,8 @@ gst_cudanms_transform_tiles (GstCudanms * self, GstBuffer * buffer)
   if (self->lookup != GST_CUDANMS_TENSOR_FOUND)
     goto problem;
   gst_cudanms_read_params (self, &p, &attach_meta, &roi_params);
-  p.frame_width = self->frame_width;
-  p.frame_height = self->frame_height;
   /* model-size NULL (a tensor decoder): the model saw the slice */
-  if (p.model_width == 0) {
-    p.model_width = self->tile_width;
-    p.model_height = self->tile_height;
-  }
+  gst_cudanms_frame_params (self, &p, self->tile_width, self->tile_height);
   cnms_merge_params_init (&m);
   GST_OBJECT_LOCK (self);
   m.rule = (cnms_merge_rule) self->merge;

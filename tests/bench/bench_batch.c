@@ -48,15 +48,7 @@ layout_of (const char *name, cnms_params *p)
   if (strcmp (name, "yolov5") == 0)
     return CNMS_LAYOUT_YOLOV5;
   if (strcmp (name, "laneatt") == 0) {
-    /* LaneATT's test config (gen_data.py's params.json "laneatt") */
-    p->score_threshold = 0.5f;
-    p->max_detections = 4;
-    p->model_width = 640;
-    p->model_height = 360;
-    p->frame_width = 1280;
-    p->frame_height = 720;
-    p->letterbox = 0;
-    p->lane_distance = 50.0f;
+    bench_laneatt_params (p);
     return CNMS_LAYOUT_LANEATT;
   }
   return CNMS_LAYOUT_YOLOV8;

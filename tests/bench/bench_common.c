@@ -246,3 +246,16 @@ bench_host_tensor (const cnms_npy *a)
     t.dims[d] = a->dims[d];
   return t;
 }
+
+void
+bench_laneatt_params (cnms_params *p)
+{
+  p->score_threshold = 0.5f;
+  p->max_detections = 4;
+  p->model_width = 640;
+  p->model_height = 360;
+  p->frame_width = 1280;
+  p->frame_height = 720;
+  p->letterbox = 0;
+  p->lane_distance = 50.0f;
+}

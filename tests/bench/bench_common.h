@@ -76,6 +76,10 @@ int bench_parse_opts (int argc, char **argv, bench_opts *o);
 
 /* Creates a context with timing on; exits on failure. */
 cnms_ctx *bench_ctx_new (cnms_backend b);
+/* LaneATT's test config (gen_data.py's params.json "laneatt"): score 0.5,
+ * at most 4 lanes, a 640x360 model, a 1280x720 frame, no letterbox,
+ * distance 50. */
+void bench_laneatt_params (cnms_params *p);
 /* The float32 npy array a as a host tensor (no copy). */
 cnms_tensor bench_host_tensor (const cnms_npy *a);
 

@@ -70,8 +70,6 @@
 #define MAX_DETS 300
 /* floats per detection row: score x1 y1 x2 y2 class anchor angle */
 #define ROW 8
-/* LaneATT's test config (gen_data.py's params.json "laneatt") */
-#define LANE_DISTANCE 50.0f
 
 /* The last run's detections, to compare backends and inputs, with a hash
  * of their keypoints or masks. */
@@ -158,14 +156,7 @@ frame_layout (const char *layout, cnms_params *p)
   if (strcmp (layout, "yolov8_seg") == 0)
     return CNMS_LAYOUT_YOLOV8_SEG;
   if (strcmp (layout, "laneatt") == 0) {
-    p->score_threshold = 0.5f;
-    p->max_detections = 4;
-    p->model_width = 640;
-    p->model_height = 360;
-    p->frame_width = 1280;
-    p->frame_height = 720;
-    p->letterbox = 0;
-    p->lane_distance = LANE_DISTANCE;
+    bench_laneatt_params (p);
     return CNMS_LAYOUT_LANEATT;
   }
   return CNMS_LAYOUT_AUTO;
