@@ -43,6 +43,17 @@ void cnms_halves_to_floats (const uint16_t *h, size_t n, float *f);
 void cnms_obb_corners (float cx, float cy, float w, float h, float angle,
     float out[8]);
 
+/* The records of the slices of a frame (res: their cnms_detect_batch
+ * results, n_slices) mapped into the frame_width x frame_height frame as
+ * cnms_detect_tiles maps them (docs/contracts.md, "Tiles"): in slice
+ * pixels x1, y1 at least 0 and x2, y2 at most the frame's size, a record
+ * without x1 < x2 and y1 < y2 dropped, then shifted by its slice's origin,
+ * in double, in slice order. boxes [][4], scores and classes have room for
+ * every record; returns how many were written. */
+int cnms_tiles_records (const cnms_frame_result *res,
+    const cnms_slice *slices, int n_slices, int frame_width,
+    int frame_height, double *boxes, double *scores, int32_t *classes);
+
 /* How many buffer allocations (host, pinned or device) the context made so
  * far. Stays constant in steady state: buffers only grow with the input. */
 uint64_t cnms_ctx_alloc_count (const cnms_ctx *ctx);

@@ -177,15 +177,13 @@ put_box (const GstTensorInjectTiles * t, guint8 * out, gint a,
   put (t, out, 4 + cls, a, score);
 }
 
-/* Slice s's frame [1, 4+C, N] into out. */
+/* The frame [1, 4+C, N] of slice r into out; whole: the whole frame's
+ * pass. */
 static void
-render_slice (const GstTensorInjectTiles * t, gint s, guint8 * out)
+render_slice (const GstTensorInjectTiles * t, const cnms_slice * r,
+    gboolean whole, guint8 * out)
 {
-  const cnms_slice *r = &t->slices[s];
   const gint sw = r->x2 - r->x1, sh = r->y2 - r->y1;
-  const gboolean whole = s == t->n_slices - 1 && t->cfg.full_frame
-      && sw == t->cfg.frame_width && sh == t->cfg.frame_height
-      && r->x1 == 0 && r->y1 == 0;
   const gdouble gx = (gdouble) t->cfg.model_width / sw;
   const gdouble gy = (gdouble) t->cfg.model_height / sh;
   const gdouble gain = gx < gy ? gx : gy;
@@ -258,17 +256,14 @@ gst_tensor_inject_tiles_render (const GstTensorInjectTiles * tiles,
   const gint n_grid = tiles->n_slices - (tiles->cfg.full_frame ? 1 : 0);
   gint s;
 
+  /* the whole frame is the slice after the grid */
   if (whole) {
-    /* the whole frame as the slice after the grid */
-    GstTensorInjectTiles full = *tiles;
-
-    full.n_slices = n_grid + 1;
-    full.cfg.full_frame = TRUE;
-    render_slice (&full, n_grid, out);
+    render_slice (tiles, &tiles->slices[n_grid], TRUE, out);
     return;
   }
   for (s = 0; s < tiles->n_slices; s++)
-    render_slice (tiles, s, out + (gsize) s * each);
+    render_slice (tiles, &tiles->slices[s], s == n_grid,
+        out + (gsize) s * each);
 }
 
 gint

@@ -63,7 +63,7 @@ struct cnms_ctx {
   int *merge_idx, *merge_order, *merge_state, *merge_next;
   int *merge_group;             /* the keepers, in output order */
   int *merge_head, *merge_tail; /* each keeper's merge list */
-  int *merge_pairs;             /* 2 a record */
+  int *merge_pairs;             /* the sorts' room */
   int *merge_pos;               /* each record's place in the walk */
   cnms_det *merge_out;
   size_t merge_cap;

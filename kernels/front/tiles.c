@@ -6,6 +6,7 @@
  * merging rules, a pass in float64 that re-checks each absorbed box
  * against the box merged so far and merges it. Every rule is SAHI's
  * current code's, the ones the contract calls SAHI's bugs included. */
+#include <limits.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -20,41 +21,31 @@ typedef struct {
 /* The context's records as the first pass sees them. */
 #define RECS(ctx) ((merge_rec *) (ctx)->merge_f)
 
-/* One axis of get_slice_bboxes: windows of slc pixels, each starting
- * overlap pixels before the end of the last; the first that would pass
- * the edge is moved back to end at it and is the last. lo and hi (room
- * for max) receive the windows; returns their count, or -1 past max. */
+/* The window after [*a, *b) on one axis of get_slice_bboxes (start with
+ * *a = *b = 0): slc pixels starting overlap pixels before the end of the
+ * last; the first that would pass the edge is moved back to end at it
+ * and is the last. FALSE when the axis is done. */
 static int
-axis_spans (int size, int slc, int overlap, int *lo, int *hi, int max)
+next_span (int size, int slc, int overlap, int *a, int *b)
 {
-  int a = 0, b = 0, n = 0;
-
-  while (b < size) {
-    b = a + slc;
-    if (b > size) {
-      b = size;
-      a = size - slc > 0 ? size - slc : 0;
-    }
-    if (n == max)
-      return -1;
-    lo[n] = a;
-    hi[n] = b;
-    n++;
-    a = b - overlap;
+  if (*b >= size)
+    return 0;
+  if (*b > 0)
+    *a = *b - overlap;
+  *b = *a + slc;
+  if (*b > size) {
+    *b = size;
+    *a = size - slc > 0 ? size - slc : 0;
   }
-  return n;
+  return 1;
 }
-
-/* The most windows an axis may have. */
-#define AXIS_MAX 4096
 
 int
 cnms_slice_grid (int frame_width, int frame_height, int slice_width,
     int slice_height, double overlap_width, double overlap_height,
     cnms_slice *out, int max_slices)
 {
-  static int xl[AXIS_MAX], xh[AXIS_MAX], yl[AXIS_MAX], yh[AXIS_MAX];
-  int nx, ny, i, j, k = 0;
+  int ox, oy, x1 = 0, x2 = 0, y1 = 0, y2 = 0, k = 0;
 
   if (frame_width < 1 || frame_height < 1 || slice_width < 1
       || slice_height < 1 || frame_width > CNMS_SIZE_MAX
@@ -65,21 +56,23 @@ cnms_slice_grid (int frame_width, int frame_height, int slice_width,
       || (max_slices > 0 && out == NULL))
     return -1;
   /* int (ratio * size): the double product truncated */
-  nx = axis_spans (frame_width, slice_width, (int) (overlap_width
-          * slice_width), xl, xh, AXIS_MAX);
-  ny = axis_spans (frame_height, slice_height, (int) (overlap_height
-          * slice_height), yl, yh, AXIS_MAX);
-  if (nx < 0 || ny < 0)
-    return -1;
+  ox = (int) (overlap_width * slice_width);
+  oy = (int) (overlap_height * slice_height);
   /* row by row from the top, left to right in a row */
-  for (j = 0; j < ny; j++)
-    for (i = 0; i < nx; i++, k++)
+  while (next_span (frame_height, slice_height, oy, &y1, &y2)) {
+    x1 = x2 = 0;
+    while (next_span (frame_width, slice_width, ox, &x1, &x2)) {
       if (k < max_slices) {
-        out[k].x1 = xl[i];
-        out[k].y1 = yl[j];
-        out[k].x2 = xh[i];
-        out[k].y2 = yh[j];
+        out[k].x1 = x1;
+        out[k].y1 = y1;
+        out[k].x2 = x2;
+        out[k].y2 = y2;
       }
+      if (k == INT_MAX)
+        return -1;
+      k++;
+    }
+  }
   return k;
 }
 
@@ -121,7 +114,7 @@ reserve (cnms_ctx *ctx, int n)
   GROW (merge_head, sizeof (int));
   GROW (merge_tail, sizeof (int));
   GROW (merge_out, sizeof (cnms_det));
-  GROW (merge_pairs, 2 * sizeof (int));
+  GROW (merge_pairs, sizeof (int));
   GROW (merge_pos, sizeof (int));
 #undef GROW
   ctx->merge_cap = nn;
@@ -129,72 +122,109 @@ reserve (cnms_ctx *ctx, int n)
   return CNMS_OK;
 }
 
-/* qsort's view of the records being ordered: SAHI's float32 ones, or the
- * caller's (the consistent rules) */
-static const merge_rec *sort_recs;
-static const double *sort_boxes, *sort_scores;
-static const int32_t *sort_classes;
+/* What the orders read: SAHI's float32 records, the caller's values (the
+ * consistent rules), and the keepers (keepers_by_score). */
+typedef struct {
+  const merge_rec *recs;
+  const double *boxes, *scores;
+  const int32_t *classes;
+  const int *keepers;
+  int consistent;
+} sort_view;
 
-/* SAHI's order (np.lexsort ((y2, x2, y1, x1, -score))): score descending,
- * then x1, y1, x2, y2 ascending (float32), then the index. */
-static int
-by_score (const void *pa, const void *pb)
+/* An order of records a and b: < 0, a first; > 0, b first. */
+typedef int (*sort_cmp) (const sort_view *v, int a, int b);
+
+/* Sorts a[0 .. n) by cmp, a total order, through tmp (room for n): a
+ * bottom-up merge sort that keeps no state outside its arguments (two
+ * contexts may merge on two threads at once). */
+static void
+sort_ints (int *a, int *tmp, int n, sort_cmp cmp, const sort_view *v)
 {
-  const int a = *(const int *) pa, b = *(const int *) pb;
-  const merge_rec *ra = &sort_recs[a], *rb = &sort_recs[b];
+  int w, lo;
 
-  if (ra->score != rb->score)
-    return ra->score > rb->score ? -1 : 1;
-  if (ra->x1 != rb->x1)
-    return ra->x1 < rb->x1 ? -1 : 1;
-  if (ra->y1 != rb->y1)
-    return ra->y1 < rb->y1 ? -1 : 1;
-  if (ra->x2 != rb->x2)
-    return ra->x2 < rb->x2 ? -1 : 1;
-  if (ra->y2 != rb->y2)
-    return ra->y2 < rb->y2 ? -1 : 1;
+  for (w = 1; w < n; w *= 2) {
+    for (lo = 0; lo < n; lo += 2 * w) {
+      const int mid = lo + w < n ? lo + w : n;
+      const int hi = lo + 2 * w < n ? lo + 2 * w : n;
+      int p = lo, q = mid, o = lo;
+
+      while (p < mid && q < hi)
+        tmp[o++] = cmp (v, a[p], a[q]) <= 0 ? a[p++] : a[q++];
+      while (p < mid)
+        tmp[o++] = a[p++];
+      while (q < hi)
+        tmp[o++] = a[q++];
+    }
+    memcpy (a, tmp, (size_t) n * sizeof *a);
+  }
+}
+
+/* The walk's order. SAHI's (np.lexsort ((y2, x2, y1, x1, -score))): score
+ * descending, then x1, y1, x2, y2 ascending (float32), then the index;
+ * the consistent rules' the same on the caller's doubles. */
+static int
+by_score (const sort_view *v, int a, int b)
+{
+  if (v->consistent) {
+    const double *ba = v->boxes + 4 * (size_t) a;
+    const double *bb = v->boxes + 4 * (size_t) b;
+    int k;
+
+    if (v->scores[a] != v->scores[b])
+      return v->scores[a] > v->scores[b] ? -1 : 1;
+    for (k = 0; k < 4; k++)
+      if (ba[k] != bb[k])
+        return ba[k] < bb[k] ? -1 : 1;
+  } else {
+    const merge_rec *ra = &v->recs[a], *rb = &v->recs[b];
+
+    if (ra->score != rb->score)
+      return ra->score > rb->score ? -1 : 1;
+    if (ra->x1 != rb->x1)
+      return ra->x1 < rb->x1 ? -1 : 1;
+    if (ra->y1 != rb->y1)
+      return ra->y1 < rb->y1 ? -1 : 1;
+    if (ra->x2 != rb->x2)
+      return ra->x2 < rb->x2 ? -1 : 1;
+    if (ra->y2 != rb->y2)
+      return ra->y2 < rb->y2 ? -1 : 1;
+  }
   return a < b ? -1 : a > b;
 }
 
-/* The consistent rules' order: score descending, then x1, y1, x2, y2
- * ascending (the caller's doubles), then the index. */
+/* Are records a and b of one class (SAHI: float32 ids; consistent: the
+ * caller's)? */
 static int
-by_score64 (const void *pa, const void *pb)
+same_class (const sort_view *v, int a, int b)
 {
-  const int a = *(const int *) pa, b = *(const int *) pb;
-  const double *ba = sort_boxes + 4 * (size_t) a;
-  const double *bb = sort_boxes + 4 * (size_t) b;
-  int k;
+  return v->consistent ? v->classes[a] == v->classes[b] :
+      v->recs[a].cls == v->recs[b].cls;
+}
 
-  if (sort_scores[a] != sort_scores[b])
-    return sort_scores[a] > sort_scores[b] ? -1 : 1;
-  for (k = 0; k < 4; k++)
-    if (ba[k] != bb[k])
-      return ba[k] < bb[k] ? -1 : 1;
+/* By class, ascending, then the index. */
+static int
+by_class (const sort_view *v, int a, int b)
+{
+  if (!same_class (v, a, b))
+    return (v->consistent ? v->classes[a] < v->classes[b] :
+        v->recs[a].cls < v->recs[b].cls) ? -1 : 1;
   return a < b ? -1 : a > b;
 }
 
-/* By class (the caller's ids, ascending), then index. */
+/* Keepers g and h (places in v->keepers) by score descending (float32, or
+ * the caller's for the consistent rules), then by place: Python's stable
+ * sort of the per-class NMS keepers. */
 static int
-by_class64 (const void *pa, const void *pb)
+keepers_by_score (const sort_view *v, int g, int h)
 {
-  const int a = *(const int *) pa, b = *(const int *) pb;
+  const int a = v->keepers[g], b = v->keepers[h];
+  const double sa = v->consistent ? v->scores[a] : v->recs[a].score;
+  const double sb = v->consistent ? v->scores[b] : v->recs[b].score;
 
-  if (sort_classes[a] != sort_classes[b])
-    return sort_classes[a] < sort_classes[b] ? -1 : 1;
-  return a < b ? -1 : a > b;
-}
-
-/* By class (float32, ascending), then index. */
-static int
-by_class (const void *pa, const void *pb)
-{
-  const int a = *(const int *) pa, b = *(const int *) pb;
-  const merge_rec *ra = &sort_recs[a], *rb = &sort_recs[b];
-
-  if (ra->cls != rb->cls)
-    return ra->cls < rb->cls ? -1 : 1;
-  return a < b ? -1 : a > b;
+  if (sa != sb)
+    return sa > sb ? -1 : 1;
+  return g < h ? -1 : g > h;
 }
 
 /* The first pass's match: the float32 IoU or IoS of a and b (each step
@@ -286,6 +316,7 @@ typedef struct {
   float thr;
   int consistent;               /* CNMS_MERGE_RULES_CONSISTENT */
   int n_groups;                 /* keepers so far, in output order */
+  sort_view view;               /* what the orders read */
 } merge_run;
 
 /* Do records i and j match in the first pass? */
@@ -344,11 +375,7 @@ first_pass (merge_run *r, const int *set, int n)
   int p, q;
 
   memcpy (order, set, (size_t) n * sizeof *order);
-  sort_recs = f;
-  sort_boxes = r->boxes;
-  sort_scores = r->scores;
-  qsort (order, (size_t) n, sizeof *order, r->consistent ? by_score64 :
-      by_score);
+  sort_ints (order, ctx->merge_pairs, n, by_score, &r->view);
   for (p = 0; p < n; p++) {
     state[set[p]] = -1;
     ctx->merge_pos[order[p]] = p;
@@ -441,23 +468,6 @@ first_pass (merge_run *r, const int *set, int n)
   }
 }
 
-/* By score (float32, or the caller's for the consistent rules)
- * descending, then the position in the kept list: a stable sort of the
- * per-class NMS keepers (qsort with the position). */
-static int
-by_kept_score (const void *pa, const void *pb)
-{
-  const int *a = pa, *b = pb;
-  const double sa = sort_recs != NULL ? sort_recs[a[0]].score :
-      sort_scores[a[0]];
-  const double sb = sort_recs != NULL ? sort_recs[b[0]].score :
-      sort_scores[b[0]];
-
-  if (sa != sb)
-    return sa > sb ? -1 : 1;
-  return a[1] < b[1] ? -1 : a[1] > b[1];
-}
-
 /* A result: box (x1 y1 x2 y2), score and class as floats, anchor the
  * keeping record. */
 static void
@@ -532,6 +542,11 @@ cnms_merge (cnms_ctx *ctx, const double *boxes, const double *scores,
   r.boxes = boxes;
   r.scores = scores;
   r.consistent = m->rules == CNMS_MERGE_RULES_CONSISTENT;
+  r.view.recs = RECS (ctx);
+  r.view.boxes = boxes;
+  r.view.scores = scores;
+  r.view.classes = classes;
+  r.view.consistent = r.consistent;
   if (n_in == 0)
     return CNMS_OK;
 
@@ -541,17 +556,12 @@ cnms_merge (cnms_ctx *ctx, const double *boxes, const double *scores,
     /* each class alone, ascending (float32 ids) */
     int a = 0;
 
-    sort_recs = RECS (ctx);
-    sort_classes = classes;
-    qsort (ctx->merge_idx, (size_t) n_in, sizeof (int), r.consistent ?
-        by_class64 : by_class);
+    sort_ints (ctx->merge_idx, ctx->merge_pairs, n_in, by_class, &r.view);
     while (a < n_in) {
       int b = a + 1;
 
-      while (b < n_in && (r.consistent ?
-              classes[ctx->merge_idx[b]] == classes[ctx->merge_idx[a]] :
-              RECS (ctx)[ctx->merge_idx[b]].cls
-              == RECS (ctx)[ctx->merge_idx[a]].cls))
+      while (b < n_in && same_class (&r.view, ctx->merge_idx[a],
+              ctx->merge_idx[b]))
         b++;
       /* the class's records in ascending index: their order in idx */
       first_pass (&r, ctx->merge_idx + a, b - a);
@@ -560,17 +570,16 @@ cnms_merge (cnms_ctx *ctx, const double *boxes, const double *scores,
     if (m->rule == CNMS_MERGE_NMS) {
       /* the keepers by score, stably (Python's sort, reverse=True):
        * equal scores stay class by class */
-      int (*kp)[2] = (int (*)[2]) ctx->merge_pairs;
+      int *places = ctx->merge_state, *sorted = ctx->merge_order;
 
-      for (g = 0; g < r.n_groups; g++) {
-        kp[g][0] = ctx->merge_group[g];
-        kp[g][1] = g;
-      }
-      sort_recs = r.consistent ? NULL : RECS (ctx);
-      sort_scores = scores;
-      qsort (kp, (size_t) r.n_groups, sizeof *kp, by_kept_score);
       for (g = 0; g < r.n_groups; g++)
-        ctx->merge_group[g] = kp[g][0];
+        places[g] = g;
+      r.view.keepers = ctx->merge_group;
+      sort_ints (places, ctx->merge_pairs, r.n_groups, keepers_by_score,
+          &r.view);
+      for (g = 0; g < r.n_groups; g++)
+        sorted[g] = ctx->merge_group[places[g]];
+      memcpy (ctx->merge_group, sorted, (size_t) r.n_groups * sizeof *sorted);
     }
   }
 
@@ -614,6 +623,39 @@ cnms_merge (cnms_ctx *ctx, const double *boxes, const double *scores,
   }
   *n_dets = n_out;
   return CNMS_OK;
+}
+
+int
+cnms_tiles_records (const cnms_frame_result *res, const cnms_slice *slices,
+    int n_slices, int frame_width, int frame_height, double *boxes,
+    double *scores, int32_t *classes)
+{
+  int i, r, k = 0;
+
+  for (i = 0; i < n_slices; i++) {
+    const double ox = slices[i].x1, oy = slices[i].y1;
+
+    for (r = 0; r < res[i].n_dets; r++) {
+      const cnms_det *e = &res[i].dets[r];
+      double x1 = e->x1 > 0.0f ? e->x1 : 0.0, y1 = e->y1 > 0.0f ? e->y1 : 0.0;
+      double x2 = e->x2 > 0.0f ? e->x2 : 0.0, y2 = e->y2 > 0.0f ? e->y2 : 0.0;
+
+      x1 = x1 < frame_width ? x1 : frame_width;
+      x2 = x2 < frame_width ? x2 : frame_width;
+      y1 = y1 < frame_height ? y1 : frame_height;
+      y2 = y2 < frame_height ? y2 : frame_height;
+      if (!(x1 < x2 && y1 < y2))
+        continue;
+      boxes[4 * k] = x1 + ox;
+      boxes[4 * k + 1] = y1 + oy;
+      boxes[4 * k + 2] = x2 + ox;
+      boxes[4 * k + 3] = y2 + oy;
+      scores[k] = e->score;
+      classes[k] = e->class_id;
+      k++;
+    }
+  }
+  return k;
 }
 
 /* Grows the tiles' own tables to n slices and k records. */
@@ -727,36 +769,10 @@ cnms_detect_tiles (cnms_ctx *ctx, const cnms_tensor *batch,
   if (st != CNMS_OK)
     return st;
 
-  /* each slice's records into the frame, as SAHI maps them: in slice
-   * pixels x1, y1 at least 0 and x2, y2 at most the frame's size, a record
-   * without x1 < x2 and y1 < y2 dropped, then shifted by the slice's
-   * origin (float64) */
   boxes = ctx->tiles_boxes;
   scores = boxes + 4 * total;
-  for (i = 0; i < n_slices; i++) {
-    const double ox = slices[i].x1, oy = slices[i].y1;
-    int r;
-
-    for (r = 0; r < res[i].n_dets; r++) {
-      const cnms_det *e = &res[i].dets[r];
-      double x1 = e->x1 > 0.0f ? e->x1 : 0.0, y1 = e->y1 > 0.0f ? e->y1 : 0.0;
-      double x2 = e->x2 > 0.0f ? e->x2 : 0.0, y2 = e->y2 > 0.0f ? e->y2 : 0.0;
-
-      x1 = x1 < frame_width ? x1 : frame_width;
-      x2 = x2 < frame_width ? x2 : frame_width;
-      y1 = y1 < frame_height ? y1 : frame_height;
-      y2 = y2 < frame_height ? y2 : frame_height;
-      if (!(x1 < x2 && y1 < y2))
-        continue;
-      boxes[4 * k] = x1 + ox;
-      boxes[4 * k + 1] = y1 + oy;
-      boxes[4 * k + 2] = x2 + ox;
-      boxes[4 * k + 3] = y2 + oy;
-      scores[k] = e->score;
-      ctx->tiles_classes[k] = e->class_id;
-      k++;
-    }
-  }
+  k = (size_t) cnms_tiles_records (res, slices, n_slices, frame_width,
+      frame_height, boxes, scores, ctx->tiles_classes);
   return cnms_merge (ctx, boxes, scores, ctx->tiles_classes, (int) k, m,
       dets, n_dets);
 }

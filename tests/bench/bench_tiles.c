@@ -54,40 +54,6 @@
 static double tw[MAX_ITERS], tg[MAX_ITERS], dw[MAX_ITERS], dg[MAX_ITERS],
     mw[MAX_ITERS];
 
-/* The records of res (n_slices frames) mapped into the frame as SAHI
- * maps them (cnms_detect_tiles' rule): in slice pixels x1, y1 at least 0
- * and x2, y2 at most the frame's size, a record without x1 < x2 and y1 <
- * y2 dropped, then shifted by its slice's origin (double). boxes,
- * scores and classes have room for every record; returns how many. */
-static int
-gather (const cnms_frame_result *res, const cnms_slice *slices,
-    int n_slices, double *boxes, double *scores, int32_t *classes)
-{
-  int i, r, k = 0;
-
-  for (i = 0; i < n_slices; i++)
-    for (r = 0; r < res[i].n_dets; r++) {
-      const cnms_det *e = &res[i].dets[r];
-      double x1 = e->x1 > 0.0f ? e->x1 : 0.0, y1 = e->y1 > 0.0f ? e->y1 : 0.0;
-      double x2 = e->x2 > 0.0f ? e->x2 : 0.0, y2 = e->y2 > 0.0f ? e->y2 : 0.0;
-
-      x1 = x1 < FRAME_W ? x1 : FRAME_W;
-      x2 = x2 < FRAME_W ? x2 : FRAME_W;
-      y1 = y1 < FRAME_H ? y1 : FRAME_H;
-      y2 = y2 < FRAME_H ? y2 : FRAME_H;
-      if (!(x1 < x2 && y1 < y2))
-        continue;
-      boxes[4 * k] = x1 + slices[i].x1;
-      boxes[4 * k + 1] = y1 + slices[i].y1;
-      boxes[4 * k + 2] = x2 + slices[i].x1;
-      boxes[4 * k + 3] = y2 + slices[i].y1;
-      scores[k] = e->score;
-      classes[k] = e->class_id;
-      k++;
-    }
-  return k;
-}
-
 /* Rows of 7 floats: score x1 y1 x2 y2 class, then last (the anchor, or
  * the slice of each record). */
 static float *
@@ -304,7 +270,8 @@ main (int argc, char **argv)
       if (boxes == NULL || scores == NULL || classes == NULL)
         return 1;
     }
-    n_recs = gather (res, slices, n_slices, boxes, scores, classes);
+    n_recs = cnms_tiles_records (res, slices, n_slices, FRAME_W, FRAME_H,
+        boxes, scores, classes);
     if (i == iters - 1)
       save (save_dir, backend, keep, n_dets, res, n_slices);
 
