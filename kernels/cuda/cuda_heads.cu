@@ -30,77 +30,14 @@
  * frame's and a quarter more: a frame over it writes nothing and its
  * masks are made again after the detect, as without ahead, with the
  * room grown for the next. cnms_cuda_heads takes the masks only when
- * the jobs equal the front end's table, record for record. */
+ * the jobs equal the front end's table, record for record.
+ *
+ * The masks' jobs, logits and bytes are made by cuda_heads.cuh's device
+ * functions, which a batch's masks (cuda_heads_batch.cu) share. */
 #include <stddef.h>
 #include <string.h>
 
-#include <utility>
-
-#include "cnms_cuda.cuh"
-#include "cnms_cuda_device.cuh"
-#include "cnms_heads.h"
-
-/* One mask's work. */
-typedef struct {
-  int x, y, w, h;               /* the pixel rectangle (cnms_payload) */
-  int wx, wy, ww, wh;           /* the window of prototype pixels */
-  long long out;                /* its bytes' offset */
-  long long lg;                 /* its window's offset in the logits */
-  int anchor;
-  int pad_;
-} cnms_mask_job;
-
-/* The totals of the masks' jobs made on the device (jobs_kernel), ahead
- * of the jobs in d_hjobs and h_hjobs. */
-typedef struct {
-  long long bytes;              /* all masks' bytes */
-  long long logits;             /* all windows' logits */
-  int n;                        /* kept records */
-  int most_win, most_pix;       /* the largest window and rectangle */
-  int over;                     /* bytes or logits over the room: the
-                                 * kernels wrote nothing */
-} cnms_mask_sum;
-
-/* Bytes before the jobs: the totals, rounded up to keep the jobs
- * aligned. */
-#define CNMS_SUM_BYTES 64
-
-/* Coefficients staged in shared memory per block, at most this many at
- * a time. */
-#define CNMS_COEF_CHUNK 256
-
-/* The window of prototype pixels that job j's rectangle samples (none
- * when the rectangle is empty). */
-static __host__ __device__ void
-mask_window (const cnms_mask_axis *ax, const cnms_mask_axis *ay,
-    cnms_mask_job *j)
-{
-  int lo, hi, unused;
-  float w0, w1;
-
-  j->wx = j->wy = j->ww = j->wh = 0;
-  if (j->w <= 0 || j->h <= 0)
-    return;
-  cnms_mask_sample (ax, j->x, &lo, &unused, &w0, &w1);
-  cnms_mask_sample (ax, j->x + j->w - 1, &unused, &hi, &w0, &w1);
-  j->wx = lo;
-  j->ww = hi - lo + 1;
-  cnms_mask_sample (ay, j->y, &lo, &unused, &w0, &w1);
-  cnms_mask_sample (ay, j->y + j->h - 1, &unused, &hi, &w0, &w1);
-  j->wy = lo;
-  j->wh = hi - lo + 1;
-}
-
-/* How many kept records: n, or when sel (an engine's kept_dev) is given
- * its count clamped to [0, n]. */
-static __device__ int
-kept_count (const int32_t *sel, int n)
-{
-  if (sel == NULL)
-    return n;
-  const int c = sel[0];
-  return c < 0 ? 0 : (c < n ? c : n);
-}
+#include "cuda_heads.cuh"
 
 /* Keypoints: thread i is keypoint i % k of kept record r = i / k, whose
  * anchor is anchors[r], or with sel that of record sel[1 + r] of recs
@@ -181,12 +118,9 @@ cnms_cuda_pose_batch (const cnms_pose_frame *d_frames, int n, int most,
   return cudaGetLastError ();
 }
 
-/* The masks' jobs of an engine's kept records (recs[sel[1 + r]] for
- * r < sel[0], at most max_keep), in one block: each record's rectangle
- * (cnms_mask_rect of its box, as the front end's table) and window, its
- * bytes' and logits' offsets by a prefix sum in record order, into
- * djobs and (for the host's check) hjobs; the totals into dsum and
- * hsum, over when they pass the room. */
+/* The masks' jobs of an engine's kept records (mask_jobs_block) into
+ * djobs and (for the host's check) hjobs; the totals into dsum and hsum,
+ * over when they pass the room. */
 static __global__ void
 jobs_kernel (const cnms_det *recs, const int32_t *sel, int max_keep,
     cnms_mask_axis ax, cnms_mask_axis ay, long long room_bytes,
@@ -197,69 +131,11 @@ jobs_kernel (const cnms_det *recs, const int32_t *sel, int max_keep,
    * wrote is read only after it has completed */
   cnms_pdl_wait ();
   cnms_pdl_launch_next ();
-  __shared__ long long sb[CNMS_BLOCK], sl[CNMS_BLOCK];
-  __shared__ long long base_b, base_l;
-  __shared__ int most_w, most_p;
-  const int t = threadIdx.x;
-  const int kept = kept_count (sel, max_keep);
+  cnms_mask_sum sum;
 
-  if (t == 0) {
-    base_b = base_l = 0;
-    most_w = most_p = 0;
-  }
-  __syncthreads ();
-  for (int c = 0; c < kept; c += CNMS_BLOCK) {
-    const int i = c + t;
-    cnms_mask_job j;
-    long long pix = 0, win = 0;
-
-    memset (&j, 0, sizeof j);
-    if (i < kept) {
-      const cnms_det d = recs[sel[1 + i]];
-
-      cnms_mask_rect (d.x1, d.y1, d.x2, d.y2, &j.x, &j.y, &j.w, &j.h);
-      mask_window (&ax, &ay, &j);
-      j.anchor = d.anchor;
-      pix = (long long) j.w * j.h;
-      win = (long long) j.ww * j.wh;
-    }
-    sb[t] = pix;
-    sl[t] = win;
-    __syncthreads ();
-    /* inclusive scan of the block's counts */
-    for (int off = 1; off < CNMS_BLOCK; off <<= 1) {
-      const long long vb = t >= off ? sb[t - off] : 0;
-      const long long vl = t >= off ? sl[t - off] : 0;
-
-      __syncthreads ();
-      sb[t] += vb;
-      sl[t] += vl;
-      __syncthreads ();
-    }
-    if (i < kept) {
-      j.out = base_b + sb[t] - pix;
-      j.lg = base_l + sl[t] - win;
-      djobs[i] = j;
-      hjobs[i] = j;
-      atomicMax (&most_w, (int) win);
-      atomicMax (&most_p, (int) pix);
-    }
-    __syncthreads ();
-    if (t == CNMS_BLOCK - 1) {
-      base_b += sb[t];
-      base_l += sl[t];
-    }
-    __syncthreads ();
-  }
-  if (t == 0) {
-    cnms_mask_sum sum;
-
-    sum.bytes = base_b;
-    sum.logits = base_l;
-    sum.n = kept;
-    sum.most_win = most_w;
-    sum.most_pix = most_p;
-    sum.over = base_b > room_bytes || base_l > room_logits;
+  mask_jobs_block (recs, sel, max_keep, ax, ay, djobs, hjobs, NULL, &sum);
+  if (threadIdx.x == 0) {
+    sum.over = sum.bytes > room_bytes || sum.logits > room_logits;
     *dsum = sum;
     *hsum = sum;
   }
@@ -273,11 +149,11 @@ jobs_count (const cnms_mask_sum *sum, int n)
   return sum == NULL ? n : sum->over ? 0 : sum->n;
 }
 
-/* The logits of every job's window: blockIdx.y strides the jobs (n, or
- * sum's), the block's threads its window's pixels. The jobs are read
- * one thread per block from hjobs: mapped pinned memory written by the
- * host (no upload), then copied to device memory (djobs) for
- * pixels_kernel, or the device jobs themselves (hjobs == djobs). The
+/* The logits of every job's window (mask_logits_job): blockIdx.y strides
+ * the jobs (n, or sum's), the block's threads its window's pixels. The
+ * jobs are read one thread per block from hjobs: mapped pinned memory
+ * written by the host (no upload), then copied to device memory (djobs)
+ * for pixels_kernel, or the device jobs themselves (hjobs == djobs). The
  * coefficients come from the device tensor (rows row0 .., strided by
  * n_anchors) or, for a host tensor, from coefs ([job][mc], mapped). */
 static __global__ void
@@ -302,66 +178,16 @@ logits_kernel (const cnms_mask_job *hjobs, cnms_mask_job *djobs, int n,
     }
     __syncthreads ();
     const cnms_mask_job j = sj;
-    const int count = j.ww * j.wh;
 
-    for (int base = blockIdx.x * blockDim.x; base < count;
-        base += gridDim.x * blockDim.x) {
-      const int p = base + threadIdx.x;
-      const bool on = p < count;
-      const size_t idx = on ? (size_t) (j.wy + p / j.ww) * wp
-          + (size_t) (j.wx + p % j.ww) : 0;
-      float l = 0.0f;
-
-      for (int m0 = 0; m0 < mc; m0 += CNMS_COEF_CHUNK) {
-        const int mn = mc - m0 < CNMS_COEF_CHUNK ? mc - m0 : CNMS_COEF_CHUNK;
-
-        __syncthreads ();
-        for (int t = threadIdx.x; t < mn; t += blockDim.x)
-          c[t] = tensor != NULL ? cnms_tensor_value (tensor, f16,
-              ((size_t) row0 + m0 + t) * n_anchors + (size_t) j.anchor)
-              : coefs[(size_t) k * mc + m0 + t];
-        __syncthreads ();
-        if (on)
-          for (int m = 0; m < mn; m++)
-            l = cnms_fadd (l, cnms_fmul (c[m], cnms_tensor_value (protos,
-                        f16, (size_t) (m0 + m) * plane + idx)));
-      }
-      if (on)
-        logits[j.lg + p] = l;
-    }
+    mask_logits_job (j, protos, f16, wp, plane, mc, tensor, row0, n_anchors,
+        coefs != NULL ? coefs + (size_t) k * mc : NULL, logits, c);
     /* sj is read above until here */
     __syncthreads ();
   }
 }
 
-/* Pixel p (row-major) of job j's rectangle: bilinear logit > 0. */
-static __device__ __forceinline__ uint8_t
-mask_pixel (const cnms_mask_job &j, const cnms_mask_axis &ax,
-    const cnms_mask_axis &ay, const float *lg, int col, int row)
-{
-  int x0, x1, y0, y1;
-  float wx0, wx1, wy0, wy1;
-  const float *r0, *r1;
-
-  cnms_mask_sample (&ax, j.x + col, &x0, &x1, &wx0, &wx1);
-  cnms_mask_sample (&ay, j.y + row, &y0, &y1, &wy0, &wy1);
-  r0 = lg + (size_t) (y0 - j.wy) * j.ww;
-  r1 = lg + (size_t) (y1 - j.wy) * j.ww;
-  x0 -= j.wx;
-  x1 -= j.wx;
-  return cnms_mask_bilinear (r0[x0], r0[x1], r1[x0], r1[x1], wx0, wx1, wy0,
-      wy1) > 0.0f;
-}
-
-/* Output bytes a pixels_kernel thread makes: one 16-byte piece. */
-#define CNMS_MASK_PIECE 16
-
-/* The bytes of every job's rectangle (n jobs, or sum's), mask_pixel each.
- * out may be mapped host memory, where every store crosses the bus: a
- * thread makes the job's bytes of one 16-byte aligned piece of out and
- * stores the piece whole when it lies inside the job (out is 16-byte
- * aligned), byte by byte at the job's two ends (the neighbours' bytes
- * there are theirs). */
+/* The bytes of every job's rectangle (n jobs, or sum's) into out
+ * (mask_pixels_job). */
 static __global__ void
 pixels_kernel (const cnms_mask_job *jobs, int n, const cnms_mask_sum *sum,
     cnms_mask_axis ax, cnms_mask_axis ay, const float *logits, uint8_t *out)
@@ -373,51 +199,11 @@ pixels_kernel (const cnms_mask_job *jobs, int n, const cnms_mask_sum *sum,
 
   for (int k = blockIdx.y; k < count_jobs; k += gridDim.y) {
     const cnms_mask_job j = jobs[k];
-    const long long start = j.out, end = j.out + (long long) j.w * j.h;
-    const long long first = start / CNMS_MASK_PIECE;
-    const long long pieces = (end + CNMS_MASK_PIECE - 1) / CNMS_MASK_PIECE
-        - first;
-    const float *lg = logits + j.lg;
 
-    if (end <= start)
-      continue;
-    for (long long c = blockIdx.x * blockDim.x + threadIdx.x; c < pieces;
-        c += (long long) gridDim.x * blockDim.x) {
-      const long long b0 = (first + c) * CNMS_MASK_PIECE;
-      const long long p0 = b0 > start ? b0 - start : 0;
-      const int u0 = (int) (start + p0 - b0);
-      int col = (int) (p0 % j.w), row = (int) (p0 / j.w);
-      union {
-        uint4 q;
-        uint8_t b[CNMS_MASK_PIECE];
-      } v;
-      uint8_t *const vb = v.b;
-
-      v.q = make_uint4 (0, 0, 0, 0);
-      for (int u = u0; u < CNMS_MASK_PIECE && b0 + u < end; u++) {
-        vb[u] = mask_pixel (j, ax, ay, lg, col, row);
-        if (++col == j.w) {
-          col = 0;
-          row++;
-        }
-      }
-      if (b0 >= start && b0 + CNMS_MASK_PIECE <= end)
-        *(uint4 *) (out + b0) = v.q;
-      else
-        for (int u = u0; u < CNMS_MASK_PIECE && b0 + u < end; u++)
-          out[b0 + u] = vb[u];
-    }
+    mask_pixels_job (j, ax, ay, logits, out);
   }
 }
 
-/* Grid of a kernel over n jobs of at most most items each. */
-static dim3
-job_grid (int n, int most)
-{
-  int bx = cnms_ceil_div (most > 0 ? most : 1, CNMS_BLOCK);
-
-  return dim3 (bx < 1024 ? bx : 1024, n < 65535 ? n : 65535, 1);
-}
 
 /* Timing of the heads' stream work, added to the detect's. */
 static cnms_status
@@ -589,15 +375,6 @@ seg (cnms_backend_ctx *ctx, cnms_cuda_priv *s, const cnms_heads_args *h,
   return CNMS_OK;
 }
 
-/* The room of the masks ahead, grown to a quarter more than v. */
-static size_t
-room (size_t v, size_t least)
-{
-  const size_t r = v + v / 4;
-
-  return r < least ? least : r;
-}
-
 /* Whether heads h can run behind the engine (max_keep records at most),
  * and their grid's threads (pose). */
 static bool
@@ -637,9 +414,9 @@ cnms_cuda_heads_ahead_reserve (cnms_backend_ctx *ctx,
             "keypoints"));
   } else {
     CNMS_TRY (cnms_cuda_reserve_pinned (ctx, &s->h_heads,
-            room (s->ahead_bytes, (size_t) 1 << 16), "masks"));
+            mask_room (s->ahead_bytes, (size_t) 1 << 16), "masks"));
     CNMS_TRY (cnms_cuda_reserve_device (ctx, &s->d_logits,
-            room (s->ahead_logits, (size_t) 1 << 14) * sizeof (float),
+            mask_room (s->ahead_logits, (size_t) 1 << 14) * sizeof (float),
             "mask logits"));
     CNMS_TRY (cnms_cuda_reserve_device (ctx, &s->d_hjobs,
             ahead_jobs_bytes (max_keep), "mask jobs"));
@@ -650,26 +427,6 @@ cnms_cuda_heads_ahead_reserve (cnms_backend_ctx *ctx,
   return CNMS_OK;
 }
 
-/* Launches kernel behind the stream's last kernel on grid x CNMS_BLOCK
- * threads, programmatically dependent where the device has it (s->pdl):
- * scheduled before that one ends, waiting for it in cnms_pdl_wait. */
-template <typename... P, typename... A>
-static cudaError_t
-launch_behind (const cnms_cuda_priv *s, void (*kernel) (P...), dim3 grid,
-    A &&... args)
-{
-  cudaLaunchConfig_t cfg = {};
-  cudaLaunchAttribute attr = {};
-
-  cfg.gridDim = grid;
-  cfg.blockDim = dim3 (CNMS_BLOCK);
-  cfg.stream = s->stream;
-  attr.id = cudaLaunchAttributeProgrammaticStreamSerialization;
-  attr.val.programmaticStreamSerializationAllowed = 1;
-  cfg.attrs = &attr;
-  cfg.numAttrs = s->pdl ? 1 : 0;
-  return cudaLaunchKernelEx (&cfg, kernel, std::forward <A> (args)...);
-}
 
 cnms_status
 cnms_cuda_heads_ahead (cnms_backend_ctx *ctx, const cnms_heads_args *h,
@@ -756,9 +513,9 @@ cnms_cuda_heads_ahead_done (cnms_backend_ctx *ctx)
   s->ahead_bytes = (size_t) sum->bytes;
   s->ahead_logits = (size_t) sum->logits;
   CNMS_TRY (cnms_cuda_reserve_pinned (ctx, &s->h_heads,
-          room (s->ahead_bytes, (size_t) 1 << 16), "masks"));
+          mask_room (s->ahead_bytes, (size_t) 1 << 16), "masks"));
   return cnms_cuda_reserve_device (ctx, &s->d_logits,
-      room (s->ahead_logits, (size_t) 1 << 14) * sizeof (float),
+      mask_room (s->ahead_logits, (size_t) 1 << 14) * sizeof (float),
       "mask logits");
 }
 
