@@ -380,11 +380,14 @@ typedef struct {
  * call, naming the frame (cnms_ctx_error). A frame bad on its own (a size
  * that is not its dims' bytes, masks beyond CNMS_MASK_BYTES_MAX) has its
  * own status and error; the other frames are decoded, and the call
- * returns CNMS_OK. The CUDA backend runs the frames of the layouts without
- * a head (yolov5, yolov8, end2end, yolov8-obb) in a fixed number of
- * launches whatever B, with one upload of the host tensors and one wait;
- * the others frame by frame. cnms_ctx_report and cnms_ctx_payload are
- * left empty. */
+ * returns CNMS_OK. The CUDA backend runs the frames of every layout but
+ * laneatt (yolov5, yolov8, end2end, yolov8-obb, yolov8-pose, yolov8-seg)
+ * in a fixed number of launches whatever B, with one upload of the host
+ * tensors and one wait, the keypoints and masks of device tensors (and
+ * prototypes) in those launches too; laneatt frame by frame. A frame's
+ * records and payload may point into the backend's buffers: like the
+ * results, valid until the context's next call. cnms_ctx_report and
+ * cnms_ctx_payload are left empty. */
 cnms_status cnms_detect_batch (cnms_ctx *ctx, const cnms_tensor *batch,
     const cnms_tensor *protos, const cnms_frame *frames, int n_frames,
     cnms_layout layout, const cnms_params *p,

@@ -57,6 +57,11 @@ int cnms_tiles_records (const cnms_frame_result *res,
 /* How many buffer allocations (host, pinned or device) the context made so
  * far. Stays constant in steady state: buffers only grow with the input. */
 uint64_t cnms_ctx_alloc_count (const cnms_ctx *ctx);
+/* The frames of the context's last cnms_detect_batch whose heads'
+ * values (keypoints, masks) the backend made in the batch's own launches
+ * and the results point into; the others' were made frame by frame and
+ * copied. */
+int cnms_ctx_batch_heads_made (const cnms_ctx *ctx);
 /* Bytes currently held, per kind of memory. */
 void cnms_ctx_memory (const cnms_ctx *ctx, size_t *host_bytes,
     size_t *pinned_bytes, size_t *device_bytes);
@@ -80,7 +85,11 @@ enum {
   CNMS_TEST_CPU_NO_AVX = 2,
   /* CUDA: the heads of a pose or seg detect run after it, never
    * enqueued behind its NMS */
-  CNMS_TEST_NO_HEADS_AHEAD = 3
+  CNMS_TEST_NO_HEADS_AHEAD = 3,
+  /* CUDA: a batch (cnms_detect_batch) makes no heads in its own
+   * launches: each frame's keypoints or masks come from the heads call
+   * after the batch, frame by frame */
+  CNMS_TEST_NO_BATCH_HEADS = 4
 };
 void cnms_ctx_test_option (cnms_ctx *ctx, int option, int value);
 

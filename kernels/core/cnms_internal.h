@@ -120,12 +120,17 @@ typedef struct cnms_job {
 /* What a detect returns: the kept records in kept order, after the caps
  * and max_detections, and for lanes their points (payload: S x y pairs a
  * record, NaN where a row has no point); for heads the detect made
- * itself (a batch's keypoints: detect_batch), their values as the heads
- * call gives them; else NULL. */
+ * itself (a batch's keypoints and masks: detect_batch), their values as
+ * the heads call gives them, payload_bytes of them, and for masks
+ * payload_table, each record's rectangle and offset as the backend made
+ * them: the front end takes the values only when they are its table's;
+ * else NULL. */
 typedef struct {
   const cnms_det *dets;
   int n_dets;
   const void *payload;
+  size_t payload_bytes;
+  const cnms_payload *payload_table;
 } cnms_backend_out;
 
 /* A backend implements these. The front end checks every argument first,
@@ -164,7 +169,9 @@ typedef struct cnms_backend_ops {
   /* The detects of n jobs (n >= 1, one frame each: one layout and
    * tensor shape but N, one p, each its own map and tensor) at once, as
    * many detects: outs[i] (with the values of jobs[i].heads where the
-   * backend made them, else the front end asks the heads call after) and,
+   * backend made them, their bytes and for masks their table; the front
+   * end takes them when they are its table's, else it asks the heads
+   * call after) and,
    * of reps[i], the decode's counts
    * (candidates, nonfinite_scores, invalid and fractional classes, the
    * first ones), valid until the next call. CNMS_ERR_UNSUPPORTED when it

@@ -863,6 +863,8 @@ cuda_test_option (cnms_backend_ctx *ctx, int option, int value)
     s->force_large = value != 0;
   else if (option == CNMS_TEST_NO_HEADS_AHEAD)
     s->no_ahead = value != 0;
+  else if (option == CNMS_TEST_NO_BATCH_HEADS)
+    s->no_batch_heads = value != 0;
 }
 
 static cnms_status

@@ -64,6 +64,29 @@ typedef struct {
   void *dev;                    /* pinned: the device address of p */
 } cnms_cuda_buf;
 
+/* A batch's masks made in its launches (cuda_heads_batch.cu): the
+ * frames' jobs, their totals and places, the batch's logits and bytes. */
+typedef struct {
+  cnms_cuda_buf d_jobs;         /* keep_max jobs a frame */
+  cnms_cuda_buf d_sums;         /* [the batch's totals | each frame's] */
+  cnms_cuda_buf h_sums;         /* mapped pinned: the same, for the host */
+  cnms_cuda_buf h_table;        /* mapped pinned: keep_max cnms_payload a
+                                 * frame, each record's rectangle and
+                                 * offset as the front end's table */
+  cnms_cuda_buf d_logits;       /* the windows' logits, frame after frame */
+  cnms_cuda_buf h_masks;        /* mapped pinned: the masks' bytes, frame
+                                 * after frame (each at a 16-byte
+                                 * boundary) */
+  size_t want_bytes, want_logits;       /* the totals of the last batch
+                                 * over its room: the room is a quarter
+                                 * more */
+  int last_jobs, last_win, last_pix;    /* the last batch's jobs, largest
+                                 * window and rectangle: the next grids */
+  int keep_max;                 /* the batch enqueued: its records a frame
+                                 * at most, */
+  bool made;                    /* and whether its masks were enqueued */
+} cnms_cuda_seg_batch;
+
 /* The buffers of cnms_detect_batch (cuda_batch.cu): frame f's part of
  * each is f strides in. */
 typedef struct {
@@ -90,6 +113,7 @@ typedef struct {
   size_t occ_smem;              /* the launch last sized, its geometry, */
   int occ_geom;
   int occ_per_sm;               /* and its blocks a multiprocessor */
+  cnms_cuda_seg_batch seg;      /* the masks (cuda_heads_batch.cu) */
 } cnms_cuda_batch;
 
 typedef struct {
@@ -159,6 +183,7 @@ typedef struct {
   size_t ahead_bytes, ahead_logits;     /* seg: the room to reserve for
                                  * the masks' bytes and logits */
   int no_ahead;                 /* CNMS_TEST_NO_HEADS_AHEAD */
+  int no_batch_heads;           /* CNMS_TEST_NO_BATCH_HEADS */
   int pdl;                      /* compute capability 9.0 on: the heads
                                  * behind the engine are launched
                                  * programmatically dependent (scheduled
@@ -583,6 +608,31 @@ cnms_status cnms_cuda_heads_ahead_reserve (cnms_backend_ctx *ctx,
 cnms_status cnms_cuda_heads_ahead (cnms_backend_ctx *ctx,
     const cnms_heads_args *h, int max_keep);
 cnms_status cnms_cuda_heads_ahead_done (cnms_backend_ctx *ctx);
+
+/* cuda_heads_batch.cu: the masks of a batch's frames (n jobs, of at most
+ * keep_max kept records each) in the batch's launches, behind its engine
+ * and caps: jobs of one layout with masks, whose tensors and prototypes
+ * lie on the device (_takes; not with CNMS_TEST_NO_BATCH_HEADS). Each
+ * frame's arguments (_frame_bytes of them) go into the batch's upload:
+ * _frame writes frame job's (its engine's records recs and kept_dev sel,
+ * its max_keep) at dst. _reserve, before the stream work, reserves the
+ * buffers; _enqueue launches the kernels on the frames' arguments in
+ * device memory; _done, after the stream's synchronisation, gives each
+ * frame whose masks were made (its jobs as many as outs[i].n_dets) its
+ * payload, payload_bytes and payload_table in outs, and grows the room
+ * when the batch was over it (its masks then come from the heads call,
+ * frame by frame). */
+bool cnms_cuda_seg_batch_takes (const cnms_cuda_priv *s, const cnms_job *j0,
+    int n, int keep_max);
+size_t cnms_cuda_seg_batch_frame_bytes (void);
+void cnms_cuda_seg_batch_frame (const cnms_job *job, const cnms_det *recs,
+    const int32_t *sel, int max_keep, void *dst);
+cnms_status cnms_cuda_seg_batch_reserve (cnms_backend_ctx *ctx, int n,
+    int keep_max);
+cnms_status cnms_cuda_seg_batch_enqueue (cnms_backend_ctx *ctx,
+    const cnms_job *j0, const void *d_frames, int n);
+cnms_status cnms_cuda_seg_batch_done (cnms_backend_ctx *ctx,
+    cnms_backend_out *outs, int n);
 
 /* Kernel image check: cudaSuccess when this build carries code that runs
  * on the current device. */

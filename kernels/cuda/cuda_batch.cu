@@ -1,18 +1,21 @@
 /* The CUDA backend's batch (cnms_backend_ops.detect_batch): the frames of
  * one layout of boxes or oriented boxes (their engine's jobs: for
- * yolov8-pose and yolov8-seg the box and score rows; the masks, and the
- * keypoints of host tensors, come after, frame by frame, from the front
- * end), in a fixed number of
+ * yolov8-pose and yolov8-seg the box and score rows, and their heads
+ * where the tensors lie on the device; the heads of host tensors come
+ * after, frame by frame, from the front end), in a fixed number of
  * launches whatever their number:
  *
  *   one upload ([every frame's engine arguments | decode arguments | caps
- *   arguments | the host tensors], from pinned staging) -> where the
- *   engine does not decode, one decode launch (a row of blocks a frame)
- *   -> one cooperative engine launch (a row of blocks a frame, each row
- *   its own grid barrier: cuda_engine.cu) -> with per-class caps, one caps
- *   launch (a block a frame: cuda_caps.cu) -> for yolov8-pose on device
- *   tensors, one keypoints launch (a row of blocks a frame: cuda_heads.cu)
- *   -> one wait
+ *   arguments | keypoints or masks arguments | the host tensors], from
+ *   pinned staging) -> where the engine does not decode, one decode
+ *   launch (a row of blocks a frame) -> one cooperative engine launch (a
+ *   row of blocks a frame, each row its own grid barrier: cuda_engine.cu)
+ *   -> with per-class caps, one caps launch (a block a frame:
+ *   cuda_caps.cu) -> for yolov8-pose on device tensors, one keypoints
+ *   launch (a row of blocks a frame: cuda_heads.cu); for yolov8-seg on
+ *   device tensors and prototypes, four masks launches (the frames' jobs,
+ *   their places in the batch's bytes, the logits, the bytes:
+ *   cuda_heads_batch.cu) -> one wait
  *
  * Each frame has its own part of every buffer (the count header and
  * records, the sort, the mask, the grid, the output), one stride apart,
@@ -43,8 +46,8 @@ typedef struct {
 
 /* Does the batch take these jobs? Boxes or oriented boxes that the engine
  * decodes or a batch decode does (of their heads the batch makes the
- * keypoints of device tensors; the front end asks the heads call for the
- * others). */
+ * keypoints and masks of device tensors; the front end asks the heads
+ * call for the others). */
 static bool
 batch_takes (const cnms_job *jobs, int n)
 {
@@ -59,6 +62,14 @@ batch_takes (const cnms_job *jobs, int n)
     if (jobs[i].shape.n_anchors <= 0)
       return false;
   return true;
+}
+
+/* Does the batch make the keypoints of job (a device tensor's)? */
+static bool
+batch_kp (const cnms_cuda_priv *s, const cnms_job *job)
+{
+  return job->heads != NULL && job->heads->kind == CNMS_HEAD_KEYPOINTS
+      && job->heads->t->on_device && !s->no_batch_heads;
 }
 
 /* Reserves every buffer for n frames of strides st and in_bytes of
@@ -96,7 +107,7 @@ reserve_batch (cnms_backend_ctx *ctx, cnms_cuda_batch *b, int n,
     CNMS_TRY (cnms_cuda_reserve_device (ctx, &b->d_mask, nn * st->mask,
             "batch suppression masks"));
   }
-  if (caps || kp)
+  if (st->kept != 0)
     CNMS_TRY (cnms_cuda_reserve_device (ctx, &b->d_kept, nn * st->kept,
             "batch kept records"));
   if (caps)
@@ -184,10 +195,20 @@ size_launch (cnms_backend_ctx *ctx, cnms_cuda_priv *s, int geom, int cap,
   return CNMS_OK;
 }
 
+/* The kept records of job at most. */
+static int
+max_out_of (const cnms_job *job)
+{
+  const int n = job->shape.n_anchors;
+  const int cap = n < job->p->max_candidates ? n : job->p->max_candidates;
+
+  return job->p->max_detections < cap ? job->p->max_detections : cap;
+}
+
 /* Frame f's engine arguments (its parts of the buffers, base: device
- * addresses), its decode's when the engine decodes it (fused), with caps
- * (then the engine keeps every box NMS keeps) the caps', and with
- * keypoints the keypoints' (pf). */
+ * addresses; its kept_dev where st has one), its decode's when the engine
+ * decodes it (fused), with caps (then the engine keeps every box NMS
+ * keeps) the caps', and with keypoints the keypoints' (pf). */
 static void
 frame_args (const cnms_cuda_priv *s, const cnms_job *job, int f,
     const batch_strides *st, const void *d_tensor,
@@ -269,7 +290,7 @@ frame_args (const cnms_cuda_priv *s, const cnms_job *job, int f,
   }
   g->out = (char *) b->h_out.dev + ff * st->out;
   g->smem_words = (long long) (smem / sizeof (uint64_t));
-  if (caps || pf != NULL)
+  if (st->kept != 0)
     g->kept_dev = (int32_t *) ((char *) b->d_kept.p + ff * st->kept);
   if (pf != NULL) {
     const cnms_heads_args *h = job->heads;
@@ -317,15 +338,15 @@ enqueue_batch (cnms_backend_ctx *ctx, cnms_cuda_priv *s, const cnms_job *jobs,
   const bool suppress = j0->suppress;
   const bool caps = j0->rules.caps != 0;
   /* the keypoints of device tensors, behind the engine (and the caps) */
-  const bool kp = j0->heads != NULL
-      && j0->heads->kind == CNMS_HEAD_KEYPOINTS && j0->heads->t->on_device;
+  const bool kp = batch_kp (s, j0);
   const int n_kp = kp ? j0->heads->shape.n_keypoints : 0;
   const bool host = !j0->t->on_device;
   const int geom = j0->geom;
   const size_t box_bytes = sizeof (float4)
       + (geom == CNMS_GEOM_OBB ? sizeof (cnms_obb) : 0);
-  size_t off_dec, off_caps, off_kp, off_t, in_bytes, smem = 0;
+  size_t off_dec, off_caps, off_kp, off_seg, off_t, in_bytes, smem = 0;
   int n_max = 0, cap_max = 0, keep_max = 0, blocks = 1, per_launch = n;
+  bool seg;
   long long want = 8;
   batch_strides st;
   cnms_class_rules rules;
@@ -351,6 +372,8 @@ enqueue_batch (cnms_backend_ctx *ctx, cnms_cuda_priv *s, const cnms_job *jobs,
     want = w > want ? w : want;
     want = wd > want ? wd : want;
   }
+  /* the masks of device tensors and prototypes, behind them */
+  seg = cnms_cuda_seg_batch_takes (s, j0, n, keep_max);
   memset (&st, 0, sizeof st);
   st.cand = align_up (CNMS_HEADER_BYTES + (size_t) n_max * sizeof (cnms_det));
   st.report = align_up (CNMS_REPORT_BYTES);
@@ -370,7 +393,7 @@ enqueue_batch (cnms_backend_ctx *ctx, cnms_cuda_priv *s, const cnms_job *jobs,
   /* with caps the engine writes every kept record, the caps keep_max */
   st.out = align_up (CNMS_HEADER_BYTES + (size_t) (caps ? cap_max : keep_max)
       * sizeof (cnms_det));
-  if (caps || kp)
+  if (caps || kp || seg)
     st.kept = align_up (((size_t) cap_max + 1) * sizeof (int32_t));
   if (caps)
     st.caps = align_up (cnms_caps_table_bytes (cap_max));
@@ -380,13 +403,15 @@ enqueue_batch (cnms_backend_ctx *ctx, cnms_cuda_priv *s, const cnms_job *jobs,
   *stp = st;
 
   /* the upload: [engine arguments | decode arguments | caps arguments |
-   * keypoints arguments | host tensors] */
+   * keypoints or masks arguments | host tensors] */
   off_dec = align_up ((size_t) n * sizeof (cnms_engine_args));
   off_caps = off_dec + align_up ((size_t) n * sizeof (cnms_decode_frame));
   off_kp = off_caps + (caps ? align_up ((size_t) n * sizeof (cnms_caps_frame))
       : 0);
-  off_t = off_kp + (kp ? align_up ((size_t) n * sizeof (cnms_pose_frame)) :
-      0);
+  off_seg = off_kp + (kp ? align_up ((size_t) n * sizeof (cnms_pose_frame))
+      : 0);
+  off_t = off_seg + (seg ? align_up ((size_t) n
+          * cnms_cuda_seg_batch_frame_bytes ()) : 0);
   in_bytes = off_t;
   if (host)
     for (int i = 0; i < n; i++)
@@ -401,6 +426,8 @@ enqueue_batch (cnms_backend_ctx *ctx, cnms_cuda_priv *s, const cnms_job *jobs,
   }
   CNMS_TRY (reserve_batch (ctx, b, n, &st, suppress, caps, kp, in_bytes,
           st.out));
+  if (seg)
+    CNMS_TRY (cnms_cuda_seg_batch_reserve (ctx, n, keep_max));
   CNMS_TRY (cnms_cuda_upload_rules (ctx, s, &j0->rules, &rules));
 
   stage = (char *) b->h_stage.p;
@@ -424,6 +451,10 @@ enqueue_batch (cnms_backend_ctx *ctx, cnms_cuda_priv *s, const cnms_job *jobs,
       }
       frame_args (s, &jobs[i], i, &st, d_tensor, &rules, fused, caps, smem,
           &ga[i], &da[i], caps ? &ca[i] : NULL, kp ? &pa[i] : NULL);
+      if (seg)
+        cnms_cuda_seg_batch_frame (&jobs[i], ga[i].src.recs, ga[i].kept_dev,
+            max_out_of (&jobs[i]), stage + off_seg + (size_t) i
+            * cnms_cuda_seg_batch_frame_bytes ());
     }
   }
 
@@ -466,6 +497,9 @@ enqueue_batch (cnms_backend_ctx *ctx, cnms_cuda_priv *s, const cnms_job *jobs,
             j0->heads->shape.keypoint_dims,
             j0->heads->t->dtype == CNMS_DTYPE_FLOAT16, s->stream),
         "batch keypoint kernel");
+  if (seg)
+    CNMS_TRY (cnms_cuda_seg_batch_enqueue (ctx, j0, (char *) b->d_in.p
+            + off_seg, n));
   return cnms_cuda_timing_end (ctx);
 }
 
@@ -485,6 +519,7 @@ cnms_cuda_detect_batch (cnms_backend_ctx *ctx, const cnms_job *jobs, int n,
     return cnms_cuda_error (ctx, scope.err, "selecting the CUDA device");
   /* no heads were made ahead for these frames */
   s->ahead_kind = 0;
+  s->batch.seg.made = false;
   CNMS_TRY (drain (s, enqueue_batch (ctx, s, jobs, n, &st)));
   e = cudaStreamSynchronize (s->stream);
   if (e != cudaSuccess) {
@@ -518,11 +553,16 @@ cnms_cuda_detect_batch (cnms_backend_ctx *ctx, const cnms_job *jobs, int n,
     outs[i].dets = (const cnms_det *) ((const char *) hdr
         + CNMS_HEADER_BYTES);
     outs[i].n_dets = kept < 0 ? 0 : (kept < max_out ? kept : max_out);
-    outs[i].payload = job->heads != NULL
-        && job->heads->kind == CNMS_HEAD_KEYPOINTS
-        && job->heads->t->on_device ?
-        (const char *) s->batch.h_kp.p + (size_t) i * st.kp : NULL;
+    outs[i].payload = NULL;
+    outs[i].payload_bytes = 0;
+    outs[i].payload_table = NULL;
+    if (batch_kp (s, job)) {
+      outs[i].payload = (const char *) s->batch.h_kp.p + (size_t) i * st.kp;
+      outs[i].payload_bytes = (size_t) outs[i].n_dets
+          * (size_t) job->heads->shape.n_keypoints * 3 * sizeof (float);
+    }
   }
   s->batch.last_count = most;
-  return CNMS_OK;
+  /* the masks made in the batch's launches */
+  return cnms_cuda_seg_batch_done (ctx, outs, n);
 }

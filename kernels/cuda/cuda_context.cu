@@ -119,7 +119,8 @@ release_all (cnms_backend_ctx *ctx, cnms_cuda_priv *s)
     &s->d_caps, &s->batch.d_cand, &s->batch.d_report, &s->batch.d_keys,
     &s->batch.d_vals, &s->batch.d_order, &s->batch.d_boxes, &s->batch.d_cls,
     &s->batch.d_mask, &s->batch.d_rows, &s->batch.d_grid, &s->batch.d_bars,
-    &s->batch.d_in, &s->batch.d_kept, &s->batch.d_caps
+    &s->batch.d_in, &s->batch.d_kept, &s->batch.d_caps,
+    &s->batch.seg.d_jobs, &s->batch.seg.d_sums, &s->batch.seg.d_logits
   };
   size_t i;
 
@@ -136,6 +137,9 @@ release_all (cnms_backend_ctx *ctx, cnms_cuda_priv *s)
   release (ctx, &s->batch.h_stage, true);
   release (ctx, &s->batch.h_out, true);
   release (ctx, &s->batch.h_kp, true);
+  release (ctx, &s->batch.seg.h_sums, true);
+  release (ctx, &s->batch.seg.h_table, true);
+  release (ctx, &s->batch.seg.h_masks, true);
   free (s->rules_now);
   s->rules_now = NULL;
   s->rules_bytes = 0;

@@ -94,6 +94,12 @@ cnms_ctx_alloc_count (const cnms_ctx *ctx)
   return ctx != NULL ? ctx->b.alloc_count : 0;
 }
 
+int
+cnms_ctx_batch_heads_made (const cnms_ctx *ctx)
+{
+  return ctx != NULL ? ctx->batch_heads_made : 0;
+}
+
 void
 cnms_ctx_memory (const cnms_ctx *ctx, size_t *host_bytes,
     size_t *pinned_bytes, size_t *device_bytes)

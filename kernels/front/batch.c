@@ -1,8 +1,12 @@
 /* cnms_detect_batch: the frames of a batch, their agreement (one layout,
  * the same dims but N), each frame's own checks, then the backend's batch
  * (one job a frame) or, where it has none for the layout, cnms_detect
- * frame by frame; each frame's records, report and payload are copied into
- * the context's batch tables, which only grow. */
+ * frame by frame. A frame's result points into the backend's batch output
+ * for what the backend's batch made (its records; the heads' values and
+ * their table where they fit the front end's table), valid until the
+ * next call; the rest (a single detect's records, the heads the heads call
+ * made, a table the backend gave none of) is copied into the context's
+ * batch tables, which only grow. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -144,33 +148,53 @@ reset_results (cnms_ctx *ctx, int n)
   return CNMS_OK;
 }
 
-/* Copies the context's last detect (its records, report and payload) into
- * the batch's tables as frame i's. */
+/* Files the context's last detect (its records, report and payload) as
+ * frame i's result. direct: what the backend's batch gave for the frame
+ * (valid until the next call), whose records, and heads' values and table
+ * where the front end took them (direct->payload, payload_table), stay in
+ * place; NULL: a single detect's. The rest is copied into the batch's
+ * tables. */
 static cnms_status
 keep_frame (cnms_ctx *ctx, int i, const cnms_det *dets, int n,
-    size_t *n_dets, size_t *n_table, size_t *n_bytes)
+    const cnms_backend_out *direct, size_t *n_dets, size_t *n_table,
+    size_t *n_bytes)
 {
   cnms_frame_result *r = &ctx->batch[i];
   cnms_batch_at *at = &ctx->batch_at[i];
   cnms_payloads pl;
+  size_t dets_n, table_n, bytes_n;
 
   cnms_ctx_payload (ctx, &pl);
+  memset (at, 0, sizeof *at);
+  if (direct != NULL) {
+    at->direct = dets;
+    if (direct->payload != NULL) {
+      at->direct_data = pl.data;
+      at->direct_table = direct->payload_table;
+      ctx->batch_heads_made++;
+    }
+  }
+  dets_n = at->direct != NULL ? 0 : (size_t) n;
+  table_n = at->direct_table != NULL ? 0 : (size_t) pl.n;
+  bytes_n = at->direct_data != NULL ? 0 : pl.size;
   if (!grow (ctx, (void **) &ctx->batch_dets, &ctx->batch_dets_cap,
-          *n_dets + (size_t) n, sizeof *ctx->batch_dets)
+          *n_dets + dets_n, sizeof *ctx->batch_dets)
       || !grow (ctx, (void **) &ctx->batch_table, &ctx->batch_table_cap,
-          *n_table + (size_t) pl.n, sizeof *ctx->batch_table)
+          *n_table + table_n, sizeof *ctx->batch_table)
       || !grow (ctx, (void **) &ctx->batch_data, &ctx->batch_data_cap,
-          *n_bytes + pl.size, 1))
+          *n_bytes + bytes_n, 1)) {
+    memset (at, 0, sizeof *at);
     return cnms_fail (&ctx->b, CNMS_ERR_NO_MEMORY,
         "cannot allocate the results of frame %d (%d records, %zu payload "
         "bytes)", i, n, pl.size);
-  if (n > 0)
-    memcpy (ctx->batch_dets + *n_dets, dets, (size_t) n * sizeof *dets);
-  if (pl.n > 0)
+  }
+  if (dets_n > 0)
+    memcpy (ctx->batch_dets + *n_dets, dets, dets_n * sizeof *dets);
+  if (table_n > 0)
     memcpy (ctx->batch_table + *n_table, pl.records,
-        (size_t) pl.n * sizeof *pl.records);
-  if (pl.size > 0)
-    memcpy (ctx->batch_data + *n_bytes, pl.data, pl.size);
+        table_n * sizeof *pl.records);
+  if (bytes_n > 0)
+    memcpy (ctx->batch_data + *n_bytes, pl.data, bytes_n);
   r->status = CNMS_OK;
   r->n_dets = n;
   r->report = ctx->b.report;
@@ -180,9 +204,9 @@ keep_frame (cnms_ctx *ctx, int i, const cnms_det *dets, int n,
   at->dets = *n_dets;
   at->table = *n_table;
   at->bytes = *n_bytes;
-  *n_dets += (size_t) n;
-  *n_table += (size_t) pl.n;
-  *n_bytes += pl.size;
+  *n_dets += dets_n;
+  *n_table += table_n;
+  *n_bytes += bytes_n;
   return CNMS_OK;
 }
 
@@ -203,15 +227,14 @@ point_results (cnms_ctx *ctx)
       r->dets = NULL;
       continue;
     }
-    if (at->direct != NULL) {
-      r->dets = at->direct;
-      continue;
-    }
-    r->dets = ctx->batch_dets != NULL ? ctx->batch_dets + at->dets : none;
+    r->dets = at->direct != NULL ? at->direct : ctx->batch_dets != NULL ?
+        ctx->batch_dets + at->dets : none;
     if (r->payload.n > 0)
-      r->payload.records = ctx->batch_table + at->table;
+      r->payload.records = at->direct_table != NULL ? at->direct_table :
+          ctx->batch_table + at->table;
     if (r->payload.size > 0)
-      r->payload.data = ctx->batch_data + at->bytes;
+      r->payload.data = at->direct_data != NULL ? at->direct_data :
+          ctx->batch_data + at->bytes;
   }
 }
 
@@ -235,13 +258,16 @@ batch_failed (cnms_ctx *ctx, cnms_status st, const char *fmt, int i)
   cnms_payload_clear (ctx);
   memset (&ctx->b.report, 0, sizeof ctx->b.report);
   ctx->batch_n = 0;
+  ctx->batch_heads_made = 0;
   return cnms_fail (&ctx->b, st, fmt, i, why);
 }
 
 /* The heads of frame f after the backend's batch (job: its engine's,
  * engine: what the batch gave, with the heads' values where it made
- * them): the payload as cnms_detect makes it, copied with the records
- * into the batch's tables. A device failure fails the batch. */
+ * them): the payload as cnms_detect makes it, the values the batch's
+ * where they fit the table, else the heads call's; filed by keep_frame
+ * (the batch's records and values in place). A device failure fails the
+ * batch. */
 static cnms_status
 frame_heads (cnms_ctx *ctx, const cnms_layout_row *row, int f,
     const cnms_job *job, const cnms_backend_out *engine, size_t *n_dets,
@@ -254,7 +280,7 @@ frame_heads (cnms_ctx *ctx, const cnms_layout_row *row, int f,
   st = cnms_payload_finish (ctx, job, row->d.head, &ctx->batch_heads[f],
       &ctx->batch_shape[f], &out);
   if (st == CNMS_OK)
-    st = keep_frame (ctx, f, out.dets, out.n_dets, n_dets, n_table,
+    st = keep_frame (ctx, f, out.dets, out.n_dets, &out, n_dets, n_table,
         n_bytes);
   if (st == CNMS_ERR_CUDA || st == CNMS_ERR_NO_DEVICE)
     return batch_failed (ctx, st, "frame %d: %s", f);
@@ -327,7 +353,7 @@ backend_batch (cnms_ctx *ctx, const cnms_layout_row *row,
         ctx->batch_out, ctx->batch_rep);
     if (st != CNMS_OK) {
       for (i = 0; i < n_frames; i++)
-        ctx->batch_at[i].direct = NULL;
+        memset (&ctx->batch_at[i], 0, sizeof ctx->batch_at[i]);
       return st;
     }
   }
@@ -346,8 +372,9 @@ backend_batch (cnms_ctx *ctx, const cnms_layout_row *row,
       ctx->batch_at[f].direct = ctx->batch_out[i].dets;
       continue;
     }
-    /* the heads, then the records and payload copied into the tables
-     * (the next frame's heads reuse the backend's payload buffers) */
+    /* the heads, then the frame filed: the batch's records and values in
+     * place, what the heads call made copied (the next frame's heads
+     * reuse its buffers) */
     st = frame_heads (ctx, row, f, &ctx->batch_jobs[i], &ctx->batch_out[i],
         n_dets, n_table, n_bytes);
     if (st != CNMS_OK)
@@ -378,6 +405,7 @@ cnms_detect_batch (cnms_ctx *ctx, const cnms_tensor *batch,
   cnms_payload_clear (ctx);
   memset (&ctx->b.report, 0, sizeof ctx->b.report);
   ctx->batch_n = 0;
+  ctx->batch_heads_made = 0;
   if (results == NULL || p == NULL)
     return cnms_fail (&ctx->b, CNMS_ERR_INVALID_ARG,
         "cnms_detect_batch: NULL argument");
@@ -534,7 +562,7 @@ cnms_detect_batch (cnms_ctx *ctx, const cnms_tensor *batch,
     else if (st == CNMS_OK)
       gpu_us = -1.0;
     if (st == CNMS_OK)
-      st = keep_frame (ctx, i, dets, n, &n_dets, &n_table, &n_bytes);
+      st = keep_frame (ctx, i, dets, n, NULL, &n_dets, &n_table, &n_bytes);
     if (st == CNMS_ERR_CUDA || st == CNMS_ERR_NO_DEVICE) {
       /* the device failed: no frame after it would fare better */
       char why[sizeof ctx->b.error];

@@ -8,10 +8,13 @@
 
 #include "cnms_internal.h"
 
-/* Where a frame of a batch starts in the batch's tables. */
+/* Where a frame of a batch starts in the batch's tables, or what of it
+ * stays in the backend's output (valid until the next call). */
 typedef struct {
   size_t dets, table, bytes;
   const cnms_det *direct;       /* the backend's batch: its records */
+  const cnms_payload *direct_table;     /* and the table of the heads' */
+  const uint8_t *direct_data;   /* values it made, and those values */
 } cnms_batch_at;
 
 /* A context: the backend it runs on, the state that backend fills, and
@@ -58,6 +61,8 @@ struct cnms_ctx {
   size_t batch_cap, batch_at_cap, batch_err_cap, batch_t_cap;
   size_t batch_dets_cap, batch_table_cap, batch_data_cap;
   int batch_n;
+  int batch_heads_made;         /* the frames whose heads' values the
+                                 * backend's batch made (kept in place) */
   /* cnms_merge (tiles.c): merge_cap records each */
   void *merge_f;                /* the records as float32 */
   int *merge_idx, *merge_order, *merge_state, *merge_next;

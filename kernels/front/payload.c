@@ -25,8 +25,9 @@ static const struct {
   {0, 0, 1, "nothing"},         /* CNMS_HEAD_NONE */
   {2, 0, 0, "lane points"},     /* CNMS_HEAD_LANE: the lanes' own engine */
   {3, 1, 1, "keypoints"},       /* CNMS_HEAD_KEYPOINTS */
-  /* masks: after the batch's engine, frame by frame, which measured
-   * faster than a detect each (docs/performance.md, "Batches") */
+  /* masks: in the batch's launches (CUDA, device tensors), else after
+   * the batch's engine, frame by frame, which measured faster than a
+   * detect each (docs/performance.md, "Batches") */
   {0, 1, 1, "masks"},           /* CNMS_HEAD_MASK */
 };
 
@@ -184,11 +185,40 @@ cnms_lanes_in_frame (cnms_ctx *ctx, const cnms_shape *shape,
   return CNMS_OK;
 }
 
+/* Are the values the backend made with the detect (out: a batch's
+ * heads) those of the front end's table (h->masks for n records, bytes
+ * in all)? Their bytes, and for masks every record's rectangle and
+ * offset as the backend made them. */
+static int
+backend_values_fit (const cnms_heads_args *h, const cnms_backend_out *out,
+    int n, size_t bytes)
+{
+  int i;
+
+  if (out->payload_bytes != bytes)
+    return 0;
+  if (h->kind != CNMS_HEAD_MASK)
+    return 1;
+  if (out->payload_table == NULL)
+    return 0;
+  for (i = 0; i < n; i++) {
+    const cnms_payload *a = &h->masks[i], *b = &out->payload_table[i];
+
+    if (a->offset != b->offset || a->x != b->x || a->y != b->y
+        || a->width != b->width || a->height != b->height
+        || a->n_points != b->n_points || a->point_dims != b->point_dims)
+      return 0;
+  }
+  return 1;
+}
+
 /* The heads h of the records the backend kept: the payload table, then
- * the values. */
+ * the values: those the backend made with the detect when they fit the
+ * table (else out->payload and payload_table are cleared), or the heads
+ * call's. */
 static cnms_status
 run_heads (cnms_ctx *ctx, const cnms_job *job, cnms_heads_args *h,
-    const cnms_shape *shape, const cnms_backend_out *out)
+    const cnms_shape *shape, cnms_backend_out *out)
 {
   const void *values = NULL;
   size_t bytes = 0;
@@ -200,7 +230,12 @@ run_heads (cnms_ctx *ctx, const cnms_job *job, cnms_heads_args *h,
     return st;
   h->masks = ctx->payload;
   h->mask_bytes = bytes;
-  /* made with the detect (a batch's keypoints), or now */
+  /* made with the detect (a batch's keypoints and masks), or now */
+  if (out->payload != NULL
+      && !backend_values_fit (h, out, out->n_dets, bytes)) {
+    out->payload = NULL;
+    out->payload_table = NULL;
+  }
   values = out->payload;
   if (values == NULL && ctx->ops->heads == NULL)
     return cnms_fail (&ctx->b, CNMS_ERR_UNSUPPORTED,
