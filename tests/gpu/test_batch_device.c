@@ -4,9 +4,17 @@
  * every layout and head, float32 and float16, one tensor a frame and one
  * [B, ...] tensor, B = 1 .. 256, N differing by 100x in one batch, a bad
  * frame among good ones, per-class caps; the same bits on every repeat,
- * and no allocation
- * once warm. CNMS_GPU_CASES scales the B list down (1: B = 1 and 8 only,
- * for compute-sanitizer). */
+ * and no allocation once warm. The heads of a batch of device tensors
+ * (keypoints; masks, yolov8-seg B = 1, 2, 8, 32, 128, 256, with frames
+ * of no record and of many masks, per-class caps, a batch over the
+ * masks' room after a small one and the same batch again) are made in
+ * the batch's launches: every frame of B >= 2 says so
+ * (cnms_ctx_batch_heads_made), but the first call of a seg batch, which
+ * may pass the room, and the same batch on a context with
+ * CNMS_TEST_NO_BATCH_HEADS (its heads frame by frame) gives the same
+ * bits. CNMS_GPU_CASES scales the B list down (1: B = 1 and 8 only, seg
+ * B up to 128; 0: the least that reaches each path, for
+ * compute-sanitizer). */
 #include <cuda_runtime.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -15,11 +23,20 @@
 #include "gpu_common.h"
 #include "batch_frames.h"
 
-static cnms_ctx *ctx_cpu, *ctx_one, *ctx_batch;
+static cnms_ctx *ctx_cpu, *ctx_one, *ctx_batch, *ctx_nobh;
 static long frames_total, mismatches, lines;
+/* seg frames whose masks the batch's launches made; frames compared with
+ * the same batch under CNMS_TEST_NO_BATCH_HEADS */
+static long seg_made, heads_compared;
 /* per-class caps on the cases' params (bf_caps) */
 static int caps_on;
 static cnms_class_params caps_classes[BF_CLASSES];
+/* the cases' knobs: max_detections (0: bf_params'), every frame i with
+ * i % empty_every == 2 drawn without a score above the threshold (0:
+ * none), one frame size for all (index of run_case's sizes + 1; 0: they
+ * cycle), and whether the batch's first call must pass the masks' room
+ * (then no frame's masks are made in it) */
+static int case_max_det, empty_every, case_size, expect_over;
 
 /* A device copy of n bytes at h (NULL for n 0). */
 static void *
@@ -74,6 +91,44 @@ frame_ok (const cnms_frame_result *r, const cnms_tensor *dt,
   return ok;
 }
 
+/* The same batch on ctx_nobh (CNMS_TEST_NO_BATCH_HEADS: the heads frame
+ * by frame, none made in the batch) against res, ctx_batch's, frame by
+ * frame, bit for bit. */
+static void
+nobh_same (const cnms_frame_result *res, int b, const cnms_tensor *bt,
+    const cnms_tensor *bp, const cnms_frame *frames, cnms_layout layout,
+    const cnms_params *p, const char *what)
+{
+  const cnms_frame_result *res2 = NULL;
+  cnms_status st = cnms_detect_batch (ctx_nobh, bt, bp, frames, b, layout,
+      p, &res2);
+  int i, bad = 0;
+  char why[200];
+
+  if (st != CNMS_OK) {
+    fprintf (stderr, "FAIL %s without the batch's heads: %s: %s\n", what,
+        cnms_status_str (st), cnms_ctx_error (ctx_nobh));
+    mismatches++;
+    return;
+  }
+  if (cnms_ctx_batch_heads_made (ctx_nobh) != 0) {
+    fprintf (stderr, "FAIL %s: CNMS_TEST_NO_BATCH_HEADS made the heads of "
+        "%d frames in the batch\n", what,
+        cnms_ctx_batch_heads_made (ctx_nobh));
+    bad = 1;
+  }
+  for (i = 0; i < b; i++) {
+    heads_compared++;
+    if (!bf_same (&res[i], res2[i].status, res2[i].dets, res2[i].n_dets,
+            &res2[i].report, &res2[i].payload, why, sizeof why)) {
+      fprintf (stderr, "FAIL %s frame %d against the batch without its "
+          "heads: %s\n", what, i, why);
+      bad = 1;
+    }
+  }
+  mismatches += bad;
+}
+
 /* A batch case: B frames of layout, N from lo to hi (one N when
  * batch_tensor: one [B, ...] device tensor), sizes cycling; bad: frame
  * index whose tensor is short (per-frame only), or -1. */
@@ -104,16 +159,19 @@ run_case (cnms_layout layout, int f16, int b, int lo, int hi,
     exit (1);
   test_rng_seed (&r, seed);
   bf_params (&p, layout);
+  if (case_max_det > 0)
+    p.max_detections = case_max_det;
   if (caps_on)
     bf_caps (&p, caps_classes);
   for (i = 0; i < b; i++) {
     const int n = batch_tensor || hi <= lo ? lo :
         lo + test_rng_int (&r, 0, hi - lo + 1);
+    const int sz = case_size > 0 ? case_size - 1 : (i + (int) seed) % 5;
 
     bf_make (&fr[i], layout, f16, n, seed * 7777u + (uint64_t) i, i == 3 ?
-        1 : 0);
-    frames[i].frame_width = sizes[(i + (int) seed) % 5][0];
-    frames[i].frame_height = sizes[(i + (int) seed) % 5][1];
+        1 : empty_every > 0 && i % empty_every == 2 ? 2 : 0);
+    frames[i].frame_width = sizes[sz][0];
+    frames[i].frame_height = sizes[sz][1];
   }
   if (batch_tensor) {
     char *h = malloc (fr[0].size * (size_t) b);
@@ -170,10 +228,13 @@ run_case (cnms_layout layout, int f16, int b, int lo, int hi,
       }
     }
   }
-  snprintf (what, sizeof what, "%s %s %s B=%d N=%d..%d%s",
+  snprintf (what, sizeof what, "%s %s %s B=%d N=%d..%d%s%s%s%s",
       cnms_layout_name (layout), f16 ? "f16" : "f32", batch_tensor ?
       "batch-tensor" : "per-frame", b, lo, batch_tensor ? lo : hi,
-      bad >= 0 ? " bad-frame" : caps_on ? " caps" : "");
+      bad >= 0 ? " bad-frame" : caps_on ? " caps" : "",
+      empty_every > 0 ? " empty-frames" : "",
+      case_max_det > 0 ? " many-masks" : "",
+      expect_over ? " over-the-room" : "");
 
   for (rep = 0; rep < 3; rep++) {
     uint64_t allocs = cnms_ctx_alloc_count (ctx_batch);
@@ -182,6 +243,7 @@ run_case (cnms_layout layout, int f16, int b, int lo, int hi,
         layout, &p, &res) :
         cnms_detect_batch (ctx_batch, NULL, NULL, frames, b, layout, &p,
         &res);
+    int ok_frames = 0, made, want = -1;
 
     if (st != CNMS_OK) {
       fprintf (stderr, "FAIL %s: %s: %s\n", what, cnms_status_str (st),
@@ -193,6 +255,23 @@ run_case (cnms_layout layout, int f16, int b, int lo, int hi,
       fprintf (stderr, "FAIL %s: the third call allocated\n", what);
       mismatches++;
     }
+    /* the heads of device tensors: made in the batch's launches, but
+     * for a seg batch's first call, which may pass the masks' room (it
+     * must when expect_over); B = 1 is the single call */
+    for (i = 0; i < b; i++)
+      ok_frames += res[i].status == CNMS_OK;
+    made = cnms_ctx_batch_heads_made (ctx_batch);
+    if ((seg || layout == CNMS_LAYOUT_YOLOV8_POSE) && ok_frames >= 2)
+      want = !seg || rep > 0 ? ok_frames : expect_over ? 0 : -1;
+    else
+      want = 0;
+    if (want >= 0 && made != want) {
+      fprintf (stderr, "FAIL %s call %d: the batch made the heads of %d "
+          "frames, not %d\n", what, rep + 1, made, want);
+      mismatches++;
+    }
+    if (seg)
+      seg_made += made;
     for (i = 0; i < b; i++) {
       cnms_params fp = p;
       cnms_tensor ht = fr[i].t;
@@ -209,6 +288,9 @@ run_case (cnms_layout layout, int f16, int b, int lo, int hi,
       frame_ok (&res[i], &dt[i], seg ? &dp[i] : NULL, &ht,
           seg ? &fr[i].pt : NULL, layout, &fp, what, i);
     }
+    if (rep == 2 && (seg || layout == CNMS_LAYOUT_YOLOV8_POSE))
+      nobh_same (res, b, batch_tensor ? &bt : NULL, seg && batch_tensor ?
+          &bp : NULL, frames, layout, &p, what);
   }
   printf ("batch parity %s: %d frames x 3 calls, %ld mismatches\n", what,
       b, mismatches - before);
@@ -227,10 +309,54 @@ run_case (cnms_layout layout, int f16, int b, int lo, int hi,
   free (dmem);
 }
 
+/* A seg batch over the masks' room on a context that has seen only a
+ * small one: its first call makes no frame's masks in the batch (the
+ * heads call makes them, and the room grows), the same batch again all
+ * of them, allocating nothing. */
+static void
+room_case (int b, uint64_t seed)
+{
+  cnms_ctx *const shared = ctx_batch;
+
+  ctx_batch = gpu_ctx_new (CNMS_BACKEND_CUDA);
+  /* 100x64 frames: small masks, within the least room */
+  case_size = 5;
+  run_case (CNMS_LAYOUT_YOLOV8_SEG, 0, 2, 50, 200, 0, -1, seed);
+  /* 1920x1080 frames of up to 300 masks each */
+  case_size = 4;
+  case_max_det = 300;
+  expect_over = 1;
+  run_case (CNMS_LAYOUT_YOLOV8_SEG, 0, b, 1000, 4000, 0, -1, seed + 1);
+  case_size = 0;
+  case_max_det = 0;
+  expect_over = 0;
+  cnms_ctx_free (ctx_batch);
+  ctx_batch = shared;
+}
+
+/* The masks made in the batch's launches, beyond the layouts' cases:
+ * frames of no record, frames of many masks, float16 among them. */
+static void
+seg_cases (int small)
+{
+  empty_every = 3;
+  run_case (CNMS_LAYOUT_YOLOV8_SEG, 0, small ? 8 : 32, 50, 2000, 0, -1,
+      7001u);
+  run_case (CNMS_LAYOUT_YOLOV8_SEG, 1, 8, 800, 0, 1, -1, 7002u);
+  empty_every = 0;
+  case_max_det = 300;
+  run_case (CNMS_LAYOUT_YOLOV8_SEG, 0, small ? 4 : 16, 3000, 8000, 0, -1,
+      7003u);
+  run_case (CNMS_LAYOUT_YOLOV8_SEG, 1, 8, 6000, 0, 1, -1, 7004u);
+  case_max_det = 0;
+  room_case (small ? 8 : 32, 7005u);
+}
+
 int
 main (void)
 {
   static const int bs[] = { 1, 8, 32, 128, 256 };
+  static const int seg_bs[] = { 1, 2, 8, 32, 128, 256 };
   const long cases = gpu_env_int ("CNMS_GPU_CASES", 100);
   const int n_bs = cases <= 1 ? 2 : 5;
   int l, f16, k;
@@ -239,6 +365,8 @@ main (void)
   ctx_cpu = gpu_ctx_new (CNMS_BACKEND_CPU);
   ctx_one = gpu_ctx_new (CNMS_BACKEND_CUDA);
   ctx_batch = gpu_ctx_new (CNMS_BACKEND_CUDA);
+  ctx_nobh = gpu_ctx_new (CNMS_BACKEND_CUDA);
+  cnms_ctx_test_option (ctx_nobh, CNMS_TEST_NO_BATCH_HEADS, 1);
   if (cases == 0) {
     /* the least that takes each path of the batch (racecheck): the fused
      * decode, the decode kernel, end2end, oriented boxes; 8 frames */
@@ -251,16 +379,23 @@ main (void)
     run_case (CNMS_LAYOUT_YOLOV8_SEG, 0, 8, 100, 900, 0, -1, 22u);
     caps_on = 1;
     run_case (CNMS_LAYOUT_YOLOV8, 0, 8, 100, 900, 0, -1, 23u);
+    run_case (CNMS_LAYOUT_YOLOV8_SEG, 0, 4, 100, 900, 0, -1, 24u);
     caps_on = 0;
+    /* the masks' batch over its room, then within it */
+    room_case (4, 25u);
     goto done;
   }
   for (l = 0; l < BF_N_LAYOUTS; l++) {
     const cnms_layout layout = bf_layouts[l];
     const int lanes = layout == CNMS_LAYOUT_LANEATT;
+    /* seg: B = 2 too, and up to 128 when small */
+    const int seg = layout == CNMS_LAYOUT_YOLOV8_SEG;
+    const int *lbs = seg ? seg_bs : bs;
+    const int n_lbs = seg ? (cases <= 1 ? 5 : 6) : n_bs;
 
     for (f16 = 0; f16 < 2; f16++)
-      for (k = 0; k < n_bs; k++) {
-        const int b = bs[k];
+      for (k = 0; k < n_lbs; k++) {
+        const int b = lbs[k];
         const uint64_t seed = (uint64_t) (100 * l + 10 * f16 + k + 1);
 
         /* lanes go frame by frame: fewer of them */
@@ -281,14 +416,18 @@ main (void)
     run_case (layout, 1, 8, 800, 0, 1, -1, (uint64_t) l + 9200);
     caps_on = 0;
   }
+  seg_cases (cases <= 1);
   /* a YOLOv8 batch of 8400 anchors a frame, as a model gives */
   run_case (CNMS_LAYOUT_YOLOV8, 0, n_bs > 2 ? 32 : 4, 8400, 8400, 1, -1,
       424242u);
 done:
-  printf ("cuda-batch-device: %ld lines, %ld frames, %ld mismatches\n",
-      lines, frames_total, mismatches);
+  printf ("cuda-batch-device: %ld lines, %ld frames, %ld mismatches "
+      "(seg: %ld frames' masks made in the batch's launches; %ld frames "
+      "of pose and seg against CNMS_TEST_NO_BATCH_HEADS)\n", lines,
+      frames_total, mismatches, seg_made, heads_compared);
   cnms_ctx_free (ctx_cpu);
   cnms_ctx_free (ctx_one);
   cnms_ctx_free (ctx_batch);
+  cnms_ctx_free (ctx_nobh);
   return mismatches == 0 ? 0 : 1;
 }
