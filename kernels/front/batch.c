@@ -238,10 +238,11 @@ batch_failed (cnms_ctx *ctx, cnms_status st, const char *fmt, int i)
   return cnms_fail (&ctx->b, st, fmt, i, why);
 }
 
-/* The heads of frame f after the backend's batch (job: its engine's,
+/* The payload of frame f after the backend's batch (job: its engine's,
  * engine: what the batch gave, with the heads' values where it made
- * them): the payload as cnms_detect makes it, copied with the records
- * into the batch's tables. A device failure fails the batch. */
+ * them, or the lanes' points): the payload as cnms_detect makes it (for
+ * lanes, with the lanes' rule), copied with the records into the batch's
+ * tables. A device failure fails the batch. */
 static cnms_status
 frame_heads (cnms_ctx *ctx, const cnms_layout_row *row, int f,
     const cnms_job *job, const cnms_backend_out *engine, size_t *n_dets,
@@ -263,6 +264,12 @@ frame_heads (cnms_ctx *ctx, const cnms_layout_row *row, int f,
     ctx->b.error[0] = '\0';
   } else {
     ctx->batch[f].report = rep;
+    if (row->d.head == CNMS_HEAD_LANE) {
+      /* the lanes that the lanes' rule left */
+      ctx->batch[f].report.lanes_without_points =
+          ctx->b.report.lanes_without_points;
+      ctx->batch[f].report.kept = out.n_dets;
+    }
   }
   cnms_payload_clear (ctx);
   return CNMS_OK;
@@ -270,10 +277,11 @@ frame_heads (cnms_ctx *ctx, const cnms_layout_row *row, int f,
 
 /* The frames whose status is OK through the backend's detect_batch (one
  * job a frame; an empty end2end frame needs none), then, for a layout
- * whose head comes after NMS (keypoints, masks), each frame's heads where
- * the backend did not make them: each
- * result as cnms_detect's. CNMS_ERR_UNSUPPORTED when the backend does not
- * take them. */
+ * with a head, each frame's payload: the heads after NMS (keypoints,
+ * masks) where the backend did not make them, the lanes' rule on the
+ * lanes' points: each result as cnms_detect's. CNMS_ERR_UNSUPPORTED when
+ * the backend does not take them, and for lanes under a distance that
+ * cnms_detect refuses (each frame's detect then refuses it). */
 static cnms_status
 backend_batch (cnms_ctx *ctx, const cnms_layout_row *row,
     const cnms_tensor *ts, const cnms_tensor *const *protos, int n_frames,
@@ -297,6 +305,10 @@ backend_batch (cnms_ctx *ctx, const cnms_layout_row *row,
           sizeof *ctx->batch_heads))
     return cnms_fail (&ctx->b, CNMS_ERR_NO_MEMORY,
         "cannot allocate the jobs of %d frames", n_frames);
+  if (row->geom == CNMS_GEOM_LANE
+      && cnms_check_lane_distance (ctx, ctx->batch_p[0].lane_distance)
+      != CNMS_OK)
+    return CNMS_ERR_UNSUPPORTED;
   for (i = 0; i < n_frames; i++) {
     cnms_frame_result *r = &ctx->batch[i];
     cnms_job *job = &ctx->batch_jobs[n];
@@ -342,12 +354,13 @@ backend_batch (cnms_ctx *ctx, const cnms_layout_row *row,
         ? r->report.candidates - fp->max_candidates : 0;
     r->report.kept = ctx->batch_out[i].n_dets;
     r->n_dets = ctx->batch_out[i].n_dets;
-    if (!heads) {
+    if (!heads && row->d.head != CNMS_HEAD_LANE) {
       ctx->batch_at[f].direct = ctx->batch_out[i].dets;
       continue;
     }
-    /* the heads, then the records and payload copied into the tables
-     * (the next frame's heads reuse the backend's payload buffers) */
+    /* the heads (or the lanes' rule), then the records and payload
+     * copied into the tables (the next frame's heads reuse the backend's
+     * payload buffers) */
     st = frame_heads (ctx, row, f, &ctx->batch_jobs[i], &ctx->batch_out[i],
         n_dets, n_table, n_bytes);
     if (st != CNMS_OK)
