@@ -168,10 +168,10 @@ typedef struct cnms_backend_ops {
   cnms_status (*set_stream) (cnms_backend_ctx *ctx, void *stream);
   /* The detects of n jobs (n >= 1, one frame each: one layout and
    * tensor shape but N, one p, each its own map and tensor) at once, as
-   * many detects: outs[i] (with the values of jobs[i].heads where the
-   * backend made them, their bytes and for masks their table; the front
-   * end takes them when they are its table's, else it asks the heads
-   * call after) and,
+   * many detects: outs[i] (for lanes with their points; with the values
+   * of jobs[i].heads where the backend made them, their bytes and for
+   * masks their table; the front end takes them when they are its
+   * table's, else it asks the heads call after) and,
    * of reps[i], the decode's counts
    * (candidates, nonfinite_scores, invalid and fractional classes, the
    * first ones), valid until the next call. CNMS_ERR_UNSUPPORTED when it

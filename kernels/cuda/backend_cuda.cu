@@ -128,16 +128,16 @@ reserve_stages (cnms_backend_ctx *ctx, cnms_cuda_priv *s, int geom, int n,
         cnms_cuda_engine_smem_min (cap), s->smem_budget);
   *smem = cnms_cuda_engine_smem_bytes (cap, plain, s->smem_budget, expect);
   /* lanes: the mask phase stages the candidates' x there
-   * (cnms_build_mask_lanes), the 72 rows of LaneATT at once */
-  if (geom == CNMS_GEOM_LANE && *smem < CNMS_LANE_SMEM_BYTES)
-    *smem = CNMS_LANE_SMEM_BYTES < s->smem_budget ? CNMS_LANE_SMEM_BYTES :
-        s->smem_budget;
-  /* a LaneATT tensor small enough for the block-local front
-   * (cuda_lane_local.cuh): its candidates there too */
-  if (geom == CNMS_GEOM_LANE && !plain && n <= CNMS_LANE_LOCAL_ANCHORS
-      && *smem < CNMS_LANE_LOCAL_SMEM && CNMS_LANE_LOCAL_SMEM
-      <= s->smem_budget)
-    *smem = CNMS_LANE_LOCAL_SMEM;
+   * (cnms_build_mask_lanes), the 72 rows of LaneATT at once; a LaneATT
+   * tensor small enough for the block-local front (cuda_lane_local.cuh)
+   * its candidates too */
+  if (geom == CNMS_GEOM_LANE) {
+    const size_t least = cnms_cuda_lane_smem_least (!plain
+        && n <= CNMS_LANE_LOCAL_ANCHORS, s->smem_budget);
+
+    if (*smem < least)
+      *smem = least;
+  }
   if (*smem != s->occ_smem || geom != s->occ_geom) {
     int per_sm = 0;
     CNMS_CUDA_TRY (ctx, cnms_cuda_engine_max_blocks (geom, *smem, &per_sm),
@@ -784,52 +784,24 @@ enqueue_detect_lanes (cnms_backend_ctx *ctx, cnms_cuda_priv *s,
   return cnms_cuda_timing_end (ctx);
 }
 
-static cnms_status
-cuda_detect_lanes (cnms_backend_ctx *ctx, const cnms_job *job,
-    cnms_backend_out *res)
+void
+cnms_cuda_lane_points (const cnms_job *job, const void *kept_rows,
+    cnms_det *out, int kept, float *pts, float *row)
 {
-  cnms_cuda_priv *s = (cnms_cuda_priv *) ctx->priv;
   const cnms_tensor *t = job->t;
-  const cnms_shape *shape = &job->shape;
   const cnms_params *p = job->p;
-  const cnms_map *map = &job->map;
-  const int s_rows = shape->n_lane_rows, n_strips = s_rows - 1;
+  const int s_rows = job->shape.n_lane_rows, n_strips = s_rows - 1;
   const size_t stride = 5 + (size_t) s_rows;
   const bool f16 = t->dtype == CNMS_DTYPE_FLOAT16;
-  const void *host_rows;
-  const int32_t *hdr;
-  cnms_det *out;
-  float *pts, *row;
-  size_t out_bytes = 0;
-  int kept, max_keep;
+  const size_t esize = f16 ? 2 : 4;
+  const void *rows = t->on_device ? kept_rows : t->data;
 
-  CNMS_TRY (drain (s, enqueue_detect_lanes (ctx, s, t, shape, p,
-              job->lane_distance, &out_bytes)));
-  CNMS_TRY (finish (ctx, s));
-  CNMS_TRY (cnms_cuda_timing_read (ctx));
-
-  hdr = (const int32_t *) s->h_out.p;
-  max_keep = (int) ((out_bytes - CNMS_HEADER_BYTES) / sizeof (cnms_det));
-  kept = hdr[CNMS_OUT_KEPT];
-  kept = kept < 0 ? 0 : (kept < max_keep ? kept : max_keep);
-  read_report (ctx, s, hdr);
-
-  /* the kept lanes' points on the host (cnms_lanes.h, as the CPU backend):
-   * their rows from the host tensor, or from its copy */
-  CNMS_TRY (cnms_cuda_reserve_pinned (ctx, &s->h_lane_pts,
-          (((size_t) kept + 1) * (size_t) s_rows * 2 + stride)
-          * sizeof (float), "lane points"));
-  host_rows = t->on_device ? s->h_lane_rows.p : t->data;
-  pts = (float *) s->h_lane_pts.p;
-  row = pts + ((size_t) kept + 1) * (size_t) s_rows * 2;
-  out = (cnms_det *) ((char *) s->h_out.p + CNMS_HEADER_BYTES);
   for (int i = 0; i < kept; i++) {
     /* a host tensor's row by its anchor; a device tensor's kept rows in
      * kept order, CNMS_KEPT_ROW_STRIDE apart */
-    const size_t esize = f16 ? 2 : 4;
     const size_t off = t->on_device ? (size_t) i * CNMS_KEPT_ROW_STRIDE
         (stride * esize) : (size_t) (uint32_t) out[i].anchor * stride * esize;
-    const void *src = (const char *) host_rows + off;
+    const void *src = (const char *) rows + off;
     const float *r;
     float rect[4];
 
@@ -841,13 +813,47 @@ cuda_detect_lanes (cnms_backend_ctx *ctx, const cnms_job *job,
     } else {
       r = (const float *) src;
     }
-    cnms_lane_points (r, n_strips, map, (float) p->model_width,
+    cnms_lane_points (r, n_strips, &job->map, (float) p->model_width,
         (float) p->model_height, pts + (size_t) i * s_rows * 2, rect);
     out[i].x1 = rect[0];
     out[i].y1 = rect[1];
     out[i].x2 = rect[2];
     out[i].y2 = rect[3];
   }
+}
+
+static cnms_status
+cuda_detect_lanes (cnms_backend_ctx *ctx, const cnms_job *job,
+    cnms_backend_out *res)
+{
+  cnms_cuda_priv *s = (cnms_cuda_priv *) ctx->priv;
+  const size_t s_rows = (size_t) job->shape.n_lane_rows;
+  const int32_t *hdr;
+  cnms_det *out;
+  float *pts;
+  size_t out_bytes = 0;
+  int kept, max_keep;
+
+  CNMS_TRY (drain (s, enqueue_detect_lanes (ctx, s, job->t, &job->shape,
+              job->p, job->lane_distance, &out_bytes)));
+  CNMS_TRY (finish (ctx, s));
+  CNMS_TRY (cnms_cuda_timing_read (ctx));
+
+  hdr = (const int32_t *) s->h_out.p;
+  max_keep = (int) ((out_bytes - CNMS_HEADER_BYTES) / sizeof (cnms_det));
+  kept = hdr[CNMS_OUT_KEPT];
+  kept = kept < 0 ? 0 : (kept < max_keep ? kept : max_keep);
+  read_report (ctx, s, hdr);
+
+  /* the kept lanes' points on the host: their rows from the host tensor,
+   * or from its copy; one row of floats behind them */
+  CNMS_TRY (cnms_cuda_reserve_pinned (ctx, &s->h_lane_pts,
+          (((size_t) kept + 1) * s_rows * 2 + 5 + s_rows) * sizeof (float),
+          "lane points"));
+  pts = (float *) s->h_lane_pts.p;
+  out = (cnms_det *) ((char *) s->h_out.p + CNMS_HEADER_BYTES);
+  cnms_cuda_lane_points (job, s->h_lane_rows.p, out, kept, pts,
+      pts + ((size_t) kept + 1) * s_rows * 2);
   res->dets = out;
   res->n_dets = kept;
   res->payload = pts;

@@ -98,6 +98,12 @@ typedef struct {
   cnms_cuda_buf d_kept;         /* with caps: the engine's kept_dev a frame */
   cnms_cuda_buf d_caps;         /* and the caps' table a frame */
   cnms_cuda_buf h_kp;           /* mapped pinned: the keypoints a frame */
+  cnms_cuda_buf d_lane_rows;    /* lanes: the candidates' rows as floats
+                                 * and the engine's kept_dev a frame */
+  cnms_cuda_buf h_lane_rows;    /* mapped pinned: a device lane tensor's
+                                 * kept rows a frame */
+  cnms_cuda_buf h_lane_pts;     /* pinned: the kept lanes' points and a
+                                 * row of floats a frame */
   cnms_cuda_buf d_in;           /* [arguments | host tensors] uploaded */
   cnms_cuda_buf h_stage;        /* pinned: their staging */
   cnms_cuda_buf h_out;          /* mapped pinned: [header | kept records] a
@@ -222,6 +228,15 @@ struct cnms_device_scope {
 /* cuda_batch.cu: cnms_backend_ops.detect_batch. */
 cnms_status cnms_cuda_detect_batch (cnms_backend_ctx *ctx,
     const cnms_job *jobs, int n, cnms_backend_out *outs, cnms_report *reps);
+/* backend_cuda.cu: the points of the kept lanes out[0 .. kept) of a
+ * LaneATT job (cnms_lanes.h, as the CPU backend) into pts (2 S floats a
+ * lane), and each record's box their frame rectangle. Their rows: from a
+ * host tensor by their anchors, or from a device tensor the kept rows
+ * that the engine copied out (kept_rows: in kept order,
+ * CNMS_KEPT_ROW_STRIDE apart); row: room for one row of floats (float16
+ * rows converted). */
+void cnms_cuda_lane_points (const cnms_job *job, const void *kept_rows,
+    cnms_det *out, int kept, float *pts, float *row);
 /* backend_cuda.cu: the per-class rules r with their tables in device
  * memory (dev), uploaded when they differ from the last upload. */
 cnms_status cnms_cuda_upload_rules (cnms_backend_ctx *ctx,
@@ -499,10 +514,12 @@ typedef struct {
  * limit). */
 cudaError_t cnms_cuda_engine (const cnms_engine_args *g, int geom,
     int blocks, size_t smem_bytes, cudaStream_t stream);
-/* The engine of a batch of frames (boxes or oriented boxes): frame f's
- * arguments d_frames[f] (device memory) on a row of blocks blocks, its
- * barrier's two words d_bars[2 f ..] (zero before the first launch, and
- * left so); one cooperative launch of frames x blocks blocks. */
+/* The engine of a batch of frames (boxes, oriented boxes or LaneATT
+ * lanes): frame f's arguments d_frames[f] (device memory) on a row of
+ * blocks blocks, its barrier's two words d_bars[2 f ..] (zero before the
+ * first launch, and left so); one launch of frames x blocks blocks,
+ * cooperative when a row has more than one block (a row of one block
+ * waits for no other, so its frames need not all be resident at once). */
 cudaError_t cnms_cuda_engine_batch (const cnms_engine_args *d_frames,
     uint32_t *d_bars, int geom, int frames, int blocks, size_t smem_bytes,
     cudaStream_t stream);
@@ -546,6 +563,20 @@ cudaError_t cnms_cuda_engine_allow_smem (size_t max_dynamic);
 #define CNMS_LANE_LOCAL_SMEM 65536
 #define CNMS_LANE_LOCAL_STAGE 24576
 #define CNMS_LANE_LOCAL_MAX 1024
+
+/* The least dynamic shared memory of a lane engine launch, within budget
+ * (the device's): the cached mask's staging (CNMS_LANE_SMEM_BYTES), and
+ * the block-local front's where local (LaneATT tensors of at most
+ * CNMS_LANE_LOCAL_ANCHORS proposals) and the device has it. A tensor
+ * takes the front when its proposals are that few and the launch has
+ * CNMS_LANE_LOCAL_SMEM bytes (cnms_engine_decode.lane_local). */
+static inline size_t
+cnms_cuda_lane_smem_least (bool local, size_t budget)
+{
+  if (local && CNMS_LANE_LOCAL_SMEM <= budget)
+    return CNMS_LANE_LOCAL_SMEM;
+  return CNMS_LANE_SMEM_BYTES < budget ? CNMS_LANE_SMEM_BYTES : budget;
+}
 
 /* cuda_heads.cu: the heads of the kept records (cnms_backend_ops.heads). */
 extern "C" cnms_status cnms_cuda_heads (cnms_backend_ctx *ctx,

@@ -2,29 +2,45 @@
  * one layout of boxes or oriented boxes (their engine's jobs: for
  * yolov8-pose and yolov8-seg the box and score rows, and their heads
  * where the tensors lie on the device; the heads of host tensors come
- * after, frame by frame, from the front end), in a fixed number of
- * launches whatever their number:
+ * after, frame by frame, from the front end) or of LaneATT lanes, in a
+ * fixed number of launches whatever their number:
  *
  *   one upload ([every frame's engine arguments | decode arguments | caps
  *   arguments | keypoints or masks arguments | the host tensors], from
  *   pinned staging) -> where the engine does not decode, one decode
- *   launch (a row of blocks a frame) -> one cooperative engine launch (a
- *   row of blocks a frame, each row its own grid barrier: cuda_engine.cu)
- *   -> with per-class caps, one caps launch (a block a frame:
- *   cuda_caps.cu) -> for yolov8-pose on device tensors, one keypoints
- *   launch (a row of blocks a frame: cuda_heads.cu); for yolov8-seg on
- *   device tensors and prototypes, four masks launches (the frames' jobs,
- *   their places in the batch's bytes, the logits, the bytes:
- *   cuda_heads_batch.cu) -> one wait
+ *   launch (a row of blocks a frame) -> one engine launch (a row of blocks
+ *   a frame, each row its own grid barrier: cuda_engine.cu) -> with
+ *   per-class caps, one caps launch (a block a frame: cuda_caps.cu) -> for
+ *   yolov8-pose on device tensors, one keypoints launch (a row of blocks a
+ *   frame: cuda_heads.cu); for yolov8-seg on device tensors and
+ *   prototypes, four masks launches (the frames' jobs, their places in the
+ *   batch's bytes, the logits, the bytes: cuda_heads_batch.cu) -> one
+ *   wait -> for lanes, each frame's kept lanes' points on the host
+ *   (cnms_cuda_lane_points, as a single frame's)
  *
  * Each frame has its own part of every buffer (the count header and
- * records, the sort, the mask, the grid, the output), one stride apart,
- * so that its engine runs exactly as a launch of that frame alone: the
- * same kept records, report and bits. When more frames come than blocks
- * fit on the device at once, they go in as many launches as it takes of
- * one block a frame. The engine leaves each frame's count, row counts,
- * grid state and barrier zero; they are zeroed here only when the
- * buffers or their strides change, and after a failed call. */
+ * records, the sort, the mask, the grid, the output; for lanes the
+ * candidates' rows, the kept rows of a device tensor and the points), one
+ * stride apart, so that its engine runs exactly as a launch of that frame
+ * alone: the same kept records, report and bits. The engine launch is
+ * cooperative; when more frames come than blocks fit on the device at
+ * once, a frame gets one block, whose barriers wait for no other block,
+ * and the launch is an ordinary one. The engine leaves each frame's count,
+ * row counts, grid state and barrier zero; they are zeroed here only when
+ * the buffers or their strides change, and after a failed call.
+ *
+ * LaneATT frames are decoded by the lane engine (cnms_engine_decode's lane
+ * fields, lane_frame_args); the launch has the single path's shared memory
+ * for lanes (cnms_cuda_lane_smem_least), the block-local front's where
+ * every frame's proposals are few enough for it (then a frame whose
+ * candidates do not fit the front decodes again through the global
+ * phases, as a single frame does). The front and the global phases keep
+ * the same lanes: the same candidates (cnms_lane_score, cnms_score_ok and
+ * cnms_lane_rows on the same element conversion), the same order (the
+ * unique compact keys), the same mask words (each pair's float sum over
+ * its shared rows in order from 0.0f, tested as cnms_lane_close), the same
+ * greedy resolve, the same records (score and anchor, the rest 0) and
+ * report (the candidates and the nonfinite scores; no class rows). */
 #include <string.h>
 
 #include "cnms_cuda.cuh"
@@ -42,20 +58,22 @@ align_up (size_t v)
 typedef struct {
   size_t cand, report, keys, vals, order, boxes, cls, rows, grid, mask, out;
   size_t kept, caps, kp;
+  size_t lane_rows, lane_kept, lane_pts;        /* lanes */
 } batch_strides;
 
 /* Does the batch take these jobs? Boxes or oriented boxes that the engine
  * decodes or a batch decode does (of their heads the batch makes the
  * keypoints and masks of device tensors; the front end asks the heads
- * call for the others). */
+ * call for the others), and LaneATT lanes (the lane engine decodes them). */
 static bool
 batch_takes (const cnms_job *jobs, int n)
 {
   const cnms_job *j0 = &jobs[0];
 
-  if (j0->geom != CNMS_GEOM_BOX && j0->geom != CNMS_GEOM_OBB)
+  if (j0->geom != CNMS_GEOM_BOX && j0->geom != CNMS_GEOM_OBB
+      && j0->geom != CNMS_GEOM_LANE)
     return false;
-  if (!cnms_cuda_engine_decodes (&j0->shape)
+  if (j0->geom != CNMS_GEOM_LANE && !cnms_cuda_engine_decodes (&j0->shape)
       && !cnms_cuda_decode_batch_takes (&j0->shape))
     return false;
   for (int i = 0; i < n; i++)
@@ -128,6 +146,23 @@ reserve_batch (cnms_backend_ctx *ctx, cnms_cuda_batch *b, int n,
   return CNMS_OK;
 }
 
+/* Reserves the lanes' buffers for n frames of strides st: the candidates'
+ * rows (and kept_dev), a device tensor's kept rows, the points. */
+static cnms_status
+reserve_lanes (cnms_backend_ctx *ctx, cnms_cuda_batch *b, int n,
+    const batch_strides *st)
+{
+  const size_t nn = (size_t) n;
+
+  CNMS_TRY (cnms_cuda_reserve_device (ctx, &b->d_lane_rows,
+          nn * st->lane_rows, "batch lane rows"));
+  if (st->lane_kept > 0)
+    CNMS_TRY (cnms_cuda_reserve_pinned (ctx, &b->h_lane_rows,
+            nn * st->lane_kept, "batch kept lane rows"));
+  return cnms_cuda_reserve_pinned (ctx, &b->h_lane_pts, nn * st->lane_pts,
+      "batch lane points");
+}
+
 /* Zeroes every frame's count header, row counts, grid state and barrier
  * (n frames of strides st). */
 static cnms_status
@@ -150,12 +185,13 @@ zero_states (cnms_backend_ctx *ctx, cudaStream_t stream, cnms_cuda_batch *b,
   return CNMS_OK;
 }
 
-/* Sizes the engine launch: its shared memory for cap candidates and
- * the blocks of a frame's row, want at most, as many as fit for n frames
- * (at least one: *per_launch, the frames of one launch). */
+/* Sizes the engine launch: its shared memory for cap candidates (least
+ * at least) and the blocks of a frame's row, want at most, as many as fit
+ * for n frames at once (at least one: a row of one block waits for no
+ * other, cnms_cuda_engine_batch). */
 static cnms_status
 size_launch (cnms_backend_ctx *ctx, cnms_cuda_priv *s, int geom, int cap,
-    long long want, int n, size_t *smem, int *blocks, int *per_launch)
+    long long want, int n, size_t least, size_t *smem, int *blocks)
 {
   cnms_cuda_batch *b = &s->batch;
   const int last = b->last_count;
@@ -167,6 +203,8 @@ size_launch (cnms_backend_ctx *ctx, cnms_cuda_priv *s, int geom, int cap,
   if (cnms_cuda_engine_smem_min (cap) > s->smem_budget)
     return CNMS_ERR_UNSUPPORTED;
   *smem = cnms_cuda_engine_smem_bytes (cap, false, s->smem_budget, expect);
+  if (*smem < least)
+    *smem = least;
   if (*smem != b->occ_smem || geom != b->occ_geom) {
     int per_sm = 0;
 
@@ -181,15 +219,7 @@ size_launch (cnms_backend_ctx *ctx, cnms_cuda_priv *s, int geom, int cap,
     b->occ_per_sm = per_sm;
   }
   total = (long long) b->occ_per_sm * s->sms;
-  if (total >= n) {
-    long long per = total / n;
-
-    *blocks = (int) (want < per ? want : per);
-    *per_launch = n;
-  } else {
-    *blocks = 1;
-    *per_launch = (int) total;
-  }
+  *blocks = total >= n ? (int) (want < total / n ? want : total / n) : 1;
   if (*blocks < 1)
     *blocks = 1;
   return CNMS_OK;
@@ -314,6 +344,61 @@ frame_args (const cnms_cuda_priv *s, const cnms_job *job, int f,
   }
 }
 
+/* Frame f's lane engine arguments, over frame_args's parts of the
+ * buffers (g): its decode (the engine decodes LaneATT), its candidates'
+ * rows, the distance, and from a device tensor its kept rows out, as
+ * enqueue_detect_lanes sets them for one frame; the block-local front
+ * where its proposals are few enough and the launch (smem) has its room. */
+static void
+lane_frame_args (const cnms_cuda_priv *s, const cnms_job *job, int f,
+    const batch_strides *st, const void *d_tensor, size_t smem,
+    cnms_engine_args *g)
+{
+  const cnms_cuda_batch *b = &s->batch;
+  const int n = job->shape.n_anchors;
+  const int stride = 5 + job->shape.n_lane_rows;
+  const size_t row_bytes = (size_t) stride
+      * cnms_dtype_size (job->t->dtype);
+  float *rows = (float *) ((char *) b->d_lane_rows.p + (size_t) f
+      * st->lane_rows);
+
+  g->a.iou = job->lane_distance;
+  memset (&g->a.rules, 0, sizeof g->a.rules);
+  g->a.rules.iou_rest = job->lane_distance;
+  g->a.agnostic = 1;
+  g->a.suppress = 1;
+  memset (&g->dec, 0, sizeof g->dec);
+  g->dec.tensor = d_tensor;
+  g->dec.f16 = job->t->dtype == CNMS_DTYPE_FLOAT16;
+  g->dec.n_anchors = n;
+  g->dec.n_classes = job->shape.n_lane_rows;
+  g->dec.abits = cnms_cuda_key_bits (n);
+  /* frame_args's parts of the candidate buffers */
+  g->dec.recs = (cnms_det *) g->src.recs;
+  g->dec.keys = (uint64_t *) g->keys;
+  g->dec.vals = (uint32_t *) g->vals;
+  g->dec.report = g->report;
+  g->dec.lane_thr = job->p->score_threshold;
+  g->dec.lane_rows = rows;
+  g->dec.lane_local = n <= CNMS_LANE_LOCAL_ANCHORS
+      && smem >= CNMS_LANE_LOCAL_SMEM;
+  g->src.lanes_in = rows;
+  g->src.lane_stride = stride;
+  g->src.lane_n = job->shape.n_lane_rows - 1;
+  /* [rectangles cap | int4 cap] */
+  g->lanes = (int4 *) (g->boxes + g->a.cap);
+  if (job->t->on_device) {
+    /* the engine copies the kept rows out itself; its kept_dev behind the
+     * candidates' rows */
+    g->src.kept_tensor = (const uint16_t *) d_tensor;
+    g->src.kept_row_units = (int) (row_bytes / 2);
+    g->src.kept_dst_units = (int) (CNMS_KEPT_ROW_STRIDE (row_bytes) / 2);
+    g->src.kept_dst = (uint16_t *) ((char *) b->h_lane_rows.dev + (size_t) f
+        * st->lane_kept);
+    g->kept_dev = (int32_t *) (rows + (size_t) n * (size_t) stride);
+  }
+}
+
 /* A failed call: wait for what it queued; the states are suspect. */
 static cnms_status
 drain (cnms_cuda_priv *s, cnms_status st)
@@ -342,10 +427,15 @@ enqueue_batch (cnms_backend_ctx *ctx, cnms_cuda_priv *s, const cnms_job *jobs,
   const int n_kp = kp ? j0->heads->shape.n_keypoints : 0;
   const bool host = !j0->t->on_device;
   const int geom = j0->geom;
+  const bool lanes = geom == CNMS_GEOM_LANE;
+  /* a box, an oriented box's hull and its cnms_obb, or a lane's
+   * rectangle and its int4 */
   const size_t box_bytes = sizeof (float4)
-      + (geom == CNMS_GEOM_OBB ? sizeof (cnms_obb) : 0);
-  size_t off_dec, off_caps, off_kp, off_seg, off_t, in_bytes, smem = 0;
-  int n_max = 0, cap_max = 0, keep_max = 0, blocks = 1, per_launch = n;
+      + (geom == CNMS_GEOM_OBB ? sizeof (cnms_obb) : 0)
+      + (lanes ? sizeof (int4) : 0);
+  size_t off_dec, off_caps, off_kp, off_seg, off_t, in_bytes, smem = 0,
+      least = 0;
+  int n_max = 0, cap_max = 0, keep_max = 0, blocks = 1;
   bool seg;
   long long want = 8;
   batch_strides st;
@@ -374,6 +464,18 @@ enqueue_batch (cnms_backend_ctx *ctx, cnms_cuda_priv *s, const cnms_job *jobs,
   }
   /* the masks of device tensors and prototypes, behind them */
   seg = cnms_cuda_seg_batch_takes (s, j0, n, keep_max);
+  if (lanes) {
+    /* as reserve_stages for one frame: a block an eighth of a tile of the
+     * last batch's count (or the cap), a sixteenth for the block-local
+     * front; its shared memory */
+    const int last = b->last_count;
+    const long long lt = cnms_ceil_div (last > 0 && last < cap_max ? last :
+        cap_max, CNMS_TILE);
+
+    want = 8 * lt * (lt + 1) > want ? 8 * lt * (lt + 1) : want;
+    least = cnms_cuda_lane_smem_least (n_max <= CNMS_LANE_LOCAL_ANCHORS,
+        s->smem_budget);
+  }
   memset (&st, 0, sizeof st);
   st.cand = align_up (CNMS_HEADER_BYTES + (size_t) n_max * sizeof (cnms_det));
   st.report = align_up (CNMS_REPORT_BYTES);
@@ -400,6 +502,20 @@ enqueue_batch (cnms_backend_ctx *ctx, cnms_cuda_priv *s, const cnms_job *jobs,
   if (kp)
     st.kp = align_up (((size_t) keep_max * (size_t) n_kp + 1) * 3
         * sizeof (float));
+  if (lanes) {
+    const size_t s_rows = (size_t) j0->shape.n_lane_rows;
+    const size_t row_bytes = (5 + s_rows) * cnms_dtype_size (j0->t->dtype);
+
+    /* [the candidates' rows as floats | kept_dev: count, keep_max values];
+     * a device tensor's kept rows; [the points of keep_max + 1 lanes | a
+     * row of floats] */
+    st.lane_rows = align_up ((size_t) n_max * (5 + s_rows) * sizeof (float)
+        + ((size_t) keep_max + 1) * sizeof (int32_t));
+    st.lane_kept = host ? 0 : align_up ((size_t) keep_max
+        * CNMS_KEPT_ROW_STRIDE (row_bytes));
+    st.lane_pts = align_up ((((size_t) keep_max + 1) * s_rows * 2 + 5
+            + s_rows) * sizeof (float));
+  }
   *stp = st;
 
   /* the upload: [engine arguments | decode arguments | caps arguments |
@@ -419,8 +535,8 @@ enqueue_batch (cnms_backend_ctx *ctx, cnms_cuda_priv *s, const cnms_job *jobs,
               jobs[i].t->dtype));
 
   {
-    cnms_status r = size_launch (ctx, s, geom, cap_max, want, n, &smem,
-        &blocks, &per_launch);
+    cnms_status r = size_launch (ctx, s, geom, cap_max, want, n, least,
+        &smem, &blocks);
     if (r != CNMS_OK)
       return r;
   }
@@ -428,6 +544,8 @@ enqueue_batch (cnms_backend_ctx *ctx, cnms_cuda_priv *s, const cnms_job *jobs,
           st.out));
   if (seg)
     CNMS_TRY (cnms_cuda_seg_batch_reserve (ctx, n, keep_max));
+  if (lanes)
+    CNMS_TRY (reserve_lanes (ctx, b, n, &st));
   CNMS_TRY (cnms_cuda_upload_rules (ctx, s, &j0->rules, &rules));
 
   stage = (char *) b->h_stage.p;
@@ -455,6 +573,8 @@ enqueue_batch (cnms_backend_ctx *ctx, cnms_cuda_priv *s, const cnms_job *jobs,
         cnms_cuda_seg_batch_frame (&jobs[i], ga[i].src.recs, ga[i].kept_dev,
             max_out_of (&jobs[i]), stage + off_seg + (size_t) i
             * cnms_cuda_seg_batch_frame_bytes ());
+      if (lanes)
+        lane_frame_args (s, &jobs[i], i, &st, d_tensor, smem, &ga[i]);
     }
   }
 
@@ -475,18 +595,14 @@ enqueue_batch (cnms_backend_ctx *ctx, cnms_cuda_priv *s, const cnms_job *jobs,
     b->z_grids = suppress;
     b->z_frames = n;
   }
-  if (!fused)
+  if (!fused && !lanes)
     CNMS_CUDA_TRY (ctx, cnms_cuda_decode_batch ((const cnms_decode_frame *)
             ((char *) b->d_in.p + off_dec), n, n_max, j0->t->dtype,
             &j0->shape, &rules, j0->p->score_threshold, s->stream),
         "batch decode kernel");
-  for (int f0 = 0; f0 < n; f0 += per_launch) {
-    const int frames = n - f0 < per_launch ? n - f0 : per_launch;
-
-    CNMS_CUDA_TRY (ctx, cnms_cuda_engine_batch ((const cnms_engine_args *)
-            b->d_in.p + f0, (uint32_t *) b->d_bars.p + 2 * (size_t) f0,
-            geom, frames, blocks, smem, s->stream), "batch NMS engine");
-  }
+  CNMS_CUDA_TRY (ctx, cnms_cuda_engine_batch ((const cnms_engine_args *)
+          b->d_in.p, (uint32_t *) b->d_bars.p, geom, n, blocks, smem,
+          s->stream), "batch NMS engine");
   if (caps)
     CNMS_CUDA_TRY (ctx, cnms_cuda_caps_batch ((const cnms_caps_frame *)
             ((char *) b->d_in.p + off_caps), n, &rules, cap_max, s->stream),
@@ -560,6 +676,17 @@ cnms_cuda_detect_batch (cnms_backend_ctx *ctx, const cnms_job *jobs, int n,
       outs[i].payload = (const char *) s->batch.h_kp.p + (size_t) i * st.kp;
       outs[i].payload_bytes = (size_t) outs[i].n_dets
           * (size_t) job->heads->shape.n_keypoints * 3 * sizeof (float);
+    }
+    if (job->geom == CNMS_GEOM_LANE) {
+      /* the kept lanes' points, and their records' boxes */
+      float *pts = (float *) ((char *) s->batch.h_lane_pts.p + (size_t) i
+          * st.lane_pts);
+
+      cnms_cuda_lane_points (job, (const char *) s->batch.h_lane_rows.p
+          + (size_t) i * st.lane_kept, (cnms_det *) outs[i].dets,
+          outs[i].n_dets, pts, pts + ((size_t) outs[i].n_dets + 1)
+          * (size_t) job->shape.n_lane_rows * 2);
+      outs[i].payload = pts;
     }
   }
   s->batch.last_count = most;

@@ -461,13 +461,15 @@ engine_of (int geom)
       : (const void *) engine_kernel <CNMS_GEOM_BOX>;
 }
 
-/* The batch kernel of geometry geom (boxes or oriented boxes). */
+/* The batch kernel of geometry geom. */
 static const void *
 batch_of (int geom)
 {
   return geom == CNMS_GEOM_OBB ?
-      (const void *) engine_batch_kernel <CNMS_GEOM_OBB> :
-      (const void *) engine_batch_kernel <CNMS_GEOM_BOX>;
+      (const void *) engine_batch_kernel <CNMS_GEOM_OBB>
+      : geom == CNMS_GEOM_LANE ?
+      (const void *) engine_batch_kernel <CNMS_GEOM_LANE>
+      : (const void *) engine_batch_kernel <CNMS_GEOM_BOX>;
 }
 
 cudaError_t
@@ -481,6 +483,9 @@ cnms_cuda_engine_allow_smem (size_t max_dynamic)
         cudaFuncAttributeMaxDynamicSharedMemorySize, (int) max_dynamic);
   if (e == cudaSuccess)
     e = cudaFuncSetAttribute (batch_of (CNMS_GEOM_OBB),
+        cudaFuncAttributeMaxDynamicSharedMemorySize, (int) max_dynamic);
+  if (e == cudaSuccess)
+    e = cudaFuncSetAttribute (batch_of (CNMS_GEOM_LANE),
         cudaFuncAttributeMaxDynamicSharedMemorySize, (int) max_dynamic);
 
   if (e == cudaSuccess)
@@ -513,10 +518,15 @@ cnms_cuda_engine_batch (const cnms_engine_args *d_frames, uint32_t *d_bars,
   const cnms_engine_args *f = d_frames;
   uint32_t *b = d_bars;
   void *args[] = { &f, &b };
+  const dim3 grid ((unsigned) blocks, (unsigned) frames);
 
-  return cudaLaunchCooperativeKernel (batch_of (geom),
-      dim3 ((unsigned) blocks, (unsigned) frames), CNMS_ENGINE_THREADS, args,
-      smem_bytes, stream);
+  /* a frame of one block: its barriers pass at once (cnms_frame_barrier),
+   * and it checks in alone, so it waits for no block of the launch */
+  if (blocks == 1)
+    return cudaLaunchKernel (batch_of (geom), grid, CNMS_ENGINE_THREADS,
+        args, smem_bytes, stream);
+  return cudaLaunchCooperativeKernel (batch_of (geom), grid,
+      CNMS_ENGINE_THREADS, args, smem_bytes, stream);
 }
 
 size_t

@@ -262,7 +262,7 @@ batch_failed (cnms_ctx *ctx, cnms_status st, const char *fmt, int i)
   return cnms_fail (&ctx->b, st, fmt, i, why);
 }
 
-/* The heads of frame f after the backend's batch (job: its engine's,
+/* The payload of frame f after the backend's batch (job: its engine's,
  * engine: what the batch gave, with the heads' values where it made
  * them): the payload as cnms_detect makes it, the values the batch's
  * where they fit the table, else the heads call's; filed by keep_frame
@@ -279,9 +279,12 @@ frame_heads (cnms_ctx *ctx, const cnms_layout_row *row, int f,
 
   st = cnms_payload_finish (ctx, job, row->d.head, &ctx->batch_heads[f],
       &ctx->batch_shape[f], &out);
+  /* in place where the records are still the batch's (the lanes' rule
+   * may have moved the frame's lanes and points into the front end's own
+   * arrays, which the next frame reuses: then they are copied) */
   if (st == CNMS_OK)
-    st = keep_frame (ctx, f, out.dets, out.n_dets, &out, n_dets, n_table,
-        n_bytes);
+    st = keep_frame (ctx, f, out.dets, out.n_dets, out.dets == engine->dets ?
+        &out : NULL, n_dets, n_table, n_bytes);
   if (st == CNMS_ERR_CUDA || st == CNMS_ERR_NO_DEVICE)
     return batch_failed (ctx, st, "frame %d: %s", f);
   if (st != CNMS_OK) {
@@ -289,6 +292,12 @@ frame_heads (cnms_ctx *ctx, const cnms_layout_row *row, int f,
     ctx->b.error[0] = '\0';
   } else {
     ctx->batch[f].report = rep;
+    if (row->d.head == CNMS_HEAD_LANE) {
+      /* the lanes that the lanes' rule left */
+      ctx->batch[f].report.lanes_without_points =
+          ctx->b.report.lanes_without_points;
+      ctx->batch[f].report.kept = out.n_dets;
+    }
   }
   cnms_payload_clear (ctx);
   return CNMS_OK;
@@ -296,10 +305,11 @@ frame_heads (cnms_ctx *ctx, const cnms_layout_row *row, int f,
 
 /* The frames whose status is OK through the backend's detect_batch (one
  * job a frame; an empty end2end frame needs none), then, for a layout
- * whose head comes after NMS (keypoints, masks), each frame's heads where
- * the backend did not make them: each
- * result as cnms_detect's. CNMS_ERR_UNSUPPORTED when the backend does not
- * take them. */
+ * with a head, each frame's payload: the heads after NMS (keypoints,
+ * masks) where the backend did not make them, the lanes' rule on the
+ * lanes' points: each result as cnms_detect's. CNMS_ERR_UNSUPPORTED when
+ * the backend does not take them, and for lanes under a distance that
+ * cnms_detect refuses (each frame's detect then refuses it). */
 static cnms_status
 backend_batch (cnms_ctx *ctx, const cnms_layout_row *row,
     const cnms_tensor *ts, const cnms_tensor *const *protos, int n_frames,
@@ -323,6 +333,10 @@ backend_batch (cnms_ctx *ctx, const cnms_layout_row *row,
           sizeof *ctx->batch_heads))
     return cnms_fail (&ctx->b, CNMS_ERR_NO_MEMORY,
         "cannot allocate the jobs of %d frames", n_frames);
+  if (row->geom == CNMS_GEOM_LANE
+      && cnms_check_lane_distance (ctx, ctx->batch_p[0].lane_distance)
+      != CNMS_OK)
+    return CNMS_ERR_UNSUPPORTED;
   for (i = 0; i < n_frames; i++) {
     cnms_frame_result *r = &ctx->batch[i];
     cnms_job *job = &ctx->batch_jobs[n];
@@ -368,7 +382,7 @@ backend_batch (cnms_ctx *ctx, const cnms_layout_row *row,
         ? r->report.candidates - fp->max_candidates : 0;
     r->report.kept = ctx->batch_out[i].n_dets;
     r->n_dets = ctx->batch_out[i].n_dets;
-    if (!heads) {
+    if (!heads && row->d.head != CNMS_HEAD_LANE) {
       ctx->batch_at[f].direct = ctx->batch_out[i].dets;
       continue;
     }

@@ -5,9 +5,8 @@
 
 #include "front.h"
 
-/* A lane distance: finite and >= 0 (model pixels). */
-static cnms_status
-check_distance (cnms_ctx *ctx, float distance)
+cnms_status
+cnms_check_lane_distance (cnms_ctx *ctx, float distance)
 {
   if (!(distance >= 0.0f) || !cnms_isfinite (distance))
     return cnms_fail (&ctx->b, CNMS_ERR_INVALID_ARG,
@@ -30,7 +29,7 @@ check_call (cnms_ctx *ctx, const cnms_tensor *t, const cnms_tensor *protos,
   if (st != CNMS_OK)
     return st;
   if (layout == CNMS_LAYOUT_LANEATT) {
-    st = check_distance (ctx, p->lane_distance);
+    st = cnms_check_lane_distance (ctx, p->lane_distance);
     if (st != CNMS_OK)
       return st;
   }
@@ -254,7 +253,7 @@ cnms_nms_lanes (cnms_ctx *ctx, const float *proposals, int n_offsets,
     st = cnms_fail (&ctx->b, CNMS_ERR_INVALID_ARG,
         "cnms_nms_lanes: n_offsets = %d is outside [2, 2^20]", n_offsets);
   if (st == CNMS_OK)
-    st = check_distance (ctx, distance);
+    st = cnms_check_lane_distance (ctx, distance);
   if (st != CNMS_OK || n == 0)
     return st;
   return ctx->ops->nms_lanes (&ctx->b, proposals, n_offsets, scores, n,

@@ -117,6 +117,10 @@ int cnms_job_heads (cnms_job *job, cnms_head head, const cnms_tensor *t,
     const cnms_tensor *protos, const cnms_shape *shape, cnms_heads_args *h,
     cnms_tensor *sub);
 
+/* detect.c: a lane distance: finite and >= 0 (model pixels), on a
+ * backend that runs lanes. */
+cnms_status cnms_check_lane_distance (cnms_ctx *ctx, float distance);
+
 /* rules.c: the checks of p, and its per-class rules into ctx's tables. */
 cnms_status cnms_check_params (cnms_ctx *ctx, const cnms_params *p);
 cnms_status cnms_resolve_rules (cnms_ctx *ctx, const cnms_params *p,

@@ -23,7 +23,8 @@ static const struct {
   const char *values;
 } heads[] = {
   {0, 0, 1, "nothing"},         /* CNMS_HEAD_NONE */
-  {2, 0, 0, "lane points"},     /* CNMS_HEAD_LANE: the lanes' own engine */
+  {2, 0, 1, "lane points"},     /* CNMS_HEAD_LANE: the backend's batch
+                                 * makes them with the records */
   {3, 1, 1, "keypoints"},       /* CNMS_HEAD_KEYPOINTS */
   /* masks: in the batch's launches (CUDA, device tensors), else after
    * the batch's engine, frame by frame, which measured faster than a
