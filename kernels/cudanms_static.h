@@ -80,7 +80,10 @@ enum {
   CNMS_TEST_CPU_NO_AVX = 2,
   /* CUDA: the heads of a pose or seg detect run after it, never
    * enqueued behind its NMS */
-  CNMS_TEST_NO_HEADS_AHEAD = 3
+  CNMS_TEST_NO_HEADS_AHEAD = 3,
+  /* every backend: cnms_merge (and cnms_detect_tiles's merge) runs on
+   * the host, never the backend's own merge (the CUDA kernel) */
+  CNMS_TEST_HOST_MERGE = 4
 };
 void cnms_ctx_test_option (cnms_ctx *ctx, int option, int value);
 
