@@ -14,13 +14,15 @@
  *     (cnms_merge_order32; cnms_merge_order64 for the consistent rules),
  *     then the index: a total order, so the walk is the host's;
  *   - the classes' runs of positions (a block scan);
- *   - the walk of each run (of the whole order when class-agnostic): for
- *     NMS and greedy NMM a step a keeper, in which the threads test the
- *     later free records of its run against it, and the least free record
- *     it does not take is the next keeper; for NMM a step a record, whose
- *     claims go to its keeper (transitive); SAHI's NMM at a threshold of
- *     0 takes its shortcut in one parallel pass. Each taken record notes
- *     its keeper and the step that took it;
+ *   - the walk of each run (of the whole order when class-agnostic), by a
+ *     warp for a run of at most CNMS_MERGE_WARP_RUN records (the warps
+ *     take the short runs at once), by the whole block for a longer one:
+ *     for NMS and greedy NMM a step a keeper, in which the threads test
+ *     the later free records of its run against it, and the least free
+ *     record it does not take is the next keeper; for NMM a step a
+ *     record, whose claims go to its keeper (transitive); SAHI's NMM at a
+ *     threshold of 0 takes its shortcut in one parallel pass. Each taken
+ *     record notes its keeper and the step that took it;
  *   - NMS: the keepers by a block scan, for per-class merging then sorted
  *     by score, stably (bitonic on (score, place)); one result each;
  *   - greedy NMM and NMM: a bitonic sort of one key a record, (keeper,
@@ -45,6 +47,10 @@
 /* Ints of the block's scratch: the scan's warp sums and total (33), the
  * walk's next-keeper candidates (3). */
 #define CNMS_MERGE_SCRATCH 40
+/* Runs (a class's records, or all) of at most this many records are
+ * walked by a warp each, all at once; longer ones by the whole block, one
+ * after another. */
+#define CNMS_MERGE_WARP_RUN 256
 
 /* The key of a record in a merge list: its keeper's place in the walk,
  * the step that took it plus one (0: the keeper itself), and its place
@@ -186,6 +192,113 @@ load_box (const merge_args &a, int i, double *b)
   b[3] = v.y;
 }
 
+/* The threads that walk a run together: a warp (a short run), or the
+ * whole block (a long one). rank: the thread's place among them; sync:
+ * their writes to shared memory seen by all of them; least: the least of
+ * v over them, for every one of them (after a sync). */
+struct warp_team {
+  int rank;
+  static constexpr int size = 32;
+
+  __device__ __forceinline__ void sync () const
+  {
+    __syncwarp ();
+  }
+
+  __device__ __forceinline__ int least (int v)
+  {
+    int d;
+
+    for (d = 16; d > 0; d >>= 1) {
+      const int o = __shfl_xor_sync (0xffffffffu, v, d);
+      v = o < v ? o : v;
+    }
+    __syncwarp ();
+    return v;
+  }
+};
+
+/* The block's least goes through three words of shared memory in turn
+ * (next): a step's minima land in one while the last step's is read and
+ * the next step's is reset, one barrier a step. */
+struct block_team {
+  int rank, size;
+  int *next;
+  int s;
+
+  __device__ __forceinline__ void sync () const
+  {
+    __syncthreads ();
+  }
+
+  __device__ __forceinline__ int least (int v)
+  {
+    int d, r;
+
+    for (d = 16; d > 0; d >>= 1) {
+      const int o = __shfl_xor_sync (0xffffffffu, v, d);
+      v = o < v ? o : v;
+    }
+    if ((rank & 31) == 0 && v != INT_MAX)
+      atomicMin (&next[s % 3], v);
+    if (rank == 0)
+      next[(s + 1) % 3] = INT_MAX;
+    __syncthreads ();
+    r = next[s % 3];
+    s++;
+    return r;
+  }
+};
+
+/* NMS and greedy NMM on the run of positions [f, e) by team tm: a step a
+ * keeper, from the run's first; the keeper at p takes the free records
+ * after it that it matches (owner: p), and the least free one it does
+ * not take is the next keeper. */
+template <typename Team, typename Match>
+static __device__ __forceinline__ void
+walk_keepers (Team &tm, int f, int e, const uint16_t *order, int16_t *owner,
+    Match match)
+{
+  int cur = f;
+
+  while (cur < e) {
+    const int p = cur, i = order[p];
+    int least = INT_MAX, q;
+
+    for (q = p + 1 + tm.rank; q < e; q += tm.size)
+      if (owner[q] < 0) {
+        if (match (i, order[q]))
+          owner[q] = (int16_t) p;
+        else if (least == INT_MAX)
+          least = q;
+      }
+    least = tm.least (least);
+    cur = least < e ? least : e;
+  }
+}
+
+/* NMM on the run [f, e) by team tm: a step a record; the record at p
+ * claims, for its keeper (p itself when free), the free records after it
+ * that claims says it may claim (owner: the keeper, step: p). */
+template <typename Team, typename Claims>
+static __device__ __forceinline__ void
+walk_nmm (Team &tm, int f, int e, const uint16_t *order, int16_t *owner,
+    int16_t *step, Claims claims)
+{
+  int p, q;
+
+  for (p = f; p + 1 < e; p++) {
+    const int k = owner[p] < 0 ? p : owner[p], i = order[p];
+
+    for (q = p + 1 + tm.rank; q < e; q += tm.size)
+      if (owner[q] < 0 && claims (i, order[q])) {
+        owner[q] = (int16_t) k;
+        step[q] = (int16_t) p;
+      }
+    tm.sync ();
+  }
+}
+
 /* The merge of the keeper at key place s0 and its list (key places
  * s0 + 1 .. s1 - 1), as the host's merge pass: out NULL counts the
  * records that the consistent rules keep alone; else writes the keeper's
@@ -245,7 +358,7 @@ merge_kernel (merge_args a)
   const int n = a.n, n2 = a.n2, nt = blockDim.x, t = threadIdx.x;
   const int lane = t & 31;
   char *body = a.out + CNMS_HEADER_BYTES;
-  int n_in = 0, base, j, q, n_out;
+  int n_in = 0, runs, base, j, q, n_out;
 
   /* the records, which of them take part, and the walk's state */
   for (j = t; j < n2; j += nt) {
@@ -308,7 +421,7 @@ merge_kernel (merge_args a)
       return CONSISTENT ? a.classes[order[p]] != a.classes[order[p - 1]] :
           rec[order[p]].cls != rec[order[p - 1]].cls;
     };
-    const int runs = block_scan (n_in, scratch, first, [&] (int p, int r) {
+    runs = block_scan (n_in, scratch, first, [&] (int p, int r) {
           const int f = first (p);
           seg[p] = (int16_t) (r + f - 1);
           if (f)
@@ -322,89 +435,72 @@ merge_kernel (merge_args a)
 
   /* the walk: owner[q] the keeper's position of each record taken, and
    * step[q] the position that took it (NMM) */
-  auto match = [&] (int i, int j) -> int {
-    return CONSISTENT ? cnms_merge_metric64 (box64 + 4 * i, box64 + 4 * j,
-        metric) >= a.thr : cnms_merge_match32 (&rec[i], &rec[j], metric,
-        a.thr32);
-  };
-  if (a.rule == CNMS_MERGE_NMM && !CONSISTENT && !(a.thr > 0.0)) {
-    /* SAHI's nmm_match_all: each run's first record takes every record of
-     * a lower score and its exact duplicates; the run's other records of
-     * its score keep alone */
-    for (q = t; q < n_in; q += nt) {
-      const int f = starts[seg[q]];
+  {
+    auto match = [&] (int i, int jj) -> bool {
+      return CONSISTENT ? cnms_merge_metric64 (box64 + 4 * i,
+          box64 + 4 * jj, metric) >= a.thr :
+          cnms_merge_match32 (&rec[i], &rec[jj], metric, a.thr32) != 0;
+    };
+    /* NMM: may i claim jj (SAHI: it dominates it; the consistent rules:
+     * every later record), and does it match? */
+    auto claims = [&] (int i, int jj) -> bool {
+      return (CONSISTENT || cnms_merge_dominates (&rec[i], &rec[jj]))
+          && match (i, jj);
+    };
+    warp_team wt;
+    block_team bt;
+    int r, f, e;
 
-      if (q != f) {
-        const cnms_merge_rec *c = &rec[order[q]], *top = &rec[order[f]];
-        const int tied = c->score == top->score;
-        const int dup = tied && c->x1 == top->x1 && c->y1 == top->y1
-            && c->x2 == top->x2 && c->y2 == top->y2;
+    wt.rank = lane;
+    bt.rank = t;
+    bt.size = nt;
+    bt.next = scratch + 36;
+    bt.s = 0;
+    if (a.rule == CNMS_MERGE_NMM && !CONSISTENT && !(a.thr > 0.0)) {
+      /* SAHI's nmm_match_all: each run's first record takes every record
+       * of a lower score and its exact duplicates; the run's other
+       * records of its score keep alone */
+      for (q = t; q < n_in; q += nt) {
+        f = starts[seg[q]];
+        if (q != f) {
+          const cnms_merge_rec *c = &rec[order[q]], *top = &rec[order[f]];
+          const int tied = c->score == top->score;
+          const int dup = tied && c->x1 == top->x1 && c->y1 == top->y1
+              && c->x2 == top->x2 && c->y2 == top->y2;
 
-        if (!tied || dup) {
-          owner[q] = (int16_t) f;
-          step[q] = (int16_t) f;
+          if (!tied || dup) {
+            owner[q] = (int16_t) f;
+            step[q] = (int16_t) f;
+          }
         }
       }
-    }
-    __syncthreads ();
-  } else if (a.rule == CNMS_MERGE_NMM) {
-    /* a step a record: it claims, for its keeper, the free records of its
-     * run after it that it may claim (SAHI: dominates; consistent: every
-     * later one) and matches */
-    int p;
-
-    for (p = 0; p < n_in; p++) {
-      const int e = starts[seg[p] + 1];
-      const int k = owner[p] < 0 ? p : owner[p];
-      const int i = order[p];
-
-      if (p + 1 >= e)
-        continue;
-      for (q = p + 1 + t; q < e; q += nt) {
-        const int jj = order[q];
-
-        if (owner[q] < 0 && (CONSISTENT
-                || cnms_merge_dominates (&rec[i], &rec[jj]))
-            && match (i, jj)) {
-          owner[q] = (int16_t) k;
-          step[q] = (int16_t) p;
-        }
-      }
-      __syncthreads ();
-    }
-  } else {
-    /* NMS and greedy NMM: a step a keeper; it takes the free records of
-     * its run after it that it matches, and the least free one it does
-     * not take is the next keeper (else the next run's first) */
-    int *next = scratch + 36;
-    int cur = 0, s = 0;
-
-    if (t == 0)
-      next[0] = next[1] = next[2] = INT_MAX;
-    __syncthreads ();
-    while (cur < n_in) {
-      const int p = cur, e = starts[seg[p] + 1], i = order[p];
-      int least = INT_MAX, d;
-
-      for (q = p + 1 + t; q < e; q += nt)
-        if (owner[q] < 0) {
-          if (match (i, order[q]))
-            owner[q] = (int16_t) p;
-          else if (least == INT_MAX)
-            least = q;
-        }
-      for (d = 16; d > 0; d >>= 1) {
-        const int o = __shfl_xor_sync (0xffffffffu, least, d);
-        least = o < least ? o : least;
-      }
-      if (lane == 0 && least != INT_MAX)
-        atomicMin (&next[s % 3], least);
+    } else {
+      /* the short runs a warp each, then the long ones by the block */
       if (t == 0)
-        next[(s + 1) % 3] = INT_MAX;
+        bt.next[0] = bt.next[1] = bt.next[2] = INT_MAX;
+      for (r = t >> 5; r < runs; r += nt >> 5) {
+        f = starts[r];
+        e = starts[r + 1];
+        if (e - f > CNMS_MERGE_WARP_RUN)
+          continue;
+        if (a.rule == CNMS_MERGE_NMM)
+          walk_nmm (wt, f, e, order, owner, step, claims);
+        else
+          walk_keepers (wt, f, e, order, owner, match);
+      }
       __syncthreads ();
-      cur = next[s % 3] < e ? next[s % 3] : e;
-      s++;
+      for (r = 0; r < runs; r++) {
+        f = starts[r];
+        e = starts[r + 1];
+        if (e - f <= CNMS_MERGE_WARP_RUN)
+          continue;
+        if (a.rule == CNMS_MERGE_NMM)
+          walk_nmm (bt, f, e, order, owner, step, claims);
+        else
+          walk_keepers (bt, f, e, order, owner, match);
+      }
     }
+    __syncthreads ();
   }
 
   if (a.rule == CNMS_MERGE_NMS) {
@@ -599,7 +695,10 @@ cnms_cuda_merge (cnms_backend_ctx *ctx, const double *boxes,
   smem = merge_layout_of (n2, consistent).total;
   if (smem > s->merge_smem)
     return CNMS_ERR_UNSUPPORTED;
-  threads = n2 < CNMS_MERGE_THREADS ? n2 : CNMS_MERGE_THREADS;
+  /* a quarter of the records (a sort's step swaps half of them), at
+   * least a warp */
+  threads = n2 / 4 < 32 ? 32 : n2 / 4 < CNMS_MERGE_THREADS ? n2 / 4 :
+      CNMS_MERGE_THREADS;
 
   cnms_device_scope scope (s->device);
   if (scope.err != cudaSuccess)
