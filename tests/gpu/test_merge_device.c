@@ -24,9 +24,10 @@
  * CNMS_TEST_HOST_MERGE (the host merge on the CUDA context, as the bench
  * compares). Prints "merge parity: N sets, M mismatches"; exits 1 on a
  * mismatch, 77 without a device. CNMS_GPU_CASES (default 2) is the random
- * sets per size and parameters; 1: one set each, sizes up to 300 and the
- * one above the limit only; 0 (for compute-sanitizer): those, and the
- * hand-made sets at thresholds 0 and 0.5 only. */
+ * sets per size and parameters; 1 (and any count under
+ * CNMS_GPU_SANITIZER=1, as tests/run-sanitizers.sh sets it): one set
+ * each, sizes up to 300 and the one above the limit only; 0: those, and
+ * the hand-made sets at thresholds 0 and 0.5 only. */
 #include <cuda_runtime.h>
 #include <limits.h>
 #include <math.h>
@@ -621,7 +622,8 @@ main (void)
     MERGE_MAX + 1
   };
   const long cases = gpu_env_int ("CNMS_GPU_CASES", 2);
-  const int per = cases <= 1 ? 1 : (int) cases;
+  const int small = cases <= 1 || gpu_env_int ("CNMS_GPU_SANITIZER", 0);
+  const int per = small ? 1 : (int) cases;
   int si, p, c;
 
   gpu_require_device ("cuda-merge");
@@ -635,7 +637,7 @@ main (void)
     const int n = sizes[si];
 
     /* small runs: up to 300 records, and the host above the limit */
-    if (cases <= 1 && n > 300 && n <= MERGE_MAX)
+    if (small && n > 300 && n <= MERGE_MAX)
       continue;
     for (p = 0; p < 24; p++)
       for (c = 0; c < per; c++) {
