@@ -19,8 +19,10 @@
  *     whole frame), host and device tensor, for every rule, metric, class
  *     mode and rules.
  * Each set runs twice on the CUDA context: the same bits (determinism),
- * the kernel taken at 1 .. 4096 records and the host above (the context's
- * GPU time, timing on), no allocation on the second call; and once with
+ * the kernel taken at 1 .. 4096 records where they fit the device's
+ * shared memory (all of them from compute capability 9.0) and the host
+ * above (the context's GPU time, timing on), no allocation on the second
+ * call; and once with
  * CNMS_TEST_HOST_MERGE (the host merge on the CUDA context, as the bench
  * compares). Prints "merge parity: N sets, M mismatches"; exits 1 on a
  * mismatch, 77 without a device. CNMS_GPU_CASES (default 2) is the random
@@ -39,6 +41,26 @@
 
 /* The kernel's limit (kernels/cuda/cnms_cuda.cuh, CNMS_MERGE_MAX). */
 #define MERGE_MAX 4096
+
+/* The device's shared memory a block (opt-in), for takes_gpu. */
+static size_t smem_optin;
+
+/* Does the kernel take n records (n > 0) under m: at most MERGE_MAX, and
+ * its arrays (cuda_merge.cu's merge_layout_of, for n rounded up to a
+ * power of two >= 32) within the device's shared memory? */
+static int
+takes_gpu (int n, const cnms_merge_params *m)
+{
+  size_t n2 = 32, bytes;
+
+  if (n < 1 || n > MERGE_MAX)
+    return 0;
+  while (n2 < (size_t) n)
+    n2 *= 2;
+  bytes = n2 * (m->rules == CNMS_MERGE_RULES_CONSISTENT ? 32 : 24) + 160
+      + 5 * 2 * (n2 + 2) + n2;
+  return (bytes + 15) / 16 * 16 <= smem_optin;
+}
 
 static cnms_ctx *ctx_cpu, *ctx_gpu;
 static long sets, mismatches, gpu_runs;
@@ -135,7 +157,7 @@ mismatch (const char *what, const char *why, const cnms_det *a, int na,
 static void
 check_set (const char *name, const mset *s, const cnms_merge_params *m)
 {
-  const int want_gpu = s->n > 0 && s->n <= MERGE_MAX;
+  const int want_gpu = takes_gpu (s->n, m);
   const cnms_det *d = NULL;
   cnms_det *ref;
   cnms_status st, st_ref;
@@ -627,6 +649,17 @@ main (void)
   int si, p, c;
 
   gpu_require_device ("cuda-merge");
+  {
+    int dev = 0, optin = 0;
+
+    if (cudaGetDevice (&dev) != cudaSuccess
+        || cudaDeviceGetAttribute (&optin,
+            cudaDevAttrMaxSharedMemoryPerBlockOptin, dev) != cudaSuccess) {
+      printf ("FAIL: cannot query the device\n");
+      return 1;
+    }
+    smem_optin = (size_t) optin;
+  }
   ctx_cpu = gpu_ctx_new (CNMS_BACKEND_CPU);
   ctx_gpu = gpu_ctx_new (CNMS_BACKEND_CUDA);
   cnms_ctx_set_timing (ctx_gpu, 1);
