@@ -89,7 +89,10 @@ enum {
   /* CUDA: a batch (cnms_detect_batch) makes no heads in its own
    * launches: each frame's keypoints or masks come from the heads call
    * after the batch, frame by frame */
-  CNMS_TEST_NO_BATCH_HEADS = 4
+  CNMS_TEST_NO_BATCH_HEADS = 4,
+  /* every backend: cnms_merge (and cnms_detect_tiles's merge) runs on
+   * the host, never the backend's own merge (the CUDA kernel) */
+  CNMS_TEST_HOST_MERGE = 5
 };
 void cnms_ctx_test_option (cnms_ctx *ctx, int option, int value);
 

@@ -179,6 +179,16 @@ typedef struct cnms_backend_ops {
    * none. */
   cnms_status (*detect_batch) (cnms_backend_ctx *ctx, const cnms_job *jobs,
       int n, cnms_backend_out *outs, cnms_report *reps);
+  /* cnms_merge (arguments checked, n > 0): boxes [n][4], scores [n],
+   * classes [n], merged under m into out (room for n records), *n_out of
+   * them, the same bits as the front end's host merge (kernels/front/
+   * tiles.c, with core/cnms_merge.h's arithmetic).
+   * CNMS_ERR_UNSUPPORTED, with no message and nothing else done, when it
+   * does not take these records (the front end then merges on the host).
+   * NULL: none. */
+  cnms_status (*merge) (cnms_backend_ctx *ctx, const double *boxes,
+      const double *scores, const int32_t *classes, int n,
+      const cnms_merge_params *m, cnms_det *out, int *n_out);
 } cnms_backend_ops;
 
 #ifdef __cplusplus

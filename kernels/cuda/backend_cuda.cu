@@ -900,4 +900,5 @@ extern "C" const cnms_backend_ops cnms_cuda_ops = {
   cuda_test_option,
   cuda_set_stream,
   cnms_cuda_detect_batch,
+  cnms_cuda_merge,
 };

@@ -198,6 +198,12 @@ typedef struct {
                                  * the caps */
   cnms_cuda_buf d_caps;         /* the caps' count table (cuda_caps.cu) */
   cnms_cuda_batch batch;        /* cnms_detect_batch's (cuda_batch.cu) */
+  /* cnms_merge (cuda_merge.cu) */
+  size_t merge_smem;            /* dynamic shared memory its block may use
+                                 * (the device's opt-in maximum) */
+  cnms_cuda_buf d_merge;        /* the records, uploaded */
+  cnms_cuda_buf h_merge_stage;  /* pinned: their staging */
+  cnms_cuda_buf h_merge_out;    /* mapped pinned: [header | results] */
 } cnms_cuda_priv;
 
 /* Makes dev current for the calling thread for one scope and restores
@@ -664,6 +670,15 @@ cnms_status cnms_cuda_seg_batch_enqueue (cnms_backend_ctx *ctx,
     const cnms_job *j0, const void *d_frames, int n);
 cnms_status cnms_cuda_seg_batch_done (cnms_backend_ctx *ctx,
     cnms_backend_out *outs, int n);
+/* cuda_merge.cu: cnms_backend_ops.merge, for at most CNMS_MERGE_MAX
+ * records (and what fits in merge_smem); CNMS_ERR_UNSUPPORTED above. */
+#define CNMS_MERGE_MAX 4096
+extern "C" cnms_status cnms_cuda_merge (cnms_backend_ctx *ctx,
+    const double *boxes, const double *scores, const int32_t *classes,
+    int n, const cnms_merge_params *m, cnms_det *out, int *n_out);
+/* Lets the merge kernels use max_dynamic bytes of dynamic shared memory
+ * (set once per device, as cnms_cuda_engine_allow_smem). */
+cudaError_t cnms_cuda_merge_allow_smem (size_t max_dynamic);
 
 /* Kernel image check: cudaSuccess when this build carries code that runs
  * on the current device. */

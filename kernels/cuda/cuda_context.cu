@@ -120,7 +120,8 @@ release_all (cnms_backend_ctx *ctx, cnms_cuda_priv *s)
     &s->batch.d_vals, &s->batch.d_order, &s->batch.d_boxes, &s->batch.d_cls,
     &s->batch.d_mask, &s->batch.d_rows, &s->batch.d_grid, &s->batch.d_bars,
     &s->batch.d_in, &s->batch.d_kept, &s->batch.d_caps,
-    &s->batch.seg.d_jobs, &s->batch.seg.d_sums, &s->batch.seg.d_logits
+    &s->batch.seg.d_jobs, &s->batch.seg.d_sums, &s->batch.seg.d_logits,
+    &s->d_merge
   };
   size_t i;
 
@@ -140,6 +141,8 @@ release_all (cnms_backend_ctx *ctx, cnms_cuda_priv *s)
   release (ctx, &s->batch.seg.h_sums, true);
   release (ctx, &s->batch.seg.h_table, true);
   release (ctx, &s->batch.seg.h_masks, true);
+  release (ctx, &s->h_merge_stage, true);
+  release (ctx, &s->h_merge_out, true);
   free (s->rules_now);
   s->rules_now = NULL;
   s->rules_bytes = 0;
@@ -197,7 +200,7 @@ current_cu_context (void)
 }
 
 static cudaError_t
-device_setup (int dev, size_t smem_budget)
+device_setup (int dev, size_t smem_budget, size_t merge_smem)
 {
   std::lock_guard < std::mutex > lock (device_setup_lock);
   void *cu;
@@ -217,6 +220,8 @@ device_setup (int dev, size_t smem_budget)
   e = cnms_cuda_image_check ();
   if (e == cudaSuccess)
     e = cnms_cuda_engine_allow_smem (smem_budget);
+  if (e == cudaSuccess)
+    e = cnms_cuda_merge_allow_smem (merge_smem);
   (void) cudaGetLastError ();
   if (cu != NULL && n_setups < CNMS_MAX_SETUPS) {
     setup_ctx[n_setups] = cu;
@@ -322,6 +327,7 @@ cnms_cuda_create (cnms_backend_ctx *ctx, int device_id)
   s->smem_budget = (size_t) optin > CNMS_ENGINE_STATIC_SMEM ?
       (size_t) optin - CNMS_ENGINE_STATIC_SMEM : 0;
   s->sms = sms > 0 ? sms : 1;
+  s->merge_smem = optin > 0 ? (size_t) optin : 0;
   e = cudaDeviceGetAttribute (&coop, cudaDevAttrCooperativeLaunch, dev);
   if (e == cudaSuccess && !coop) {
     free (s);
@@ -343,7 +349,7 @@ cnms_cuda_create (cnms_backend_ctx *ctx, int device_id)
     s->pdl = e == cudaSuccess && major >= 9;
   }
   if (e == cudaSuccess)
-    e = device_setup (dev, s->smem_budget);
+    e = device_setup (dev, s->smem_budget, s->merge_smem);
   if (e == cudaErrorNoKernelImageForDevice || e == cudaErrorInvalidPtx
       || e == cudaErrorUnsupportedPtxVersion) {
     cudaDeviceProp prop;

@@ -130,6 +130,11 @@ cnms_ctx_last_gpu_us (const cnms_ctx *ctx)
 void
 cnms_ctx_test_option (cnms_ctx *ctx, int option, int value)
 {
-  if (ctx != NULL && ctx->ops->test_option != NULL)
+  if (ctx == NULL)
+    return;
+  /* the front end's own */
+  if (option == CNMS_TEST_HOST_MERGE)
+    ctx->host_merge = value != 0;
+  else if (ctx->ops->test_option != NULL)
     ctx->ops->test_option (&ctx->b, option, value);
 }

@@ -72,6 +72,8 @@ struct cnms_ctx {
   int *merge_pos;               /* each record's place in the walk */
   cnms_det *merge_out;
   size_t merge_cap;
+  int host_merge;               /* CNMS_TEST_HOST_MERGE: never the
+                                 * backend's merge */
   /* cnms_detect_tiles: the slices as frames, their records in the frame
    * ([boxes 4 k | scores k] doubles) */
   cnms_frame *tiles_frames;

@@ -5,18 +5,18 @@
  * (NMS, greedy NMM, NMM; IoU or IoS; by class or not), then, for the
  * merging rules, a pass in float64 that re-checks each absorbed box
  * against the box merged so far and merges it. Every rule is SAHI's
- * current code's, the ones the contract calls SAHI's bugs included. */
+ * current code's, the ones the contract calls SAHI's bugs included.
+ * The arithmetic is core/cnms_merge.h's; a backend with a merge of its
+ * own (cnms_backend_ops.merge: the CUDA backend's) runs it instead of the
+ * host's below where it takes the records, with the same bits. */
 #include <limits.h>
-#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "cnms_merge.h"
 #include "front.h"
 
-/* A record as SAHI's first pass sees it: float32 values. */
-typedef struct {
-  float x1, y1, x2, y2, score, cls;
-} merge_rec;
+typedef cnms_merge_rec merge_rec;
 
 /* The context's records as the first pass sees them. */
 #define RECS(ctx) ((merge_rec *) (ctx)->merge_f)
@@ -166,30 +166,13 @@ sort_ints (int *a, int *tmp, int n, sort_cmp cmp, const sort_view *v)
 static int
 by_score (const sort_view *v, int a, int b)
 {
-  if (v->consistent) {
-    const double *ba = v->boxes + 4 * (size_t) a;
-    const double *bb = v->boxes + 4 * (size_t) b;
-    int k;
+  const int c = v->consistent ?
+      cnms_merge_order64 (v->boxes + 4 * (size_t) a, v->scores[a],
+      v->boxes + 4 * (size_t) b, v->scores[b]) :
+      cnms_merge_order32 (&v->recs[a], &v->recs[b]);
 
-    if (v->scores[a] != v->scores[b])
-      return v->scores[a] > v->scores[b] ? -1 : 1;
-    for (k = 0; k < 4; k++)
-      if (ba[k] != bb[k])
-        return ba[k] < bb[k] ? -1 : 1;
-  } else {
-    const merge_rec *ra = &v->recs[a], *rb = &v->recs[b];
-
-    if (ra->score != rb->score)
-      return ra->score > rb->score ? -1 : 1;
-    if (ra->x1 != rb->x1)
-      return ra->x1 < rb->x1 ? -1 : 1;
-    if (ra->y1 != rb->y1)
-      return ra->y1 < rb->y1 ? -1 : 1;
-    if (ra->x2 != rb->x2)
-      return ra->x2 < rb->x2 ? -1 : 1;
-    if (ra->y2 != rb->y2)
-      return ra->y2 < rb->y2 ? -1 : 1;
-  }
+  if (c != 0)
+    return c;
   return a < b ? -1 : a > b;
 }
 
@@ -227,87 +210,6 @@ keepers_by_score (const sort_view *v, int g, int h)
   return g < h ? -1 : g > h;
 }
 
-/* The first pass's match: the float32 IoU or IoS of a and b (each step
- * rounded to float32; 0 where its denominator is not > 0) >= thr. */
-static int
-match32 (const merge_rec *a, const merge_rec *b, cnms_match_metric metric,
-    float thr)
-{
-  const float area_a = cnms_fmul (cnms_fsub (a->x2, a->x1),
-      cnms_fsub (a->y2, a->y1));
-  const float area_b = cnms_fmul (cnms_fsub (b->x2, b->x1),
-      cnms_fsub (b->y2, b->y1));
-  float iw = cnms_fsub (a->x2 < b->x2 ? a->x2 : b->x2,
-      a->x1 > b->x1 ? a->x1 : b->x1);
-  float ih = cnms_fsub (a->y2 < b->y2 ? a->y2 : b->y2,
-      a->y1 > b->y1 ? a->y1 : b->y1);
-  float inter, den, v = 0.0f;
-
-  iw = iw > 0.0f ? iw : 0.0f;
-  ih = ih > 0.0f ? ih : 0.0f;
-  inter = cnms_fmul (iw, ih);
-  den = metric == CNMS_MATCH_IOU ? cnms_fsub (cnms_fadd (area_a, area_b),
-      inter) : (area_a < area_b ? area_a : area_b);
-  if (den > 0.0f)
-    v = cnms_fdiv (inter, den);
-  return v >= thr;
-}
-
-/* The float64 IoU or IoS of a and b (x1 y1 x2 y2), 0 where its
- * denominator is not > 0: the consistent rules' metric. */
-static double
-metric64 (const double *a, const double *b, cnms_match_metric metric)
-{
-  const double area_a = (a[2] - a[0]) * (a[3] - a[1]);
-  const double area_b = (b[2] - b[0]) * (b[3] - b[1]);
-  double w = (a[2] < b[2] ? a[2] : b[2]) - (a[0] > b[0] ? a[0] : b[0]);
-  double h = (a[3] < b[3] ? a[3] : b[3]) - (a[1] > b[1] ? a[1] : b[1]);
-  double den;
-
-  w = w > 0.0 ? w : 0.0;
-  h = h > 0.0 ? h : 0.0;
-  den = metric == CNMS_MATCH_IOU ? area_a + area_b - w * h :
-      (area_a < area_b ? area_a : area_b);
-  return den > 0.0 ? w * h / den : 0.0;
-}
-
-/* The merge-time re-check: the float64 IoU or IoS of a and b (x1 y1 x2 y2)
- * > thr, strictly; a zero denominator gives inf or NaN, as NumPy's scalar
- * division does (NaN > thr is false). */
-static int
-recheck (const double *a, const double *b, cnms_match_metric metric,
-    double thr)
-{
-  const double area_a = (a[2] - a[0]) * (a[3] - a[1]);
-  const double area_b = (b[2] - b[0]) * (b[3] - b[1]);
-  double w = (a[2] < b[2] ? a[2] : b[2]) - (a[0] > b[0] ? a[0] : b[0]);
-  double h = (a[3] < b[3] ? a[3] : b[3]) - (a[1] > b[1] ? a[1] : b[1]);
-  double inter, den;
-
-  w = w > 0.0 ? w : 0.0;
-  h = h > 0.0 ? h : 0.0;
-  inter = w * h;
-  den = metric == CNMS_MATCH_IOU ? area_a + area_b - inter :
-      (area_a < area_b ? area_a : area_b);
-  return inter / den > thr;
-}
-
-/* Does i dominate j (NMM): a higher float32 score, or an equal one and
- * (x1, y1, x2, y2) of i not lexicographically before j's. */
-static int
-dominates (const merge_rec *i, const merge_rec *j)
-{
-  if (i->score != j->score)
-    return i->score > j->score;
-  if (i->x1 != j->x1)
-    return !(i->x1 < j->x1);
-  if (i->y1 != j->y1)
-    return !(i->y1 < j->y1);
-  if (i->x2 != j->x2)
-    return !(i->x2 < j->x2);
-  return !(i->y2 < j->y2);
-}
-
 /* The merge's state while it runs. */
 typedef struct {
   cnms_ctx *ctx;
@@ -326,9 +228,9 @@ match (const merge_run *r, int i, int j)
   const merge_rec *f = RECS (r->ctx);
 
   if (r->consistent)
-    return metric64 (r->boxes + 4 * (size_t) i, r->boxes + 4 * (size_t) j,
-        r->m->metric) >= r->m->threshold;
-  return match32 (&f[i], &f[j], r->m->metric, r->thr);
+    return cnms_merge_metric64 (r->boxes + 4 * (size_t) i,
+        r->boxes + 4 * (size_t) j, r->m->metric) >= r->m->threshold;
+  return cnms_merge_match32 (&f[i], &f[j], r->m->metric, r->thr);
 }
 
 /* May record i claim record j in NMM? SAHI: it dominates j; the consistent
@@ -338,7 +240,8 @@ may_claim (const merge_run *r, const int *pos, int i, int j)
 {
   const merge_rec *f = RECS (r->ctx);
 
-  return r->consistent ? pos[j] > pos[i] : dominates (&f[i], &f[j]);
+  return r->consistent ? pos[j] > pos[i] :
+      cnms_merge_dominates (&f[i], &f[j]);
 }
 
 /* A new keeper k (its group, empty). */
@@ -468,21 +371,6 @@ first_pass (merge_run *r, const int *set, int n)
   }
 }
 
-/* A result: box (x1 y1 x2 y2), score and class as floats, anchor the
- * keeping record. */
-static void
-put_det (cnms_det *d, const double *box, double score, int32_t cls, int k)
-{
-  memset (d, 0, sizeof *d);
-  d->x1 = (float) box[0];
-  d->y1 = (float) box[1];
-  d->x2 = (float) box[2];
-  d->y2 = (float) box[3];
-  d->score = (float) score;
-  d->class_id = cls;
-  d->anchor = k;
-}
-
 cnms_status
 cnms_merge (cnms_ctx *ctx, const double *boxes, const double *scores,
     const int32_t *classes, int n, const cnms_merge_params *m,
@@ -520,19 +408,26 @@ cnms_merge (cnms_ctx *ctx, const double *boxes, const double *scores,
     return st;
   *dets = ctx->merge_out;
 
+  /* the backend's merge, where it has one and takes these records; the
+   * same bits as the host's below */
+  if (n > 0 && ctx->ops->merge != NULL && !ctx->host_merge) {
+    st = ctx->ops->merge (&ctx->b, boxes, scores, classes, n, m,
+        ctx->merge_out, n_dets);
+    if (st != CNMS_ERR_UNSUPPORTED) {
+      if (st != CNMS_OK)
+        *n_dets = 0;
+      return st;
+    }
+  }
+  /* the host's merge: no GPU time */
+  ctx->b.last_gpu_us = -1.0;
+
   /* the records that take part (finite values), as float32 */
   for (i = 0; i < n; i++) {
     const double *b = boxes + 4 * (size_t) i;
-    merge_rec *f = &RECS (ctx)[i];
 
-    f->x1 = (float) b[0];
-    f->y1 = (float) b[1];
-    f->x2 = (float) b[2];
-    f->y2 = (float) b[3];
-    f->score = (float) scores[i];
-    f->cls = (float) classes[i];
-    if (isfinite (b[0]) && isfinite (b[1]) && isfinite (b[2])
-        && isfinite (b[3]) && isfinite (scores[i]))
+    RECS (ctx)[i] = cnms_merge_rec_of (b, scores[i], classes[i]);
+    if (cnms_merge_takes_part (b, scores[i]))
       ctx->merge_idx[n_in++] = i;
   }
   memset (&r, 0, sizeof r);
@@ -593,33 +488,22 @@ cnms_merge (cnms_ctx *ctx, const double *boxes, const double *scores,
     double score = scores[k];
     int32_t cls = classes[k];
     const int at = n_out++;
-    cnms_det *d;
 
     if (m->rule != CNMS_MERGE_NMS)
       for (i = ctx->merge_head[k]; i >= 0; i = ctx->merge_next[i]) {
         const double *jb = boxes + 4 * (size_t) i;
 
-        if (r.consistent ? !(metric64 (box, jb, m->metric) >= m->threshold)
-            : !recheck (box, jb, m->metric, m->threshold)) {
+        if (!cnms_merge_takes (box, jb, m->metric, m->threshold,
+                r.consistent)) {
           if (r.consistent)
-            put_det (&ctx->merge_out[n_out++], jb, scores[i], classes[i],
-                i);
+            ctx->merge_out[n_out++] = cnms_merge_det (jb, scores[i],
+                classes[i], i);
           continue;
         }
-        /* SAHI: the absorbed box's class unless the keeper's score is
-         * higher; consistent: the keeper's unless the other's is */
-        if (r.consistent)
-          cls = scores[i] > score ? classes[i] : cls;
-        else
-          cls = score > scores[i] ? cls : classes[i];
-        score = score >= scores[i] ? score : scores[i];
-        box[0] = box[0] < jb[0] ? box[0] : jb[0];
-        box[1] = box[1] < jb[1] ? box[1] : jb[1];
-        box[2] = box[2] > jb[2] ? box[2] : jb[2];
-        box[3] = box[3] > jb[3] ? box[3] : jb[3];
+        cnms_merge_absorb (box, &score, &cls, jb, scores[i], classes[i],
+            r.consistent);
       }
-    d = &ctx->merge_out[at];
-    put_det (d, box, score, cls, k);
+    ctx->merge_out[at] = cnms_merge_det (box, score, cls, k);
   }
   *n_dets = n_out;
   return CNMS_OK;
@@ -703,7 +587,7 @@ cnms_detect_tiles (cnms_ctx *ctx, const cnms_tensor *batch,
   const cnms_layout_desc *d = cnms_layout_info (layout);
   cnms_frame *fr;
   cnms_status st;
-  double *boxes, *scores;
+  double *boxes, *scores, gpu_us;
   size_t total = 0, k = 0;
   int i;
 
@@ -773,6 +657,13 @@ cnms_detect_tiles (cnms_ctx *ctx, const cnms_tensor *batch,
   scores = boxes + 4 * total;
   k = (size_t) cnms_tiles_records (res, slices, n_slices, frame_width,
       frame_height, boxes, scores, ctx->tiles_classes);
-  return cnms_merge (ctx, boxes, scores, ctx->tiles_classes, (int) k, m,
+  /* the call's GPU time: the batch's, and the merge's when it ran on the
+   * GPU */
+  gpu_us = ctx->b.last_gpu_us;
+  st = cnms_merge (ctx, boxes, scores, ctx->tiles_classes, (int) k, m,
       dets, n_dets);
+  if (gpu_us >= 0.0 && ctx->b.last_gpu_us >= 0.0)
+    gpu_us += ctx->b.last_gpu_us;
+  ctx->b.last_gpu_us = gpu_us;
+  return st;
 }

@@ -15,14 +15,18 @@
  * (greedy NMM, IoS, 0.5, each class alone). Each round, on one context:
  *   - tiles: cnms_detect_tiles of the 33 slices (decode, the map into the
  *     frame, the merge): wall time and, on CUDA, GPU time (CUDA events
- *     around the slices' batch: cnms_ctx_last_gpu_us; the map and the
- *     merge run on the host after it);
+ *     around the slices' batch and around the merge kernel:
+ *     cnms_ctx_last_gpu_us; the map runs on the host between them);
  *   - decode: cnms_detect_batch of the same slices, each a frame of its
  *     size (what the tiles call decodes): wall and GPU time;
  *   - merge: cnms_merge of the decode's records mapped into the frame as
- *     SAHI maps them (the bench's own loop, untimed): wall time. Its
- *     result is checked equal to the tiles call's (count, every record
- *     byte): "mismatches", exit 1 when it differs.
+ *     SAHI maps them (the bench's own loop, untimed): wall time, and on
+ *     CUDA the merge kernel's GPU time (upload to results). Its result is
+ *     checked equal to the tiles call's (count, every record byte):
+ *     "mismatches", exit 1 when it differs;
+ *   - host merge (CUDA only): the same cnms_merge on the same context
+ *     with CNMS_TEST_HOST_MERGE, the host's merge the CPU backend runs:
+ *     wall time, beside the kernel's; its result checked equal too.
  * Medians and minima over --iters rounds after 3 warm-up rounds. Writes
  * one record ("bench": "tiles") a backend, prints one line, and writes
  * DIR (--save-dir, default DATA_DIR)/dets_<cuda|cpu>_tiles.npy, float32
@@ -52,7 +56,7 @@
 #define MAX_SLICES 64
 
 static double tw[MAX_ITERS], tg[MAX_ITERS], dw[MAX_ITERS], dg[MAX_ITERS],
-    mw[MAX_ITERS];
+    mw[MAX_ITERS], mg[MAX_ITERS], hw[MAX_ITERS];
 
 /* Rows of 7 floats: score x1 y1 x2 y2 class, then last (the anchor, or
  * the slice of each record). */
@@ -122,7 +126,7 @@ int
 main (int argc, char **argv)
 {
   const char *backend = "cuda", *save_dir = NULL;
-  int iters = 200, i, n_slices, n_tg = 0, n_dg = 0, bad = 0;
+  int iters = 200, i, n_slices, n_tg = 0, n_dg = 0, n_mg = 0, bad = 0;
   int n_dets = 0, n_recs = 0, n_merged = 0, kept_sum = 0;
   cnms_slice slices[MAX_SLICES];
   cnms_frame frames[MAX_SLICES];
@@ -139,7 +143,8 @@ main (int argc, char **argv)
   size_t cap = 0;
   int device;
   bench_json j;
-  double twm, twn, tgm, tgn, dwm, dwn, dgm, dgn, mwm, mwn;
+  double twm, twn, tgm, tgn, dwm, dwn, dgm, dgn, mwm, mwn, mgm = NAN,
+      mgn = NAN, hwm = NAN, hwn = NAN;
 
   if (argc < 3)
     return usage ();
@@ -285,13 +290,33 @@ main (int argc, char **argv)
           cnms_status_str (st), cnms_ctx_error (ctx));
       return 1;
     }
-    if (i >= 0)
+    if (i >= 0) {
       mw[i] = t1 - t0;
+      if (cnms_ctx_last_gpu_us (ctx) >= 0)
+        mg[n_mg++] = cnms_ctx_last_gpu_us (ctx);
+    }
+    if (n_merged == n_dets && device) {
+      /* the host's merge on the same context, where the first is the
+       * kernel's */
+      cnms_ctx_test_option (ctx, CNMS_TEST_HOST_MERGE, 1);
+      t0 = bench_now_us ();
+      st = cnms_merge (ctx, boxes, scores, classes, n_recs, &m, &md,
+          &n_merged);
+      t1 = bench_now_us ();
+      cnms_ctx_test_option (ctx, CNMS_TEST_HOST_MERGE, 0);
+      if (st != CNMS_OK) {
+        fprintf (stderr, "bench-tiles: cnms_merge on the host: %s: %s\n",
+            cnms_status_str (st), cnms_ctx_error (ctx));
+        return 1;
+      }
+      if (i >= 0)
+        hw[i] = t1 - t0;
+    }
     if (n_merged != n_dets || (n_dets > 0
             && memcmp (md, keep, sizeof *keep * (size_t) n_dets) != 0)) {
       if (bad++ < 4) {
-        fprintf (stderr, "bench-tiles: round %d: the merge of the decode's "
-            "records gives %d detections, the tiles call %d\n", i,
+        fprintf (stderr, "bench-tiles: round %d: the merges of the decode's "
+            "records give %d detections, the tiles call %d\n", i,
             n_merged, n_dets);
         for (k = 0; k < n_dets && k < n_merged; k++)
           if (memcmp (&md[k], &keep[k], sizeof *keep) != 0) {
@@ -326,13 +351,20 @@ main (int argc, char **argv)
   bench_json_stats (&j, "decode_wall", dw, iters, &dwm, &dwn);
   bench_json_stats (&j, "decode_gpu", dg, n_dg, &dgm, &dgn);
   bench_json_stats (&j, "merge_wall", mw, iters, &mwm, &mwn);
+  if (device) {
+    bench_json_stats (&j, "merge_gpu", mg, n_mg, &mgm, &mgn);
+    bench_json_stats (&j, "merge_host_wall", hw, iters, &hwm, &hwn);
+  }
   bench_json_end (&j);
   printf ("%-12s tiles %dx%d, %d slices: %d records -> %d dets | tiles: "
       "gpu %8.2f wall %8.2f us (min %.2f) | decode: gpu %8.2f wall %8.2f us"
-      " | merge: wall %7.2f us (min %.2f)%s\n",
-      bench_backend_name (cnms_ctx_backend (ctx)), FRAME_W, FRAME_H,
-      n_slices, n_recs, n_dets, tgm, twm, twn, dgm, dwm, mwm, mwn,
-      bad ? "  MISMATCH" : "");
+      " | merge: wall %7.2f us (min %.2f)", bench_backend_name
+      (cnms_ctx_backend (ctx)), FRAME_W, FRAME_H, n_slices, n_recs, n_dets,
+      tgm, twm, twn, dgm, dwm, mwm, mwn);
+  if (device)
+    printf (", kernel gpu %7.2f us (min %.2f) | host merge: wall %7.2f us "
+        "(min %.2f)", mgm, mgn, hwm, hwn);
+  printf ("%s\n", bad ? "  MISMATCH" : "");
   bench_json_close (&j);
 #if HAVE_CUDA
   if (device)

@@ -428,8 +428,15 @@ def tiles_table(recs, dev):
         rows.append(["  decode alone (cnms_detect_batch, 33 slices)",
                      r.get("slice_dets"), "", mm(r, "decode_gpu"),
                      mm(r, "decode_wall"), "", ""])
-        rows.append(["  merge alone (cnms_merge)", r.get("records"),
-                     r.get("dets"), "", mm(r, "merge_wall"), "", ""])
+        rows.append(["  merge alone (cnms_merge%s)" % (
+            ": the kernel" if "merge_host_wall_med_us" in r else ""),
+                     r.get("records"), r.get("dets"),
+                     mm(r, "merge_gpu") if "merge_gpu_med_us" in r else "",
+                     mm(r, "merge_wall"), "", ""])
+        if "merge_host_wall_med_us" in r:
+            rows.append(["  merge alone on the host (CNMS_TEST_HOST_MERGE)",
+                         r.get("records"), r.get("dets"), "",
+                         mm(r, "merge_host_wall"), "", ""])
     for impl, what, like in (
             ("ultralytics-nms-" + dev, "ultralytics' post-process of the "
              "slices", "decode_wall_med_us"),
@@ -480,7 +487,7 @@ def tiles_targets(g, c):
                    "time" % what)
     else:
         out.append("%s: %s: decode + map + merge <= 60 us GPU time: %s (min "
-                   "%s; the slices' batch, the merge on the host after it), "
+                   "%s; the slices' batch and the merge kernel), "
                    "%s wall (the merge alone %s), %s records -> %s "
                    "detections" % (
                        verdict(gpu <= 60.0), what, us(gpu),
