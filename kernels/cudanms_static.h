@@ -92,7 +92,14 @@ enum {
   CNMS_TEST_NO_BATCH_HEADS = 4,
   /* every backend: cnms_merge (and cnms_detect_tiles's merge) runs on
    * the host, never the backend's own merge (the CUDA kernel) */
-  CNMS_TEST_HOST_MERGE = 5
+  CNMS_TEST_HOST_MERGE = 5,
+  /* CUDA: the paths that no GPU run has proven yet take part (a batch's
+   * masks in its own launches, LaneATT frames in the batch's launches,
+   * the tiles' merge kernel); off by default, where a batch makes those
+   * frames' masks frame by frame, runs LaneATT frames one by one and the
+   * merge runs on the host (docs/gpu.md, "Paths not yet proven on a
+   * GPU"). The gpu suite and the benches turn it on. */
+  CNMS_TEST_CUDA_UNPROVEN = 6
 };
 void cnms_ctx_test_option (cnms_ctx *ctx, int option, int value);
 

@@ -871,6 +871,8 @@ cuda_test_option (cnms_backend_ctx *ctx, int option, int value)
     s->no_ahead = value != 0;
   else if (option == CNMS_TEST_NO_BATCH_HEADS)
     s->no_batch_heads = value != 0;
+  else if (option == CNMS_TEST_CUDA_UNPROVEN)
+    s->unproven = value != 0;
 }
 
 static cnms_status

@@ -190,6 +190,7 @@ typedef struct {
                                  * the masks' bytes and logits */
   int no_ahead;                 /* CNMS_TEST_NO_HEADS_AHEAD */
   int no_batch_heads;           /* CNMS_TEST_NO_BATCH_HEADS */
+  int unproven;                 /* CNMS_TEST_CUDA_UNPROVEN */
   int pdl;                      /* compute capability 9.0 on: the heads
                                  * behind the engine are launched
                                  * programmatically dependent (scheduled

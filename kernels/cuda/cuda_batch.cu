@@ -66,12 +66,15 @@ typedef struct {
  * keypoints and masks of device tensors; the front end asks the heads
  * call for the others), and LaneATT lanes (the lane engine decodes them). */
 static bool
-batch_takes (const cnms_job *jobs, int n)
+batch_takes (const cnms_cuda_priv *s, const cnms_job *jobs, int n)
 {
   const cnms_job *j0 = &jobs[0];
 
   if (j0->geom != CNMS_GEOM_BOX && j0->geom != CNMS_GEOM_OBB
       && j0->geom != CNMS_GEOM_LANE)
+    return false;
+  /* lanes: only with CNMS_TEST_CUDA_UNPROVEN (not yet run on a GPU) */
+  if (j0->geom == CNMS_GEOM_LANE && !s->unproven)
     return false;
   if (j0->geom != CNMS_GEOM_LANE && !cnms_cuda_engine_decodes (&j0->shape)
       && !cnms_cuda_decode_batch_takes (&j0->shape))
@@ -629,7 +632,7 @@ cnms_cuda_detect_batch (cnms_backend_ctx *ctx, const cnms_job *jobs, int n,
   cudaError_t e;
   int most = 0;
 
-  if (n < 1 || !batch_takes (jobs, n))
+  if (n < 1 || !batch_takes (s, jobs, n))
     return CNMS_ERR_UNSUPPORTED;
   if (scope.err != cudaSuccess)
     return cnms_cuda_error (ctx, scope.err, "selecting the CUDA device");

@@ -276,6 +276,7 @@ cnms_cuda_seg_batch_takes (const cnms_cuda_priv *s, const cnms_job *j0,
   const cnms_heads_args *h = j0->heads;
 
   return h != NULL && h->kind == CNMS_HEAD_MASK && !s->no_batch_heads
+      && s->unproven
       && h->t->on_device && h->protos != NULL && h->protos->on_device
       && n >= 1 && keep_max >= 1
       && (long long) n * keep_max <= SEG_BATCH_JOBS_MAX;

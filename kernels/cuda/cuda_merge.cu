@@ -688,6 +688,9 @@ cnms_cuda_merge (cnms_backend_ctx *ctx, const double *boxes,
   cudaError_t e;
 
   *n_out = 0;
+  /* only with CNMS_TEST_CUDA_UNPROVEN (not yet run on a GPU) */
+  if (!s->unproven)
+    return CNMS_ERR_UNSUPPORTED;
   if (n > CNMS_MERGE_MAX)
     return CNMS_ERR_UNSUPPORTED;
   while (n2 < n)

@@ -228,6 +228,9 @@ bench_ctx_new (cnms_backend b)
     exit (1);
   }
   cnms_ctx_set_timing (ctx, 1);
+  /* the CUDA paths not yet proven on a GPU take part (the bench measures
+   * them; CNMS_TEST_CUDA_UNPROVEN) */
+  cnms_ctx_test_option (ctx, CNMS_TEST_CUDA_UNPROVEN, 1);
   return ctx;
 }
 

@@ -1034,6 +1034,8 @@ gpu_ctx_new (cnms_backend backend)
         cnms_status_str (st));
     exit (1);
   }
+  /* the paths not yet proven on a GPU take part: this suite proves them */
+  cnms_ctx_test_option (ctx, CNMS_TEST_CUDA_UNPROVEN, 1);
   return ctx;
 }
 
