@@ -525,11 +525,13 @@ cudaError_t cnms_cuda_engine (const cnms_engine_args *g, int geom,
  * lanes): frame f's arguments d_frames[f] (device memory) on a row of
  * blocks blocks, its barrier's two words d_bars[2 f ..] (zero before the
  * first launch, and left so); one launch of frames x blocks blocks,
- * cooperative when a row has more than one block (a row of one block
- * waits for no other, so its frames need not all be resident at once). */
+ * cooperative unless ordinary and a row has one block (a row of one
+ * block waits for no other, so its frames need not all be resident at
+ * once; ordinary: with CNMS_TEST_CUDA_UNPROVEN, else the caller launches
+ * as many frames as fit at once, cooperatively). */
 cudaError_t cnms_cuda_engine_batch (const cnms_engine_args *d_frames,
     uint32_t *d_bars, int geom, int frames, int blocks, size_t smem_bytes,
-    cudaStream_t stream);
+    bool ordinary, cudaStream_t stream);
 /* Blocks of the batch engine of geometry geom that fit on one
  * multiprocessor at smem_bytes. */
 cudaError_t cnms_cuda_engine_batch_max_blocks (int geom, size_t smem_bytes,

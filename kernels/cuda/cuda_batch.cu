@@ -25,7 +25,8 @@
  * alone: the same kept records, report and bits. The engine launch is
  * cooperative; when more frames come than blocks fit on the device at
  * once, a frame gets one block, whose barriers wait for no other block,
- * and the launch is an ordinary one. The engine leaves each frame's count,
+ * and the frames go in as many cooperative launches as it takes (with
+ * CNMS_TEST_CUDA_UNPROVEN: one ordinary launch of them all). The engine leaves each frame's count,
  * row counts, grid state and barrier zero; they are zeroed here only when
  * the buffers or their strides change, and after a failed call.
  *
@@ -603,9 +604,26 @@ enqueue_batch (cnms_backend_ctx *ctx, cnms_cuda_priv *s, const cnms_job *jobs,
             ((char *) b->d_in.p + off_dec), n, n_max, j0->t->dtype,
             &j0->shape, &rules, j0->p->score_threshold, s->stream),
         "batch decode kernel");
-  CNMS_CUDA_TRY (ctx, cnms_cuda_engine_batch ((const cnms_engine_args *)
-          b->d_in.p, (uint32_t *) b->d_bars.p, geom, n, blocks, smem,
-          s->stream), "batch NMS engine");
+  if (s->unproven) {
+    /* one launch, an ordinary one of a block a frame when the frames do
+     * not fit at once (CNMS_TEST_CUDA_UNPROVEN) */
+    CNMS_CUDA_TRY (ctx, cnms_cuda_engine_batch ((const cnms_engine_args *)
+            b->d_in.p, (uint32_t *) b->d_bars.p, geom, n, blocks, smem,
+            true, s->stream), "batch NMS engine");
+  } else {
+    /* cooperative launches of as many frames as fit at once */
+    const long long fit = (long long) b->occ_per_sm * s->sms;
+    const int per_launch = fit >= n ? n : (int) fit;
+
+    for (int f0 = 0; f0 < n; f0 += per_launch) {
+      const int frames = n - f0 < per_launch ? n - f0 : per_launch;
+
+      CNMS_CUDA_TRY (ctx, cnms_cuda_engine_batch ((const cnms_engine_args *)
+              b->d_in.p + f0, (uint32_t *) b->d_bars.p + 2 * (size_t) f0,
+              geom, frames, blocks, smem, false, s->stream),
+          "batch NMS engine");
+    }
+  }
   if (caps)
     CNMS_CUDA_TRY (ctx, cnms_cuda_caps_batch ((const cnms_caps_frame *)
             ((char *) b->d_in.p + off_caps), n, &rules, cap_max, s->stream),

@@ -513,7 +513,8 @@ cnms_cuda_engine_batch_max_blocks (int geom, size_t smem_bytes, int *per_sm)
 
 cudaError_t
 cnms_cuda_engine_batch (const cnms_engine_args *d_frames, uint32_t *d_bars,
-    int geom, int frames, int blocks, size_t smem_bytes, cudaStream_t stream)
+    int geom, int frames, int blocks, size_t smem_bytes, bool ordinary,
+    cudaStream_t stream)
 {
   const cnms_engine_args *f = d_frames;
   uint32_t *b = d_bars;
@@ -522,7 +523,7 @@ cnms_cuda_engine_batch (const cnms_engine_args *d_frames, uint32_t *d_bars,
 
   /* a frame of one block: its barriers pass at once (cnms_frame_barrier),
    * and it checks in alone, so it waits for no block of the launch */
-  if (blocks == 1)
+  if (blocks == 1 && ordinary)
     return cudaLaunchKernel (batch_of (geom), grid, CNMS_ENGINE_THREADS,
         args, smem_bytes, stream);
   return cudaLaunchCooperativeKernel (batch_of (geom), grid,
